@@ -1,0 +1,262 @@
+"""Seeing Culture Benchmark (SCB): pick the right image of four, then ground the artifact.
+
+Gold: JSONL or Parquet records (SPEC "SCB gold"), or a COCO annotation JSON whose image
+records carry the question fields. Predictions: ``answer``/``response`` plus at most one of
+``bbox``/``polygon``/``mask``, in the gold image's pixels after format conversion.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from scoring.answers import LETTERS
+from scoring.benchmarks.base import Benchmark, Grouping, Metric
+from scoring.errors import GoldError, LineError
+from scoring.geometry import BOX_FORMATS, Runs, box_cells, scale_polygons, to_image_box
+from scoring.gold import Gold, content_version, group_codes, read_records
+
+COUNTRIES = ("Cambodia", "Indonesia", "Malaysia", "Myanmar", "Philippines", "Thailand", "Vietnam")
+CATEGORIES = ("celebration", "dance", "game", "music", "wedding")
+GROUNDING_FIELDS = ("bbox", "polygon", "mask")
+
+
+@dataclass(frozen=True)
+class BoxCells:
+    """A box prediction, already reduced to the pixels pycocotools would fill."""
+
+    c0: int
+    c1: int
+    r0: int
+    r1: int
+
+    @property
+    def area(self) -> int:
+        return max(0, self.c1 - self.c0 + 1) * max(0, self.r1 - self.r0)
+
+
+@dataclass(frozen=True)
+class PolygonParts:
+    """A polygon prediction in gold pixels; rasterised only if the answer is correct."""
+
+    parts: list
+
+
+def _gold_record(rec: dict, where: str) -> dict:
+    """Normalise one gold record; GoldError says which record and field is wrong."""
+    try:
+        out = {
+            "question_id": str(rec["question_id"]),
+            "type": int(rec["type"]),
+            "country": str(rec["country"]),
+            "category": str(rec["category"]),
+            "concept": str(rec.get("concept", "")),
+            "answer": str(rec["answer"]).strip().upper(),
+            "image_id": str(rec.get("image_id", "")),
+            "width": int(rec["width"]),
+            "height": int(rec["height"]),
+            "segmentation": rec["segmentation"],
+        }
+    except (KeyError, TypeError, ValueError) as e:
+        raise GoldError(f"{where}: missing or bad field {e}") from e
+    if out["answer"] not in LETTERS or out["type"] not in (1, 2, 3) or out["width"] < 1 or out["height"] < 1:
+        raise GoldError(f"{where}: answer must be A-D, type 1-3, width/height positive")
+    return out
+
+
+def _from_coco(doc: dict, path: Path) -> list[dict]:
+    """Gold records from a COCO annotation file: image records carry the question fields,
+    annotations of one image are merged into one mask."""
+    segs: dict = {}
+    for ann in doc.get("annotations", []):
+        seg = ann.get("segmentation")
+        if isinstance(seg, dict):
+            segs.setdefault(ann["image_id"], []).append(seg)
+        else:
+            segs.setdefault(ann["image_id"], []).extend(seg or [])
+    out = []
+    for img in doc["images"]:
+        parts = segs.get(img["id"])
+        if not parts:
+            raise GoldError(f"{path}: image {img['id']} has no annotation with a segmentation")
+        rles = [p for p in parts if isinstance(p, dict)]
+        if rles and len(parts) > 1:
+            raise GoldError(f"{path}: image {img['id']} mixes RLE with other parts")
+        rec = {k: img.get(k) for k in ("question_id", "type", "country", "category", "concept", "answer")}
+        rec |= {"image_id": str(img.get("file_name", img["id"])), "width": img["width"], "height": img["height"]}
+        rec["segmentation"] = rles[0] if rles else parts
+        out.append(rec)
+    return out
+
+
+def _mask(rec: dict, where: str) -> Runs:
+    h, w, seg = rec["height"], rec["width"], rec["segmentation"]
+    try:
+        if isinstance(seg, dict):
+            if [int(v) for v in seg.get("size", [])] != [h, w]:
+                raise GoldError(f"{where}: RLE size {seg.get('size')} differs from [height, width] = {[h, w]}")
+            runs = Runs.from_rle(seg)
+        else:
+            runs = Runs.from_polygons(scale_polygons(seg, w, h), h, w)
+    except LineError as e:
+        raise GoldError(f"{where}: segmentation: {e}") from e
+    if runs.area == 0:
+        raise GoldError(f"{where}: the mask is empty on its {w}x{h} image")
+    return runs
+
+
+def load_gold(path: Path) -> Gold:
+    """Load and compile SCB gold (JSONL, Parquet or COCO JSON)."""
+    rows = read_records(path)
+    if len(rows) == 1 and isinstance(rows[0], dict) and "images" in rows[0] and "annotations" in rows[0]:
+        rows = _from_coco(rows[0], Path(path))
+    records = [_gold_record(r, f"{path}: record {i + 1}") for i, r in enumerate(rows)]
+    seen: set[str] = set()
+    for i, r in enumerate(records):
+        if r["question_id"] in seen:
+            raise GoldError(f"{path}: record {i + 1}: duplicate question_id {r['question_id']}")
+        seen.add(r["question_id"])
+    records.sort(key=lambda r: r["question_id"])
+    masks = [_mask(r, f"{path}: question {r['question_id']}") for r in records]
+    return Gold(
+        benchmark="scb",
+        version=content_version(records),
+        keys=[r["question_id"] for r in records],
+        answers=np.array([LETTERS.index(r["answer"]) for r in records], dtype=np.int8),
+        groups={
+            "type": group_codes([str(r["type"]) for r in records], ["1", "2", "3"]),
+            "country": group_codes([r["country"] for r in records], list(COUNTRIES)),
+            "category": group_codes([r["category"] for r in records], list(CATEGORIES)),
+        },
+        extra={
+            "height": np.array([r["height"] for r in records], dtype=np.int64),
+            "width": np.array([r["width"] for r in records], dtype=np.int64),
+            "masks": masks,
+            "columns": [m.columns() for m in masks],
+        },
+    )
+
+
+def parse_key(value: object) -> str | None:
+    return value if isinstance(value, str) and 0 < len(value) <= 200 else None
+
+
+def _numbers(value: object, n: int | None, field: str, what: str) -> list[float]:
+    if (
+        not isinstance(value, list)
+        or (n is not None and len(value) != n)
+        or any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in value)
+    ):
+        raise LineError(f"bad_{field}", f"{field} must be {what}, got {str(value)[:80]}", field)
+    for i, v in enumerate(value):
+        if not math.isfinite(v):
+            raise LineError("non_finite_number", f"{field} has a non-finite number ({v}) at position {i + 1}", field)
+    return [float(v) for v in value]
+
+
+def read_line(line: dict, gold: Gold, row: int, box_format: str) -> BoxCells | PolygonParts | Runs | None:
+    """Check a line's grounding fields and return its grounding in gold pixels (or None)."""
+    present = [f for f in GROUNDING_FIELDS if line.get(f) is not None]
+    if len(present) > 1:
+        raise LineError(
+            "multiple_grounding", f"at most one of bbox, polygon, mask; got {', '.join(present)}", present[1]
+        )
+    h, w = int(gold.extra["height"][row]), int(gold.extra["width"][row])
+    fmt = line.get("bbox_format", box_format)
+    if not isinstance(fmt, str) or fmt not in BOX_FORMATS:
+        raise LineError(
+            "unknown_bbox_format",
+            f"unknown bbox_format {str(fmt)[:40]!r}; known: {', '.join(BOX_FORMATS)}",
+            "bbox_format",
+        )
+    ref = line.get("bbox_ref_size")
+    if ref is not None:
+        ref = _numbers(ref, 2, "bbox_ref_size", "[width, height] of the frame the pixels refer to")
+        if min(ref) <= 0:
+            raise LineError("bad_bbox_ref_size", "bbox_ref_size must hold two positive numbers", "bbox_ref_size")
+        if fmt not in ("xyxy", "xywh"):
+            raise LineError("bad_bbox_ref_size", f"bbox_ref_size applies to pixel formats, not {fmt}", "bbox_ref_size")
+    if not present:
+        return None
+    field = present[0]
+    try:
+        if field == "bbox":
+            box = to_image_box(_numbers(line["bbox"], 4, "bbox", "a list of 4 numbers"), fmt, w, h, ref)
+            return BoxCells(*box_cells(*box, h, w))
+        if field == "polygon":
+            return PolygonParts(scale_polygons(line["polygon"], w, h, ref))
+        mask = line["mask"]
+        if not isinstance(mask, dict) or not isinstance(mask.get("counts"), (str, list)):
+            raise LineError("bad_mask", 'mask must be a COCO RLE {"size": [h, w], "counts": ...}')
+        if mask.get("size") != [h, w]:
+            raise LineError(
+                "mask_size_mismatch", f"mask size {str(mask.get('size'))[:40]} differs from the image's [height, width]"
+            )
+        if isinstance(mask["counts"], list):
+            _numbers(mask["counts"], None, "mask", "a list of run lengths")
+        return Runs.from_rle(mask)
+    except LineError as e:
+        raise LineError(e.code, str(e), e.field or field) from None
+
+
+def intersection_and_union(grounding: object, gold: Gold, row: int) -> tuple[int, int]:
+    """Pixels shared with the gold mask and pixels in either, on the gold grid."""
+    gold_mask: Runs = gold.extra["masks"][row]
+    if grounding is None:
+        return 0, gold_mask.area
+    if isinstance(grounding, BoxCells):
+        columns = gold.extra["columns"][row]
+        inter = columns.intersect_box(grounding.c0, grounding.c1, grounding.r0, grounding.r1)
+        return inter, grounding.area + gold_mask.area - inter
+    if isinstance(grounding, PolygonParts):
+        grounding = Runs.from_polygons(grounding.parts, gold_mask.height, gold_mask.width)
+    inter = gold_mask.intersect(grounding)
+    return inter, grounding.area + gold_mask.area - inter
+
+
+SCB = Benchmark(
+    id="scb",
+    name="Seeing Culture Benchmark (SCB)",
+    description=(
+        "3,178 questions on cultural artifacts of 7 Southeast-Asian countries. Stage 1: pick the "
+        "image (A-D) that shows the asked artifact. Stage 2: ground the artifact in that image."
+    ),
+    paper="Seeing Culture: A Benchmark for Visual Reasoning and Grounding",
+    key_field="question_id",
+    prediction_fields={
+        "question_id": 'the question\'s id, e.g. "scb-00385"',
+        "answer": 'A-D (any case; "(b)", "B." are read as B)',
+        "response": "optional raw model text, read only where answer is absent",
+        "bbox": "4 numbers in the submission's box format",
+        "polygon": "a list of polygons, each flat [x, y, ...] or [[x, y], ...], in pixels",
+        "mask": 'COCO RLE {"size": [height, width], "counts": ...} of the gold image\'s size',
+        "bbox_format": "optional per-line override of the box format",
+        "bbox_ref_size": "optional [w, h] of the frame pixel coordinates refer to (resized input)",
+    },
+    groupings=(
+        Grouping(
+            "type", "Type", ("1", "2", "3"), {"1": "T1 within culture", "2": "T2 across culture", "3": "T3 mixed"}
+        ),
+        Grouping("country", "Country", COUNTRIES),
+        Grouping("category", "Category", CATEGORIES, {c: c.capitalize() for c in CATEGORIES}),
+    ),
+    metrics=(
+        Metric("acc", "Accuracy", "share of questions whose image (A-D) was picked right", ci="acc_ci"),
+        Metric("miou", "mIoU", "mean IoU over correctly answered questions (paper rule)", ci="miou_ci", grounding=True),
+        Metric("gacc50", "GAcc@0.5", "share answered right AND grounded with IoU >= 0.5", grounding=True),
+        Metric("ciou", "cIoU", "sum of intersections / sum of unions over correct answers", grounding=True),
+    ),
+    primary_metric="acc",
+    load_gold=load_gold,
+    parse_key=parse_key,
+    read_line=read_line,
+    overlap=intersection_and_union,
+    example_lines=(
+        '{"question_id": "scb-00385", "answer": "C", "bbox": [412.0, 220.5, 980.0, 871.0]}',
+        '{"question_id": "scb-01196", "answer": "(a)", "bbox": [105, 220, 640, 870], "bbox_format": "xyxy_1000"}',
+        '{"question_id": "scb-02674", "response": "The answer is (B).", "polygon": [[10, 10, 200, 15, 120, 180]]}',
+    ),
+)

@@ -1,0 +1,107 @@
+"""``python -m scoring score ...``: score a submission from the shell (SPEC "command line").
+
+Exit 0 with the result, 2 with line-numbered format errors (no traceback), 1 when the gold or
+the command is wrong. Compiled gold is cached by the sha256 of the gold file's bytes (and the
+scorer version), so a cold start does not rasterise 3,178 masks again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import pickle
+import sys
+import tempfile
+from pathlib import Path
+
+from scoring import BENCHMARKS, SCORER_VERSION, GoldError, SubmissionError, get_benchmark, load_gold, score_file
+from scoring.engine import ResultRecord
+from scoring.geometry import BOX_FORMATS
+from scoring.gold import Gold
+
+
+def cache_dir() -> Path:
+    """Where compiled gold is kept: ``$SCORING_CACHE_DIR`` or the user's cache folder."""
+    base = os.environ.get("SCORING_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "cultural-leaderboard", "gold"
+    )
+    return Path(base)
+
+
+def cached_gold(benchmark: str, path: Path, cache: Path | None) -> Gold:
+    """Load gold, from the compiled cache when its file bytes were seen before."""
+    if cache is None:
+        return load_gold(benchmark, path)
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    entry = cache / f"{benchmark}-{digest}-{SCORER_VERSION}.pickle"
+    try:
+        with open(entry, "rb") as f:
+            return pickle.load(f)
+    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
+        pass
+    gold = load_gold(benchmark, path)
+    try:
+        cache.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=cache, delete=False, suffix=".tmp") as f:
+            pickle.dump(gold, f, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(f.name, entry)
+    except OSError:
+        pass  # a read-only cache only costs time
+    return gold
+
+
+def _fmt(value: float | None, ci: list | None = None) -> str:
+    if value is None:
+        return "-"
+    return f"{value:6.2f}" + (f" ± {(ci[1] - ci[0]) / 2:4.2f}" if ci else "")
+
+
+def render_table(result: ResultRecord) -> str:
+    """A plain-text table of every group's figures."""
+    bench = get_benchmark(result.benchmark)
+    names = [m for m in bench.metrics]
+    head = f"{'group':<36}{'n':>6}  " + "  ".join(f"{m.label:>15}" for m in names)
+    lines = [f"{bench.name}  gold {result.gold_version[:12]}  scorer {result.scorer_version}", head, "-" * len(head)]
+
+    def row(label: str, stats: dict) -> str:
+        cells = "  ".join(f"{_fmt(stats.get(m.name), stats.get(m.ci) if m.ci else None):>15}" for m in names)
+        return f"{label:<36}{stats['questions']:>6}  {cells}"
+
+    lines.append(row("overall", result.overall))
+    for grouping in bench.groupings:
+        for label, stats in result.groups.get(grouping.name, {}).items():
+            lines.append(row(f"{grouping.name}: {grouping.show(label)}", stats))
+    lines.append("counts: " + ", ".join(f"{k} {v}" for k, v in result.counts.items()))
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m scoring", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    score = sub.add_parser("score", help="score a submission file")
+    score.add_argument("--benchmark", required=True, choices=list(BENCHMARKS))
+    score.add_argument("--gold", required=True, type=Path)
+    score.add_argument("--predictions", required=True, type=Path)
+    score.add_argument("--bbox-format", default="xyxy", choices=list(BOX_FORMATS))
+    score.add_argument("--json", action="store_true", help="print one JSON result record")
+    score.add_argument("--no-cache", action="store_true", help="do not read or write compiled gold")
+    args = parser.parse_args(argv)
+    try:
+        gold = cached_gold(args.benchmark, args.gold, None if args.no_cache else cache_dir())
+    except (GoldError, OSError) as e:
+        print(f"error: gold: {e}", file=sys.stderr)
+        return 1
+    try:
+        result = score_file(args.benchmark, gold, args.predictions, bbox_format=args.bbox_format)
+    except SubmissionError as e:
+        if args.json:
+            print(json.dumps({"errors": [i.to_dict() for i in e.issues], "total": e.total}))
+        print(e.summary(), file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(f"error: predictions: {e}", file=sys.stderr)
+        return 1
+    print(json.dumps(result.to_dict()) if args.json else render_table(result))
+    return 0

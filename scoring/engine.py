@@ -1,0 +1,156 @@
+"""Score one submission file against compiled gold: the one way in for every caller.
+
+``score_file`` streams the file, collects line-numbered issues (nothing is scored if there is
+any), turns valid lines into per-question arrays and hands them to the metric reducers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from scoring.answers import LETTERS, extract_answer, normalize_answer
+from scoring.benchmarks import Benchmark, get_benchmark
+from scoring.errors import LineError
+from scoring.geometry import BOX_FORMATS
+from scoring.gold import Gold
+from scoring.jsonl import IssueLog, Limits, read_objects
+from scoring.metrics import group_figures
+
+SCORER_VERSION = "1.0.0"
+"""Bump when any figure could change: results are keyed by (submission, gold, scorer)."""
+
+
+@dataclass(frozen=True)
+class ResultRecord:
+    """Public aggregates of one scored submission (SPEC "Result record")."""
+
+    benchmark: str
+    gold_version: str
+    scorer_version: str
+    counts: dict[str, int]
+    overall: dict
+    groups: dict[str, dict[str, dict]] = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return {
+            "benchmark": self.benchmark,
+            "gold_version": self.gold_version,
+            "scorer_version": self.scorer_version,
+            "counts": self.counts,
+            "overall": self.overall,
+            **self.groups,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict) -> ResultRecord:
+        fixed = {"benchmark", "gold_version", "scorer_version", "counts", "overall"}
+        return cls(
+            d["benchmark"], d["gold_version"], d["scorer_version"], d["counts"], d["overall"],
+            {k: v for k, v in d.items() if k not in fixed},
+        )  # fmt: skip
+
+
+def _limits_for(gold: Gold, limits: Limits | None) -> Limits:
+    """By default a file may have at most twice as many lines as there are questions (+1000)."""
+    limits = limits or Limits()
+    return Limits(limits.max_bytes, limits.max_line_bytes, min(limits.max_lines, 2 * gold.size + 1000))
+
+
+def score_file(
+    benchmark: str | Benchmark,
+    gold: Gold,
+    path: str | Path,
+    *,
+    bbox_format: str = "xyxy",
+    limits: Limits | None = None,
+) -> ResultRecord:
+    """Validate and score the JSONL submission at ``path``; raises SubmissionError."""
+    bench = get_benchmark(benchmark) if isinstance(benchmark, str) else benchmark
+    if gold.benchmark != bench.id:
+        raise ValueError(f"gold is for {gold.benchmark!r}, not {bench.id!r}")
+    log = IssueLog()
+    if bench.grounding and bbox_format not in BOX_FORMATS:
+        log.add(
+            "unknown_bbox_format",
+            0,
+            "bbox_format",
+            f"unknown box format {bbox_format!r}; known: {', '.join(BOX_FORMATS)}",
+        )
+        log.raise_if_any()
+    n = gold.size
+    letters = np.full(n, -1, dtype=np.int8)
+    first_line = np.zeros(n, dtype=np.int64)
+    groundings: dict[int, object] = {}
+    unparsed = 0
+    key_field = bench.key_field
+    for line_no, obj in read_objects(path, log, _limits_for(gold, limits)):
+        if key_field not in obj:
+            log.add("missing_question_id", line_no, key_field, f"{key_field} is missing")
+            continue
+        key = bench.parse_key(obj[key_field])
+        row = gold.index.get(key) if key is not None else None
+        if row is None:
+            log.add("unknown_question_id", line_no, key_field, f"unknown {key_field} {str(obj[key_field])[:60]!r}")
+            continue
+        if first_line[row]:
+            log.add(
+                "duplicate_question_id",
+                line_no,
+                key_field,
+                f"{key_field} {key!r} already given on line {first_line[row]}",
+            )
+            continue
+        first_line[row] = line_no
+        if "answer" in obj:
+            letter = normalize_answer(obj["answer"])
+            if letter is None:
+                log.add(
+                    "bad_answer", line_no, "answer", f"answer must be a letter A-D, got {str(obj['answer'])[:40]!r}"
+                )
+                continue
+        elif "response" in obj:
+            if not isinstance(obj["response"], str):
+                log.add("bad_response", line_no, "response", "response must be a string")
+                continue
+            letter = extract_answer(obj["response"])
+            unparsed += letter is None
+        else:
+            log.add("missing_answer", line_no, "answer", "each line needs an answer (A-D) or a response")
+            continue
+        try:
+            grounding = bench.read_line(obj, gold, row, bbox_format)
+        except LineError as e:
+            log.add(e.code, line_no, e.field, str(e))
+            continue
+        if letter is not None:
+            letters[row] = LETTERS.index(letter)
+        if grounding is not None:
+            groundings[row] = grounding
+    log.raise_if_any()
+    return _result(bench, gold, letters, first_line > 0, groundings, unparsed)
+
+
+def _result(
+    bench: Benchmark, gold: Gold, letters: np.ndarray, submitted: np.ndarray, groundings: dict, unparsed: int
+) -> ResultRecord:
+    correct = letters == gold.answers
+    inter = union = None
+    if bench.overlap is not None and groundings:
+        inter = np.zeros(gold.size, dtype=np.float64)
+        union = np.zeros(gold.size, dtype=np.float64)
+        for row in np.flatnonzero(correct).tolist():
+            inter[row], union[row] = bench.overlap(groundings.get(row), gold, row)
+    figures = group_figures(correct, inter, union, gold.groups, with_grounding=bench.grounding)
+    counts = {
+        "questions": gold.size,
+        "submitted": int(submitted.sum()),
+        "missing": int(gold.size - submitted.sum()),
+        "unparsed": unparsed,
+    }
+    if bench.grounding:
+        counts["grounded"] = sum(1 for row in groundings if correct[row])
+    overall = figures.pop("overall")[""]
+    return ResultRecord(bench.id, gold.version, SCORER_VERSION, counts, overall, figures)

@@ -1,0 +1,69 @@
+"""Errors as data with a location (after pydantic).
+
+Two kinds are kept apart: a submitter's bad file (:class:`SubmissionError`, a list of
+:class:`Issue`, shown to the submitter as a table) and a maintainer's broken gold or
+configuration (:class:`GoldError`), which stops the app and is never blamed on a submitter.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+MAX_LISTED = 20
+"""How many issues a message lists before it only counts the rest."""
+
+
+@dataclass(frozen=True)
+class Issue:
+    """One problem in a submission: a fixed snake_case ``code``, a 1-based ``line`` (0 for the
+    whole file), the offending ``field`` ('' for the whole line) and a message that says what
+    was expected and what arrived."""
+
+    code: str
+    line: int
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        where = f"line {self.line}" if self.line else "file"
+        field = f" [{self.field}]" if self.field else ""
+        return f"{where}{field}: {self.message}"
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+class SubmissionError(Exception):
+    """A submission file with format errors: nothing of it is scored.
+
+    ``issues`` holds at most :data:`MAX_LISTED` issues in file order; ``total`` counts them all.
+    """
+
+    def __init__(self, issues: list[Issue], total: int | None = None) -> None:
+        self.issues = issues[:MAX_LISTED]
+        self.total = len(issues) if total is None else total
+        super().__init__(self.summary())
+
+    def summary(self) -> str:
+        lines = [f"{self.total} format error(s); nothing was scored."]
+        lines += [str(i) for i in self.issues]
+        if self.total > len(self.issues):
+            lines.append(f"... and {self.total - len(self.issues)} more")
+        return "\n".join(lines)
+
+
+class GoldError(Exception):
+    """The gold (a maintainer's file) is broken: say where, stop, blame no submitter."""
+
+
+class LineError(ValueError):
+    """A bad value in one line; the validator turns it into an :class:`Issue` with the line."""
+
+    def __init__(self, code: str, message: str, field: str = "") -> None:
+        self.code = code
+        self.field = field
+        super().__init__(message)
+
+
+GeometryError = LineError
+"""Geometry raises the same line-level error; the alias names where it comes from."""

@@ -1,0 +1,107 @@
+"""Gold: reading maintainer files into records, versioning them, and the compiled form.
+
+A gold *version* is the sha256 of its canonical content (records normalised, sorted keys,
+one JSON line each in key order), so the same gold in JSONL or Parquet has one version and
+a re-saved file with other whitespace does not look like a correction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from scoring.errors import GoldError
+
+
+@dataclass
+class Gold:
+    """A benchmark's gold, compiled once for fast scoring (picklable, cached by version).
+
+    ``groups`` maps a grouping name (``type``, ``country``...) to its label list and the label
+    index of every row; ``masks`` (grounding benchmarks) holds one Runs per row.
+    """
+
+    benchmark: str
+    version: str
+    keys: list
+    answers: np.ndarray  # int8 letter index 0-3 per row
+    groups: dict[str, tuple[list[str], np.ndarray]]
+    index: dict = field(default_factory=dict)
+    extra: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.index:
+            self.index = {k: i for i, k in enumerate(self.keys)}
+
+    @property
+    def size(self) -> int:
+        return len(self.keys)
+
+
+def read_records(path: str | Path) -> list[dict]:
+    """Rows of a gold file: JSON Lines (``.jsonl``), Parquet (``.parquet``) or one JSON document
+    (``.json``, returned as ``[document]`` for loaders that understand it, e.g. COCO)."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix == ".parquet":
+        import pandas as pd  # only maintainers' Parquet gold needs it
+
+        frame = pd.read_parquet(path)
+        return [_plain(r) for r in frame.to_dict(orient="records")]
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as e:
+        raise GoldError(f"{path}: cannot read: {e}") from e
+    if suffix == ".json":
+        try:
+            return [json.loads(text)]
+        except json.JSONDecodeError as e:
+            raise GoldError(f"{path}: not valid JSON: {e}") from e
+    rows = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if line.strip():
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as e:
+                raise GoldError(f"{path}: line {n}: not valid JSON: {e.msg}") from e
+    if not rows:
+        raise GoldError(f"{path}: no records")
+    return rows
+
+
+def _plain(value: object) -> object:
+    """Parquet gives numpy scalars and arrays; turn them back into JSON values."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return [_plain(v) for v in value]
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return float(value)
+    if isinstance(value, str) and value[:1] in "[{":
+        try:  # nested fields stored as JSON text
+            return json.loads(value)
+        except json.JSONDecodeError:
+            return value
+    return value
+
+
+def content_version(records: list[dict]) -> str:
+    """sha256 of the canonical content of normalised gold records (in key order)."""
+    h = hashlib.sha256()
+    for r in records:
+        h.update(json.dumps(r, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode())
+        h.update(b"\n")
+    return h.hexdigest()
+
+
+def group_codes(values: list[str], order: list[str]) -> tuple[list[str], np.ndarray]:
+    """Label list (declared order first, then any others sorted) and each row's label index."""
+    labels = [v for v in order if v in set(values)] + sorted(set(values) - set(order))
+    pos = {v: i for i, v in enumerate(labels)}
+    return labels, np.fromiter((pos[v] for v in values), dtype=np.int32, count=len(values))

@@ -1,0 +1,118 @@
+"""Streaming JSON Lines reader with limits: reads a submission line by line, never whole.
+
+Every malformed line becomes an :class:`~scoring.errors.Issue` in an :class:`IssueLog`;
+well-formed objects are yielded with their 1-based line numbers. Limits protect the server
+from hostile files (huge files or lines, deep nesting, NaN/Infinity, 1e999).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from scoring.errors import MAX_LISTED, Issue, SubmissionError
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Bounds on a submission file; the app makes ``max_bytes`` configurable."""
+
+    max_bytes: int = 50 * 1024 * 1024
+    max_line_bytes: int = 4 * 1024 * 1024
+    max_lines: int = 100_000
+
+
+@dataclass
+class IssueLog:
+    """Collects issues up to :data:`MAX_LISTED` and counts all of them."""
+
+    listed: list[Issue] = field(default_factory=list)
+    total: int = 0
+
+    def add(self, code: str, line: int, field_name: str, message: str) -> None:
+        self.total += 1
+        if len(self.listed) < MAX_LISTED:
+            self.listed.append(Issue(code, line, field_name, message))
+
+    def raise_if_any(self) -> None:
+        if self.total:
+            raise SubmissionError(self.listed, self.total)
+
+
+class _NonFinite(ValueError):
+    pass
+
+
+def _reject_constant(name: str) -> float:
+    raise _NonFinite(name)
+
+
+def _parse_float(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise _NonFinite(text)
+    return value
+
+
+def _decode(raw: bytes, line_no: int, log: IssueLog) -> object | None:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        log.add("encoding", line_no, "", f"not UTF-8: byte 0x{raw[e.start]:02x} at position {e.start + 1}")
+        return None
+    if line_no == 1:
+        text = text.removeprefix("\ufeff")  # a BOM is harmless: accept it
+    if not text.strip():
+        return None
+    try:
+        return json.loads(text, parse_constant=_reject_constant, parse_float=_parse_float)
+    except _NonFinite as e:
+        log.add("non_finite_number", line_no, "", f"non-finite number {str(e)[:20]}: JSON numbers must be finite")
+    except json.JSONDecodeError as e:
+        log.add("json_decode", line_no, "", f"not valid JSON: {e.msg} at column {e.colno}")
+    except RecursionError:
+        log.add("json_decode", line_no, "", "not valid JSON: nested too deeply")
+    except ValueError as e:  # e.g. an integer with thousands of digits
+        log.add("json_decode", line_no, "", f"not valid JSON: {str(e)[:80]}")
+    return None
+
+
+def read_objects(path: str | Path, log: IssueLog, limits: Limits = Limits()) -> Iterator[tuple[int, dict]]:
+    """Yield ``(line_number, object)`` for each well-formed JSON object line of ``path``.
+
+    Blank lines are skipped. Whole-file problems (too large, too many lines, empty) are logged
+    with line 0 or the line where reading stopped.
+    """
+    size = os.stat(path).st_size
+    if size > limits.max_bytes:
+        log.add("file_too_large", 0, "", f"file is {size:,} bytes; the limit is {limits.max_bytes:,}")
+        return
+    seen_object = False
+    with open(path, "rb") as f:
+        line_no = 0
+        while True:
+            raw = f.readline(limits.max_line_bytes + 1)
+            if not raw:
+                break
+            line_no += 1
+            if line_no > limits.max_lines:
+                log.add("too_many_lines", line_no, "", f"more than {limits.max_lines:,} lines; reading stopped")
+                return
+            if len(raw) > limits.max_line_bytes and not raw.endswith(b"\n"):
+                log.add("line_too_long", line_no, "", f"line is longer than {limits.max_line_bytes:,} bytes")
+                while (chunk := f.readline(1 << 20)) and not chunk.endswith(b"\n"):
+                    pass
+                continue
+            obj = _decode(raw, line_no, log)
+            if obj is None:
+                continue
+            if not isinstance(obj, dict):
+                log.add("not_object", line_no, "", f"expected a JSON object, got {type(obj).__name__}")
+                continue
+            seen_object = True
+            yield line_no, obj
+    if not seen_object and log.total == 0:
+        log.add("empty_file", 0, "", "the file holds no prediction lines")
