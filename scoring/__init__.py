@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from scoring.benchmarks import BENCHMARKS, Benchmark, get_benchmark
-from scoring.engine import SCORER_VERSION, ResultRecord, score_file
+from scoring.engine import SCORER_VERSION, Predictions, ResultRecord, score_file, score_predictions, validate_file
 from scoring.errors import GoldError, Issue, SubmissionError
 from scoring.gold import Gold
 from scoring.jsonl import Limits
@@ -22,5 +22,6 @@ def load_gold(benchmark: str, path: str | Path) -> Gold:
 
 __all__ = [
     "BENCHMARKS", "SCORER_VERSION", "Benchmark", "Gold", "GoldError", "Issue", "Limits",
-    "ResultRecord", "SubmissionError", "get_benchmark", "load_gold", "score_file",
+    "Predictions", "ResultRecord", "SubmissionError", "get_benchmark", "load_gold", "score_file",
+    "score_predictions", "validate_file",
 ]  # fmt: skip

@@ -59,6 +59,18 @@ def _limits_for(gold: Gold, limits: Limits | None) -> Limits:
     return Limits(limits.max_bytes, limits.max_line_bytes, min(limits.max_lines, 2 * gold.size + 1000))
 
 
+@dataclass
+class Predictions:
+    """A validated submission as per-question arrays (row order of the gold)."""
+
+    benchmark: str
+    gold_version: str
+    letters: np.ndarray  # int8 letter index per row, -1 when missing or unparsed
+    submitted: np.ndarray  # bool per row
+    groundings: dict[int, object]  # row -> the benchmark's grounding object
+    unparsed: int
+
+
 def score_file(
     benchmark: str | Benchmark,
     gold: Gold,
@@ -68,6 +80,19 @@ def score_file(
     limits: Limits | None = None,
 ) -> ResultRecord:
     """Validate and score the JSONL submission at ``path``; raises SubmissionError."""
+    bench = get_benchmark(benchmark) if isinstance(benchmark, str) else benchmark
+    return score_predictions(bench, gold, validate_file(bench, gold, path, bbox_format=bbox_format, limits=limits))
+
+
+def validate_file(
+    benchmark: str | Benchmark,
+    gold: Gold,
+    path: str | Path,
+    *,
+    bbox_format: str = "xyxy",
+    limits: Limits | None = None,
+) -> Predictions:
+    """Stream and check the submission; raises SubmissionError listing line-numbered issues."""
     bench = get_benchmark(benchmark) if isinstance(benchmark, str) else benchmark
     if gold.benchmark != bench.id:
         raise ValueError(f"gold is for {gold.benchmark!r}, not {bench.id!r}")
@@ -130,12 +155,15 @@ def score_file(
         if grounding is not None:
             groundings[row] = grounding
     log.raise_if_any()
-    return _result(bench, gold, letters, first_line > 0, groundings, unparsed)
+    return Predictions(bench.id, gold.version, letters, first_line > 0, groundings, unparsed)
 
 
-def _result(
-    bench: Benchmark, gold: Gold, letters: np.ndarray, submitted: np.ndarray, groundings: dict, unparsed: int
-) -> ResultRecord:
+def score_predictions(benchmark: str | Benchmark, gold: Gold, predictions: Predictions) -> ResultRecord:
+    """Stage 1 (answers) for every question, stage 2 (IoU) for the correct ones, then figures."""
+    bench = get_benchmark(benchmark) if isinstance(benchmark, str) else benchmark
+    if predictions.gold_version != gold.version:
+        raise ValueError("predictions were validated against another gold version")
+    letters, submitted, groundings = predictions.letters, predictions.submitted, predictions.groundings
     correct = letters == gold.answers
     inter = union = None
     if bench.overlap is not None and groundings:
@@ -148,7 +176,7 @@ def _result(
         "questions": gold.size,
         "submitted": int(submitted.sum()),
         "missing": int(gold.size - submitted.sum()),
-        "unparsed": unparsed,
+        "unparsed": predictions.unparsed,
     }
     if bench.grounding:
         counts["grounded"] = sum(1 for row in groundings if correct[row])

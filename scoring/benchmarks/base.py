@@ -59,6 +59,8 @@ class Benchmark:
     read_line: Callable[[dict, Gold, int, str], object | None]
     """Check the benchmark-specific fields of one line and return its grounding (or None);
     raises LineError. Arguments: the line, the gold, the row, the submission's box format."""
+    public_questions: Callable[[Path], list[dict]] = lambda path: []
+    """The public side of the gold's questions (no answer, no geometry), for the About page."""
     overlap: Callable[[object, Gold, int], tuple[int, int]] | None = None
     """Grounding benchmarks: (intersection, union) in pixels of a grounding (or None) with the
     gold region of a row."""

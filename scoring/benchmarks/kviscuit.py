@@ -55,6 +55,14 @@ def load_gold(path: Path) -> Gold:
     )
 
 
+def public_questions(path: Path) -> list[dict]:
+    """Everything but the answer (the data set is public; the leaderboard still hides it)."""
+    return [
+        {"question_id": i, **{k: v for k, v in r.items() if k != "answer"}}
+        for i, r in enumerate(_record(r, f"{path}: row {i}") for i, r in enumerate(read_records(path)))
+    ]
+
+
 def parse_key(value: object) -> int | None:
     """Row index: an integer, or a string of digits."""
     if isinstance(value, bool):
@@ -97,5 +105,6 @@ KVISCUIT = Benchmark(
     load_gold=load_gold,
     parse_key=parse_key,
     read_line=read_line,
+    public_questions=public_questions,
     example_lines=('{"question_id": 0, "answer": "A"}', '{"question_id": 1, "answer": "(c)", "id_": "Food.1.1"}'),
 )

@@ -108,12 +108,24 @@ def _mask(rec: dict, where: str) -> Runs:
     return runs
 
 
-def load_gold(path: Path) -> Gold:
-    """Load and compile SCB gold (JSONL, Parquet or COCO JSON)."""
+PUBLIC_FIELDS = ("question_id", "type", "country", "category", "concept")
+
+
+def _records(path: Path) -> list[dict]:
     rows = read_records(path)
     if len(rows) == 1 and isinstance(rows[0], dict) and "images" in rows[0] and "annotations" in rows[0]:
         rows = _from_coco(rows[0], Path(path))
-    records = [_gold_record(r, f"{path}: record {i + 1}") for i, r in enumerate(rows)]
+    return [_gold_record(r, f"{path}: record {i + 1}") for i, r in enumerate(rows)]
+
+
+def public_questions(path: Path) -> list[dict]:
+    """Question id, type, country, category and concept: no answer, no image size, no mask."""
+    return sorted(({k: r[k] for k in PUBLIC_FIELDS} for r in _records(path)), key=lambda q: q["question_id"])
+
+
+def load_gold(path: Path) -> Gold:
+    """Load and compile SCB gold (JSONL, Parquet or COCO JSON)."""
+    records = _records(path)
     seen: set[str] = set()
     for i, r in enumerate(records):
         if r["question_id"] in seen:
@@ -253,6 +265,7 @@ SCB = Benchmark(
     load_gold=load_gold,
     parse_key=parse_key,
     read_line=read_line,
+    public_questions=public_questions,
     overlap=intersection_and_union,
     example_lines=(
         '{"question_id": "scb-00385", "answer": "C", "bbox": [412.0, 220.5, 980.0, 871.0]}',

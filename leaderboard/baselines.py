@@ -1,0 +1,39 @@
+"""The papers' published rows, carried in the project as data (leaderboard/data/)."""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+
+from scoring.benchmarks import get_benchmark
+
+BASELINES_FILE = Path(__file__).parent / "data" / "paper-baselines.json"
+PAPER_SOURCE = "reported in paper"
+
+
+@lru_cache(maxsize=1)
+def _load() -> dict:
+    return json.loads(BASELINES_FILE.read_text(encoding="utf-8"))
+
+
+def paper_rows(benchmark: str) -> list[dict]:
+    """One dict per published model: ``model``, ``model_type`` and figures shaped like a result
+    record (``overall``, then one mapping per grouping), with the data's label names."""
+    bench = get_benchmark(benchmark)
+    entry = _load().get(benchmark)
+    if not entry:
+        return []
+    rows = []
+    for model, published in entry["models"].items():
+        figures = {"overall": published["overall"]}
+        for grouping in bench.groupings:
+            back = {grouping.show(label): label for label in grouping.order}
+            figures[grouping.name] = {back.get(k, k): v for k, v in published.get(grouping.name, {}).items()}
+        rows.append({"model": model, "model_type": published.get("model_type", ""), "figures": figures})
+    return rows
+
+
+def source_note(benchmark: str) -> str:
+    entry = _load().get(benchmark, {})
+    return " ".join(v for v in (entry.get("source", ""), entry.get("note", "")) if v)

@@ -1,0 +1,622 @@
+"""Deterministic demo data: a synthetic SCB gold, a K-Viscuit-format gold and example submissions.
+
+Why this module exists: the real SCB gold is hidden by its authors, and the project must run
+(app, tests, benchmark scripts) without anything outside its own tree. So the app's embedded
+default store, the tests and the benchmarks all generate their data here instead.
+
+Everything is a pure function of its arguments: the same seed gives the same records, and
+:func:`write_demo` gives byte-identical files. Records follow ``SPEC.md``:
+
+- :func:`scb_gold` / :func:`scb_questions`: SCB gold (answers, image sizes, polygon or RLE masks)
+  and its public side;
+- :func:`kviscuit_gold`: 657 rows in the official ``annotations.jsonl`` schema (neutral invented
+  text, the real type and category counts, ``id_`` not unique);
+- :func:`scb_submission` / :func:`kviscuit_submission`: submissions of a chosen accuracy and
+  grounding quality; :data:`DEMO_TEAMS` lists ready-made ones.
+
+Run ``python -m leaderboard.demo OUT_DIR`` to write the files.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pycocotools import mask as mask_utils
+
+COUNTRIES: tuple[str, ...] = (
+    "Cambodia",
+    "Indonesia",
+    "Malaysia",
+    "Myanmar",
+    "Philippines",
+    "Thailand",
+    "Vietnam",
+)
+SCB_CATEGORIES: tuple[str, ...] = ("celebration", "dance", "game", "music", "wedding")
+SCB_TYPE_SIZES: tuple[int, int, int] = (840, 834, 1504)
+LETTERS: str = "ABCD"
+BOX_FORMATS: tuple[str, ...] = ("xyxy", "xywh", "xyxy_norm", "xyxy_1000", "yxyx_1000")
+GROUNDINGS: tuple[str, ...] = ("none", "bbox_good", "bbox_poor", "polygon")
+
+RLE_SHARE: float = 0.05  # share of SCB gold masks stored as COCO RLE
+_MIN_SIDE, _MAX_SIDE = 480, 2400
+_ASPECTS: tuple[float, ...] = (4 / 3, 3 / 2, 16 / 9, 1.0, 3 / 4, 2 / 3)
+_AREA_RANGE: tuple[float, float] = (
+    0.02,
+    0.40,
+)  # share of the image covered by the mask
+_PARTS_P: tuple[float, float, float] = (0.70, 0.20, 0.10)  # 1, 2 or 3 polygon parts
+_VERTICES: tuple[int, int] = (8, 40)
+
+# K-Viscuit: (category, type-1 rows, type-2 rows), in the order of the official file.
+KVISCUIT_LAYOUT: tuple[tuple[str, int, int], ...] = (
+    ("Food", 61, 81),
+    ("Beverage", 14, 38),
+    ("GamePlayPerformance", 15, 37),
+    ("Celebrations", 23, 24),
+    ("Religion", 10, 17),
+    ("Tool", 30, 45),
+    ("Clothes", 15, 22),
+    ("Heritage", 26, 36),
+    ("ArchitecturePlaces", 29, 80),
+    ("Agriculture", 14, 40),
+)
+KVISCUIT_CATEGORIES: tuple[str, ...] = tuple(c for c, _, _ in KVISCUIT_LAYOUT)
+KVISCUIT_DISTINCT_IDS: int = 593  # distinct id_ values of the official file (657 rows)
+
+Record = dict[str, Any]
+Box = tuple[float, float, float, float]  # x1, y1, x2, y2 in pixels
+
+
+# --------------------------------------------------------------------------- SCB gold
+
+
+def _image_size(rng: np.random.Generator) -> tuple[int, int]:
+    """A realistic (width, height): common aspect ratios, both sides in 480..2400."""
+    aspect = _ASPECTS[int(rng.integers(len(_ASPECTS)))]
+    long_side = int(rng.integers(_MIN_SIDE, _MAX_SIDE + 1))
+    if aspect >= 1:
+        width, height = long_side, round(long_side / aspect)
+    else:
+        width, height = round(long_side * aspect), long_side
+    return max(width, _MIN_SIDE // 2), max(height, _MIN_SIDE // 2)
+
+
+def _unit_blob(rng: np.random.Generator) -> np.ndarray:
+    """An irregular star-shaped polygon around (0, 0): (n, 2) vertices, counter-clockwise.
+
+    Angles strictly increase over one turn and every radius is positive, so the polygon is
+    simple; a random stretch and rotation (affine maps keep it simple) make it irregular.
+    """
+    n = int(rng.integers(_VERTICES[0], _VERTICES[1] + 1))
+    step = 2 * math.pi / n
+    theta = np.arange(n) * step + rng.uniform(-0.3, 0.3, n) * step + rng.uniform(0, 2 * math.pi)
+    radius = np.ones(n)
+    for k in (1, 2, 3):
+        radius += rng.uniform(0, 0.25 / k) * np.cos(k * theta + rng.uniform(0, 2 * math.pi))
+    radius += rng.uniform(-0.08, 0.08, n)
+    radius = np.clip(radius, 0.35, 1.8)
+    pts = np.column_stack((radius * np.cos(theta), radius * np.sin(theta)))
+    pts[:, 1] *= rng.uniform(0.6, 1.6)
+    angle = rng.uniform(0, math.pi)
+    rot = np.array([[math.cos(angle), -math.sin(angle)], [math.sin(angle), math.cos(angle)]])
+    return pts @ rot.T
+
+
+def _shoelace(pts: np.ndarray) -> float:
+    x, y = pts[:, 0], pts[:, 1]
+    return 0.5 * abs(float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))))
+
+
+def _place(pts: np.ndarray, area: float, centre: tuple[float, float], width: int, height: int) -> np.ndarray:
+    """Scale a unit blob to ``area`` (less if it would not fit) and move it near ``centre``,
+    entirely inside the image."""
+    lo, hi = pts.min(axis=0), pts.max(axis=0)
+    ext = hi - lo
+    scale = math.sqrt(area / _shoelace(pts))
+    scale = min(scale, 0.95 * width / ext[0], 0.95 * height / ext[1])
+    pts = pts * scale
+    lo, hi = lo * scale, hi * scale
+    cx = min(max(centre[0], -lo[0] + 1), width - hi[0] - 1)
+    cy = min(max(centre[1], -lo[1] + 1), height - hi[1] - 1)
+    return pts + np.array([cx, cy])
+
+
+def _flat(pts: np.ndarray, width: int, height: int) -> list[float]:
+    """Vertices as a COCO flat list, rounded to 0.1 px and kept inside the image."""
+    pts = np.round(pts, 1)
+    pts[:, 0] = np.clip(pts[:, 0], 0, width)
+    pts[:, 1] = np.clip(pts[:, 1], 0, height)
+    return pts.reshape(-1).tolist()
+
+
+def _polygons(rng: np.random.Generator, width: int, height: int) -> list[list[float]]:
+    """1-3 blobs of 8-40 vertices covering about 2-40% of the image, parts close together."""
+    n_parts = int(rng.choice(3, p=_PARTS_P)) + 1
+    total = math.exp(rng.uniform(*np.log(_AREA_RANGE))) * width * height
+    shares = np.array([1.0]) if n_parts == 1 else rng.dirichlet([4.0] + [1.5] * (n_parts - 1))
+    shares = np.maximum(shares, 0.15)
+    shares /= shares.sum()
+    centre = (rng.uniform(0, width), rng.uniform(0, height))
+    parts = [_place(_unit_blob(rng), total * shares[0], centre, width, height)]
+    reach = 1.3 * math.sqrt(total * shares[0] / math.pi)
+    for share in shares[1:]:
+        angle = rng.uniform(0, 2 * math.pi)
+        near = (
+            centre[0] + reach * math.cos(angle),
+            centre[1] + reach * math.sin(angle),
+        )
+        parts.append(_place(_unit_blob(rng), total * share, near, width, height))
+    return [_flat(p, width, height) for p in parts]
+
+
+def polygons_to_rle(polygons: list[list[float]], width: int, height: int) -> Record:
+    """COCO RLE of the union of polygon parts, ``counts`` as str (JSON-ready)."""
+    rle = mask_utils.merge(mask_utils.frPyObjects(polygons, height, width))
+    return {
+        "size": [int(v) for v in rle["size"]],
+        "counts": rle["counts"].decode("ascii"),
+    }
+
+
+def scb_gold(seed: int = 0, sizes: tuple[int, int, int] = SCB_TYPE_SIZES) -> list[Record]:
+    """A synthetic SCB gold in the SPEC schema, in a deterministic shuffled order."""
+    rng = np.random.default_rng(seed)
+    n = sum(sizes)
+    types = rng.permutation(np.repeat([1, 2, 3], sizes))
+    countries = rng.permutation(np.resize(np.arange(len(COUNTRIES)), n))
+    categories = rng.permutation(np.resize(np.arange(len(SCB_CATEGORIES)), n))
+    concepts = rng.integers(1, 13, n)
+    answers = rng.integers(0, 4, n)
+    images = rng.permutation(n)
+    as_rle = np.zeros(n, dtype=bool)
+    as_rle[rng.choice(n, round(RLE_SHARE * n), replace=False)] = True
+    records = []
+    for i in range(n):
+        country, category = COUNTRIES[countries[i]], SCB_CATEGORIES[categories[i]]
+        width, height = _image_size(rng)
+        polygons = _polygons(rng, width, height)
+        records.append(
+            {
+                "question_id": f"scb-{i:05d}",
+                "type": int(types[i]),
+                "country": country,
+                "category": category,
+                "concept": f"{country.lower()} {category} concept {int(concepts[i])}",
+                "answer": LETTERS[answers[i]],
+                "image_id": f"img-{int(images[i]):05d}",
+                "width": width,
+                "height": height,
+                "segmentation": polygons_to_rle(polygons, width, height) if as_rle[i] else polygons,
+            }
+        )
+    return [records[i] for i in rng.permutation(n)]
+
+
+def scb_questions(gold: Iterable[Record]) -> list[Record]:
+    """The public side of an SCB gold: no answer, no geometry, no image size."""
+    keys = ("question_id", "type", "country", "category", "concept")
+    return [{k: r[k] for k in keys} for r in gold]
+
+
+# --------------------------------------------------------------------------- K-Viscuit gold
+
+
+def _kviscuit_skeleton() -> list[tuple[str, int, int, int]]:
+    """(category, question_type, image number within category, suffix) per row, in file order.
+
+    Each image has a type-1 question (suffix 0); type-2 questions go round the images
+    (suffix 1, then 2, 3, ...), as in the official ``Category.image.k`` ids.
+    """
+    rows = []
+    for category, n1, n2 in KVISCUIT_LAYOUT:
+        per_image: dict[int, list[tuple[int, int]]] = {k: [(1, 0)] for k in range(1, n1 + 1)}
+        for m in range(n2):
+            per_image[m % n1 + 1].append((2, m // n1 + 1))
+        for k, questions in per_image.items():
+            rows.extend((category, qtype, k, suffix) for qtype, suffix in questions)
+    return rows
+
+
+def kviscuit_gold(seed: int = 0) -> list[Record]:
+    """657 rows in the official K-Viscuit schema with invented neutral text.
+
+    Type and category counts are the real ones; ``id_`` has 593 distinct values (some extra
+    type-2 questions repeat the id of their image's first type-2 question), so the key of a
+    row is its index, as for the real file.
+    """
+    rng = np.random.default_rng(seed)
+    skeleton = _kviscuit_skeleton()
+    answers = rng.integers(0, 4, len(skeleton))
+    extras = [i for i, row in enumerate(skeleton) if row[3] >= 2]
+    n_dup = len(skeleton) - KVISCUIT_DISTINCT_IDS
+    repeated = set(rng.choice(extras, n_dup, replace=False).tolist())
+    images: dict[tuple[str, int], int] = {}
+    rows = []
+    for i, (category, qtype, k, suffix) in enumerate(skeleton):
+        image_no = images.setdefault((category, k), len(images))
+        rows.append(
+            {
+                "question": f"Demo question {i} about {category}",
+                "options": [f"Demo option {letter} of question {i}" for letter in LETTERS],
+                "answer": int(answers[i]),
+                "category": category,
+                "id_": f"{category}.{k}.{1 if i in repeated else suffix}",
+                "question_type": qtype,
+                "image_url": f"https://example.org/k-viscuit-demo/{image_no}.jpg",
+                "image_path": f"{image_no}.jpg",
+            }
+        )
+    return rows
+
+
+# --------------------------------------------------------------------------- submissions
+
+
+def _answers(rng: np.random.Generator, gold_letters: Sequence[str], accuracy: float) -> list[str]:
+    """``round(accuracy * N)`` correct letters at random positions, another letter elsewhere."""
+    n = len(gold_letters)
+    correct = np.zeros(n, dtype=bool)
+    correct[rng.choice(n, round(min(max(accuracy, 0.0), 1.0) * n), replace=False)] = True
+    shifts = rng.integers(1, 4, n)
+    return [g if ok else LETTERS[(LETTERS.index(g) + int(s)) % 4] for g, ok, s in zip(gold_letters, correct, shifts)]
+
+
+def _finish_lines(rng: np.random.Generator, lines: list[Record], missing: int, as_response: float) -> list[Record]:
+    """Drop ``missing`` lines and turn a share ``as_response`` of answers into raw text."""
+    n = len(lines)
+    keep = np.ones(n, dtype=bool)
+    keep[rng.choice(n, min(missing, n), replace=False)] = False
+    verbose = np.zeros(n, dtype=bool)
+    verbose[rng.choice(n, round(min(max(as_response, 0.0), 1.0) * n), replace=False)] = True
+    out = []
+    for line, kept, wordy in zip(lines, keep, verbose):
+        if not kept:
+            continue
+        if wordy:
+            line = {
+                "question_id": line["question_id"],
+                "response": f"The answer is ({line['answer']}).",
+                **{k: v for k, v in line.items() if k not in ("question_id", "answer")},
+            }
+        out.append(line)
+    return out
+
+
+def gold_bbox(record: Record) -> Box:
+    """Bounding box (x1, y1, x2, y2) of a gold SCB mask, in pixels."""
+    seg = record["segmentation"]
+    if isinstance(seg, dict):
+        x, y, w, h = (float(v) for v in mask_utils.toBbox(seg))
+        return x, y, x + w, y + h
+    xs = [v for part in seg for v in part[0::2]]
+    ys = [v for part in seg for v in part[1::2]]
+    return min(xs), min(ys), max(xs), max(ys)
+
+
+def _clip_box(box: Box, width: int, height: int) -> Box:
+    """Clip to the image and keep at least 2 px per side (moving inwards if needed)."""
+    x1, y1, x2, y2 = box
+    x1, x2 = sorted((min(max(x1, 0.0), width), min(max(x2, 0.0), width)))
+    y1, y2 = sorted((min(max(y1, 0.0), height), min(max(y2, 0.0), height)))
+    if x2 - x1 < 2:
+        x1 = min(x1, width - 2.0)
+        x2 = x1 + 2.0
+    if y2 - y1 < 2:
+        y1 = min(y1, height - 2.0)
+        y2 = y1 + 2.0
+    return x1, y1, x2, y2
+
+
+def _good_box(rng: np.random.Generator, box: Box) -> Box:
+    """The gold box with each edge moved by a little noise (3% of the side)."""
+    x1, y1, x2, y2 = box
+    jx, jy = rng.normal(0, 0.03 * (x2 - x1), 2), rng.normal(0, 0.03 * (y2 - y1), 2)
+    return x1 + jx[0], y1 + jy[0], x2 + jx[1], y2 + jy[1]
+
+
+def _poor_box(rng: np.random.Generator, box: Box, width: int, height: int) -> Box:
+    """A box with low IoU against the gold: shrunk into a corner, shifted off, or inflated."""
+    x1, y1, x2, y2 = box
+    w, h = x2 - x1, y2 - y1
+    mode = int(rng.integers(3))
+    if mode == 1:  # shifted by most of its size
+        dx = rng.choice([-1, 1]) * rng.uniform(0.75, 1.1) * w
+        dy = rng.choice([-1, 1]) * rng.uniform(0.0, 0.5) * h
+        shifted = _clip_box((x1 + dx, y1 + dy, x2 + dx, y2 + dy), width, height)
+        if (shifted[2] - shifted[0]) >= 0.3 * w:
+            return shifted
+    if mode == 2:  # inflated 2.5x around its centre
+        cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+        return cx - 1.25 * w, cy - 1.25 * h, cx + 1.25 * w, cy + 1.25 * h
+    fx, fy = rng.uniform(0, 0.7, 2)  # a box of 30% of each side, somewhere inside
+    return x1 + fx * w, y1 + fy * h, x1 + (fx + 0.3) * w, y1 + (fy + 0.3) * h
+
+
+def format_box(box: Box, width: int, height: int, box_format: str) -> list[float] | list[int]:
+    """Write a pixel box (x1, y1, x2, y2) in one of :data:`BOX_FORMATS`.
+
+    The box is clipped to the image, then rounded outwards (floor for the low edge, ceil for
+    the high one) so that it stays valid and in range.
+    """
+    x1, y1, x2, y2 = _clip_box(box, width, height)
+    if box_format in ("xyxy", "xywh"):
+        a, b = math.floor(x1 * 10) / 10, math.floor(y1 * 10) / 10
+        c, d = math.ceil(x2 * 10) / 10, math.ceil(y2 * 10) / 10
+        return [a, b, c, d] if box_format == "xyxy" else [a, b, round(c - a, 1), round(d - b, 1)]
+    if box_format == "xyxy_norm":
+        k = 10_000
+        return [
+            math.floor(x1 / width * k) / k,
+            math.floor(y1 / height * k) / k,
+            min(math.ceil(x2 / width * k) / k, 1.0),
+            min(math.ceil(y2 / height * k) / k, 1.0),
+        ]
+    if box_format in ("xyxy_1000", "yxyx_1000"):
+        xa, xb = math.floor(x1 / width * 1000), min(math.ceil(x2 / width * 1000), 1000)
+        ya, yb = (
+            math.floor(y1 / height * 1000),
+            min(math.ceil(y2 / height * 1000), 1000),
+        )
+        return [xa, ya, xb, yb] if box_format == "xyxy_1000" else [ya, xa, yb, xb]
+    raise ValueError(f"unknown box format {box_format!r}; expected one of {BOX_FORMATS}")
+
+
+def _jitter_polygons(
+    rng: np.random.Generator, polygons: list[list[float]], width: int, height: int
+) -> list[list[float]]:
+    """The gold polygon parts with each vertex moved by ~1.5% of its part's size."""
+    out = []
+    for part in polygons:
+        pts = np.asarray(part, dtype=float).reshape(-1, 2)
+        size = float(np.sqrt(np.prod(pts.max(axis=0) - pts.min(axis=0))))
+        out.append(_flat(pts + rng.normal(0, 0.015 * size, pts.shape), width, height))
+    return out
+
+
+def _grounding(rng: np.random.Generator, record: Record, grounding: str, box_format: str) -> Record:
+    width, height = record["width"], record["height"]
+    seg = record["segmentation"]
+    if grounding == "none":
+        return {}
+    if grounding == "polygon" and not isinstance(seg, dict):
+        return {"polygon": _jitter_polygons(rng, seg, width, height)}
+    box = gold_bbox(record)
+    if grounding in ("bbox_good", "polygon"):
+        box = _good_box(rng, box)
+    elif grounding == "bbox_poor":
+        box = _poor_box(rng, box, width, height)
+    else:
+        raise ValueError(f"unknown grounding {grounding!r}; expected one of {GROUNDINGS}")
+    return {"bbox": format_box(box, width, height, box_format)}
+
+
+def scb_submission(
+    gold: Sequence[Record],
+    accuracy: float,
+    grounding: str,
+    seed: int,
+    box_format: str = "xyxy",
+    *,
+    missing: int = 0,
+    as_response: float = 0.0,
+) -> list[Record]:
+    """An SCB submission: ``round(accuracy * N)`` correct answers, grounding of a given kind.
+
+    ``grounding``: ``none`` | ``bbox_good`` | ``bbox_poor`` | ``polygon`` (RLE-gold questions get
+    a good box instead). Boxes are written in ``box_format``. ``missing`` lines are dropped and
+    a share ``as_response`` of lines carry ``response`` text instead of ``answer``.
+    """
+    if box_format not in BOX_FORMATS:
+        raise ValueError(f"unknown box format {box_format!r}; expected one of {BOX_FORMATS}")
+    rng = np.random.default_rng(seed)
+    letters = _answers(rng, [r["answer"] for r in gold], accuracy)
+    lines = [
+        {
+            "question_id": r["question_id"],
+            "answer": letter,
+            **_grounding(rng, r, grounding, box_format),
+        }
+        for r, letter in zip(gold, letters)
+    ]
+    return _finish_lines(rng, lines, missing, as_response)
+
+
+def kviscuit_submission(
+    gold: Sequence[Record],
+    accuracy: float,
+    seed: int,
+    *,
+    missing: int = 0,
+    as_response: float = 0.0,
+) -> list[Record]:
+    """A K-Viscuit submission keyed by row index, ``round(accuracy * N)`` answers correct."""
+    rng = np.random.default_rng(seed)
+    letters = _answers(rng, [LETTERS[r["answer"]] for r in gold], accuracy)
+    lines = [{"question_id": i, "answer": letter} for i, letter in enumerate(letters)]
+    return _finish_lines(rng, lines, missing, as_response)
+
+
+# --------------------------------------------------------------------------- demo teams
+
+
+@dataclass(frozen=True)
+class DemoTeam:
+    """The parameters of one demo submission (``grounding``/``box_format`` matter for SCB)."""
+
+    benchmark: str  # "scb" | "kviscuit"
+    name: str
+    slug: str
+    accuracy: float
+    seed: int
+    model_type: str  # "open" | "closed" | "API"
+    team: str = "demo"
+    grounding: str = "none"
+    box_format: str = "xyxy"
+    missing: int = 0
+    as_response: float = 0.0
+
+    @property
+    def filename(self) -> str:
+        return f"{self.benchmark}_{self.slug}.jsonl"
+
+    def submission(self, gold: Sequence[Record]) -> list[Record]:
+        """Generate this team's submission lines against ``gold``."""
+        if self.benchmark == "scb":
+            return scb_submission(
+                gold,
+                self.accuracy,
+                self.grounding,
+                self.seed,
+                self.box_format,
+                missing=self.missing,
+                as_response=self.as_response,
+            )
+        return kviscuit_submission(
+            gold,
+            self.accuracy,
+            self.seed,
+            missing=self.missing,
+            as_response=self.as_response,
+        )
+
+
+DEMO_TEAMS: tuple[DemoTeam, ...] = (
+    DemoTeam("scb", "Demo-GPT-o3 (synthetic)", "gpt-o3", 0.85, 101, "API"),
+    DemoTeam(
+        "scb",
+        "Demo-Gemini-2.5-Pro (synthetic)",
+        "gemini-2.5-pro",
+        0.81,
+        102,
+        "API",
+        grounding="bbox_good",
+        box_format="yxyx_1000",
+    ),
+    DemoTeam(
+        "scb",
+        "Demo-Qwen2.5-VL-7B (synthetic)",
+        "qwen2.5-vl-7b",
+        0.54,
+        103,
+        "open",
+        grounding="bbox_good",
+        box_format="xyxy",
+        as_response=0.1,
+    ),
+    DemoTeam(
+        "scb",
+        "Demo-InternVL3-8B (synthetic)",
+        "internvl3-8b",
+        0.58,
+        104,
+        "open",
+        grounding="bbox_poor",
+        box_format="xyxy_1000",
+    ),
+    DemoTeam(
+        "scb",
+        "Demo-InHouse-Segmenter (synthetic)",
+        "inhouse-segmenter",
+        0.63,
+        105,
+        "closed",
+        grounding="polygon",
+        box_format="xywh",
+        missing=25,
+    ),
+    DemoTeam(
+        "scb",
+        "Demo-LLaVA-1.6-13B (synthetic)",
+        "llava-1.6-13b",
+        0.41,
+        106,
+        "open",
+        grounding="bbox_poor",
+        box_format="xyxy_norm",
+        missing=40,
+    ),
+    DemoTeam("kviscuit", "Demo-GPT-4o (synthetic)", "gpt-4o", 0.83, 201, "API"),
+    DemoTeam(
+        "kviscuit",
+        "Demo-Gemini-1.5-Pro (synthetic)",
+        "gemini-1.5-pro",
+        0.79,
+        202,
+        "API",
+    ),
+    DemoTeam("kviscuit", "Demo-InHouse-VLM (synthetic)", "inhouse-vlm", 0.70, 203, "closed"),
+    DemoTeam(
+        "kviscuit",
+        "Demo-Qwen2-VL-7B (synthetic)",
+        "qwen2-vl-7b",
+        0.66,
+        204,
+        "open",
+        as_response=0.15,
+    ),
+    DemoTeam("kviscuit", "Demo-InternVL2-8B (synthetic)", "internvl2-8b", 0.61, 205, "open"),
+    DemoTeam(
+        "kviscuit",
+        "Demo-LLaVA-1.6-13B (synthetic)",
+        "llava-1.6-13b",
+        0.5708,
+        206,
+        "open",
+        missing=12,
+    ),
+)
+
+
+# --------------------------------------------------------------------------- files
+
+
+def dumps_jsonl(records: Iterable[Record]) -> bytes:
+    """Records as JSON lines (compact separators, UTF-8, a newline after every line)."""
+    return "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records).encode("utf-8")
+
+
+def write_jsonl(path: Path, records: Iterable[Record]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(dumps_jsonl(records))
+    return path
+
+
+def write_demo(folder: Path, seed: int = 0) -> dict[str, Path]:
+    """Write the demo golds, the public SCB questions and every :data:`DEMO_TEAMS` submission.
+
+    Returns paths by name: ``scb_gold``, ``scb_questions``, ``kviscuit_gold`` and, for each
+    team, the file stem (e.g. ``scb_qwen2.5-vl-7b`` for ``examples/scb_qwen2.5-vl-7b.jsonl``).
+    """
+    folder = Path(folder)
+    golds = {"scb": scb_gold(seed), "kviscuit": kviscuit_gold(seed)}
+    paths = {
+        "scb_gold": write_jsonl(folder / "scb_gold.jsonl", golds["scb"]),
+        "scb_questions": write_jsonl(folder / "scb_questions.jsonl", scb_questions(golds["scb"])),
+        "kviscuit_gold": write_jsonl(folder / "kviscuit_gold.jsonl", golds["kviscuit"]),
+    }
+    for team in DEMO_TEAMS:
+        path = folder / "examples" / team.filename
+        paths[path.stem] = write_jsonl(path, team.submission(golds[team.benchmark]))
+    return paths
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if len(args) != 1 or args[0].startswith("-"):
+        print("usage: python -m leaderboard.demo OUT_DIR", file=sys.stderr)
+        return 2
+    for name, path in write_demo(Path(args[0])).items():
+        print(f"{name}\t{path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

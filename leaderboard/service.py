@@ -1,0 +1,224 @@
+"""The leaderboard as one object: storage, gold, catalog, intake and table wired together.
+
+``app.py`` and the maintainer CLI are thin shells over :class:`Leaderboard`. With no Hub
+configured it runs on a local folder, seeded on first start with demo gold and submissions so
+that a new user sees a real board at once.
+"""
+
+from __future__ import annotations
+
+import logging
+import tempfile
+import threading
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from leaderboard import layout
+from leaderboard.config import Settings
+from leaderboard.golds import GoldInfo, GoldRegistry
+from leaderboard.publish import publish
+from leaderboard.storage.base import NotFound, Store
+from leaderboard.storage.local import LocalStore
+from leaderboard.table import Board, BoardRow, baseline_rows, frame, scored_rows
+from scoring import BENCHMARKS, SCORER_VERSION, Limits
+from submissions import lifecycle
+from submissions.catalog import SubmissionState
+from submissions.intake import Intake, Outcome, Progress
+from submissions.quotas import QuotaPolicy, QuotaStatus
+from submissions.records import Identity, Status, SubmissionForm
+
+log = logging.getLogger(__name__)
+DEMO_USER = Identity("demo", is_maintainer=True, source="local")
+
+
+def make_store(settings: Settings) -> Store:
+    if settings.uses_hub:
+        from leaderboard.storage.hub import HubStore  # only a Hub deployment needs the client
+
+        return HubStore(settings.data_dir / "hub-cache", settings.hub_repos, settings.hub_token, settings.hub_endpoint)
+    return LocalStore(settings.data_dir)
+
+
+@dataclass(frozen=True)
+class RankChange:
+    team: str
+    model: str
+    before: int | None
+    after: int | None
+
+
+class Leaderboard:
+    """See module doc. Thread-safe for the app's concurrent requests."""
+
+    def __init__(self, settings: Settings, store: Store | None = None) -> None:
+        self.settings = settings
+        self.store = store or make_store(settings)
+        self.golds = GoldRegistry(self.store, settings.data_dir / "cache")
+        from submissions.catalog import Catalog
+
+        self.catalog = Catalog(self.store)
+        self.limits = Limits(max_bytes=settings.max_upload_bytes)
+        self.intake = Intake(
+            self.store,
+            self.catalog,
+            self.golds,
+            QuotaPolicy(settings.max_scored_per_day, settings.max_attempts_per_day),
+            self.limits,
+            settings.data_dir / "locks",
+            on_scored=self.publish,
+        )
+        self._boards: dict[str, tuple[tuple, Board]] = {}
+        self._lock = threading.Lock()
+        self.catalog.refresh()
+
+    # ---- browsing ----
+    def board(self, benchmark: str) -> Board:
+        """Rows of a benchmark (scored + paper), cached until the catalog or gold changes."""
+        info = self.golds.info(benchmark)
+        key = (self.catalog.generation, info.version if info else "", self.settings.row_rule)
+        with self._lock:
+            cached = self._boards.get(benchmark)
+            if cached and cached[0] == key:
+                return cached[1]
+        rows: list[BoardRow] = []
+        if info is not None:
+            rows = scored_rows(self.catalog.all(benchmark), info.version, SCORER_VERSION, self.settings.row_rule)
+        board = Board(benchmark, rows + baseline_rows(benchmark))
+        with self._lock:
+            self._boards[benchmark] = (key, board)
+        return board
+
+    def table(self, benchmark: str, view: str = "overall"):
+        return self.board(benchmark).view(view)
+
+    def gold_info(self, benchmark: str) -> GoldInfo | None:
+        return self.golds.info(benchmark)
+
+    def public_questions(self, benchmark: str) -> bytes:
+        try:
+            return self.store.read("results", layout.public_questions(benchmark))
+        except NotFound:
+            return b""
+
+    # ---- submitting ----
+    def submit(
+        self,
+        benchmark: str,
+        path: Path,
+        form: SubmissionForm,
+        identity: Identity,
+        filename: str = "",
+        progress: Progress | None = None,
+    ) -> Outcome:
+        return self.intake.submit(benchmark, Path(path), form, identity, filename, progress)
+
+    def quota(self, identity: Identity, benchmark: str) -> QuotaStatus:
+        return self.intake.quota(identity, benchmark)
+
+    def rank_of(self, benchmark: str, submission_id: str) -> int | None:
+        df = self.table(benchmark)
+        board = self.board(benchmark)
+        ids = {(r.team, r.model): r.submission_id for r in board.rows}
+        for _, row in df.iterrows():
+            if ids.get((row["team"], row["model"])) == submission_id:
+                return int(row["rank"])
+        return None
+
+    def submissions_of(self, identity: Identity) -> list[SubmissionState]:
+        return self.catalog.by_submitter(identity.username)
+
+    def status(self, state: SubmissionState) -> Status:
+        info = self.golds.info(state.meta.benchmark)
+        return state.status(info.version if info else "", SCORER_VERSION, lifecycle.MAX_FAILURES)
+
+    # ---- maintaining ----
+    def add_gold(self, benchmark: str, path: Path, added_by: str) -> GoldInfo:
+        info = self.golds.add(benchmark, Path(path), added_by)
+        self.publish(benchmark)
+        return info
+
+    def set_hidden(self, submission_id: str, hidden: bool, by: str) -> bool:
+        if self.catalog.get(submission_id) is None:
+            return False
+        body = f'{{"hidden": {str(hidden).lower()}, "by": "{by}", "at": "{datetime.now(UTC).isoformat()}"}}'
+        path = layout.moderation(submission_id)
+        self.store.put(
+            "submissions", {path: body.encode()}, f"{'Hide' if hidden else 'Unhide'} {submission_id}", overwrite=True
+        )
+        self.catalog.note(path, body.encode())
+        self.publish(self.catalog.get(submission_id).meta.benchmark)
+        return True
+
+    def rejected(self, benchmark: str) -> list[SubmissionState]:
+        return [s for s in self.catalog.all(benchmark) if self.status(s) is Status.REJECTED]
+
+    def rescore(self, benchmark: str | None = None, workers: int | None = None) -> dict[str, object]:
+        """Score all submissions on the current gold; report counts and rank changes."""
+        report: dict[str, object] = {}
+        for b in [benchmark] if benchmark else list(BENCHMARKS):
+            info = self.golds.info(b)
+            if info is None:
+                continue
+            gold = self.golds.compiled(info)
+            before_version = info.previous_version or info.version
+            before = frame(b, scored_rows(self.catalog.all(b), before_version, None, self.settings.row_rule))
+            counts = lifecycle.rescore(self.store, self.catalog, gold, self.limits, workers)
+            after = frame(b, scored_rows(self.catalog.all(b), info.version, SCORER_VERSION, self.settings.row_rule))
+            report[b] = {"counts": counts, "rank_changes": _rank_changes(before, after)}
+            self.publish(b)
+        return report
+
+    def resume(self) -> int:
+        """Finish submissions left unscored (a crash, a restart, a new gold or scorer)."""
+        done = 0
+        for b in BENCHMARKS:
+            gold = self.golds.get(b)
+            if gold is not None:
+                n = lifecycle.resume(self.store, self.catalog, gold, self.limits)
+                if n:
+                    self.publish(b)
+                done += n
+        return done
+
+    def refresh(self) -> bool:
+        """Pull what other writers stored (Hub replicas, the CLI) into the catalog."""
+        try:
+            self.store.sync()
+        except Exception:  # the Hub being down must not stop the board from serving
+            log.warning("store sync failed; serving what is cached", exc_info=True)
+        return self.catalog.refresh()
+
+    def push_pending(self) -> int:
+        return self.store.push_pending()
+
+    def publish(self, benchmark: str) -> None:
+        publish(self.store, benchmark, self.board(benchmark).rows)
+
+    # ---- first start ----
+    def seed_demo(self) -> bool:
+        """Give an empty store demo gold, paper rows and demo submissions; False if not empty."""
+        if any(self.golds.info(b) for b in BENCHMARKS):
+            return False
+        from leaderboard import demo
+
+        with tempfile.TemporaryDirectory() as tmp:
+            paths = demo.write_demo(Path(tmp))
+            self.add_gold("scb", paths["scb_gold"], DEMO_USER.username)
+            self.add_gold("kviscuit", paths["kviscuit_gold"], DEMO_USER.username)
+            for team in demo.DEMO_TEAMS:
+                form = SubmissionForm(
+                    model=team.name, team=team.team, model_type=team.model_type, bbox_format=team.box_format
+                )
+                self.submit(team.benchmark, paths[Path(team.filename).stem], form, DEMO_USER, team.filename)
+        return True
+
+
+def _rank_changes(before, after) -> list[RankChange]:
+    old = {(r.team, r.model): int(r.rank) for r in before.itertuples()}
+    new = {(r.team, r.model): int(r.rank) for r in after.itertuples()}
+    return [
+        RankChange(team, model, old.get((team, model)), new.get((team, model)))
+        for team, model in sorted(set(old) | set(new))
+        if old.get((team, model)) != new.get((team, model))
+    ]

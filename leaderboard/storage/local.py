@@ -1,0 +1,131 @@
+"""A local folder as a store: ``root/{gold,submissions,results}/<path>``.
+
+Writes are durable and atomic without locks, so many threads and processes may write at once:
+each file is written to a temp file in its destination folder, fsynced, then published with
+``os.link`` (create-only: fails atomically if the path exists) or ``os.replace`` (overwrite),
+and the folder is fsynced so the new name survives a crash.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import uuid
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+from .base import AlreadyExists, NotFound, check_path, check_repo
+
+TMP_PREFIX = ".tmp-"  # never a valid path part (check_path wants a leading letter or digit)
+
+
+def fsync_dir(folder: Path) -> None:
+    """Persist the folder entry of a newly linked/renamed file."""
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_temp(folder: Path, data: bytes) -> Path:
+    """Write ``data`` to a fresh fsynced temp file inside ``folder`` (same filesystem as dst)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    tmp = folder / f"{TMP_PREFIX}{os.getpid()}-{uuid.uuid4().hex}"
+    with open(tmp, "xb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    return tmp
+
+
+def atomic_write(dst: Path, data: bytes, *, overwrite: bool) -> bool:
+    """Publish ``data`` at ``dst`` whole or not at all; return False if it already held them.
+
+    Raises AlreadyExists when ``overwrite`` is False and ``dst`` holds other bytes.
+    """
+    tmp = write_temp(dst.parent, data)
+    try:
+        if overwrite:
+            os.replace(tmp, dst)
+        else:
+            try:
+                os.link(tmp, dst)
+            except FileExistsError:
+                if dst.read_bytes() == data:
+                    return False
+                raise AlreadyExists(str(dst)) from None
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+    fsync_dir(dst.parent)
+    return True
+
+
+class LocalStore:
+    """The store contract over a local folder (also the HubStore's working copy)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        for repo in ("gold", "submissions", "results"):
+            (self.root / repo).mkdir(parents=True, exist_ok=True)
+
+    def file(self, repo: str, path: str) -> Path:
+        """Where ``repo/path`` lives on disk (after checking both names)."""
+        return self.root / check_repo(repo) / check_path(path)
+
+    def read(self, repo: str, path: str) -> bytes:
+        try:
+            return self.file(repo, path).read_bytes()
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+            raise NotFound(f"{repo}/{path}") from None
+
+    def exists(self, repo: str, path: str) -> bool:
+        return self.file(repo, path).is_file()
+
+    def list(self, repo: str, prefix: str = "") -> list[str]:
+        base = self.root / check_repo(repo)
+        prefix = prefix.strip("/")
+        start = base / check_path(prefix) if prefix else base
+        if start.is_file():
+            return [prefix]
+        return sorted(_walk(base, start))
+
+    def put(self, repo: str, files: Mapping[str, bytes], message: str, *, overwrite: bool = False) -> None:
+        self.write(repo, files, overwrite=overwrite)
+
+    def write(self, repo: str, files: Mapping[str, bytes], *, overwrite: bool = False) -> list[str]:
+        """Like ``put``; return the paths whose content actually changed (for the Hub outbox)."""
+        targets = {path: self.file(repo, path) for path in files}
+        if not overwrite:
+            self.check_create_only(repo, files)
+        return [p for p, dst in targets.items() if atomic_write(dst, files[p], overwrite=overwrite)]
+
+    def check_create_only(self, repo: str, files: Mapping[str, bytes]) -> None:
+        """Raise AlreadyExists before writing anything if a path holds other bytes."""
+        for path, data in files.items():
+            dst = self.file(repo, path)
+            if dst.is_file() and dst.read_bytes() != data:
+                raise AlreadyExists(f"{repo}/{path} already holds other content")
+
+    def sync(self) -> None:
+        """Nothing to bring in: every writer writes to this very folder."""
+
+    def pending(self) -> int:
+        return 0
+
+    def push_pending(self) -> int:
+        return 0
+
+    def describe(self) -> str:
+        return f"local folder {self.root}"
+
+
+def _walk(base: Path, start: Path) -> Iterator[str]:
+    """Relative POSIX paths of the files under ``start``, skipping temp files."""
+    for folder, dirs, names in os.walk(start):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        rel = Path(folder).relative_to(base)
+        for name in names:
+            if not name.startswith("."):
+                yield (rel / name).as_posix()

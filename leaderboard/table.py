@@ -1,0 +1,232 @@
+"""The public table: which submission is a team's row, how rows are ranked, which columns a
+view has. Built from the benchmark declaration (metric labels, groupings, display names),
+never by guessing from column names; numbers stay numbers (rounding is the UI's job).
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from leaderboard.baselines import PAPER_SOURCE, paper_rows
+from scoring.benchmarks import Benchmark, get_benchmark
+from submissions.catalog import SubmissionState
+
+SCORED_SOURCE = "scored here"
+ROW_RULES = ("latest", "best")
+
+
+@dataclass(frozen=True)
+class BoardRow:
+    """One line of the leaderboard: a (team, model) with the figures of its chosen submission."""
+
+    model: str
+    team: str
+    model_type: str
+    source: str
+    figures: dict  # "overall" -> stats, grouping -> label -> stats
+    submitted_at: str = ""
+    submission_id: str = ""
+    paper_url: str = ""
+    code_url: str = ""
+
+
+@dataclass(frozen=True)
+class Column:
+    """A table column: ``key`` in the frame, ``header`` shown, ``group`` for column groups."""
+
+    key: str
+    header: str
+    group: str
+    kind: str = "number"  # "text", "number", "ci" (a half-width), "date", "url"
+    decimals: int = 2
+    higher_is_better: bool = True
+
+
+def scored_rows(
+    states: Iterable[SubmissionState], gold_version: str, scorer_version: str | None, row_rule: str = "latest"
+) -> list[BoardRow]:
+    """Rows of scored, visible submissions: per (team, model), the latest or the best.
+    ``scorer_version`` None takes each submission's newest result on that gold."""
+    if row_rule not in ROW_RULES:
+        raise ValueError(f"row rule must be one of {ROW_RULES}")
+    chosen: dict[tuple[str, str], tuple[tuple, BoardRow]] = {}
+    for state in states:
+        if state.hidden:
+            continue
+        if scorer_version is None:
+            result = state.latest_result(gold_version)
+        else:
+            result = state.result(gold_version, scorer_version)
+        if result is None:
+            continue
+        meta = state.meta
+        row = BoardRow(
+            model=meta.model,
+            team=meta.team,
+            model_type=meta.model_type,
+            source=SCORED_SOURCE,
+            figures=result.to_dict(),
+            submitted_at=meta.submitted_at,
+            submission_id=meta.id,
+            paper_url=meta.paper_url,
+            code_url=meta.code_url,
+        )
+        acc = result.overall.get("acc") or 0.0
+        # latest: newest wins; best: highest accuracy, then the earlier submission
+        rank = (meta.submitted_at,) if row_rule == "latest" else (acc, _negated(meta.submitted_at))
+        key = (meta.team.casefold(), meta.model.casefold())
+        if key not in chosen or rank > chosen[key][0]:
+            chosen[key] = (rank, row)
+    return [row for _, row in chosen.values()]
+
+
+def _negated(text: str) -> tuple[int, ...]:
+    return tuple(-ord(c) for c in text)
+
+
+def baseline_rows(benchmark: str) -> list[BoardRow]:
+    return [
+        BoardRow(
+            model=r["model"], team="(paper)", model_type=r["model_type"], source=PAPER_SOURCE, figures=r["figures"]
+        )
+        for r in paper_rows(benchmark)
+    ]
+
+
+def views(bench: Benchmark) -> list[tuple[str, str]]:
+    """(view id, label): the overview, then one view per grouping."""
+    return [("overall", "Overview")] + [(g.name, f"By {g.label.lower()}") for g in bench.groupings]
+
+
+def columns(bench: Benchmark, view: str = "overall") -> list[Column]:
+    """The columns of a view, from the declaration."""
+    cols = [
+        Column("rank", "Rank", "Model", "number", 0),
+        Column("model", "Model", "Model", "text"),
+        Column("team", "Team", "Model", "text"),
+        Column("model_type", "Type", "Model", "text"),
+    ]
+    primary = [m for m in bench.metrics if m.name == bench.primary_metric][0]
+    if view == "overall":
+        first = bench.groupings[0]
+        for metric in bench.metrics:
+            group = metric.label
+            cols.append(Column(f"overall.{metric.name}", f"{metric.label}", group, "number", metric.decimals))
+            if metric.ci:
+                cols.append(Column(f"overall.{metric.ci}", "±", group, "ci", metric.decimals))
+            if metric.name in ("acc", "miou"):
+                for label in first.order:
+                    header = f"{first.show(label).split()[0]} {metric.label}"
+                    cols.append(Column(f"{first.name}.{label}.{metric.name}", header, group, "number", metric.decimals))
+        if not bench.grounding and len(bench.groupings) > 1:  # K-Viscuit: the ten categories too
+            second = bench.groupings[1]
+            for label in second.order:
+                cols.append(Column(f"{second.name}.{label}.acc", second.show(label), second.label, "number"))
+    else:
+        grouping = bench.grouping(view)
+        for label in grouping.order:
+            for metric in bench.metrics:
+                if metric.name in ("acc", "miou"):
+                    header = grouping.show(label) + ("" if metric is primary else f" {metric.label}")
+                    cols.append(Column(f"{view}.{label}.{metric.name}", header, grouping.show(label), "number"))
+    cols += [
+        Column("source", "Source", "About", "text"),
+        Column("submitted", "Submitted", "About", "date"),
+        Column("paper_url", "Paper", "About", "url"),
+        Column("code_url", "Code", "About", "url"),
+    ]
+    return cols
+
+
+def export_columns(bench: Benchmark) -> list[Column]:
+    """Every column of every view once: the public dataset's schema."""
+    seen: dict[str, Column] = {}
+    for view, _ in views(bench):
+        for col in columns(bench, view):
+            seen.setdefault(col.key, col)
+    return list(seen.values())
+
+
+def _figure(figures: dict, key: str) -> float:
+    """Look ``overall.acc`` / ``type.1.miou`` / ``overall.acc_ci`` up; NaN when absent or null."""
+    parts = key.split(".")
+    node = figures.get(parts[0], {})
+    for p in parts[1:-1]:
+        node = node.get(p, {}) if isinstance(node, dict) else {}
+    value = node.get(parts[-1]) if isinstance(node, dict) else None
+    if isinstance(value, list) and len(value) == 2:
+        return (value[1] - value[0]) / 2
+    return float(value) if isinstance(value, (int, float)) and math.isfinite(value) else math.nan
+
+
+def frame(benchmark: str, rows: list[BoardRow], view: str = "overall") -> pd.DataFrame:
+    """The table of a view, ranked: primary metric descending, ties to the earlier submission
+    (papers' rows count as the earliest)."""
+    bench = get_benchmark(benchmark)
+    cols = export_columns(bench) if view == "all" else columns(bench, view)
+    primary = f"overall.{bench.primary_metric}"
+    ordered = sorted(
+        rows,
+        key=lambda r: (-_nan_low(_figure(r.figures, primary)), r.submitted_at, r.source != PAPER_SOURCE, r.model),
+    )
+    records = []
+    for rank, row in enumerate(ordered, 1):
+        record = {
+            "rank": rank,
+            "model": row.model,
+            "team": row.team,
+            "model_type": row.model_type,
+            "source": row.source,
+            "submitted": row.submitted_at[:10],
+            "paper_url": row.paper_url,
+            "code_url": row.code_url,
+        }
+        for col in cols:
+            if col.key not in record:
+                record[col.key] = _figure(row.figures, col.key)
+        records.append(record)
+    return pd.DataFrame.from_records(records, columns=[c.key for c in cols])
+
+
+def _nan_low(value: float) -> float:
+    return -math.inf if math.isnan(value) else value
+
+
+@dataclass
+class Board:
+    """All rows of one benchmark, ready to view (the app caches one per catalog generation)."""
+
+    benchmark: str
+    rows: list[BoardRow] = field(default_factory=list)
+
+    def view(self, view: str = "overall") -> pd.DataFrame:
+        return frame(self.benchmark, self.rows, view)
+
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_safe(value: object) -> object:
+    """Neutralise spreadsheet formulas in text cells (CSV injection): prefix a quote."""
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value
+
+
+def to_csv_bytes(df: pd.DataFrame) -> bytes:
+    safe = df.copy()
+    for col in safe.columns:
+        if safe[col].dtype == object or pd.api.types.is_string_dtype(safe[col]):
+            safe[col] = safe[col].map(csv_safe)
+    return safe.to_csv(index=False).encode("utf-8")
+
+
+def to_parquet_bytes(df: pd.DataFrame) -> bytes:
+    buf = io.BytesIO()
+    df.to_parquet(buf, index=False)
+    return buf.getvalue()

@@ -1,0 +1,116 @@
+"""Submission records: what a team fills in, what is stored, and the states it goes through.
+
+Free text from the form is cleaned here once (control characters dropped, lengths bounded,
+URLs limited to http/https) so that every later use (page, CSV, Hub) starts from safe values;
+HTML escaping and CSV-injection guards still happen where text is rendered or exported.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from dataclasses import asdict, dataclass, fields
+from enum import StrEnum
+
+from scoring.errors import Issue
+from scoring.geometry import BOX_FORMATS
+
+MODEL_TYPES: dict[str, str] = {"open": "open weights", "closed": "closed weights", "api": "API only"}
+LIMITS = {"model": 100, "team": 100, "description": 1000, "paper_url": 300, "code_url": 300}
+_URL = re.compile(r"^https?://[^\s<>\"'`]+$", re.IGNORECASE)
+
+
+class Status(StrEnum):
+    """received -> validated -> scored; or rejected (format errors) or failed (internal, retried)."""
+
+    RECEIVED = "received"
+    VALIDATED = "validated"
+    SCORED = "scored"
+    REJECTED = "rejected"
+    FAILED = "failed"
+
+
+def clean_text(value: object, limit: int) -> str:
+    """Printable single-spaced text: control and format characters dropped, then cut to
+    ``limit`` characters (the caller reports an over-long value before cutting)."""
+    text = "" if value is None else str(value)
+    text = "".join(" " if ch in "\t\r\n" else ch for ch in text if unicodedata.category(ch)[0] != "C" or ch in "\t\r\n")
+    return re.sub(r" {2,}", " ", text).strip()[:limit]
+
+
+@dataclass(frozen=True)
+class SubmissionForm:
+    """What a team says about its upload (web form, API, CLI alike)."""
+
+    model: str
+    team: str
+    model_type: str = "open"
+    paper_url: str = ""
+    code_url: str = ""
+    description: str = ""
+    bbox_format: str = "xyxy"
+
+    def cleaned(self) -> tuple[SubmissionForm, list[Issue]]:
+        """The form with cleaned text and the list of field issues (line 0)."""
+        issues: list[Issue] = []
+        values = {}
+        for f in ("model", "team", "description", "paper_url", "code_url"):
+            raw = "" if getattr(self, f) is None else str(getattr(self, f))
+            if len(raw) > LIMITS[f]:
+                issues.append(Issue("field_too_long", 0, f, f"{f} is {len(raw)} characters; at most {LIMITS[f]}"))
+            values[f] = clean_text(raw, LIMITS[f])
+        for f in ("model", "team"):
+            if not values[f]:
+                issues.append(Issue("field_required", 0, f, f"{f} is required"))
+        for f in ("paper_url", "code_url"):
+            if values[f] and not _URL.match(values[f]):
+                issues.append(Issue("bad_url", 0, f, f"{f} must be an http:// or https:// address"))
+        model_type = str(self.model_type or "").strip().lower()
+        if model_type not in MODEL_TYPES:
+            issues.append(
+                Issue("bad_model_type", 0, "model_type", f"model_type must be one of {', '.join(MODEL_TYPES)}")
+            )
+        if self.bbox_format not in BOX_FORMATS:
+            issues.append(
+                Issue("unknown_bbox_format", 0, "bbox_format", f"bbox_format must be one of {', '.join(BOX_FORMATS)}")
+            )
+        form = SubmissionForm(**values, model_type=model_type, bbox_format=str(self.bbox_format))
+        return form, issues
+
+
+@dataclass(frozen=True)
+class SubmissionMeta:
+    """The immutable record stored beside the raw upload."""
+
+    id: str
+    benchmark: str
+    model: str
+    team: str
+    model_type: str
+    paper_url: str
+    code_url: str
+    description: str
+    submitter: str
+    sha256: str
+    bbox_format: str
+    submitted_at: str  # ISO 8601, UTC
+    size_bytes: int
+    filename: str = ""
+
+    def to_json(self) -> bytes:
+        return json.dumps(asdict(self), ensure_ascii=False, indent=1).encode()
+
+    @classmethod
+    def from_json(cls, data: bytes) -> SubmissionMeta:
+        raw = json.loads(data)
+        return cls(**{f.name: raw[f.name] for f in fields(cls) if f.name in raw})
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who is submitting: a Hugging Face user on a Space, or the configured local identity."""
+
+    username: str
+    is_maintainer: bool = False
+    source: str = "local"  # "huggingface" or "local"

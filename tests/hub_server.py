@@ -1,0 +1,444 @@
+"""A small in-memory Hugging Face Hub API server for offline tests.
+
+It speaks just enough of the Hub API for ``huggingface_hub`` (2.4, LFS without Xet) to create
+repos, commit (regular and LFS files, with ``parentCommit`` checks), list trees and download:
+see ``/work/shared/notes/hub-api-for-tests.md``. State lives in memory and survives
+``stop()``/``start()``, so a test can take "the Hub" down and bring it back.
+
+Faults: ``server.inject(route, kind, times=1)`` makes the next ``times`` requests whose
+"METHOD /path" matches the regex ``route`` fail:
+
+- ``"error"``:    answer 500 (``status=`` picks another code)
+- ``"hang"``:     read the request, sleep ``delay`` seconds, close the connection unanswered
+- ``"lost"``:     process the request normally but sleep ``delay`` s and drop the answer
+- ``"conflict"``: answer 412 as if another writer had moved the branch head
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, unquote, urlsplit
+
+TOKEN = "hf_test_dummy_token"
+USER = "tester"
+TYPES = {"models": "model", "datasets": "dataset", "spaces": "space"}
+_RID = r"(?P<rid>[\w.-]+/[\w.-]+)"
+_API = rf"/api/(?P<t>models|datasets|spaces)/{_RID}"
+_GIT = rf"(?:/(?P<t>datasets|spaces))?/{_RID}"
+
+
+def git_oid(data: bytes) -> str:
+    """The git blob sha1, as the Hub reports it for regular files."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+@dataclass
+class Blob:
+    data: bytes
+    lfs: bool
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.data).hexdigest()
+
+    @property
+    def pointer(self) -> bytes:
+        return (
+            f"version https://git-lfs.github.com/spec/v1\noid sha256:{self.sha256}\nsize {len(self.data)}\n"
+        ).encode()
+
+    @property
+    def oid(self) -> str:
+        return git_oid(self.pointer if self.lfs else self.data)
+
+    def entry(self, path: str) -> dict[str, Any]:
+        """Tree / paths-info JSON of this file."""
+        out: dict[str, Any] = {
+            "type": "file",
+            "oid": self.oid,
+            "size": len(self.data),
+            "path": path,
+        }
+        if self.lfs:
+            out["lfs"] = {
+                "oid": self.sha256,
+                "size": len(self.data),
+                "pointerSize": len(self.pointer),
+            }
+        return out
+
+
+@dataclass
+class Commit:
+    oid: str
+    parent: str | None
+    message: str
+    files: dict[str, Blob]
+
+
+@dataclass
+class Repo:
+    type: str
+    id: str
+    private: bool
+    commits: list[Commit] = field(default_factory=list)
+
+    @property
+    def head(self) -> Commit:
+        return self.commits[-1]
+
+    def at(self, rev: str) -> Commit | None:
+        if rev in ("main", "refs/heads/main"):
+            return self.head
+        return next((c for c in self.commits if len(rev) >= 7 and c.oid.startswith(rev)), None)
+
+
+@dataclass
+class Fault:
+    route: re.Pattern[str]
+    kind: str
+    times: int
+    status: int = 500
+    delay: float = 3.0
+
+
+class HubError(Exception):
+    """An error answer: status, JSON message and optional X-Error-Code."""
+
+    def __init__(self, status: int, message: str, code: str | None = None, **extra: Any) -> None:
+        super().__init__(message)
+        self.status, self.code, self.extra = status, code, extra
+
+
+class HubServer:
+    """In-memory Hub on 127.0.0.1; see the module docstring for faults."""
+
+    def __init__(self, token: str = TOKEN, lfs_threshold: int = 1_000_000) -> None:
+        self.token, self.lfs_threshold = token, lfs_threshold
+        self.repos: dict[tuple[str, str], Repo] = {}
+        self.lfs: dict[str, bytes] = {}
+        self.faults: list[Fault] = []
+        self.log: list[str] = []  # "METHOD /path" of every request received
+        self.lock = threading.RLock()
+        self.port = 0
+        self._httpd: ThreadingHTTPServer | None = None
+
+    # -- lifecycle ------------------------------------------------------------------------
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> HubServer:
+        """Listen (again, on the same port once chosen) and serve in a daemon thread."""
+        handler = type("Handler", (_Handler,), {"hub": self})
+        httpd = _Server(("127.0.0.1", self.port), handler)
+        self.port = httpd.server_address[1]
+        self._httpd = httpd
+        threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        """Stop listening: clients now get connection errors (the Hub is down)."""
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+
+    def restart(self) -> None:
+        self.stop()
+        self.start()
+
+    # -- faults and inspection ------------------------------------------------------------
+    def inject(
+        self,
+        route: str,
+        kind: str = "error",
+        times: int = 1,
+        *,
+        status: int = 500,
+        delay: float = 3.0,
+    ) -> None:
+        """Make the next ``times`` requests matching ``route`` ("METHOD /path" regex) fail."""
+        assert kind in ("error", "hang", "lost", "conflict"), kind
+        with self.lock:
+            self.faults.append(Fault(re.compile(route), kind, times, status, delay))
+
+    def take_fault(self, line: str) -> Fault | None:
+        with self.lock:
+            for fault in self.faults:
+                if fault.times > 0 and fault.route.search(line):
+                    fault.times -= 1
+                    return fault
+        return None
+
+    def repo(self, repo_id: str, repo_type: str = "dataset") -> Repo:
+        return self.repos[(repo_type, repo_id)]
+
+    def commits(self, repo_id: str, repo_type: str = "dataset") -> list[Commit]:
+        """Commits of ``main``, oldest first (the first is the repo's initial commit)."""
+        return list(self.repo(repo_id, repo_type).commits)
+
+    def files(self, repo_id: str, repo_type: str = "dataset") -> dict[str, Blob]:
+        return dict(self.repo(repo_id, repo_type).head.files)
+
+    def commit_files(
+        self,
+        repo_id: str,
+        files: dict[str, bytes],
+        message: str = "direct",
+        repo_type: str = "dataset",
+    ) -> str:
+        """Commit as another writer would (bypassing HTTP, creating the repo); return the oid."""
+        with self.lock:
+            if (repo_type, repo_id) not in self.repos:
+                ns, name = repo_id.split("/")
+                self.create_repo({"organization": ns, "name": name, "type": repo_type})
+            repo = self.repo(repo_id, repo_type)
+            blobs = {p: Blob(d, len(d) > self.lfs_threshold) for p, d in files.items()}
+            return self._commit(repo, message, blobs, []).oid
+
+    # -- state changes (under self.lock) --------------------------------------------------
+    def _commit(self, repo: Repo, message: str, adds: dict[str, Blob], dels: list[str]) -> Commit:
+        files = dict(repo.head.files) if repo.commits else {}
+        files.update(adds)
+        for path in dels:
+            files.pop(path, None)
+        oid = hashlib.sha1(uuid.uuid4().bytes).hexdigest()
+        parent = repo.head.oid if repo.commits else None
+        repo.commits.append(Commit(oid, parent, message, files))
+        return repo.commits[-1]
+
+    def create_repo(self, body: dict[str, Any]) -> tuple[int, Any]:
+        ns = body.get("organization") or USER
+        rtype = body.get("type") or "model"
+        key = (rtype, f"{ns}/{body['name']}")
+        prefix = "" if rtype == "model" else f"{rtype}s/"
+        url = f"{self.url}/{prefix}{key[1]}"
+        with self.lock:
+            if key in self.repos:
+                raise HubError(409, "You already created this repo", url=url)
+            private = body.get("visibility", "private") == "private" or bool(body.get("private"))
+            repo = self.repos[key] = Repo(rtype, key[1], private)
+            self._commit(repo, "initial commit", {}, [])
+        return 200, {"url": url, "name": key[1]}
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128  # 20 writers connect at once: the default backlog of 5 drops SYNs
+
+
+def _read_chunked(rfile: Any) -> bytes:
+    out = bytearray()
+    while size := int(rfile.readline().split(b";")[0].strip() or b"0", 16):
+        out += rfile.read(size)
+        rfile.readline()
+    while rfile.readline().strip():
+        pass
+    return bytes(out)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """One request: auth, fault injection, routing, JSON answers."""
+
+    hub: HubServer
+    protocol_version = "HTTP/1.0"  # one request per connection: stop() really cuts clients off
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    # -- plumbing -------------------------------------------------------------------------
+    def _body(self) -> bytes:
+        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            return _read_chunked(self.rfile)
+        return self.rfile.read(int(self.headers.get("Content-Length") or 0))
+
+    def _send(self, status: int, body: Any = b"", headers: dict[str, str] | None = None) -> None:
+        data = body if isinstance(body, bytes) else json.dumps(body).encode()
+        self.send_response(status)
+        kind = "application/octet-stream" if isinstance(body, bytes) else "application/json"
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(data)))
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(data)
+
+    def _authorized(self) -> bool:
+        return self.headers.get("Authorization", "") == f"Bearer {self.hub.token}"
+
+    def _repo(self, match: re.Match[str], write: bool = False) -> Repo:
+        rtype = TYPES[match["t"]] if match["t"] else "model"
+        repo = self.hub.repos.get((rtype, match["rid"]))
+        if repo is None or ((repo.private or write) and not self._authorized()):
+            raise HubError(404, "Repository not found", "RepoNotFound")
+        return repo
+
+    def _rev(self, repo: Repo, rev: str) -> Commit:
+        commit = repo.at(unquote(rev))
+        if commit is None:
+            raise HubError(404, f"Invalid rev id: {rev}", "RevisionNotFound")
+        return commit
+
+    def _handle(self) -> None:
+        path = urlsplit(self.path).path
+        line = f"{self.command} {path}"
+        body = self._body() if self.command in ("POST", "PUT") else b""
+        with self.hub.lock:
+            self.hub.log.append(line)
+        fault = self.hub.take_fault(line)
+        if fault and fault.kind == "hang":
+            time.sleep(fault.delay)
+            self.close_connection = True
+            return
+        if fault and fault.kind in ("error", "conflict"):
+            status = 412 if fault.kind == "conflict" else fault.status
+            self._send(status, {"error": f"injected {fault.kind}"})
+            return
+        try:
+            status, answer, headers = self._route(path, body)
+        except HubError as err:
+            code = {"X-Error-Code": err.code} if err.code else {}
+            status, answer, headers = err.status, {"error": str(err), **err.extra}, code
+        if fault and fault.kind == "lost":
+            time.sleep(fault.delay)
+            self.close_connection = True
+            return
+        self._send(status, answer, headers)
+
+    do_GET = do_POST = do_PUT = do_HEAD = _handle
+
+    # -- routes ---------------------------------------------------------------------------
+    def _route(self, path: str, body: bytes) -> tuple[int, Any, dict[str, str]]:
+        cmd, hub = self.command, self.hub
+        query = parse_qs(urlsplit(self.path).query)
+        if cmd == "POST" and path == "/api/repos/create":
+            if not self._authorized():
+                raise HubError(401, "Invalid credentials")
+            return (*hub.create_repo(json.loads(body)), {})
+        if path == "/api/whoami-v2":
+            if not self._authorized():
+                raise HubError(401, "Invalid credentials")
+            return 200, {"type": "user", "name": USER, "orgs": [], "auth": {}}, {}
+        if path == "/api/validate-yaml":
+            return 200, {"errors": [], "warnings": []}, {}
+        if cmd == "PUT" and (m := re.fullmatch(r"/lfs-upload/(?P<oid>[0-9a-f]{64})", path)):
+            if hashlib.sha256(body).hexdigest() != m["oid"]:
+                raise HubError(400, "sha256 mismatch")
+            with hub.lock:
+                hub.lfs[m["oid"]] = body
+            return 200, {}, {}
+        if cmd == "POST" and (m := re.fullmatch(rf"{_GIT}\.git/info/lfs/objects/batch", path)):
+            self._repo(m, write=True)
+            return 200, self._lfs_batch(json.loads(body)), {}
+        if m := re.fullmatch(rf"{_API}(?:/revision/(?P<rev>.+))?", path):
+            return 200, self._info(self._repo(m), m["rev"] or "main"), {}
+        if cmd == "POST" and (m := re.fullmatch(rf"{_API}/preupload/(?P<rev>[^/]+)", path)):
+            repo = self._repo(m, write=True)
+            return 200, self._preupload(self._rev(repo, m["rev"]), json.loads(body)), {}
+        if cmd == "POST" and (m := re.fullmatch(rf"{_API}/commit/(?P<rev>[^/]+)", path)):
+            return 200, self._commit(self._repo(m, write=True), m["rev"], body), {}
+        if cmd == "GET" and (m := re.fullmatch(rf"{_API}/tree/(?P<rev>[^/]+)(?:/(?P<p>.*))?", path)):
+            commit = self._rev(self._repo(m), m["rev"])
+            recursive = query.get("recursive", ["false"])[0].lower() == "true"
+            return 200, _tree(commit, unquote(m["p"] or ""), recursive), {}
+        if cmd == "POST" and (m := re.fullmatch(rf"{_API}/paths-info/(?P<rev>[^/]+)", path)):
+            commit = self._rev(self._repo(m), m["rev"])
+            paths = parse_qs(body.decode()).get("paths", [])
+            return 200, [commit.files[p].entry(p) for p in paths if p in commit.files], {}
+        if m := re.fullmatch(rf"{_GIT}/resolve/(?P<rev>[^/]+)/(?P<p>.+)", path):
+            return self._resolve(self._repo(m), m["rev"], unquote(m["p"]))
+        raise HubError(404, f"no route for {cmd} {path}")
+
+    def _info(self, repo: Repo, rev: str) -> dict[str, Any]:
+        commit = self._rev(repo, rev)
+        siblings = [{"rfilename": p} for p in sorted(commit.files)]
+        return {"id": repo.id, "sha": commit.oid, "private": repo.private, "siblings": siblings}
+
+    def _preupload(self, commit: Commit, body: dict[str, Any]) -> dict[str, Any]:
+        files = []
+        for f in body["files"]:
+            lfs = f["size"] > self.hub.lfs_threshold
+            old = commit.files.get(f["path"])
+            oid = None if old is None else (old.sha256 if old.lfs else old.oid)
+            mode = "lfs" if lfs else "regular"
+            files.append({"path": f["path"], "uploadMode": mode, "shouldIgnore": False, "oid": oid})
+        return {"files": files, "commitOid": commit.oid}
+
+    def _lfs_batch(self, body: dict[str, Any]) -> dict[str, Any]:
+        objects = []
+        for obj in body["objects"]:
+            out = {"oid": obj["oid"], "size": obj["size"]}
+            if obj["oid"] not in self.hub.lfs:
+                out["actions"] = {"upload": {"href": f"{self.hub.url}/lfs-upload/{obj['oid']}"}}
+            objects.append(out)
+        return {"transfer": "basic", "objects": objects}
+
+    def _commit(self, repo: Repo, rev: str, body: bytes) -> dict[str, Any]:
+        lines = [json.loads(line) for line in body.splitlines() if line.strip()]
+        header = next(x["value"] for x in lines if x["key"] == "header")
+        adds: dict[str, Blob] = {}
+        dels: list[str] = []
+        for item in lines:
+            key, value = item["key"], item["value"]
+            if key == "file":
+                adds[value["path"]] = Blob(base64.b64decode(value["content"]), lfs=False)
+            elif key == "lfsFile":
+                data = self.hub.lfs.get(value["oid"])
+                if data is None:
+                    raise HubError(400, f"LFS object {value['oid']} was never uploaded")
+                adds[value["path"]] = Blob(data, lfs=True)
+            elif key in ("deletedFile", "deletedFolder"):
+                dels.append(value["path"])
+        with self.hub.lock:
+            parent = header.get("parentCommit")
+            if self._rev(repo, rev) is not repo.head:
+                raise HubError(400, "can only commit to main")
+            if parent and not repo.head.oid.startswith(parent):
+                raise HubError(412, "A commit has happened since. Please refresh and try again.")
+            commit = self.hub._commit(repo, header["summary"], adds, dels)
+        prefix = "" if repo.type == "model" else f"{repo.type}s/"
+        url = f"{self.hub.url}/{prefix}{repo.id}/commit/{commit.oid}"
+        return {"success": True, "commitOid": commit.oid, "commitUrl": url, "pullRequestUrl": None}
+
+    def _resolve(self, repo: Repo, rev: str, path: str) -> tuple[int, Any, dict[str, str]]:
+        commit = self._rev(repo, rev)
+        blob = commit.files.get(path)
+        if blob is None:
+            raise HubError(404, "Entry not found", "EntryNotFound")
+        headers = {"X-Repo-Commit": commit.oid, "ETag": f'"{blob.oid}"'}
+        if blob.lfs:
+            headers.update({"X-Linked-Etag": f'"{blob.sha256}"', "X-Linked-Size": str(len(blob.data))})
+        return 200, blob.data, headers
+
+
+def _tree(commit: Commit, prefix: str, recursive: bool) -> list[dict[str, Any]]:
+    """Entries below ``prefix``: files, plus folders (all levels if recursive)."""
+    base = f"{prefix.rstrip('/')}/" if prefix else ""
+    if prefix and prefix not in commit.files and not any(p.startswith(base) for p in commit.files):
+        raise HubError(404, f"{prefix} does not exist", "EntryNotFound")
+    if prefix in commit.files:
+        return [commit.files[prefix].entry(prefix)]
+    out: dict[str, dict[str, Any]] = {}
+    for path, blob in sorted(commit.files.items()):
+        if not path.startswith(base):
+            continue
+        parts = path[len(base) :].split("/")
+        for depth in range(1, len(parts)):
+            folder = base + "/".join(parts[:depth])
+            out.setdefault(folder, {"type": "directory", "oid": git_oid(folder.encode()), "path": folder})
+            if not recursive:
+                break
+        if recursive or len(parts) == 1:
+            out[path] = blob.entry(path)
+    return list(out.values())
