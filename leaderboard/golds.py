@@ -90,6 +90,18 @@ class GoldRegistry:
             self._compiled[key] = gold
             return gold
 
+    def version(self, benchmark: str, version_prefix: str) -> Gold | None:
+        """Any stored gold version of ``benchmark`` (by a prefix of its sha256), compiled."""
+        current = self.info(benchmark)
+        if current is not None and current.version.startswith(version_prefix):
+            return self.compiled(current)
+        for file in self.store.list("gold", benchmark):
+            stem = Path(file).name.split(".")[0]
+            if stem.startswith(version_prefix) and Path(file).suffix in GOLD_SUFFIXES:
+                info = GoldInfo(benchmark, stem, file, "", "", 0)
+                return self._from_cache(info) or self._compile(info)
+        return None
+
     def cache_path(self, info: GoldInfo) -> Path:
         return self.cache_dir / f"{info.benchmark}-{info.version[:32]}-{SCORER_VERSION}.pickle"
 

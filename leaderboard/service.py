@@ -7,6 +7,8 @@ that a new user sees a real board at once.
 
 from __future__ import annotations
 
+import io
+import json
 import logging
 import tempfile
 import threading
@@ -191,6 +193,59 @@ class Leaderboard:
 
     def push_pending(self) -> int:
         return self.store.push_pending()
+
+    def repair(self) -> list[str]:
+        """Detect and rebuild what is derived from immutable inputs: unreadable result,
+        rejection or validation files (recomputed from the raw upload and that gold version)
+        and unreadable public tables (republished). Returns the paths rebuilt."""
+        rebuilt = []
+        for path in list(self.catalog.corrupt):
+            benchmark, sid, name = path.split("/")
+            data = self._rederive(benchmark, sid, name)
+            if data is None:
+                log.error("cannot rebuild %s: it is an input, not derived", path)
+                continue
+            self.store.put("submissions", {path: data}, f"Repair {path}", overwrite=True)
+            self.catalog.forget(path)
+            self.catalog.note(path, data)
+            rebuilt.append(path)
+        for benchmark in BENCHMARKS:
+            path = layout.public_table(benchmark, "parquet")
+            try:
+                import pandas as pd
+
+                pd.read_parquet(io.BytesIO(self.store.read("results", path)))
+            except NotFound:
+                continue
+            except Exception:
+                log.error("public table %s unreadable: republishing", path)
+                self.publish(benchmark)
+                rebuilt.append(path)
+        return rebuilt
+
+    def _rederive(self, benchmark: str, sid: str, name: str) -> bytes | None:
+        state = self.catalog.get(sid)
+        if name.startswith("failure-"):
+            return b'{"error": "the original failure record was unreadable"}'
+        if name.startswith("validated-"):
+            return b"{}"
+        if state is None or not name.startswith(("result-", "rejected-")):
+            return None
+        gold_key = name.split("-")[1].removesuffix(".json")
+        gold = self.golds.version(benchmark, gold_key)
+        if gold is None:
+            return None
+        with tempfile.TemporaryDirectory() as tmp:
+            raw = Path(tmp) / "submission.jsonl"
+            raw.write_bytes(self.store.read("submissions", layout.raw(benchmark, sid)))
+            outcome = lifecycle.evaluate(state.meta, gold, raw, self.limits)
+        if outcome.status is Status.REJECTED and name.startswith("rejected-"):
+            issues = [i.to_dict() for i in outcome.issues]
+            return json.dumps({"issues": issues, "total": outcome.total_issues, "at": lifecycle._now()}).encode()
+        if outcome.status is Status.SCORED and name.startswith("result-"):
+            result = outcome.result.to_dict()
+            return json.dumps({"submission_id": sid, "scored_at": lifecycle._now(), "result": result}).encode()
+        return None
 
     def publish(self, benchmark: str) -> None:
         publish(self.store, benchmark, self.board(benchmark).rows)

@@ -49,6 +49,8 @@ BOX_FORMATS: dict[str, str] = {
 """Every box format of SPEC with the one-line explanation the UI shows."""
 
 _SCALE = {"xyxy_norm": 1.0, "xyxy_1000": 1000.0, "yxyx_1000": 1000.0}
+MAX_VERTICES = 20_000
+"""Polygon points per line at most: generous for any real outline, a bound for hostile files."""
 MAX_OUTLINE_FACTOR = 50
 """A polygon's outline may be at most this many times the image's perimeter: pycocotools
 allocates memory in proportion to it, so a huge or far-away polygon could exhaust the server."""
@@ -121,9 +123,13 @@ def scale_polygons(
     sx, sy = _ref_scale(width, height, ref_size)
     flat_parts: list[list[float]] = []
     outline = 0.0
+    vertices = 0
     for n, part in enumerate(parts, 1):
         if not isinstance(part, list):
             raise GeometryError("bad_polygon", f"polygon part {n} is not a list")
+        vertices += len(part) if part and isinstance(part[0], list) else len(part) // 2
+        if vertices > MAX_VERTICES:
+            raise GeometryError("polygon_too_complex", f"polygon has more than {MAX_VERTICES:,} points")
         if part and all(isinstance(p, list) for p in part):
             if any(len(p) != 2 for p in part):
                 raise GeometryError("bad_polygon", f"polygon part {n}: every point must be [x, y]")

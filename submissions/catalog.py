@@ -8,6 +8,7 @@ writers ``note`` their own files at once. Any replica, the CLI and the app thus 
 from __future__ import annotations
 
 import json
+import logging
 import threading
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -16,6 +17,8 @@ from leaderboard import layout
 from leaderboard.storage.base import NotFound, Store
 from scoring.engine import ResultRecord
 from submissions.records import Status, SubmissionMeta
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -70,6 +73,7 @@ class Catalog:
         self._states: dict[str, SubmissionState] = {}
         self._pending: dict[str, list[tuple[str, bytes]]] = {}  # files seen before their meta
         self._seen: set[str] = set()
+        self.corrupt: dict[str, str] = {}  # path -> why it could not be read (see Leaderboard.repair)
         self._lock = threading.RLock()
         self.generation = 0  # bumps on every change: caches key on it
 
@@ -94,7 +98,7 @@ class Catalog:
             sid = path.removeprefix("moderation/").removesuffix(".json")
             try:
                 hidden = bool(json.loads(self.store.read("submissions", path)).get("hidden"))
-            except (NotFound, ValueError):
+            except (NotFound, ValueError, AttributeError):
                 continue
             with self._lock:
                 state = self._states.get(sid)
@@ -110,13 +114,26 @@ class Catalog:
         with self._lock:
             if parts[0] == "moderation":
                 sid = parts[1].removesuffix(".json")
+                try:
+                    hidden = bool(json.loads(data).get("hidden"))
+                except (ValueError, AttributeError):
+                    return False
                 if sid in self._states:
-                    self._states[sid].hidden = bool(json.loads(data).get("hidden"))
+                    self._states[sid].hidden = hidden
                     self.generation += 1
                 return True
             if len(parts) != 3 or path in self._seen:
                 return False
             sid, name = parts[1], parts[2]
+            try:
+                if name.endswith(".json"):
+                    json.loads(data)
+            except ValueError as e:
+                self.corrupt[path] = f"not valid JSON: {e}"
+                self._seen.add(path)
+                log.error("corrupted file in the submissions repo: %s (%s)", path, e)
+                return False
+            self.corrupt.pop(path, None)
             if name == "meta.json":
                 meta = SubmissionMeta.from_json(data)
                 self._states[sid] = SubmissionState(meta)
@@ -141,6 +158,12 @@ class Catalog:
             state.validated.add(stem.removeprefix("validated-"))
         elif name.startswith("failure-"):
             state.failures += 1
+
+    def forget(self, path: str) -> None:
+        """Let ``refresh`` read ``path`` again (after a repair rewrote it)."""
+        with self._lock:
+            self._seen.discard(path)
+            self.corrupt.pop(path, None)
 
     def get(self, sid: str) -> SubmissionState | None:
         with self._lock:

@@ -1,0 +1,40 @@
+# Two commands for a fresh machine (see README):
+#   make run    installs the app into .venv and starts it on the embedded default (./data)
+#   make test   installs the app, the test tools and Chromium, then lints and runs every test
+VENV ?= .venv
+PY := $(VENV)/bin/python
+
+.PHONY: run test lint format bench chromium
+
+$(VENV)/.app: requirements.txt
+	python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	touch $@
+
+$(VENV)/.dev: requirements.txt requirements-dev.txt $(VENV)/.app
+	$(PY) -m pip install --quiet -r requirements-dev.txt
+	touch $@
+
+run: $(VENV)/.app
+	$(PY) app.py
+
+chromium:
+	bash scripts/install-chromium.sh
+
+lint: $(VENV)/.dev
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+
+test: $(VENV)/.dev chromium lint
+	$(PY) -m pytest
+
+format: $(VENV)/.dev
+	$(PY) -m ruff format .
+	$(PY) -m ruff check --fix .
+
+bench: $(VENV)/.dev
+	$(PY) benchmarks/bench_scoring.py
+	$(PY) benchmarks/bench_table.py
+	$(PY) benchmarks/bench_rescore.py
+	$(PY) benchmarks/bench_app.py
