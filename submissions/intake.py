@@ -110,8 +110,8 @@ class Intake:
             return Outcome(Status.REJECTED, "Please correct the form.", issues=issues, total_issues=len(issues))
         size = os.stat(path).st_size
         if size > self.limits.max_bytes:
-            limit_mb = self.limits.max_bytes / 2**20
-            return Outcome(Status.REJECTED, f"The file is {size / 2**20:.1f} MB; the limit is {limit_mb:.0f} MB.")
+            text = f"The file is {size / 2**20:.1f} MB; the limit is {self.limits.max_bytes / 2**20:.0f} MB."
+            return Outcome(Status.REJECTED, text, issues=[Issue("file_too_large", 0, "", text)], total_issues=1)
         gold = self.golds.get(benchmark)
         if gold is None:
             return Outcome(Status.FAILED, "This benchmark has no gold yet; a maintainer must add it first.")
