@@ -161,35 +161,33 @@ def scale_polygons(
     return flat_parts
 
 
-def _scaled(v: float, lo: float, hi: float) -> int:
-    """pycocotools' ``(int)(5 * v + .5)`` (C truncation) of a coordinate clamped to [lo, hi].
-
-    Clamping far outside the image changes no covered pixel and keeps the integer small."""
-    return math.trunc(5.0 * min(max(v, lo), hi) + 0.5)
-
-
 def box_cells(x0: float, y0: float, x1: float, y1: float, height: int, width: int) -> tuple[int, int, int, int]:
     """Columns ``c0..c1`` (inclusive) and rows ``r0..r1`` (exclusive) that pycocotools fills
     for the box, clipped to the image: exactly ``frPyObjects(np.array([[x, y, w, h]]), h, w)``.
 
-    pycocotools upsamples the outline 5x; a column c is inside when ``5c + 2`` lies between the
-    scaled left and right edges, a row from ``ceil((5y + .5)/5 - .5)`` of each horizontal edge.
+    pycocotools upsamples the outline 5x (``(int)(5 * v + .5)``, C truncation); a column c is
+    inside when ``5c + 2`` lies between the scaled left and right edges, a row starts at
+    ``ceil((s + .5)/5 - .5)`` of each scaled horizontal edge s. Coordinates are clamped just
+    outside the image first: that changes no covered pixel and keeps the integers small.
 
     >>> box_cells(10, 10, 30, 30, height=100, width=200)
     (10, 29, 10, 30)
     """
-    w, h = x1 - x0, y1 - y0
-    xe, ye = x0 + w, y0 + h  # as rleFrBbox computes them, so that rounding agrees
-    big_x, big_y = width + 2.0, height + 2.0
-    sx0, sx1 = _scaled(x0, -2.0, big_x), _scaled(xe, -2.0, big_x)
-    sy0, sy1 = _scaled(y0, -2.0, big_y), _scaled(ye, -2.0, big_y)
-    c0 = max(0, -((-(sx0 - 2)) // 5))  # ceil((sx0 - 2) / 5)
+    xe, ye = x0 + (x1 - x0), y0 + (y1 - y0)  # as rleFrBbox computes them, so that rounding agrees
+    bx, by = width + 2.0, height + 2.0
+    trunc = math.trunc
+    sx0 = trunc(5.0 * (-2.0 if x0 < -2.0 else bx if x0 > bx else x0) + 0.5)
+    sx1 = trunc(5.0 * (-2.0 if xe < -2.0 else bx if xe > bx else xe) + 0.5)
+    sy0 = trunc(5.0 * (-2.0 if y0 < -2.0 else by if y0 > by else y0) + 0.5)
+    sy1 = trunc(5.0 * (-2.0 if ye < -2.0 else by if ye > by else ye) + 0.5)
+    c0 = max(0, -((2 - sx0) // 5))  # ceil((sx0 - 2) / 5)
     c1 = min(width - 1, (sx1 - 3) // 5)
-
-    def row(s: int) -> int:
-        return math.ceil(min(max((s + 0.5) / 5.0 - 0.5, 0.0), float(height)))
-
-    return c0, c1, row(sy0), row(sy1)
+    fh = float(height)
+    r0 = (sy0 + 0.5) / 5.0 - 0.5
+    r1 = (sy1 + 0.5) / 5.0 - 0.5
+    r0 = math.ceil(0.0 if r0 < 0.0 else fh if r0 > fh else r0)
+    r1 = math.ceil(0.0 if r1 < 0.0 else fh if r1 > fh else r1)
+    return c0, c1, r0, r1
 
 
 def decode_counts(counts: str) -> np.ndarray:

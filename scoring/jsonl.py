@@ -57,6 +57,10 @@ def _parse_float(text: str) -> float:
     return value
 
 
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_parse_float)
+"""One decoder for all lines (``json.loads`` with hooks would build one per line)."""
+
+
 def _decode(raw: bytes, line_no: int, log: IssueLog) -> object | None:
     try:
         text = raw.decode("utf-8")
@@ -68,7 +72,7 @@ def _decode(raw: bytes, line_no: int, log: IssueLog) -> object | None:
     if not text.strip():
         return None
     try:
-        return json.loads(text, parse_constant=_reject_constant, parse_float=_parse_float)
+        return _DECODER.decode(text)
     except _NonFinite as e:
         log.add("non_finite_number", line_no, "", f"non-finite number {str(e)[:20]}: JSON numbers must be finite")
     except json.JSONDecodeError as e:
