@@ -6,8 +6,10 @@ counted in the result). Rules, on the raw text:
 
 1. the whole text is an answer as ``answer`` accepts it: ``"B"``, ``"(b)"``, ``"C."``;
 2. an explicit statement: ``answer``/``option``/``choice`` (optionally ``final``/``correct``),
-   then ``is``, ``:`` or ``=``, then a letter, e.g. "The answer is (C)", "Answer: d";
-   if several statements disagree, the text is unparsed;
+   then ``is``, ``:`` or ``=`` (optionally ``option``), then a capital letter, a bracketed
+   letter, or a small letter closed by ``.``, ``)``, ``:`` or the end: "The answer is (C)",
+   "**Answer:** B", "The correct answer is option C.", "answer: d." (markdown ``*`` is
+   ignored). "The answer is a lion dance" states nothing. If statements disagree: unparsed;
 3. the text starts with a letter followed by ``.``, ``)``, ``]`` or ``:``, e.g. "B) a drum"
    (not a bare letter and a space: "A man dances" states nothing);
 4. exactly one distinct parenthesised or bracketed letter anywhere: "... so (D)".
@@ -22,8 +24,8 @@ LETTERS = "ABCD"
 
 _ANSWER = re.compile(r"^\s*[\(\[]?\s*([A-Da-d])\s*[\)\]]?\s*[.)]?\s*$")
 _STATED = re.compile(
-    r"\b(?:final\s+|correct\s+)?(?:answer|option|choice)\s*(?:is|:|=)\s*[\(\[]?\s*([A-Da-d])\b(?![\w'])",
-    re.IGNORECASE,
+    r"\b(?:[Ff]inal\s+|[Cc]orrect\s+)?(?:[Aa]nswer|[Oo]ption|[Cc]hoice)\s*(?:is|:|=)\s*(?:[Oo]ption\s+)?"
+    r"(?:[\(\[]\s*([A-Da-d])\s*[\)\]]|([A-D])(?![\w'])|([a-d])(?=[.):]|$))",
 )
 _LEADING = re.compile(r"^\s*[\(\[]?([A-Da-d])[.):\]]")
 _BRACKETED = re.compile(r"[\(\[]([A-Da-d])[\)\]]")
@@ -48,13 +50,15 @@ def extract_answer(response: str) -> str | None:
     ['C', 'B', 'A', None]
     >>> extract_answer("Answer: B. Final answer: C") is None  # two statements disagree
     True
+    >>> [extract_answer(t) for t in ["**Answer:** B", "The correct answer is option C.", "The answer is a lion dance."]]
+    ['B', 'C', None]
     """
     if not isinstance(response, str):
         return None
     text = response[:10_000]
     if (letter := normalize_answer(text)) is not None:
         return letter
-    stated = {m.upper() for m in _STATED.findall(text)}
+    stated = {"".join(m).upper() for m in _STATED.findall(text.replace("*", ""))}
     if stated:
         return stated.pop() if len(stated) == 1 else None
     if m := _LEADING.match(text):

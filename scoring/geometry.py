@@ -56,10 +56,22 @@ MAX_OUTLINE_FACTOR = 50
 allocates memory in proportion to it, so a huge or far-away polygon could exhaust the server."""
 
 
+MAX_COORDINATE = 1e7
+"""Coordinates beyond this (after scaling to the image) cannot describe any real region; they
+are refused rather than risk overflow in pycocotools' integer arithmetic."""
+
+
 def _finite(values: Sequence[float], what: str) -> None:
     for i, v in enumerate(values):
-        if not math.isfinite(v):
-            raise GeometryError("non_finite_number", f"{what} has a non-finite number ({v}) at position {i + 1}")
+        try:
+            ok = math.isfinite(v) and abs(v) <= 1e300
+        except OverflowError:  # an integer too large for a float
+            ok = False
+        if not ok:
+            shown = str(v) if len(str(v)) < 30 else str(v)[:20] + "..."
+            raise GeometryError(
+                "non_finite_number", f"{what} has a non-finite or huge number ({shown}) at position {i + 1}"
+            )
 
 
 def _ref_scale(width: int, height: int, ref_size: Sequence[float] | None) -> tuple[float, float]:
@@ -107,7 +119,10 @@ def to_image_box(
         sx, sy = _ref_scale(width, height, ref_size)
     else:
         raise GeometryError("unknown_bbox_format", f"unknown bbox_format {fmt!r}; known: {', '.join(BOX_FORMATS)}")
-    return a * sx, b * sy, c * sx, d * sy
+    box = (a * sx, b * sy, c * sx, d * sy)
+    if not all(abs(v) <= MAX_COORDINATE for v in box):  # also catches inf/NaN from scaling
+        raise GeometryError("coordinate_out_of_range", f"bbox lies absurdly far outside the image: {list(values)}")
+    return box
 
 
 def scale_polygons(
@@ -152,7 +167,7 @@ def scale_polygons(
         pts[0::2], pts[1::2] = xs, ys
         flat_parts.append(pts.tolist())
     limit = MAX_OUTLINE_FACTOR * 2 * (width + height)
-    if outline > limit:
+    if not outline <= limit:  # `not <=` so that a NaN outline is refused too
         raise GeometryError(
             "polygon_too_complex",
             f"polygon outline is {outline:.0f} px long, "

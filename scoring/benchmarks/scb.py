@@ -184,8 +184,10 @@ def read_line(line: dict, gold: Gold, row: int, box_format: str) -> BoxCells | P
     ref = line.get("bbox_ref_size")
     if ref is not None:
         ref = _numbers(ref, 2, "bbox_ref_size", "[width, height] of the frame the pixels refer to")
-        if min(ref) <= 0:
-            raise LineError("bad_bbox_ref_size", "bbox_ref_size must hold two positive numbers", "bbox_ref_size")
+        if not all(1 <= v <= 100_000 for v in ref):
+            raise LineError(
+                "bad_bbox_ref_size", "bbox_ref_size must be [width, height] in pixels, 1 to 100,000", "bbox_ref_size"
+            )
         if fmt not in ("xyxy", "xywh"):
             raise LineError("bad_bbox_ref_size", f"bbox_ref_size applies to pixel formats, not {fmt}", "bbox_ref_size")
     if not present:
@@ -204,8 +206,8 @@ def read_line(line: dict, gold: Gold, row: int, box_format: str) -> BoxCells | P
             raise LineError(
                 "mask_size_mismatch", f"mask size {str(mask.get('size'))[:40]} differs from the image's [height, width]"
             )
-        if isinstance(mask["counts"], list):
-            _numbers(mask["counts"], None, "mask", "a list of run lengths")
+        if isinstance(mask["counts"], list) and not all(type(v) is int and 0 <= v < 2**40 for v in mask["counts"]):
+            raise LineError("bad_mask", "mask counts must be non-negative whole numbers (run lengths)")
         return Runs.from_rle(mask)
     except LineError as e:
         raise LineError(e.code, str(e), e.field or field) from None

@@ -1,0 +1,77 @@
+"""Helpers shared by the scoring tests: paths of the shared data, writing submissions,
+hand-made gold records."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+
+import numpy as np
+
+import scoring
+from leaderboard import demo
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+SHARED_DATA = (REPO_ROOT / "../shared/data").resolve()
+REAL_KVISCUIT = SHARED_DATA / "k-viscuit" / "annotations.jsonl"
+SYNTHETIC_SCB = SHARED_DATA / "scb-synthetic" / "gold.jsonl"
+PAPER_BASELINES = REPO_ROOT / "leaderboard" / "data" / "paper-baselines.json"
+
+
+def write_lines(path: Path, lines: Iterable[object]) -> Path:
+    """Write a submission: dicts become compact JSON, str/bytes are written as they are."""
+    out = bytearray()
+    for line in lines:
+        if isinstance(line, bytes):
+            out += line
+        elif isinstance(line, str):
+            out += line.encode("utf-8")
+        else:
+            out += json.dumps(line, separators=(",", ":")).encode("utf-8")
+        out += b"\n"
+    path.write_bytes(bytes(out))
+    return path
+
+
+def rect_polygon(x0: float, y0: float, x1: float, y1: float) -> list[float]:
+    """An axis-aligned rectangle as a flat COCO polygon."""
+    return [x0, y0, x1, y0, x1, y1, x0, y1]
+
+
+def scb_record(qid: str, answer: str, width: int, height: int, segmentation, **extra) -> dict:
+    """One SCB gold record with neutral defaults for the grouping fields."""
+    rec = {
+        "question_id": qid,
+        "type": 1,
+        "country": "Vietnam",
+        "category": "game",
+        "concept": "test concept",
+        "answer": answer,
+        "image_id": f"img-{qid}",
+        "width": width,
+        "height": height,
+        "segmentation": segmentation,
+    }
+    return rec | extra
+
+
+def compile_gold(benchmark: str, path: Path, records: list[dict]) -> scoring.Gold:
+    demo.write_jsonl(path, records)
+    return scoring.load_gold(benchmark, path)
+
+
+def line_iou(gold: scoring.Gold, row: int, line: dict, bbox_format: str = "xyxy") -> float:
+    """IoU of one prediction line with gold row ``row`` through the SCB declaration's hooks
+    (the same read_line/overlap the engine calls)."""
+    bench = scoring.get_benchmark("scb")
+    inter, union = bench.overlap(bench.read_line(line, gold, row, bbox_format), gold, row)
+    return inter / union
+
+
+def runs_to_dense(runs) -> np.ndarray:
+    """A Runs as a dense (height, width) 0/1 array (column-major linear indices)."""
+    flat = np.zeros(runs.height * runs.width, dtype=np.uint8)
+    for start, length in zip(runs.starts.tolist(), runs.lengths.tolist(), strict=True):
+        flat[start : start + length] = 1
+    return flat.reshape(runs.width, runs.height).T
