@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from filelock import FileLock
+
 from leaderboard import layout
 from leaderboard.config import Settings
 from leaderboard.golds import GoldInfo, GoldRegistry
@@ -143,12 +145,11 @@ class Leaderboard:
     def set_hidden(self, submission_id: str, hidden: bool, by: str) -> bool:
         if self.catalog.get(submission_id) is None:
             return False
-        body = f'{{"hidden": {str(hidden).lower()}, "by": "{by}", "at": "{datetime.now(UTC).isoformat()}"}}'
+        body = json.dumps({"hidden": hidden, "by": by, "at": datetime.now(UTC).isoformat()}).encode()
         path = layout.moderation(submission_id)
-        self.store.put(
-            "submissions", {path: body.encode()}, f"{'Hide' if hidden else 'Unhide'} {submission_id}", overwrite=True
-        )
-        self.catalog.note(path, body.encode())
+        verb = "Hide" if hidden else "Unhide"
+        self.store.put("submissions", {path: body}, f"{verb} {submission_id}", overwrite=True)
+        self.catalog.note(path, body)
         self.publish(self.catalog.get(submission_id).meta.benchmark)
         return True
 
@@ -248,7 +249,13 @@ class Leaderboard:
         return None
 
     def publish(self, benchmark: str) -> None:
-        publish(self.store, benchmark, self.board(benchmark).rows)
+        """Rewrite the public table. Writers on one data folder (app, CLI, processes) take turns
+        and each first reads what the others stored, so no publish drops another's row."""
+        locks = self.settings.data_dir / "locks"
+        locks.mkdir(parents=True, exist_ok=True)
+        with FileLock(str(locks / f"publish-{benchmark}.lock")):
+            self.catalog.refresh()
+            publish(self.store, benchmark, self.board(benchmark).rows)
 
     # ---- first start ----
     def seed_demo(self) -> bool:

@@ -109,7 +109,7 @@ def columns(bench: Benchmark, view: str = "overall") -> list[Column]:
         Column("rank", "Rank", "Model", "number", 0),
         Column("model", "Model", "Model", "text"),
         Column("team", "Team", "Model", "text"),
-        Column("model_type", "Type", "Model", "text"),
+        Column("model_type", "Model type", "Model", "text"),
     ]
     primary = [m for m in bench.metrics if m.name == bench.primary_metric][0]
     if view == "overall":
@@ -121,7 +121,7 @@ def columns(bench: Benchmark, view: str = "overall") -> list[Column]:
                 cols.append(Column(f"overall.{metric.ci}", "±", group, "ci", metric.decimals))
             if metric.name in ("acc", "miou"):
                 for label in first.order:
-                    header = f"{first.show(label).split()[0]} {metric.label}"
+                    header = f"{first.abbrev(label)} {metric.label}"
                     cols.append(Column(f"{first.name}.{label}.{metric.name}", header, group, "number", metric.decimals))
         if not bench.grounding and len(bench.groupings) > 1:  # K-Viscuit: the ten categories too
             second = bench.groupings[1]

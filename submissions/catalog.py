@@ -82,7 +82,7 @@ class Catalog:
         paths = self.store.list("submissions")
         changed = False
         for path in paths:
-            if path in self._seen or path.endswith("submission.jsonl"):
+            if path in self._seen or path.endswith("submission.jsonl") or path.startswith("moderation/"):
                 continue
             try:
                 data = self.store.read("submissions", path)

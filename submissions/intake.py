@@ -78,15 +78,9 @@ class Intake:
 
     def quota(self, identity: Identity, benchmark: str, now: datetime | None = None) -> QuotaStatus:
         now = now or datetime.now(UTC)
-        uploads = [
-            (s.submitted, s.status(self._gold_version(benchmark), SCORER_VERSION) is Status.REJECTED)
-            for s in self.catalog.by_submitter(identity.username, benchmark)
-        ]
+        # An upload rejected once stays an attempt, even after a new gold version.
+        uploads = [(s.submitted, bool(s.rejections)) for s in self.catalog.by_submitter(identity.username, benchmark)]
         return quota_status(uploads, now, self.policy, exempt=identity.is_maintainer)
-
-    def _gold_version(self, benchmark: str) -> str:
-        info = self.golds.info(benchmark)
-        return info.version if info else ""
 
     def _user_lock(self, username: str) -> threading.Lock:
         with self._locks_guard:

@@ -36,9 +36,13 @@ class Grouping:
     label: str
     order: tuple[str, ...]
     display: Mapping[str, str] = field(default_factory=dict)
+    short: Mapping[str, str] = field(default_factory=dict)  # for column headers, e.g. "T1"
 
     def show(self, value: str) -> str:
         return self.display.get(value, value)
+
+    def abbrev(self, value: str) -> str:
+        return self.short.get(value) or self.show(value)
 
 
 @dataclass(frozen=True)

@@ -97,7 +97,13 @@ KVISCUIT = Benchmark(
         "id_": "optional echo of the row's id_; must match when present",
     },
     groupings=(
-        Grouping("type", "Type", ("1", "2"), {"1": "Type 1 visual recognition", "2": "Type 2 visual reasoning"}),
+        Grouping(
+            "type",
+            "Type",
+            ("1", "2"),
+            {"1": "Type 1 visual recognition", "2": "Type 2 visual reasoning"},
+            {"1": "Type 1", "2": "Type 2"},
+        ),
         Grouping("category", "Category", CATEGORIES, PAPER_NAMES),
     ),
     metrics=(Metric("acc", "Accuracy", "share of questions answered right", ci="acc_ci"),),

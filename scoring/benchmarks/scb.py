@@ -249,7 +249,11 @@ SCB = Benchmark(
     },
     groupings=(
         Grouping(
-            "type", "Type", ("1", "2", "3"), {"1": "T1 within culture", "2": "T2 across culture", "3": "T3 mixed"}
+            "type",
+            "Type",
+            ("1", "2", "3"),
+            {"1": "T1 within culture", "2": "T2 across culture", "3": "T3 mixed"},
+            {"1": "T1", "2": "T2", "3": "T3"},
         ),
         Grouping("country", "Country", COUNTRIES),
         Grouping("category", "Category", CATEGORIES, {c: c.capitalize() for c in CATEGORIES}),

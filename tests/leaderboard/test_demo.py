@@ -69,9 +69,7 @@ def _gold_rle(record: dict) -> dict:
 
 def _iou_box(record: dict, bbox: list[float], fmt: str) -> float:
     h, w = record["height"], record["width"]
-    box = mask_utils.frPyObjects(
-        np.array([_to_xywh(bbox, fmt, w, h)], dtype=float), h, w
-    )[0]
+    box = mask_utils.frPyObjects(np.array([_to_xywh(bbox, fmt, w, h)], dtype=float), h, w)[0]
     return float(mask_utils.iou([box], [_gold_rle(record)], [0])[0, 0])
 
 
@@ -80,15 +78,9 @@ def _iou_box(record: dict, bbox: list[float], fmt: str) -> float:
 
 def test_same_seed_same_bytes(tmp_path: Path) -> None:
     small = (30, 30, 40)
-    assert demo.dumps_jsonl(demo.scb_gold(7, small)) == demo.dumps_jsonl(
-        demo.scb_gold(7, small)
-    )
-    assert demo.dumps_jsonl(demo.scb_gold(7, small)) != demo.dumps_jsonl(
-        demo.scb_gold(8, small)
-    )
-    assert demo.dumps_jsonl(demo.kviscuit_gold(3)) == demo.dumps_jsonl(
-        demo.kviscuit_gold(3)
-    )
+    assert demo.dumps_jsonl(demo.scb_gold(7, small)) == demo.dumps_jsonl(demo.scb_gold(7, small))
+    assert demo.dumps_jsonl(demo.scb_gold(7, small)) != demo.dumps_jsonl(demo.scb_gold(8, small))
+    assert demo.dumps_jsonl(demo.kviscuit_gold(3)) == demo.dumps_jsonl(demo.kviscuit_gold(3))
 
 
 def test_write_demo_is_byte_identical(tmp_path: Path) -> None:
@@ -310,9 +302,7 @@ def test_bad_arguments(gold: list[dict]) -> None:
 def test_kviscuit_submission(kv_gold: list[dict], accuracy: float) -> None:
     lines = demo.kviscuit_submission(kv_gold, accuracy, seed=4)
     assert [line["question_id"] for line in lines] == list(range(KV_N))
-    correct = sum(
-        "ABCD"[r["answer"]] == line["answer"] for r, line in zip(kv_gold, lines)
-    )
+    correct = sum("ABCD"[r["answer"]] == line["answer"] for r, line in zip(kv_gold, lines))
     assert abs(correct - accuracy * KV_N) <= 1
 
 
@@ -323,9 +313,7 @@ def test_demo_teams(gold: list[dict], kv_gold: list[dict]) -> None:
         assert len({t.accuracy for t in teams}) == len(teams)
     assert len({t.filename for t in demo.DEMO_TEAMS}) == len(demo.DEMO_TEAMS)
     scb_teams = [t for t in demo.DEMO_TEAMS if t.benchmark == "scb"]
-    assert {t.box_format for t in scb_teams if t.grounding != "none"} == set(
-        demo.BOX_FORMATS
-    )
+    assert {t.box_format for t in scb_teams if t.grounding != "none"} == set(demo.BOX_FORMATS)
     assert {t.model_type for t in demo.DEMO_TEAMS} == {"open", "closed", "API"}
     for t in demo.DEMO_TEAMS:
         assert t.team == "demo" and t.name.endswith("(synthetic)")

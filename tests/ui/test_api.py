@@ -1,0 +1,136 @@
+"""The ``/submit`` endpoint through gradio_client, the quota it reports, and gold secrecy over
+what the server publishes (``/config``, the API description, the answers)."""
+
+from __future__ import annotations
+
+import json
+import re
+import urllib.request
+
+import pytest
+
+from leaderboard import demo
+from scoring.benchmarks import get_benchmark
+from tests.ui.conftest import start_app
+
+gradio_client = pytest.importorskip("gradio_client")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    app = start_app(tmp_path_factory, "api-app", LEADERBOARD_MAX_SCORED_PER_DAY="3")
+    yield app
+    app.stop()
+
+
+@pytest.fixture(scope="module")
+def client(server):
+    return gradio_client.Client(server.url, verbose=False)
+
+
+@pytest.fixture(scope="module")
+def kviscuit_gold():
+    return demo.kviscuit_gold(0)  # what seed_demo loaded
+
+
+def submit(client, path, model="API-Model", benchmark="kviscuit", bbox_format="xyxy") -> dict:
+    return client.predict(
+        benchmark,
+        gradio_client.handle_file(str(path)),
+        model,
+        "API team",
+        "open",
+        bbox_format,
+        "https://example.org/paper",
+        "",
+        "submitted by test_api",
+        api_name="/submit",
+    )
+
+
+def scored_left(quota: str) -> int:
+    return int(re.match(r"(\d+) of \d+ scored", quota).group(1))
+
+
+def test_valid_submission_returns_aggregates_and_rank(client, kviscuit_gold, tmp_path):
+    path = demo.write_jsonl(tmp_path / "valid.jsonl", demo.kviscuit_submission(kviscuit_gold, 0.95, seed=11))
+    answer = submit(client, path)
+    assert answer["status"] == "scored", answer
+    assert answer["rank"] == 1
+    assert answer["submission_id"]
+    assert answer["errors"] == [] and answer["total_errors"] == 0
+    result = answer["result"]
+    assert set(result) <= {"benchmark", "gold_version", "scorer_version", "counts", "overall", "type", "category"}
+    assert result["counts"]["questions"] == 657
+    assert 90 < result["overall"]["acc"] < 100
+    assert scored_left(answer["quota"]) == 2  # 3 a day, one used
+
+
+def test_broken_submission_returns_line_numbered_errors(client, tmp_path):
+    path = tmp_path / "broken.jsonl"
+    path.write_text('{"question_id": 0, "answer": "A"}\nnot json\n{"question_id": 1, "answer": "Z"}\n')
+    answer = submit(client, path, model="API-Broken")
+    assert answer["status"] == "rejected"
+    assert answer["rank"] is None and answer["result"] is None
+    assert {e["line"] for e in answer["errors"]} == {2, 3}
+    assert all({"line", "field", "code", "message"} <= set(e) for e in answer["errors"])
+    assert answer["total_errors"] == 2
+    assert "attempts left" in answer["quota"]
+
+
+def test_quota_decreases_and_is_enforced(client, kviscuit_gold, tmp_path):
+    seen = []
+    for seed in (12, 13, 14):
+        path = demo.write_jsonl(tmp_path / f"q{seed}.jsonl", demo.kviscuit_submission(kviscuit_gold, 0.5, seed=seed))
+        seen.append(submit(client, path, model=f"API-Quota-{seed}"))
+    assert [a["status"] for a in seen[:2]] == ["scored", "scored"]
+    assert [scored_left(a["quota"]) for a in seen[:2]] == [1, 0]
+    assert seen[2]["status"] == "rejected" and "Daily limit" in seen[2]["message"]
+
+
+def test_form_errors_are_reported(client, tmp_path):
+    path = tmp_path / "x.jsonl"
+    path.write_text('{"question_id": 0, "answer": "A"}\n')
+    answer = client.predict(
+        "kviscuit", gradio_client.handle_file(str(path)), "", "T", "open", "xyxy", "javascript:alert(1)", "", "",
+        api_name="/submit",
+    )  # fmt: skip
+    assert answer["status"] == "rejected"
+    assert {e["field"] for e in answer["errors"]} >= {"model", "paper_url"}
+
+
+def test_endpoint_is_documented_and_named(client):
+    info = client.view_api(print_info=False, return_format="dict")
+    assert "/submit" in info["named_endpoints"]
+    params = [p["parameter_name"] for p in info["named_endpoints"]["/submit"]["parameters"]]
+    assert params == [
+        "benchmark", "file", "model", "team", "model_type", "bbox_format", "paper_url", "code_url", "description",
+    ]  # fmt: skip
+    # maintainer actions and internal renders are not API endpoints
+    assert set(info["named_endpoints"]) == {"/submit"}
+
+
+def fetch(url: str) -> str:
+    with urllib.request.urlopen(url, timeout=30) as r:
+        return r.read().decode("utf-8")
+
+
+def test_no_gold_in_config_or_api_info(server, client, tmp_path):
+    gold = demo.scb_gold(0)
+    examples = " ".join(get_benchmark("scb").example_lines)
+    pages = {path: fetch(server.url + path) for path in ("/config", "/gradio_api/info")}
+    # and what a submitter gets back
+    path = demo.write_jsonl(
+        tmp_path / "scb.jsonl", demo.scb_submission(gold, 0.6, "polygon", seed=3, box_format="xywh")
+    )
+    pages["submit"] = json.dumps(submit(client, path, model="API-SCB", benchmark="scb", bbox_format="xywh"))
+    assert json.loads(pages["submit"])["status"] == "scored"
+    for where, text in pages.items():
+        for secret in ("segmentation", '"counts": "', "image_id", "per_question", "img-0"):
+            assert secret not in text, (where, secret)
+        for record in gold[:300]:
+            if record["question_id"] in examples:
+                continue  # the declaration's documented example lines
+            pair = re.compile(rf'"{record["question_id"]}"\s*,\s*\\?"answer\\?"\s*:')
+            assert not pair.search(text), (where, record["question_id"])
+            assert f'"width": {record["width"]}, "height": {record["height"]}' not in text

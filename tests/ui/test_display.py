@@ -1,0 +1,157 @@
+"""Unit tests of leaderboard.display: rounding, intervals, safe HTML, filters, table value."""
+
+from __future__ import annotations
+
+import json
+import math
+from types import SimpleNamespace
+
+import pandas as pd
+import pytest
+
+from leaderboard import display
+from leaderboard.table import BoardRow, frame
+from scoring.benchmarks import get_benchmark
+
+SCB = get_benchmark("scb")
+KV = get_benchmark("kviscuit")
+
+
+def scb_row(model, acc, miou=None, source="scored here", team="t", model_type="open", at="2026-01-01", **urls):
+    stats = {"acc": acc, "acc_ci": [acc - 1.25, acc + 1.25], "miou": miou}
+    if miou is not None:
+        stats["miou_ci"] = [miou - 0.5, miou + 0.5]
+    figures = {"overall": stats, "type": {t: dict(stats) for t in "123"}}
+    figures["country"] = {"Vietnam": {"acc": acc, "miou": miou}}
+    return BoardRow(model, team, model_type, source, figures, submitted_at=at, **urls)
+
+
+@pytest.fixture
+def board():
+    rows = [
+        scb_row("Alpha", 80.0, 40.0, paper_url="https://arxiv.org/abs/1"),
+        scb_row("<script>alert(1)</script>", 70.0, None, code_url="javascript:alert(1)", model_type="api"),
+        scb_row("Paper-Model", 75.123, 20.0, source="reported in paper", team="(paper)", model_type="closed", at=""),
+    ]
+    return frame("scb", rows, "all")
+
+
+def test_numbers_round_to_two_decimals_and_missing_is_a_dash():
+    assert display.fmt_number(85.14999) == "85.15"
+    assert display.fmt_number(float("nan")) == "-"
+    assert display.fmt_number(None) == "-"
+    assert display.fmt_number(0) == "0.00"  # zero stays zero, missing is never 0
+    assert display.fmt_with_ci(84.99056, 1.2433) == "84.99 ± 1.24"
+    assert display.fmt_with_ci(math.nan, 1.0) == "-"
+
+
+def test_only_http_urls_become_links_and_names_are_escaped():
+    assert display.safe_url("https://a.org/x") == "https://a.org/x"
+    for bad in ("javascript:alert(1)", "data:text/html,x", "ftp://a", 'https://a.org/"onmouseover=x', ""):
+        assert display.safe_url(bad) == ""
+    html = display.model_html("<img src=x onerror=alert(1)>", "https://a.org/p?q=1&r=2")
+    assert "<img" not in html and "&lt;img" in html
+    assert 'href="https://a.org/p?q=1&amp;r=2"' in html and 'rel="noopener noreferrer nofollow"' in html
+    assert display.model_html("M", "javascript:x", "https://code.org").count("https://code.org") == 1
+    assert display.links_html("", "") == "-"
+
+
+def test_escape_markdown_neutralises_links_and_html():
+    text = display.escape_markdown("[x](javascript:alert(1)) <b>*bold*</b> a@b.c")
+    assert "<b>" not in text and "\\[" in text and "\\*" in text and "\\@" in text
+
+
+def test_shown_columns_fold_intervals_and_keep_groups():
+    cols = display.shown_columns(SCB)
+    headers = [c.header for c in cols]
+    assert headers[:5] == ["Rank", "Model", "Team", "Model type", "Source"]
+    assert "±" not in headers and len(headers) == len(set(headers))
+    acc = next(c for c in cols if c.key == "overall.acc")
+    assert acc.ci == "overall.acc_ci" and acc.group == "Accuracy"
+    assert {c.group for c in cols} >= {"Accuracy", "mIoU", "Model", "About"}
+    kv = [c.header for c in display.shown_columns(KV)]
+    assert "Acc T1" in kv and "Acc T2" in kv and "Architecture" in kv and "Game" in kv
+    for bench in (SCB, KV):
+        for view in ("overall", *(g.name for g in bench.groupings)):
+            shown = [c.header for c in display.shown_columns(bench, view)]
+            assert len(shown) == len(set(shown)), (bench.id, view)
+
+
+def test_table_value_keeps_numbers_sortable_and_shows_rounded_text(board):
+    value = display.table_value(board, SCB)
+    headers = value["headers"]
+    acc, miou, model = headers.index("Acc"), headers.index("mIoU"), headers.index("Model")
+    first, second, third = value["data"]
+    shown = value["metadata"]["display_value"]
+    assert first[acc] == 80.0 and shown[0][acc] == "80.00 ± 1.25"
+    assert second[acc] == pytest.approx(75.123) and shown[1][acc] == "75.12 ± 1.25"
+    assert third[miou] is None and shown[2][miou] == "-"  # no grounding: "-", never 0
+    assert "<script>" not in json.dumps(value) and "&lt;script&gt;" in shown[2][model]
+    assert "javascript" not in json.dumps(value["metadata"])
+    assert '<a href="https://arxiv.org/abs/1"' in shown[0][model]
+    assert all(isinstance(r[headers.index("Rank")], int) for r in value["data"])
+    assert value["metadata"]["styling"][0][acc].startswith("background-color")
+    assert display.datatypes(SCB)[model] == "html"
+
+
+def test_empty_frame_gives_an_empty_table():
+    empty = frame("scb", [])
+    value = display.table_value(empty, SCB)
+    assert value["data"] == [] and value["metadata"] is None
+    assert display.scatter_frame(empty).empty
+    assert "No rows" in display.heatmap_html(empty, SCB, "country")
+
+
+def test_filters_keep_server_order(board):
+    assert list(display.filter_frame(board, ["open"], list(display.SOURCES))["model"]) == ["Alpha"]
+    only_paper = display.filter_frame(board, list(display.MODEL_TYPE_LABELS), ["reported in paper"])
+    assert list(only_paper["model"]) == ["Paper-Model"]
+    found = display.filter_frame(board, None, None, "  ALP ")
+    assert list(found["rank"]) == [1]
+    assert display.filter_frame(board, [], None).empty
+
+
+def test_scatter_and_heatmap(board):
+    points = display.scatter_frame(board)
+    assert list(points["Model"]) == ["Alpha", "Paper-Model"]  # rows without mIoU are left out
+    assert list(points.columns) == ["Model", "Team", "Source", "Accuracy", "mIoU"]
+    html = display.heatmap_html(board, SCB, "country", title="Accuracy by country")
+    assert "Vietnam" in html and "&lt;script&gt;" in html and "<script>" not in html
+    assert "80.0" in html and 'class="missing"' in html
+
+
+def test_outcome_dict_is_aggregate_only():
+    result = SimpleNamespace(
+        to_dict=lambda: {
+            "benchmark": "scb", "gold_version": "g", "scorer_version": "s", "counts": {"questions": 3},
+            "overall": {"acc": 50.0}, "type": {"1": {"acc": 50.0}}, "per_question": [1, 0, 1],
+        }
+    )  # fmt: skip
+    issue = SimpleNamespace(line=3, field="answer", code="bad_answer", message="bad")
+    outcome = SimpleNamespace(
+        status=SimpleNamespace(value="scored"), message="Scored.", submission_id="id", result=result,
+        issues=[issue], total_issues=1, duplicate_of=None,
+    )  # fmt: skip
+    answer = display.outcome_dict(outcome, 4, "5 left")
+    assert "per_question" not in answer["result"]
+    assert answer["errors"] == [{"line": 3, "field": "answer", "code": "bad_answer", "message": "bad"}]
+    assert answer["rank"] == 4 and answer["quota"] == "5 left"
+    json.dumps(answer)
+    md = display.result_markdown(answer, SCB)
+    assert "Rank 4" in md and "50.00" in md
+    assert list(display.errors_frame(answer)["line"]) == [3]
+
+
+def test_example_submission_from_public_questions():
+    questions = b'{"question_id": "scb-00001", "type": 1}\n{"question_id": "scb-00002", "type": 2}\n'
+    lines = [json.loads(x) for x in display.example_submission(SCB, questions).decode().splitlines()]
+    assert [x["question_id"] for x in lines] == ["scb-00001", "scb-00002"]
+    assert all(x["answer"] == "A" and len(x["bbox"]) == 4 for x in lines)
+    assert display.example_submission(KV, b"").decode().splitlines() == list(KV.example_lines)
+
+
+def test_group_legend_lists_groups():
+    legend = display.group_legend_html(SCB)
+    assert "Accuracy" in legend and "mIoU" in legend
+    assert display.summary_text(16, 3, 3178) == "Showing 3 of 16 rows · gold: 3,178 questions."
+    assert isinstance(pd.DataFrame(), pd.DataFrame)

@@ -1,0 +1,44 @@
+"""An empty store (no demo, no gold): helpful empty states, never a crash."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.ui.conftest import shot, start_app
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    app = start_app(tmp_path_factory, "empty-app", LEADERBOARD_DEMO="0")
+    yield app
+    app.stop()
+
+
+def test_empty_store_shows_paper_rows_and_a_notice(browser, server):
+    context = browser.new_context(viewport={"width": 1440, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    try:
+        page.goto(server.url)
+        page.wait_for_selector("#scb-summary >> text=No gold is loaded")
+        assert "reported in paper" in page.locator("#scb-table").inner_text()
+        assert "scored here" not in page.locator("#scb-table").inner_text()
+        page.locator("#scb-sources label", has_text="reported in paper").click()
+        page.wait_for_selector("#scb-summary >> text=No rows match these filters")
+        shot(page, "11-empty-store")
+        page.get_by_role("tab", name="About", exact=True).click()
+        assert page.get_by_role("button", name="scb: no question list yet").is_visible()
+        page.get_by_role("tab", name="My submissions", exact=True).click()
+        page.wait_for_selector("text=0 submission(s)")
+    finally:
+        context.close()
+
+
+def test_submit_without_gold_is_a_message_not_a_crash(server, tmp_path):
+    gradio_client = pytest.importorskip("gradio_client")
+    path = tmp_path / "x.jsonl"
+    path.write_text('{"question_id": "scb-00000", "answer": "A"}\n')
+    answer = gradio_client.Client(server.url, verbose=False).predict(
+        "scb", gradio_client.handle_file(str(path)), "M", "T", "open", "xyxy", "", "", "", api_name="/submit"
+    )
+    assert answer["status"] == "failed" and "no gold" in answer["message"]
