@@ -6,6 +6,7 @@ Interface (every coordinate is in pixels of the gold image unless a name says ot
   box_cells(x0, y0, x1, y1, height, width)             -> (c0, c1, r0, r1)  pixels a box covers
   Runs.from_counts(counts, height, width)              -> Runs  of an uncompressed COCO RLE
   Runs.from_rle(rle)                                   -> Runs  of a COCO RLE dict (str or list)
+  coco_rle(parts, height, width)                       -> dict  polygon parts as one COCO RLE
   Runs.from_polygons(parts, height, width)             -> Runs  rasterised by pycocotools
   runs.intersect(other) -> int                          shared pixel count of two masks
   runs.columns().intersect_box(c0, c1, r0, r1) -> int  shared pixel count with a box
@@ -151,18 +152,24 @@ def scale_polygons(
             flat = [c for p in part for c in p]
         else:
             flat = part
-        if any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in flat):
+        if not set(map(type, flat)) <= {int, float}:  # bool is not a number here
             raise GeometryError("bad_polygon", f"polygon part {n} holds something other than numbers")
-        _finite(flat, f"polygon part {n}")
+        try:
+            coords = np.asarray(flat, dtype=np.float64)
+            bad = np.flatnonzero(~(np.abs(coords) <= 1e300))
+        except OverflowError:  # an integer too large for a float
+            _finite(flat, f"polygon part {n}")
+        if bad.size:
+            _finite([flat[bad[0]]], f"polygon part {n} (position {bad[0] + 1})")
         if len(flat) % 2:
             raise GeometryError("bad_polygon", f"polygon part {n} has an odd number of coordinates ({len(flat)})")
         if len(flat) < 6:
             raise GeometryError(
                 "polygon_too_few_points", f"polygon part {n} has {len(flat) // 2} point(s); at least 3 are needed"
             )
-        xs = np.asarray(flat[0::2], dtype=np.float64) * sx
-        ys = np.asarray(flat[1::2], dtype=np.float64) * sy
-        outline += float(np.maximum(np.abs(np.diff(xs, append=xs[0])), np.abs(np.diff(ys, append=ys[0]))).sum())
+        xs, ys = coords[0::2] * sx, coords[1::2] * sy
+        edges = np.maximum(np.abs(xs[1:] - xs[:-1]), np.abs(ys[1:] - ys[:-1])).sum()
+        outline += float(edges + max(abs(xs[0] - xs[-1]), abs(ys[0] - ys[-1])))  # and the closing edge
         pts = np.empty(len(flat), dtype=np.float64)
         pts[0::2], pts[1::2] = xs, ys
         flat_parts.append(pts.tolist())
@@ -174,6 +181,13 @@ def scale_polygons(
             f"more than {MAX_OUTLINE_FACTOR}x the image perimeter ({limit} px)",
         )
     return flat_parts
+
+
+def coco_rle(parts: list[list[float]], height: int, width: int) -> dict:
+    """Rasterise flat polygon parts (each >= 3 points, see :func:`scale_polygons`) with
+    pycocotools into one compressed RLE, the parts merged (their union)."""
+    rles = coco_mask.frPyObjects(parts, height, width)
+    return coco_mask.merge(rles) if len(rles) > 1 else rles[0]
 
 
 def box_cells(x0: float, y0: float, x1: float, y1: float, height: int, width: int) -> tuple[int, int, int, int]:
@@ -281,11 +295,7 @@ class Runs:
 
     @classmethod
     def from_polygons(cls, parts: list[list[float]], height: int, width: int) -> Runs:
-        """Rasterise flat polygon parts (each >= 3 points, see :func:`scale_polygons`) with
-        pycocotools and merge the parts into one mask."""
-        rles = coco_mask.frPyObjects(parts, height, width)
-        rle = coco_mask.merge(rles) if len(rles) > 1 else rles[0]
-        return cls.from_rle(rle)
+        return cls.from_rle(coco_rle(parts, height, width))
 
     @classmethod
     def from_box(cls, x0: float, y0: float, x1: float, y1: float, height: int, width: int) -> Runs:

@@ -11,11 +11,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from pycocotools import mask as coco_mask
 
 from scoring.answers import LETTERS
 from scoring.benchmarks.base import Benchmark, Grouping, Metric
 from scoring.errors import GoldError, LineError
-from scoring.geometry import BOX_FORMATS, Runs, box_cells, scale_polygons, to_image_box
+from scoring.geometry import BOX_FORMATS, Runs, box_cells, coco_rle, scale_polygons, to_image_box
 from scoring.gold import Gold, content_version, group_codes, read_records
 
 COUNTRIES = ("Cambodia", "Indonesia", "Malaysia", "Myanmar", "Philippines", "Thailand", "Vietnam")
@@ -91,20 +92,21 @@ def _from_coco(doc: dict, path: Path) -> list[dict]:
     return out
 
 
-def _mask(rec: dict, where: str) -> Runs:
+def _rle(rec: dict, where: str) -> dict:
+    """The gold region as one COCO RLE (compressed counts), polygon parts merged."""
     h, w, seg = rec["height"], rec["width"], rec["segmentation"]
     try:
         if isinstance(seg, dict):
             if [int(v) for v in seg.get("size", [])] != [h, w]:
                 raise GoldError(f"{where}: RLE size {seg.get('size')} differs from [height, width] = {[h, w]}")
-            runs = Runs.from_rle(seg)
-        else:
-            runs = Runs.from_polygons(scale_polygons(seg, w, h), h, w)
+            Runs.from_rle(seg)  # checks the counts
+            counts = seg["counts"]
+            if isinstance(counts, list):
+                return coco_mask.frPyObjects(seg, h, w)
+            return {"size": [h, w], "counts": counts.encode() if isinstance(counts, str) else counts}
+        return coco_rle(scale_polygons(seg, w, h), h, w)
     except LineError as e:
         raise GoldError(f"{where}: segmentation: {e}") from e
-    if runs.area == 0:
-        raise GoldError(f"{where}: the mask is empty on its {w}x{h} image")
-    return runs
 
 
 PUBLIC_FIELDS = ("question_id", "type", "country", "category", "concept")
@@ -131,7 +133,13 @@ def load_gold(path: Path) -> Gold:
             raise GoldError(f"{path}: record {i + 1}: duplicate question_id {r['question_id']}")
         seen.add(r["question_id"])
     records.sort(key=lambda r: r["question_id"])
-    masks = [_mask(r, f"{path}: question {r['question_id']}") for r in records]
+    rles = [_rle(r, f"{path}: question {r['question_id']}") for r in records]
+    masks = [Runs.from_rle(rle) for rle in rles]
+    for r, m in zip(records, masks, strict=True):
+        if m.area == 0:
+            raise GoldError(
+                f"{path}: question {r['question_id']}: the mask is empty on its {r['width']}x{r['height']} image"
+            )
     return Gold(
         benchmark="scb",
         version=content_version(records),
@@ -146,6 +154,7 @@ def load_gold(path: Path) -> Gold:
             "height": np.array([r["height"] for r in records], dtype=np.int64),
             "width": np.array([r["width"] for r in records], dtype=np.int64),
             "masks": masks,
+            "rles": rles,
             "columns": [m.columns() for m in masks],
         },
     )
@@ -222,8 +231,10 @@ def intersection_and_union(grounding: object, gold: Gold, row: int) -> tuple[int
         columns = gold.extra["columns"][row]
         inter = columns.intersect_box(grounding.c0, grounding.c1, grounding.r0, grounding.r1)
         return inter, grounding.area + gold_mask.area - inter
-    if isinstance(grounding, PolygonParts):
-        grounding = Runs.from_polygons(grounding.parts, gold_mask.height, gold_mask.width)
+    if isinstance(grounding, PolygonParts):  # pycocotools on its own RLEs, no decoding
+        pred = coco_rle(grounding.parts, gold_mask.height, gold_mask.width)
+        inter = int(coco_mask.area(coco_mask.merge([pred, gold.extra["rles"][row]], intersect=True)))
+        return inter, int(coco_mask.area(pred)) + gold_mask.area - inter
     inter = gold_mask.intersect(grounding)
     return inter, grounding.area + gold_mask.area - inter
 
