@@ -745,11 +745,17 @@ def start_scheduler(lb: Leaderboard):
 
         scheduler = BackgroundScheduler(daemon=True, job_defaults={"coalesce": True, "max_instances": 1})
         scheduler.add_job(lb.refresh, "interval", seconds=max(5, lb.settings.refresh_seconds), id="refresh")
-        scheduler.add_job(lb.resume, "interval", minutes=5, id="resume", next_run_time=_soon())
+        scheduler.add_job(_finish_work, "interval", minutes=5, id="resume", args=(lb,), next_run_time=_soon())
         scheduler.add_job(lb.push_pending, "interval", minutes=2, id="push_pending")
         scheduler.start()
         _SCHEDULER = scheduler
         return scheduler
+
+
+def _finish_work(lb: Leaderboard) -> None:
+    """Rebuild corrupted derived files first, then score what a crash or a new gold left."""
+    lb.repair()
+    lb.resume()
 
 
 def _soon():

@@ -190,7 +190,11 @@ class Leaderboard:
             self.store.sync()
         except Exception:  # the Hub being down must not stop the board from serving
             log.warning("store sync failed; serving what is cached", exc_info=True)
-        return self.catalog.refresh()
+        changed = self.catalog.refresh()
+        if changed:  # another writer scored or hid something: the public tables follow
+            for benchmark in BENCHMARKS:
+                self.publish(benchmark)
+        return changed
 
     def push_pending(self) -> int:
         return self.store.push_pending()

@@ -58,13 +58,30 @@ def scored_rows(
     for state in states:
         if state.hidden:
             continue
-        if scorer_version is None:
-            result = state.latest_result(gold_version)
-        else:
-            result = state.result(gold_version, scorer_version)
-        if result is None:
+        row = _row_of(state, gold_version, scorer_version)
+        if row is None:
             continue
         meta = state.meta
+        acc = row.figures["overall"].get("acc") or 0.0
+        # latest: newest wins; best: highest accuracy, then the earlier submission
+        rank = (meta.submitted_at,) if row_rule == "latest" else (acc, _negated(meta.submitted_at))
+        key = (meta.team.casefold(), meta.model.casefold())
+        if key not in chosen or rank > chosen[key][0]:
+            chosen[key] = (rank, row)
+    return [row for _, row in chosen.values()]
+
+
+def _row_of(state: SubmissionState, gold_version: str, scorer_version: str | None) -> BoardRow | None:
+    """The state's row for that gold (and scorer), made once: results never change, they are
+    only added (hence the count in the cache key)."""
+    cache_key = ("board_row", gold_version, scorer_version, len(state.results))
+    if cache_key in state.derived:
+        return state.derived[cache_key]
+    latest = scorer_version is None
+    result = state.latest_result(gold_version) if latest else state.result(gold_version, scorer_version)
+    meta = state.meta
+    row = None
+    if result is not None:
         row = BoardRow(
             model=meta.model,
             team=meta.team,
@@ -76,13 +93,8 @@ def scored_rows(
             paper_url=meta.paper_url,
             code_url=meta.code_url,
         )
-        acc = result.overall.get("acc") or 0.0
-        # latest: newest wins; best: highest accuracy, then the earlier submission
-        rank = (meta.submitted_at,) if row_rule == "latest" else (acc, _negated(meta.submitted_at))
-        key = (meta.team.casefold(), meta.model.casefold())
-        if key not in chosen or rank > chosen[key][0]:
-            chosen[key] = (rank, row)
-    return [row for _, row in chosen.values()]
+    state.derived[cache_key] = row
+    return row
 
 
 def _negated(text: str) -> tuple[int, ...]:
@@ -152,45 +164,59 @@ def export_columns(bench: Benchmark) -> list[Column]:
     return list(seen.values())
 
 
-def _figure(figures: dict, key: str) -> float:
-    """Look ``overall.acc`` / ``type.1.miou`` / ``overall.acc_ci`` up; NaN when absent or null."""
-    parts = key.split(".")
-    node = figures.get(parts[0], {})
-    for p in parts[1:-1]:
-        node = node.get(p, {}) if isinstance(node, dict) else {}
-    value = node.get(parts[-1]) if isinstance(node, dict) else None
-    if isinstance(value, list) and len(value) == 2:
-        return (value[1] - value[0]) / 2
-    return float(value) if isinstance(value, (int, float)) and math.isfinite(value) else math.nan
+def figure_getter(key: str):
+    """A function reading column ``key`` (``overall.acc``, ``type.1.miou``, ``overall.acc_ci``)
+    out of a row's figures: NaN when absent or null, an interval as its half-width. Built once
+    per column, so a table of 10,000 rows costs one lookup per cell."""
+    path = key.split(".")
+    head, middle, last = path[0], path[1:-1], path[-1]
+
+    def get(figures: dict) -> float:
+        node = figures.get(head)
+        for part in middle:
+            node = node.get(part) if node else None
+        value = node.get(last) if node else None
+        kind = type(value)
+        if kind is float or kind is int:
+            return value if value == value else math.nan
+        if kind is list and len(value) == 2:
+            return (value[1] - value[0]) / 2
+        return math.nan
+
+    return get
 
 
 def frame(benchmark: str, rows: list[BoardRow], view: str = "overall") -> pd.DataFrame:
     """The table of a view, ranked: primary metric descending, ties to the earlier submission
-    (papers' rows count as the earliest)."""
+    (papers' rows count as the earliest). Absent figures are NaN."""
     bench = get_benchmark(benchmark)
     cols = export_columns(bench) if view == "all" else columns(bench, view)
-    primary = f"overall.{bench.primary_metric}"
+    primary = figure_getter(f"overall.{bench.primary_metric}")
     ordered = sorted(
-        rows,
-        key=lambda r: (-_nan_low(_figure(r.figures, primary)), r.submitted_at, r.source != PAPER_SOURCE, r.model),
+        rows, key=lambda r: (-_nan_low(primary(r.figures)), r.submitted_at, r.source != PAPER_SOURCE, r.model)
     )
+    getters = [(c.key, figure_getter(c.key)) for c in cols if c.kind in ("number", "ci") and c.key != "rank"]
+    figure_keys = [k for k, _ in getters]
     records = []
     for rank, row in enumerate(ordered, 1):
-        record = {
-            "rank": rank,
-            "model": row.model,
-            "team": row.team,
-            "model_type": row.model_type,
-            "source": row.source,
-            "submitted": row.submitted_at[:10],
-            "paper_url": row.paper_url,
-            "code_url": row.code_url,
-        }
-        for col in cols:
-            if col.key not in record:
-                record[col.key] = _figure(row.figures, col.key)
+        figures = row.figures
+        record = {k: get(figures) for k, get in getters}
+        record.update(
+            rank=rank,
+            model=row.model,
+            team=row.team,
+            model_type=row.model_type,
+            source=row.source,
+            submitted=row.submitted_at[:10],
+            paper_url=row.paper_url,
+            code_url=row.code_url,
+        )
         records.append(record)
-    return pd.DataFrame.from_records(records, columns=[c.key for c in cols])
+    df = pd.DataFrame.from_records(records, columns=[c.key for c in cols]) if records else None
+    if df is None:
+        return pd.DataFrame(columns=[c.key for c in cols])
+    df[figure_keys] = df[figure_keys].astype(float)
+    return df
 
 
 def _nan_low(value: float) -> float:

@@ -31,6 +31,8 @@ class SubmissionState:
     validated: set[str] = field(default_factory=set)
     failures: int = 0
     hidden: bool = False
+    derived: dict = field(default_factory=dict, repr=False, compare=False)
+    """Caches of views of immutable results (e.g. the table's row), keyed by their maker."""
 
     def result(self, gold_version: str, scorer_version: str) -> ResultRecord | None:
         stored = self.results.get(f"{gold_version[: layout.GOLD_KEY]}-{scorer_version}")

@@ -1,0 +1,126 @@
+"""The maintainer command line, run as ``python -m leaderboard`` in a subprocess on a data
+folder given by LEADERBOARD_DATA_DIR: gold add, submit, table, rescore, hide/unhide."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.submissions.support import (
+    MAINTAINER,
+    board,
+    flipped_gold,
+    form,
+    small_gold,
+    write_broken,
+    write_gold,
+    write_submission,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def cli(data_dir: Path, *args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
+    env = os.environ | {
+        "LEADERBOARD_DATA_DIR": str(data_dir),
+        "LEADERBOARD_DEMO": "0",
+        "PYTHONPATH": str(ROOT),
+    }
+    for var in ("LEADERBOARD_GOLD_REPO", "LEADERBOARD_SUBMISSIONS_REPO", "LEADERBOARD_RESULTS_REPO"):
+        env.pop(var, None)
+    done = subprocess.run(
+        [sys.executable, "-m", "leaderboard", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
+    if ok:
+        assert done.returncode == 0, done.stderr
+    return done
+
+
+def table_json(data_dir: Path) -> list[dict]:
+    return json.loads(cli(data_dir, "table", "--benchmark", "scb", "--format", "json").stdout)
+
+
+def scored_models(data_dir: Path) -> list[str]:
+    return [r["model"] for r in table_json(data_dir) if r["source"] == "scored here"]
+
+
+def test_gold_add_submit_and_table(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    gold = write_gold(tmp_path / "gold.jsonl")
+    added = cli(data, "gold", "add", "--benchmark", "scb", "--file", str(gold))
+    assert re.search(r"scb: gold [0-9a-f]{64} is current \(140 questions\)", added.stdout)
+    broken_gold = tmp_path / "broken-gold.jsonl"
+    broken_gold.write_text('{"question_id": "x"}\n')
+    refused = cli(data, "gold", "add", "--benchmark", "scb", "--file", str(broken_gold), ok=False)
+    assert refused.returncode == 1 and refused.stderr.startswith("error:")
+
+    sub = write_submission(tmp_path / "sub.jsonl", accuracy=0.5, grounding="bbox_good")
+    out = cli(data, "submit", "--benchmark", "scb", "--file", str(sub), "--model", "=HYPERLINK(1)", "--team", "T",
+              "--user", "u", "--model-type", "closed", "--paper-url", "https://example.org/p")  # fmt: skip
+    match = re.match(r"scored: Scored\. \(id (\S+)\)", out.stdout)
+    assert match, out.stdout
+    assert json.loads(out.stdout.splitlines()[1])["acc"] == pytest.approx(50.0)
+    bad = cli(data, "submit", "--benchmark", "scb", "--file", str(write_broken(tmp_path / "b.jsonl")),
+              "--model", "M2", "--team", "T", "--user", "u", ok=False)  # fmt: skip
+    assert bad.returncode == 2 and bad.stdout.startswith("rejected:")
+    assert "line 2: not valid JSON" in bad.stdout and "line 3 [question_id]" in bad.stdout
+
+    rows = list(csv.DictReader(io.StringIO(cli(data, "table", "--benchmark", "scb", "--format", "csv").stdout)))
+    mine = [r for r in rows if r["source"] == "scored here"]
+    assert [(r["model"], r["team"], r["model_type"]) for r in mine] == [("'=HYPERLINK(1)", "T", "closed")]
+    assert float(mine[0]["overall.acc"]) == pytest.approx(50.0) and mine[0]["overall.miou"]
+    assert sum(r["source"] == "reported in paper" for r in rows) > 3
+    records = table_json(data)
+    assert len(records) == len(rows) and [r["rank"] for r in records] == list(range(1, len(rows) + 1))
+    assert [r["model"] for r in records if r["source"] == "scored here"] == ["=HYPERLINK(1)"]  # JSON: as is
+    text = cli(data, "table", "--benchmark", "scb").stdout
+    assert "=HYPERLINK(1)" in text and "reported in paper" in text
+    shown = cli(data, "gold", "show").stdout
+    assert "scb: " in shown and "kviscuit: no gold" in shown
+
+
+def test_rescore_prints_rank_changes(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    gold = small_gold()
+    lb = board(data, write_gold(tmp_path / "gold.jsonl", gold))
+    paths = {
+        "first": write_submission(tmp_path / "first.jsonl", gold, accuracy=0.62, seed=1),
+        "second": write_submission(tmp_path / "second.jsonl", gold, accuracy=0.55, seed=2),
+    }
+    for model, path in paths.items():
+        lb.submit("scb", path, form(model, "team"), MAINTAINER)
+    unchanged = cli(data, "rescore", "--benchmark", "scb", "--workers", "2").stdout
+    assert "scb: {'scored': 0, 'rejected': 0, 'failed': 0}" in unchanged and "no rank changed" in unchanged
+    lines = {m: [json.loads(x) for x in p.read_text().splitlines()] for m, p in paths.items()}
+    new = write_gold(tmp_path / "gold-v2.jsonl", flipped_gold(gold, lines["second"], lines["first"], k=10))
+    cli(data, "gold", "add", "--benchmark", "scb", "--file", str(new))
+    out = cli(data, "rescore", "--workers", "2").stdout
+    assert "scb: {'scored': 2, 'rejected': 0, 'failed': 0}" in out
+    assert "team / first: rank 1 -> 2" in out and "team / second: rank 2 -> 1" in out
+    assert "kviscuit" not in out
+    assert scored_models(data) == ["second", "first"]
+
+
+def test_hide_and_unhide(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    lb = board(data, write_gold(tmp_path / "gold.jsonl"))
+    ids = [
+        lb.submit("scb", write_submission(tmp_path / f"{m}.jsonl", seed=i), form(m, "t"), MAINTAINER).submission_id
+        for i, m in enumerate(["keep", "hide-me"])
+    ]
+    assert sorted(scored_models(data)) == ["hide-me", "keep"]
+    assert cli(data, "hide", ids[1]).stdout.strip() == f"hide: {ids[1]}"
+    assert scored_models(data) == ["keep"]
+    assert "hide-me" not in (data / "results/data/scb.csv").read_text()
+    cli(data, "unhide", ids[1], "--by", "someone")
+    assert sorted(scored_models(data)) == ["hide-me", "keep"]
+    missing = cli(data, "hide", "20990101-000000-nope", ok=False)
+    assert missing.returncode == 1 and "no submission" in missing.stderr

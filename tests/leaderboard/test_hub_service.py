@@ -1,0 +1,152 @@
+"""The Leaderboard facade over a HubStore (against the in-memory Hub of tests/hub_server.py):
+gold add + submit + table; concurrent submissions as separate commits; the Hub going away
+(the board keeps serving, submissions wait locally and are pushed later); replicas."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from leaderboard import layout
+from leaderboard.service import Leaderboard
+from leaderboard.storage.hub import HubStore, RetryPolicy
+from scoring import SCORER_VERSION
+from submissions.records import Identity, Status
+from tests.hub_server import HubServer
+from tests.submissions.support import ALICE, board, form, scored, write_gold, write_submission
+
+pytestmark = pytest.mark.filterwarnings("ignore:Use .content=:DeprecationWarning")
+MakeBoard = Callable[[str], Leaderboard]
+
+
+@pytest.fixture
+def make_board(hub_server: HubServer, hub_repo_ids: dict[str, str], tmp_path: Path) -> MakeBoard:
+    """``make_board(name)``: a Leaderboard replica with its own cache and data folder."""
+
+    def make(name: str) -> Leaderboard:
+        store = HubStore(
+            tmp_path / name / "cache", hub_repo_ids, hub_server.token, endpoint=hub_server.url, retry=RetryPolicy.fast()
+        )
+        return board(tmp_path / name, store=store)
+
+    return make
+
+
+def _messages(hub: HubServer, repo_id: str) -> list[str]:
+    return [c.message for c in hub.commits(repo_id)]
+
+
+def test_gold_submit_and_table_over_the_hub(
+    make_board: MakeBoard, hub_server: HubServer, hub_repo_ids: dict[str, str], tmp_path: Path
+) -> None:
+    lb = make_board("app")
+    info = lb.add_gold("scb", write_gold(tmp_path / "gold.jsonl"), "maintainer")
+    path = write_submission(tmp_path / "s.jsonl", accuracy=0.5, grounding="bbox_good")
+    out = lb.submit("scb", path, form("Hub-Model"), ALICE)
+    assert out.status is Status.SCORED and out.result.overall["acc"] == pytest.approx(50.0)
+    assert list(scored(lb)["model"]) == ["Hub-Model"]
+    assert lb.store.pending() == 0
+    sid = out.submission_id
+    subs = hub_server.files(hub_repo_ids["submissions"])
+    assert subs[layout.raw("scb", sid)].data == path.read_bytes()
+    assert layout.meta("scb", sid) in subs and layout.result("scb", sid, info.version, SCORER_VERSION) in subs
+    gold = hub_server.files(hub_repo_ids["gold"])
+    assert {layout.gold_current("scb"), info.file} <= set(gold)
+    results = hub_server.files(hub_repo_ids["results"])
+    assert {"README.md", "data/scb.parquet", "data/scb.csv", "questions/scb.jsonl"} <= set(results)
+    assert b"Hub-Model" in results["data/scb.csv"].data
+    assert hub_server.repo(hub_repo_ids["gold"]).private and hub_server.repo(hub_repo_ids["submissions"]).private
+    assert not hub_server.repo(hub_repo_ids["results"]).private
+
+
+def test_concurrent_submissions_land_as_separate_commits(
+    make_board: MakeBoard, hub_server: HubServer, hub_repo_ids: dict[str, str], tmp_path: Path
+) -> None:
+    n = 8
+    lb = make_board("app")
+    lb.add_gold("scb", write_gold(tmp_path / "gold.jsonl"), "maintainer")
+    paths = [write_submission(tmp_path / f"{i}.jsonl", seed=i) for i in range(n)]
+    hub_server.inject(r"POST /api/datasets/.*/commit/", "conflict", times=3)  # the head "moved" thrice
+    barrier = threading.Barrier(n)
+    outcomes, errors = [], []
+
+    def one(i: int) -> None:
+        try:
+            barrier.wait()
+            outcomes.append(lb.submit("scb", paths[i], form(f"m{i}", f"t{i}"), Identity(f"user{i}")))
+        except BaseException as err:  # noqa: BLE001 - reported below
+            errors.append(err)
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert errors == [] and sorted(o.status for o in outcomes) == [Status.SCORED] * n
+    assert lb.store.pending() == 0
+    subs = hub_repo_ids["submissions"]
+    messages = _messages(hub_server, subs)
+    for out in outcomes:
+        sid = out.submission_id
+        assert messages.count(f"Receive {sid} (scb)") == 1 and messages.count(f"Score {sid}") == 1
+    commits = hub_server.commits(subs)
+    assert all(c.parent == p.oid for p, c in zip(commits, commits[1:]))  # one linear history
+    files = hub_server.files(subs)
+    assert sum(p.endswith("/meta.json") for p in files) == n
+    assert sum("/result-" in p for p in files) == n
+    replica = make_board("replica")
+    replica.refresh()
+    assert sorted(scored(replica)["model"]) == sorted(f"m{i}" for i in range(n))
+
+
+def test_hub_down_board_serves_and_submissions_wait(
+    make_board: MakeBoard, hub_server: HubServer, hub_repo_ids: dict[str, str], tmp_path: Path
+) -> None:
+    lb = make_board("app")
+    lb.add_gold("scb", write_gold(tmp_path / "gold.jsonl"), "maintainer")
+    lb.submit("scb", write_submission(tmp_path / "before.jsonl", seed=1), form("online"), ALICE)
+    table = lb.table("scb")
+    hub_server.stop()
+    lb.refresh()  # a periodic refresh while the Hub is away: no error, same table
+    pd.testing.assert_frame_equal(lb.table("scb"), table)
+    out = lb.submit("scb", write_submission(tmp_path / "offline.jsonl", seed=2), form("offline"), Identity("bob"))
+    assert out.status is Status.SCORED
+    assert sorted(scored(lb)["model"]) == ["offline", "online"]
+    assert lb.store.pending() > 0
+    restarted = make_board("app")  # a restart while the Hub is down comes up on the cache
+    assert sorted(scored(restarted)["model"]) == ["offline", "online"] and restarted.store.pending() > 0
+    sid = out.submission_id
+    subs = hub_repo_ids["submissions"]
+    hub_server.start()
+    assert lb.push_pending() == 0 and restarted.store.pending() == 0
+    files = hub_server.files(subs)
+    assert files[layout.raw("scb", sid)].data == (tmp_path / "offline.jsonl").read_bytes()
+    assert layout.meta("scb", sid) in files and any(p.startswith(f"scb/{sid}/result-") for p in files)
+    messages = _messages(hub_server, subs)
+    assert messages.count(f"Receive {sid} (scb)") == 1 and messages.count(f"Score {sid}") == 1
+    assert b"offline" in hub_server.files(hub_repo_ids["results"])["data/scb.csv"].data
+    assert lb.push_pending() == 0 and _messages(hub_server, subs) == messages  # nothing pushed twice
+
+
+def test_a_second_replica_sees_the_first_ones_submission_after_refresh(make_board: MakeBoard, tmp_path: Path) -> None:
+    first = make_board("first")
+    first.add_gold("scb", write_gold(tmp_path / "gold.jsonl"), "maintainer")
+    second = make_board("second")
+    assert second.gold_info("scb") is None
+    sid = first.submit("scb", write_submission(tmp_path / "a.jsonl", seed=1), form("from-first"), ALICE).submission_id
+    second.refresh()
+    assert second.gold_info("scb") == first.gold_info("scb")
+    assert list(scored(second)["model"]) == ["from-first"]
+    assert second.status(second.catalog.get(sid)) is Status.SCORED
+    # and back: the second replica's submission and a hide reach the first
+    second.submit("scb", write_submission(tmp_path / "b.jsonl", seed=2), form("from-second"), Identity("bob"))
+    second.set_hidden(sid, True, "maintainer")
+    first.refresh()
+    assert list(scored(first)["model"]) == ["from-second"]
+    # the duplicate check and the quota see the other replica's uploads
+    again = first.submit("scb", tmp_path / "b.jsonl", form("from-second"), Identity("bob"))
+    assert again.duplicate_of is not None and again.quota.scored_used == 1
