@@ -53,6 +53,10 @@ class ResultRecord:
         )  # fmt: skip
 
 
+def _declaration(benchmark: str | Benchmark) -> Benchmark:
+    return get_benchmark(benchmark) if isinstance(benchmark, str) else benchmark
+
+
 def _limits_for(gold: Gold, limits: Limits | None) -> Limits:
     """By default a file may have at most twice as many lines as there are questions (+1000)."""
     limits = limits or Limits()
@@ -80,7 +84,7 @@ def score_file(
     limits: Limits | None = None,
 ) -> ResultRecord:
     """Validate and score the JSONL submission at ``path``; raises SubmissionError."""
-    bench = get_benchmark(benchmark) if isinstance(benchmark, str) else benchmark
+    bench = _declaration(benchmark)
     return score_predictions(bench, gold, validate_file(bench, gold, path, bbox_format=bbox_format, limits=limits))
 
 
@@ -93,7 +97,7 @@ def validate_file(
     limits: Limits | None = None,
 ) -> Predictions:
     """Stream and check the submission; raises SubmissionError listing line-numbered issues."""
-    bench = get_benchmark(benchmark) if isinstance(benchmark, str) else benchmark
+    bench = _declaration(benchmark)
     if gold.benchmark != bench.id:
         raise ValueError(f"gold is for {gold.benchmark!r}, not {bench.id!r}")
     log = IssueLog()
@@ -160,7 +164,7 @@ def validate_file(
 
 def score_predictions(benchmark: str | Benchmark, gold: Gold, predictions: Predictions) -> ResultRecord:
     """Stage 1 (answers) for every question, stage 2 (IoU) for the correct ones, then figures."""
-    bench = get_benchmark(benchmark) if isinstance(benchmark, str) else benchmark
+    bench = _declaration(benchmark)
     if predictions.gold_version != gold.version:
         raise ValueError("predictions were validated against another gold version")
     letters, submitted, groundings = predictions.letters, predictions.submitted, predictions.groundings
