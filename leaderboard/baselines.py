@@ -36,4 +36,4 @@ def paper_rows(benchmark: str) -> list[dict]:
 
 def source_note(benchmark: str) -> str:
     entry = _load().get(benchmark, {})
-    return " ".join(v for v in (entry.get("source", ""), entry.get("note", "")) if v)
+    return ". ".join(v.rstrip(".") for v in (entry.get("source", ""), entry.get("note", "")) if v) + "."
