@@ -15,6 +15,7 @@ import os
 import tempfile
 import threading
 import time
+from collections import OrderedDict
 from pathlib import Path
 
 import gradio as gr
@@ -130,7 +131,35 @@ def build_app(lb: Leaderboard) -> gr.Blocks:
     bench_choices = [(b.name, b.id) for b in BENCHMARKS.values()]
 
     # ---- browse ----
-    def board_outputs(bench_id: str, view: str, types: list[str], sources: list[str], query: str):
+    def board_state(bench_id: str) -> str:
+        """Changes whenever the rows could: a new record in the store or a new gold."""
+        info = lb.gold_info(bench_id)
+        return f"{lb.catalog.generation}:{info.version if info else ''}"
+
+    rendered: OrderedDict[tuple, tuple] = OrderedDict()  # the last renderings, shared by all visitors
+    rendered_lock = threading.Lock()
+
+    def board_parts(bench_id: str, view: str, types: list[str], sources: list[str], query: str) -> tuple:
+        key = (
+            bench_id,
+            view,
+            tuple(sorted(types or [])),
+            tuple(sorted(sources or [])),
+            query or "",
+            board_state(bench_id),
+        )
+        with rendered_lock:
+            if key in rendered:
+                rendered.move_to_end(key)
+                return rendered[key]
+        parts = render_board(bench_id, view, types, sources, query)
+        with rendered_lock:
+            rendered[key] = parts
+            while len(rendered) > 64:
+                rendered.popitem(last=False)
+        return parts
+
+    def render_board(bench_id: str, view: str, types: list[str], sources: list[str], query: str) -> tuple:
         bench = get_benchmark(bench_id)
         full = lb.table(bench_id, view)
         shown = display.filter_frame(full, types, sources, query)
@@ -150,23 +179,30 @@ def build_app(lb: Leaderboard) -> gr.Blocks:
         summary = display.summary_text(len(full), len(shown), info.questions if info else None) + note
         plot_rows = display.filter_frame(lb.table(bench_id, "all"), types, sources, query)
         stem = f"{bench_id}-{view}"
-        outputs = [
-            gr.Dataframe(value=display.table_value(shown, bench, view), datatype=display.datatypes(bench, view)),
-            display.group_legend_html(bench, view),
+        legend = display.group_legend_html(bench, view) + display.group_css(bench, view, f"{bench_id}-table")
+        plots = []
+        if bench.grounding:
+            plots.append(display.scatter_frame(plot_rows))
+        for grouping in bench.groupings[1:] if bench.grounding else bench.groupings:
+            plots.append(
+                display.heatmap_html(plot_rows, bench, grouping.name, title=f"Accuracy by {grouping.label.lower()}")
+            )
+        return (
+            display.table_value(shown, bench, view),
+            display.datatypes(bench, view),
+            legend,
             summary,
             files.write(f"{stem}.csv", to_csv_bytes(shown)),
             files.write(f"{stem}.parquet", to_parquet_bytes(shown)),
-        ]
-        if bench.grounding:
-            outputs.append(display.scatter_frame(plot_rows))
-        for grouping in bench.groupings[1:] if bench.grounding else bench.groupings:
-            outputs.append(
-                display.heatmap_html(plot_rows, bench, grouping.name, title=f"Accuracy by {grouping.label.lower()}")
-            )
-        return outputs
+            plots,
+        )
+
+    def board_outputs(bench_id: str, view: str, types: list[str], sources: list[str], query: str):
+        value, types_, legend, summary, csv, parquet, plots = board_parts(bench_id, view, types, sources, query)
+        return [gr.Dataframe(value=value, datatype=types_), legend, summary, csv, parquet, *plots]
 
     def fingerprint(bench_id: str) -> str:
-        return hashlib.sha256(lb.table(bench_id).to_json().encode()).hexdigest()
+        return board_state(bench_id)
 
     boards: dict[str, dict] = {}
 
@@ -185,8 +221,9 @@ def build_app(lb: Leaderboard) -> gr.Blocks:
 
         with gr.Tabs(elem_id="main-tabs"):
             for bench in BENCHMARKS.values():
-                with gr.Tab(bench.name, id=f"tab-{bench.id}", elem_id=f"tab-{bench.id}"):
+                with gr.Tab(bench.name, id=f"tab-{bench.id}", elem_id=f"tab-{bench.id}") as bench_tab:
                     boards[bench.id] = _board_tab(bench)
+                boards[bench.id]["tab"] = bench_tab
 
             # ---- submit ----
             with gr.Tab("Submit", id="tab-submit", elem_id="tab-submit"), gr.Row():
@@ -231,7 +268,7 @@ def build_app(lb: Leaderboard) -> gr.Blocks:
                 mine_btn = gr.Button("Refresh", size="sm")
 
             # ---- about ----
-            with gr.Tab("About", id="tab-about", elem_id="tab-about"):
+            with gr.Tab("About", id="tab-about", elem_id="tab-about") as about_tab:
                 gr.Markdown(about_markdown(), elem_id="about")
                 about_files = []
                 for bench in BENCHMARKS.values():
@@ -293,7 +330,9 @@ def build_app(lb: Leaderboard) -> gr.Blocks:
                 return [fingerprint(_bench), *board_outputs(_bench, view, types, sources, query)]
 
             b["refresh"].click(manual_refresh, board_inputs(b), [b["fp"], *b["outputs"]], api_visibility="private")
-            demo.load(
+            # The first board renders with the page; the others when their tab is opened.
+            opened = demo.load if bench_id == next(iter(BENCHMARKS)) else b["tab"].select
+            opened(
                 lambda *a, _bench=bench_id: [fingerprint(_bench), *board_outputs(_bench, *a)],
                 board_inputs(b),
                 [b["fp"], *b["outputs"]],
@@ -431,7 +470,7 @@ def build_app(lb: Leaderboard) -> gr.Blocks:
                 )
             return out
 
-        demo.load(about_downloads, None, about_files, api_visibility="private")
+        about_tab.select(about_downloads, None, about_files, api_visibility="private")
 
         # ---- maintainers ----
         def allowed(unlocked: bool, profile: gr.OAuthProfile | None) -> bool:
@@ -779,6 +818,8 @@ def main() -> None:
     lb = create_leaderboard()
     start_scheduler(lb)
     demo = build_app(lb)
+    # Reads are cached and thread-safe: let many visitors load at once (Gradio runs one at a time by default).
+    demo.queue(default_concurrency_limit=16)
     port = os.environ.get("GRADIO_SERVER_PORT")
     demo.launch(
         server_name=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"),

@@ -90,7 +90,9 @@ def test_table_value_keeps_numbers_sortable_and_shows_rounded_text(board):
     assert "javascript" not in json.dumps(value["metadata"])
     assert '<a href="https://arxiv.org/abs/1"' in shown[0][model]
     assert all(isinstance(r[headers.index("Rank")], int) for r in value["data"])
-    assert value["metadata"]["styling"][0][acc].startswith("background-color")
+    css = display.group_css(SCB, "overall", "scb-table")  # tints per column, not per cell
+    assert f'#scb-table [role="gridcell"][data-col="{acc}"] {{background-color:' in css
+    assert "styling" not in value["metadata"]
     assert display.datatypes(SCB)[model] == "html"
 
 

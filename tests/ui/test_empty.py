@@ -27,7 +27,8 @@ def test_empty_store_shows_paper_rows_and_a_notice(browser, server):
         page.wait_for_selector("#scb-summary >> text=No rows match these filters")
         shot(page, "11-empty-store")
         page.get_by_role("tab", name="About", exact=True).click()
-        assert page.get_by_role("button", name="scb: no question list yet").is_visible()
+        # the About downloads are built when the tab opens: wait for them as a person would
+        page.get_by_role("button", name="scb: no question list yet").wait_for(state="visible", timeout=15_000)
         page.get_by_role("tab", name="My submissions", exact=True).click()
         page.wait_for_selector("text=0 submission(s)")
     finally:

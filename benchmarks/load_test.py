@@ -1,0 +1,308 @@
+"""Load test: 50 browsing clients and 10 submitting clients against the real app on 127.0.0.1.
+
+The app runs as a child process (``python app.py``) on a fresh demo data folder, quotas raised
+so the submitters are not refused (locally every client is the same user, ``LEADERBOARD_LOCAL_USER``,
+so their uploads also take turns on that user's lock, as two browser tabs of one user would).
+
+- A browsing client does what a browser does when it opens the page, over plain HTTP: ``GET /``
+  (the page embeds the config), then the page's load events through Gradio's queue
+  (``POST /gradio_api/queue/join`` for both boards, the quota line, the identity line and the
+  About downloads; results read from the ``/gradio_api/queue/data`` SSE stream), then one view
+  change on a board (the same event the View radio fires). ``--think`` seconds between pages.
+- A submitting client calls ``/submit`` through ``gradio_client`` with its own small valid files
+  (K-Viscuit and SCB without grounding, each generated with a distinct seed so no two share a
+  hash), ``--think`` seconds between uploads.
+
+Each client's loop is bounded in time (``--seconds``) and in count (``--max-per-client``).
+At the end: zero errors, every submission stored and scored exactly once (one result file per
+submission folder, no other new folder), and p50/p95/max latencies, as a Markdown table.
+
+    .venv/bin/python benchmarks/load_test.py              # 60 s
+    .venv/bin/python benchmarks/load_test.py --quick      # 15 s
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import secrets
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from leaderboard import demo  # noqa: E402
+from tests.hardening.app_server import AppServer  # noqa: E402
+
+ALL_TYPES = ["open", "closed", "api"]
+ALL_SOURCES = ["scored here", "reported in paper"]
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.latency: dict[str, list[float]] = defaultdict(list)
+        self.errors: list[str] = []
+
+    def add(self, kind: str, seconds: float) -> None:
+        with self.lock:
+            self.latency[kind].append(seconds)
+
+    def error(self, text: str) -> None:
+        with self.lock:
+            self.errors.append(text[:500])
+
+
+# --------------------------------------------------------------------------- the page's events
+
+
+def page_events(config: dict) -> tuple[list[tuple[int, list]], dict[str, int]]:
+    """The load events of the page (fn_index, inputs) and the view-change event of each board."""
+    comps = {c["id"]: c for c in config["components"]}
+
+    def default(cid: int):
+        props = comps[cid].get("props", {})
+        value = props.get("value")
+        return "" if value is None else value
+
+    loads = []
+    renders = {}
+    for i, dep in enumerate(config["dependencies"]):
+        fn_index = dep.get("id", i)
+        if any(t[1] == "load" for t in dep.get("targets", [])):
+            loads.append((fn_index, [default(cid) for cid in dep["inputs"]]))
+        name = dep.get("api_name") or ""
+        if name in ("render_scb", "render_kviscuit"):
+            renders[name.removeprefix("render_")] = fn_index
+    return loads, renders
+
+
+class Browser:
+    """One simulated visitor: plain HTTP, as the page's JavaScript does it (protocol sse_v3)."""
+
+    def __init__(self, url: str, rec: Recorder) -> None:
+        self.url, self.rec = url, rec
+        self.http = httpx.Client(base_url=url, timeout=120)
+
+    def run_events(self, events: list[tuple[int, list]], kind: str) -> None:
+        session = secrets.token_hex(6)
+        started: dict[str, float] = {}
+        for fn_index, data in events:
+            t0 = time.perf_counter()
+            r = self.http.post(
+                "/gradio_api/queue/join",
+                json={
+                    "data": data,
+                    "event_data": None,
+                    "fn_index": fn_index,
+                    "trigger_id": None,
+                    "session_hash": session,
+                },
+            )
+            if r.status_code != 200:
+                raise RuntimeError(f"join {fn_index}: HTTP {r.status_code} {r.text[:200]}")
+            started[r.json()["event_id"]] = t0
+        pending = set(started)
+        with self.http.stream("GET", "/gradio_api/queue/data", params={"session_hash": session}) as stream:
+            if stream.status_code != 200:
+                raise RuntimeError(f"queue/data: HTTP {stream.status_code}")
+            for line in stream.iter_lines():
+                if not line.startswith("data:"):
+                    continue
+                msg = json.loads(line[5:])
+                if msg.get("msg") == "process_completed":
+                    event = msg.get("event_id")
+                    if not msg.get("success"):
+                        raise RuntimeError(f"event failed: {json.dumps(msg)[:300]}")
+                    if event in pending:
+                        self.rec.add(kind, time.perf_counter() - started[event])
+                        pending.discard(event)
+                if not pending or msg.get("msg") == "close_stream":
+                    break
+        if pending:
+            raise RuntimeError(f"{len(pending)} event(s) never completed")
+
+    def visit(self, loads, renders) -> None:
+        t0 = time.perf_counter()
+        r = self.http.get("/")
+        if r.status_code != 200 or b"gradio" not in r.content:
+            raise RuntimeError(f"GET /: HTTP {r.status_code}")
+        self.rec.add("browse: GET /", time.perf_counter() - t0)
+        self.run_events(loads, "browse: load event")
+        self.rec.add("browse: page with data", time.perf_counter() - t0)
+        bench = "scb" if secrets.randbelow(2) else "kviscuit"
+        view = "type"
+        t1 = time.perf_counter()
+        self.run_events([(renders[bench], [view, ALL_TYPES, ALL_SOURCES, ""])], "browse: view change")
+        self.rec.add("browse: view change (total)", time.perf_counter() - t1)
+
+
+def browse(url: str, loads, renders, rec: Recorder, stop_at: float, max_pages: int, think: float) -> int:
+    client = Browser(url, rec)
+    pages = 0
+    while time.time() < stop_at and pages < max_pages:
+        try:
+            client.visit(loads, renders)
+        except Exception as e:
+            rec.error(f"browse: {type(e).__name__}: {e}")
+        pages += 1
+        time.sleep(think)
+    client.http.close()
+    return pages
+
+
+# --------------------------------------------------------------------------- submitting
+
+
+def submission_file(folder: Path, golds: dict, client: int, n: int) -> tuple[str, Path]:
+    seed = 10_000 + 1000 * client + n  # distinct per (client, n): never the same hash
+    if n % 2 == 0:
+        lines = demo.kviscuit_submission(golds["kviscuit"], 0.3 + 0.05 * (seed % 12), seed)
+        return "kviscuit", demo.write_jsonl(folder / f"kv-{client}-{n}.jsonl", lines)
+    lines = demo.scb_submission(golds["scb"], 0.3 + 0.05 * (seed % 12), "none", seed)
+    return "scb", demo.write_jsonl(folder / f"scb-{client}-{n}.jsonl", lines)
+
+
+def submit_loop(url, golds, folder, client_no, rec, stop_at, max_uploads, think, answers) -> None:
+    import gradio_client
+
+    client = gradio_client.Client(url, verbose=False)
+    n = 0
+    while time.time() < stop_at and n < max_uploads:
+        benchmark, path = submission_file(folder, golds, client_no, n)
+        t0 = time.perf_counter()
+        try:
+            answer = client.predict(
+                benchmark, gradio_client.handle_file(str(path)), f"load-model-{client_no}-{n}",
+                f"load-team-{client_no}", "open", "xyxy", "", "", "", api_name="/submit",
+            )  # fmt: skip
+            rec.add("submit", time.perf_counter() - t0)
+            answers.append((benchmark, answer))
+            if answer.get("status") != "scored" or answer.get("duplicate_of"):
+                rec.error(f"submit {path.name}: {json.dumps(answer)[:300]}")
+        except Exception as e:
+            rec.error(f"submit {path.name}: {type(e).__name__}: {e}")
+        n += 1
+        time.sleep(think)
+    client.close()
+
+
+# --------------------------------------------------------------------------- main
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=60.0, help="duration (default 60)")
+    parser.add_argument("--quick", action="store_true", help="15 s")
+    parser.add_argument("--browsers", type=int, default=50)
+    parser.add_argument("--submitters", type=int, default=10)
+    parser.add_argument("--think", type=float, default=1.0, help="pause between a client's requests (s)")
+    parser.add_argument("--max-per-client", type=int, default=200, help="bound on each client's loop")
+    args = parser.parse_args(argv)
+    seconds = 15.0 if args.quick else args.seconds
+
+    with tempfile.TemporaryDirectory(prefix="load-test-") as tmp:
+        root = Path(tmp)
+        app = AppServer(
+            root / "data",
+            LEADERBOARD_MAX_SCORED_PER_DAY="100000",
+            LEADERBOARD_MAX_ATTEMPTS_PER_DAY="100000",
+        )
+        app.start()
+        try:
+            golds = {"scb": demo.scb_gold(0), "kviscuit": demo.kviscuit_gold(0)}
+            config = httpx.get(app.url + "/config", timeout=30).json()
+            loads, renders = page_events(config)
+            assert len(loads) >= 2 and set(renders) == {"scb", "kviscuit"}, (loads, renders)
+            before = {p for b in ("scb", "kviscuit") for p in (app.data_dir / "submissions" / b).iterdir()}
+            rec = Recorder()
+            answers: list = []
+            files = root / "files"
+            files.mkdir()
+            t_start = time.time()
+            stop_at = t_start + seconds
+            threads = [
+                threading.Thread(
+                    target=browse, args=(app.url, loads, renders, rec, stop_at, args.max_per_client, args.think)
+                )
+                for _ in range(args.browsers)
+            ] + [
+                threading.Thread(
+                    target=submit_loop,
+                    args=(app.url, golds, files, i, rec, stop_at, args.max_per_client, args.think, answers),
+                )
+                for i in range(args.submitters)
+            ]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(timeout=seconds + 300)
+            elapsed = time.time() - t_start
+            rss = app.rss_mb()
+            app_alive = app.proc.poll() is None
+        finally:
+            app.stop()
+
+        # every submission stored and scored exactly once
+        after = {p for b in ("scb", "kviscuit") for p in (app.data_dir / "submissions" / b).iterdir()}
+        new = after - before
+        ids = [a["submission_id"] for _, a in answers if a.get("submission_id")]
+        by_name = {p.name: p for p in new}
+        problems = []
+        if len(set(ids)) != len(ids):
+            problems.append("a submission id was returned twice")
+        if set(ids) != set(by_name):
+            problems.append(f"{len(new)} new folders for {len(ids)} answers")
+        for sid in ids:
+            folder = by_name.get(sid)
+            n_results = len(list(folder.glob("result-*.json"))) if folder else 0
+            if n_results != 1:
+                problems.append(f"{sid}: {n_results} result files")
+        log_errors = [line for line in app.log_text().splitlines() if "Traceback" in line or " ERROR " in line]
+
+    rows = []
+    for kind in sorted(rec.latency):
+        values = rec.latency[kind]
+        rows.append(
+            f"| {kind} | {len(values)} | {1000 * statistics.median(values):.0f} | {1000 * pct(values, 0.95):.0f} | "
+            f"{1000 * max(values):.0f} |"
+        )
+    print(
+        f"\n### Load test: {args.browsers} browsing + {args.submitters} submitting clients, {seconds:.0f} s "
+        f"(ran {elapsed:.1f} s), think {args.think:.1f} s, {os.cpu_count()} cores\n"
+    )
+    print("| requests | n | p50 ms | p95 ms | max ms |\n|---|---|---|---|---|")
+    print("\n".join(rows))
+    total = sum(len(v) for v in rec.latency.values())
+    print(
+        f"\n| check | value |\n|---|---|\n| requests completed | {total} |\n| errors | {len(rec.errors)} |\n"
+        f"| submissions scored | {len(ids)} (kviscuit {sum(1 for b, _ in answers if b == 'kviscuit')}, "
+        f"scb {sum(1 for b, _ in answers if b == 'scb')}) |\n"
+        f"| stored and scored exactly once | {'yes' if not problems else 'NO: ' + '; '.join(problems[:5])} |\n"
+        f"| tracebacks in the app log | {len(log_errors)} |\n| app RSS at the end | {rss:.0f} MB |\n"
+        f"| app alive at the end | {app_alive} |"
+    )
+    for error in rec.errors[:10]:
+        print("error:", error)
+    ok = not rec.errors and not problems and app_alive and ids
+    print("\nRESULT:", "PASS" if ok else "FAIL")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
