@@ -19,12 +19,14 @@ class GoldSecrets:
         for rec in gold:
             qid = rec["question_id"]
             # an answer or a correctness flag next to its question id, in any JSON/CSV spelling
-            needles += [f'"{qid}": "{rec["answer"]}"', f"{qid},{rec['answer']}", f'"{qid}", "answer"']
+            needles += [f'"{qid}": "{rec["answer"]}"', f'"{qid}":"{rec["answer"]}"', f"{qid},{rec['answer']}"]
+            needles += [f'"{qid}", "answer"', f'"{qid}","answer"']
             seg = rec["segmentation"]
             if isinstance(seg, dict):
                 needles.append(seg["counts"][:24])
-            else:
-                needles.append(json.dumps(seg[0][:6])[1:-1])  # the first three points of a mask
+            else:  # the first three points of a mask, spaced as json.dumps writes them and compact
+                needles.append(json.dumps(seg[0][:6])[1:-1])
+                needles.append(json.dumps(seg[0][:6], separators=(",", ":"))[1:-1])
             needles.append(f"{rec['width']}x{rec['height']}")
         return cls(tuple(n for n in needles if len(n) >= 8))
 
