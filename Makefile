@@ -38,3 +38,4 @@ bench: $(VENV)/.dev
 	$(PY) benchmarks/bench_table.py
 	$(PY) benchmarks/bench_rescore.py
 	$(PY) benchmarks/bench_app.py
+	$(PY) benchmarks/load_test.py
