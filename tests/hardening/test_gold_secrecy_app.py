@@ -25,7 +25,7 @@ import pytest
 
 from leaderboard import demo, display
 from scoring import BENCHMARKS
-from tests.hardening.app_server import ADMIN_TOKEN, CHROMIUM, CHROMIUM_ARGS, AppServer
+from tests.app_server import ADMIN_TOKEN, CHROMIUM, CHROMIUM_ARGS, AppServer
 from tests.hardening.secrets import GoldSecrets
 
 gradio_client = pytest.importorskip("gradio_client")

@@ -1,8 +1,7 @@
 """Start the real app (``python app.py``) as a child process on 127.0.0.1 at a free port.
 
-Shared by the hardening tests and the app benchmarks (``benchmarks/load_test.py``,
-``benchmarks/bench_app.py``). Like ``tests/ui/conftest.py`` but also: a kill -9, the log as
-text, the child's pid (for ``/proc/PID/status``) and a restart on the same data folder.
+Shared by the browser tests, the hardening tests and the app benchmarks: start, wait until
+it answers, stop, kill -9, restart on the same data folder, its log and its memory.
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = Path("/usr/bin/chromium")
 ADMIN_TOKEN = "hardening-admin-token"
 CHROMIUM_ARGS = [
