@@ -29,11 +29,6 @@ from tests.submissions.support import (
 )
 
 
-@pytest.fixture
-def lb(tmp_path: Path) -> Leaderboard:
-    return board(tmp_path / "data", write_gold(tmp_path / "gold.jsonl"))
-
-
 def test_valid_submission_is_scored_with_a_result_record(lb: Leaderboard, tmp_path: Path) -> None:
     path = write_submission(tmp_path / "sub.jsonl", accuracy=0.5, grounding="bbox_good")
     out = lb.submit("scb", path, form("M-1", "Team A"), ALICE, "sub.jsonl")

@@ -19,7 +19,6 @@ from submissions.records import Status
 from tests.submissions.support import (
     ALICE,
     MAINTAINER,
-    board,
     files_of,
     flipped_gold,
     form,
@@ -30,11 +29,6 @@ from tests.submissions.support import (
     write_gold,
     write_submission,
 )
-
-
-@pytest.fixture
-def lb(tmp_path: Path) -> Leaderboard:
-    return board(tmp_path / "data", write_gold(tmp_path / "gold.jsonl"))
 
 
 def _status(lb: Leaderboard, sid: str) -> Status:

@@ -8,8 +8,6 @@ import re
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
-import pytest
-
 from leaderboard import demo
 from leaderboard.service import Leaderboard
 from submissions.quotas import QuotaPolicy, day_start, quota_status
@@ -25,11 +23,6 @@ from tests.submissions.support import (
     write_gold,
     write_submission,
 )
-
-
-@pytest.fixture
-def lb(tmp_path: Path) -> Leaderboard:
-    return board(tmp_path / "data", write_gold(tmp_path / "gold.jsonl"))
 
 
 def _next_midnights() -> set[datetime]:
