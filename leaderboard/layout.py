@@ -9,7 +9,7 @@ submissions (private)
     {benchmark}/{id}/validated-{gold}.json   passed validation against that gold
     {benchmark}/{id}/rejected-{gold}.json    format errors against that gold (immutable)
     {benchmark}/{id}/result-{gold}-{scorer}.json  a ResultRecord (immutable; rescoring adds)
-    {benchmark}/{id}/failure-{n}.json        an internal error while scoring (retried)
+    {benchmark}/{id}/failure-{gold}-{n}.json an internal error while scoring on that gold (retried)
     moderation/{id}.json                     {"hidden": bool, "by", "at"} (overwritten)
 results (public)
     README.md, data/{benchmark}.parquet, data/{benchmark}.csv
@@ -54,8 +54,8 @@ def result(benchmark: str, sid: str, gold_version: str, scorer_version: str) -> 
     return f"{benchmark}/{sid}/result-{gold_version[:GOLD_KEY]}-{scorer_version}.json"
 
 
-def failure(benchmark: str, sid: str, n: int) -> str:
-    return f"{benchmark}/{sid}/failure-{n}.json"
+def failure(benchmark: str, sid: str, gold_version: str, n: int) -> str:
+    return f"{benchmark}/{sid}/failure-{gold_version[:GOLD_KEY]}-{n}.json"
 
 
 def moderation(sid: str) -> str:

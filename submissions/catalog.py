@@ -29,7 +29,7 @@ class SubmissionState:
     results: dict[str, dict] = field(default_factory=dict)  # "{gold16}-{scorer}" -> stored result file
     rejections: dict[str, dict] = field(default_factory=dict)  # gold16 -> {"issues", "total"}
     validated: set[str] = field(default_factory=set)
-    failures: int = 0
+    failures: dict[str, int] = field(default_factory=dict)  # gold16 -> internal errors on it
     hidden: bool = False
     derived: dict = field(default_factory=dict, repr=False, compare=False)
     """Caches of views of immutable results (e.g. the table's row), keyed by their maker."""
@@ -56,7 +56,7 @@ class SubmissionState:
             return Status.SCORED
         if self.rejection(gold_version) is not None:
             return Status.REJECTED
-        if self.failures >= max_failures:
+        if self.failures.get(gold_version[: layout.GOLD_KEY], 0) >= max_failures:
             return Status.FAILED
         if gold_version[: layout.GOLD_KEY] in self.validated:
             return Status.VALIDATED
@@ -159,7 +159,8 @@ class Catalog:
         elif name.startswith("validated-"):
             state.validated.add(stem.removeprefix("validated-"))
         elif name.startswith("failure-"):
-            state.failures += 1
+            gold = stem.removeprefix("failure-").split("-")[0]
+            state.failures[gold] = state.failures.get(gold, 0) + 1
 
     def forget(self, path: str) -> None:
         """Let ``refresh`` read ``path`` again (after a repair rewrote it)."""

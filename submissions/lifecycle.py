@@ -101,11 +101,17 @@ def process(
             outcome = evaluate(meta, gold, raw_path, limits)
         return record(store, catalog, meta, gold, outcome)
     except Exception:
-        n = (state.failures if state else 0) + 1
         log.exception("internal error while scoring %s", meta.id)
-        body = json.dumps({"at": _now(), "error": traceback.format_exc(limit=3)[-2000:]}).encode()
-        _put(store, catalog, layout.failure(meta.benchmark, meta.id, n), body, f"Failure {n} of {meta.id}")
+        _record_failure(store, catalog, meta, gold, traceback.format_exc(limit=3)[-2000:])
         return Processed(Status.FAILED)
+
+
+def _record_failure(store: Store, catalog: Catalog, meta: SubmissionMeta, gold: Gold, error: str) -> None:
+    """One more internal error on this gold (counted per gold: a new gold tries again)."""
+    state = catalog.get(meta.id)
+    n = (state.failures.get(gold.version[: layout.GOLD_KEY], 0) if state else 0) + 1
+    body = json.dumps({"at": _now(), "error": error}).encode()
+    _put(store, catalog, layout.failure(meta.benchmark, meta.id, gold.version, n), body, f"Failure {n} of {meta.id}")
 
 
 def unfinished(states: Iterable[SubmissionState], gold: Gold) -> list[SubmissionState]:
@@ -175,9 +181,7 @@ def rescore(
             for done, (sid, outcome) in enumerate(pool.map(_work, jobs, chunksize=4), 1):
                 meta = metas[sid]
                 if isinstance(outcome, str):
-                    n = (catalog.get(sid).failures if catalog.get(sid) else 0) + 1
-                    body = json.dumps({"at": _now(), "error": outcome}).encode()
-                    _put(store, catalog, layout.failure(meta.benchmark, sid, n), body, f"Failure {n} of {sid}")
+                    _record_failure(store, catalog, meta, gold, outcome)
                     counts["failed"] += 1
                 else:
                     stored = record(store, catalog, meta, gold, outcome)

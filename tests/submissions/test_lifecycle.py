@@ -31,6 +31,10 @@ from tests.submissions.support import (
 )
 
 
+def failure_name(lb: Leaderboard, n: int) -> str:
+    return layout.failure("scb", "x", lb.gold_info("scb").version, n).split("/")[-1]
+
+
 def _status(lb: Leaderboard, sid: str) -> Status:
     return lb.status(lb.catalog.get(sid))
 
@@ -66,7 +70,7 @@ def test_validated_then_resume_scores_it(lb: Leaderboard, tmp_path: Path, monkey
     sid = out.submission_id
     assert out.status is Status.FAILED and "retried" in out.message
     assert files_of(lb.store, "scb", sid, "validated-") and files_of(lb.store, "scb", sid, "failure-") == [
-        "failure-1.json"
+        failure_name(lb, 1)
     ]
     assert _status(lb, sid) is Status.VALIDATED
     monkeypatch.undo()
@@ -92,17 +96,25 @@ def test_internal_error_is_recorded_retried_then_failed(
     out = lb.submit("scb", write_submission(tmp_path / "s.jsonl"), form(), ALICE)
     sid = out.submission_id
     assert out.status is Status.FAILED and out.result is None and out.issues == []
-    failure = json.loads(lb.store.read("submissions", layout.failure("scb", sid, 1)))
+    gold = lb.gold_info("scb").version
+    failure = json.loads(lb.store.read("submissions", layout.failure("scb", sid, gold, 1)))
     assert "RuntimeError: scorer crashed" in failure["error"] and failure["at"]
     assert _status(lb, sid) is Status.RECEIVED  # not given up yet: resume retries
     for n in range(2, MAX_FAILURES + 1):
         assert lb.resume() == 1
-        assert lb.store.exists("submissions", layout.failure("scb", sid, n))
+        assert lb.store.exists("submissions", layout.failure("scb", sid, gold, n))
     assert _status(lb, sid) is Status.FAILED
     assert Leaderboard(lb.settings).status(lb.catalog.get(sid)) is Status.FAILED
     assert lb.resume() == 0  # given up: no more failure files
-    assert files_of(lb.store, "scb", sid, "failure-") == [f"failure-{n}.json" for n in range(1, MAX_FAILURES + 1)]
+    assert files_of(lb.store, "scb", sid, "failure-") == [failure_name(lb, n) for n in range(1, MAX_FAILURES + 1)]
     assert scored(lb).empty
+    # failures count per gold version: a corrected gold gives the submission a new chance
+    monkeypatch.undo()
+    changed = small_gold()
+    changed[0]["answer"] = "ABCD"[("ABCD".index(changed[0]["answer"]) + 1) % 4]
+    lb.add_gold("scb", write_gold(tmp_path / "gold-v2.jsonl", changed), "maintainer")
+    assert _status(lb, sid) is Status.RECEIVED
+    assert lb.resume() == 1 and _status(lb, sid) is Status.SCORED
 
 
 def test_a_retry_after_a_transient_failure_scores(
@@ -113,7 +125,7 @@ def test_a_retry_after_a_transient_failure_scores(
     monkeypatch.undo()
     assert lb.resume() == 1
     assert _status(lb, sid) is Status.SCORED
-    assert files_of(lb.store, "scb", sid, "failure-") == ["failure-1.json"]
+    assert files_of(lb.store, "scb", sid, "failure-") == [failure_name(lb, 1)]
     assert list(scored(lb)["model"]) == ["Model"]
 
 
