@@ -164,8 +164,7 @@ class Leaderboard:
             if info is None:
                 continue
             gold = self.golds.compiled(info)
-            before_version = info.previous_version or info.version
-            before = frame(b, scored_rows(self.catalog.all(b), before_version, None, self.settings.row_rule))
+            before = frame(b, scored_rows(self.catalog.all(b), None, None, self.settings.row_rule))
             counts = lifecycle.rescore(self.store, self.catalog, gold, self.limits, workers)
             after = frame(b, scored_rows(self.catalog.all(b), info.version, SCORER_VERSION, self.settings.row_rule))
             report[b] = {"counts": counts, "rank_changes": _rank_changes(before, after)}

@@ -48,10 +48,11 @@ class Column:
 
 
 def scored_rows(
-    states: Iterable[SubmissionState], gold_version: str, scorer_version: str | None, row_rule: str = "latest"
+    states: Iterable[SubmissionState], gold_version: str | None, scorer_version: str | None, row_rule: str = "latest"
 ) -> list[BoardRow]:
     """Rows of scored, visible submissions: per (team, model), the latest or the best.
-    ``scorer_version`` None takes each submission's newest result on that gold."""
+    ``scorer_version`` None takes each submission's newest result on that gold; ``gold_version``
+    None its newest result on any gold (the board as it stood before a rescore)."""
     if row_rule not in ROW_RULES:
         raise ValueError(f"row rule must be one of {ROW_RULES}")
     chosen: dict[tuple[str, str], tuple[tuple, BoardRow]] = {}
@@ -71,14 +72,18 @@ def scored_rows(
     return [row for _, row in chosen.values()]
 
 
-def _row_of(state: SubmissionState, gold_version: str, scorer_version: str | None) -> BoardRow | None:
+def _row_of(state: SubmissionState, gold_version: str | None, scorer_version: str | None) -> BoardRow | None:
     """The state's row for that gold (and scorer), made once: results never change, they are
     only added (hence the count in the cache key)."""
     cache_key = ("board_row", gold_version, scorer_version, len(state.results))
     if cache_key in state.derived:
         return state.derived[cache_key]
-    latest = scorer_version is None
-    result = state.latest_result(gold_version) if latest else state.result(gold_version, scorer_version)
+    if gold_version is None:
+        result = state.newest_result()
+    elif scorer_version is None:
+        result = state.latest_result(gold_version)
+    else:
+        result = state.result(gold_version, scorer_version)
     meta = state.meta
     row = None
     if result is not None:
@@ -249,7 +254,8 @@ def to_csv_bytes(df: pd.DataFrame) -> bytes:
     for col in safe.columns:
         if safe[col].dtype == object or pd.api.types.is_string_dtype(safe[col]):
             safe[col] = safe[col].map(csv_safe)
-    return safe.to_csv(index=False).encode("utf-8")
+    # RFC 4180 line ends: a field holding a bare \r is then quoted (with "\n" it would split the row)
+    return safe.to_csv(index=False, lineterminator="\r\n").encode("utf-8")
 
 
 def to_parquet_bytes(df: pd.DataFrame) -> bytes:

@@ -44,6 +44,13 @@ class SubmissionState:
         keys = sorted(k for k in self.results if k.startswith(prefix))
         return ResultRecord.from_dict(self.results[keys[-1]]["result"]) if keys else None
 
+    def newest_result(self) -> ResultRecord | None:
+        """The result scored last, whatever its gold: what the public saw before a rescore."""
+        if not self.results:
+            return None
+        newest = max(self.results.values(), key=lambda stored: stored.get("scored_at", ""))
+        return ResultRecord.from_dict(newest["result"])
+
     def scored_at(self, gold_version: str, scorer_version: str) -> str | None:
         stored = self.results.get(f"{gold_version[: layout.GOLD_KEY]}-{scorer_version}")
         return stored.get("scored_at") if stored else None

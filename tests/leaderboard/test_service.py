@@ -179,6 +179,8 @@ def test_rescore_reports_rank_changes_when_the_gold_changes(tmp_path: Path) -> N
     assert list(scored(lb)["model"]) == ["second", "first"]
     published = pd.read_csv(lb.settings.data_dir / "results/data/scb.csv")
     assert list(published.loc[published["source"] == "scored here", "model"]) == ["second", "first"]
+    again = lb.rescore("scb", workers=2)  # the ranks already changed: a second run reports nothing
+    assert again["scb"] == {"counts": {"scored": 0, "rejected": 0, "failed": 0}, "rank_changes": []}
 
 
 def test_rescore_without_a_gold_change_reports_no_rank_change(tmp_path: Path) -> None:

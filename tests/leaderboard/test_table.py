@@ -219,3 +219,12 @@ def test_csv_round_trips_numbers_and_nan() -> None:
 def test_empty_board(tmp_path: Path) -> None:
     df = frame("scb", [])
     assert df.empty and list(df.columns) == [c.key for c in columns(get_benchmark("scb"))]
+
+
+def test_csv_export_round_trips_line_breaks_inside_cells() -> None:
+    import csv
+    import io
+
+    df = pd.DataFrame({"model": ["a\rb", "c\nd", "=1+1"], "overall.acc": [1.5, float("nan"), 2.0]})
+    rows = list(csv.reader(io.StringIO(to_csv_bytes(df).decode(), newline="")))
+    assert rows == [["model", "overall.acc"], ["a\rb", "1.5"], ["c\nd", ""], ["'=1+1", "2.0"]]
