@@ -27,7 +27,7 @@ from leaderboard.storage.local import LocalStore
 from leaderboard.table import Board, BoardRow, baseline_rows, frame, scored_rows
 from scoring import BENCHMARKS, SCORER_VERSION, Limits
 from submissions import lifecycle
-from submissions.catalog import SubmissionState
+from submissions.catalog import Catalog, SubmissionState
 from submissions.intake import Intake, Outcome, Progress
 from submissions.quotas import QuotaPolicy, QuotaStatus
 from submissions.records import Identity, Status, SubmissionForm
@@ -59,8 +59,6 @@ class Leaderboard:
         self.settings = settings
         self.store = store or make_store(settings)
         self.golds = GoldRegistry(self.store, settings.data_dir / "cache")
-        from submissions.catalog import Catalog
-
         self.catalog = Catalog(self.store)
         self.limits = Limits(max_bytes=settings.max_upload_bytes)
         self.intake = Intake(
@@ -245,10 +243,10 @@ class Leaderboard:
             outcome = lifecycle.evaluate(state.meta, gold, raw, self.limits)
         if outcome.status is Status.REJECTED and name.startswith("rejected-"):
             issues = [i.to_dict() for i in outcome.issues]
-            return json.dumps({"issues": issues, "total": outcome.total_issues, "at": lifecycle._now()}).encode()
+            return json.dumps({"issues": issues, "total": outcome.total_issues, "at": lifecycle.now_iso()}).encode()
         if outcome.status is Status.SCORED and name.startswith("result-"):
             result = outcome.result.to_dict()
-            return json.dumps({"submission_id": sid, "scored_at": lifecycle._now(), "result": result}).encode()
+            return json.dumps({"submission_id": sid, "scored_at": lifecycle.now_iso(), "result": result}).encode()
         return None
 
     def publish(self, benchmark: str) -> None:

@@ -43,7 +43,7 @@ class Processed:
     total_issues: int = 0
 
 
-def _now() -> str:
+def now_iso() -> str:
     return datetime.now(UTC).isoformat()
 
 
@@ -71,11 +71,11 @@ def record(store: Store, catalog: Catalog, meta: SubmissionMeta, gold: Gold, out
     """Store an outcome as files; returns the outcome as stored (another writer may have won)."""
     b, sid = meta.benchmark, meta.id
     if outcome.status is Status.REJECTED:
-        body = {"issues": [i.to_dict() for i in outcome.issues], "total": outcome.total_issues, "at": _now()}
+        body = {"issues": [i.to_dict() for i in outcome.issues], "total": outcome.total_issues, "at": now_iso()}
         _put(store, catalog, layout.rejected(b, sid, gold.version), json.dumps(body).encode(), f"Reject {sid}")
         return outcome
     _put(store, catalog, layout.validated(b, sid, gold.version), b"{}", f"Validate {sid}")
-    body = {"submission_id": sid, "scored_at": _now(), "result": outcome.result.to_dict()}
+    body = {"submission_id": sid, "scored_at": now_iso(), "result": outcome.result.to_dict()}
     path = layout.result(b, sid, gold.version, outcome.result.scorer_version)
     stored = json.loads(_put(store, catalog, path, json.dumps(body).encode(), f"Score {sid}"))
     return Processed(Status.SCORED, result=ResultRecord.from_dict(stored["result"]))
@@ -110,7 +110,7 @@ def _record_failure(store: Store, catalog: Catalog, meta: SubmissionMeta, gold: 
     """One more internal error on this gold (counted per gold: a new gold tries again)."""
     state = catalog.get(meta.id)
     n = (state.failures.get(gold.version[: layout.GOLD_KEY], 0) if state else 0) + 1
-    body = json.dumps({"at": _now(), "error": error}).encode()
+    body = json.dumps({"at": now_iso(), "error": error}).encode()
     _put(store, catalog, layout.failure(meta.benchmark, meta.id, gold.version, n), body, f"Failure {n} of {meta.id}")
 
 
