@@ -12,8 +12,9 @@ $(VENV)/.app: requirements.txt
 	$(PY) -m pip install --quiet -r requirements.txt
 	touch $@
 
-$(VENV)/.dev: requirements.txt requirements-dev.txt $(VENV)/.app
+$(VENV)/.dev: requirements.txt requirements-dev.txt pyproject.toml $(VENV)/.app
 	$(PY) -m pip install --quiet -r requirements-dev.txt
+	$(PY) -m pip install --quiet --no-deps -e .
 	touch $@
 
 run: $(VENV)/.app
@@ -25,6 +26,7 @@ chromium:
 lint: $(VENV)/.dev
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
+	$(VENV)/bin/lint-imports
 
 test: $(VENV)/.dev chromium lint
 	$(PY) -m pytest
@@ -34,8 +36,8 @@ format: $(VENV)/.dev
 	$(PY) -m ruff check --fix .
 
 bench: $(VENV)/.dev
-	$(PY) benchmarks/bench_scoring.py
-	$(PY) benchmarks/bench_table.py
-	$(PY) benchmarks/bench_rescore.py
-	$(PY) benchmarks/bench_app.py
-	$(PY) benchmarks/load_test.py
+	$(PY) perf/bench_scoring.py
+	$(PY) perf/bench_table.py
+	$(PY) perf/bench_rescore.py
+	$(PY) perf/bench_app.py
+	$(PY) perf/load_test.py

@@ -1,7 +1,7 @@
 """The leaderboard's web app (a Hugging Face Space runs this file).
 
 A thin Gradio shell over :class:`leaderboard.service.Leaderboard`: callbacks read the
-inputs, call the facade and hand the result to :mod:`leaderboard.display` for rendering.
+inputs, call the facade and hand the result to :mod:`ui.display` for rendering.
 ``build_app(leaderboard)`` builds the Blocks (tests use it); ``main()`` adds the background
 jobs and launches. Run locally with ``python app.py`` (http://127.0.0.1:7860).
 """
@@ -21,7 +21,6 @@ from pathlib import Path
 import gradio as gr
 import pandas as pd
 
-from leaderboard import display
 from leaderboard.baselines import source_note
 from leaderboard.config import Settings
 from leaderboard.service import Leaderboard
@@ -30,6 +29,7 @@ from scoring import BENCHMARKS
 from scoring.benchmarks import get_benchmark
 from scoring.geometry import BOX_FORMATS
 from submissions.records import MODEL_TYPES, Identity, SubmissionForm
+from ui import display
 
 log = logging.getLogger("leaderboard.app")
 

@@ -3,10 +3,10 @@ dataset card whose configs make ``datasets.load_dataset(repo, "scb")`` work."""
 
 from __future__ import annotations
 
-from leaderboard import layout
-from leaderboard.storage.base import Store
 from leaderboard.table import BoardRow, frame, to_csv_bytes, to_parquet_bytes
 from scoring.benchmarks import BENCHMARKS
+from store import layout
+from store.base import Store
 
 CARD = """---
 license: cc-by-4.0

@@ -18,14 +18,14 @@ from pathlib import Path
 
 from filelock import FileLock
 
-from leaderboard import layout
 from leaderboard.config import Settings
-from leaderboard.golds import GoldInfo, GoldRegistry
 from leaderboard.publish import publish
-from leaderboard.storage.base import NotFound, Store
-from leaderboard.storage.local import LocalStore
 from leaderboard.table import Board, BoardRow, baseline_rows, frame, scored_rows
 from scoring import BENCHMARKS, SCORER_VERSION, Limits
+from store import layout
+from store.base import NotFound, Store
+from store.golds import GoldInfo, GoldRegistry
+from store.local import LocalStore
 from submissions import lifecycle
 from submissions.catalog import Catalog, SubmissionState
 from submissions.intake import Intake, Outcome, Progress
@@ -38,7 +38,7 @@ DEMO_USER = Identity("demo", is_maintainer=True, source="local")
 
 def make_store(settings: Settings) -> Store:
     if settings.uses_hub:
-        from leaderboard.storage.hub import HubStore  # only a Hub deployment needs the client
+        from store.hub import HubStore  # only a Hub deployment needs the client
 
         return HubStore(settings.data_dir / "hub-cache", settings.hub_repos, settings.hub_token, settings.hub_endpoint)
     return LocalStore(settings.data_dir)

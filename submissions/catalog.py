@@ -13,9 +13,9 @@ import threading
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from leaderboard import layout
-from leaderboard.storage.base import NotFound, Store
 from scoring.engine import ResultRecord
+from store import layout
+from store.base import NotFound, Store
 from submissions.records import Status, SubmissionMeta
 
 log = logging.getLogger(__name__)

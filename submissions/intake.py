@@ -16,11 +16,11 @@ from pathlib import Path
 
 from filelock import FileLock
 
-from leaderboard import layout
-from leaderboard.golds import GoldRegistry
-from leaderboard.storage.base import Store
 from scoring import BENCHMARKS, SCORER_VERSION, Limits, ResultRecord
 from scoring.errors import Issue
+from store import layout
+from store.base import Store
+from store.golds import GoldRegistry
 from submissions.catalog import Catalog
 from submissions.lifecycle import Processed, process
 from submissions.quotas import QuotaPolicy, QuotaStatus, quota_status

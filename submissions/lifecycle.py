@@ -21,11 +21,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from leaderboard import layout
-from leaderboard.storage.base import AlreadyExists, Store
 from scoring import SCORER_VERSION, Gold, Limits, ResultRecord, SubmissionError, get_benchmark
 from scoring.engine import score_predictions, validate_file
 from scoring.errors import Issue
+from store import layout
+from store.base import AlreadyExists, Store
 from submissions.catalog import Catalog, SubmissionState
 from submissions.records import Status, SubmissionMeta
 

@@ -11,10 +11,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from leaderboard import layout
 from leaderboard.service import Leaderboard
-from leaderboard.storage.hub import HubStore, RetryPolicy
 from scoring import SCORER_VERSION
+from store import layout
+from store.hub import HubStore, RetryPolicy
 from submissions.records import Identity, Status
 from tests.hub_server import HubServer
 from tests.submissions.support import ALICE, board, form, scored, write_gold, write_submission

@@ -12,10 +12,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from leaderboard import demo, layout
+from leaderboard import demo
 from leaderboard.baselines import paper_rows
 from leaderboard.service import Leaderboard, RankChange
 from scoring import GoldError
+from store import layout
 from submissions.records import Identity
 from tests.submissions.support import (
     ALICE,

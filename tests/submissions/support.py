@@ -11,11 +11,12 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
-from leaderboard import demo, layout
+from leaderboard import demo
 from leaderboard.config import Settings
 from leaderboard.service import Leaderboard
-from leaderboard.storage.base import Store
 from leaderboard.table import SCORED_SOURCE
+from store import layout
+from store.base import Store
 from submissions.records import Identity, SubmissionForm
 
 SIZES = (40, 40, 60)

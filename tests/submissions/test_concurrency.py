@@ -11,9 +11,9 @@ import threading
 import time
 from pathlib import Path
 
-from leaderboard import layout
 from leaderboard.service import Leaderboard
 from scoring import SCORER_VERSION
+from store import layout
 from submissions import lifecycle
 from submissions.records import Identity, Status
 from tests.submissions.support import (

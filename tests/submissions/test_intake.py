@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard import layout
 from leaderboard.service import Leaderboard
-from leaderboard.storage.base import AlreadyExists
 from scoring import SCORER_VERSION
+from store import layout
+from store.base import AlreadyExists
 from submissions.records import Identity, Status, SubmissionMeta
 from tests.submissions.support import (
     ALICE,

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard import layout
 from leaderboard.service import Leaderboard
-from leaderboard.storage.base import StoreError
 from scoring import SCORER_VERSION
+from store import layout
+from store.base import StoreError
 from submissions import intake, lifecycle
 from submissions.lifecycle import MAX_FAILURES, Processed
 from submissions.records import Status

@@ -1,4 +1,4 @@
-"""Unit tests of leaderboard.display: rounding, intervals, safe HTML, filters, table value."""
+"""Unit tests of ui.display: rounding, intervals, safe HTML, filters, table value."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from types import SimpleNamespace
 import pandas as pd
 import pytest
 
-from leaderboard import display
 from leaderboard.table import BoardRow, frame
 from scoring.benchmarks import get_benchmark
+from ui import display
 
 SCB = get_benchmark("scb")
 KV = get_benchmark("kviscuit")

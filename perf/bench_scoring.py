@@ -2,8 +2,8 @@
 
 Run from the repository root::
 
-    .venv/bin/python benchmarks/bench_scoring.py            # full: 3,178 SCB questions, 657 K-Viscuit
-    .venv/bin/python benchmarks/bench_scoring.py --quick    # a tenth of SCB, fewer runs
+    .venv/bin/python perf/bench_scoring.py            # full: 3,178 SCB questions, 657 K-Viscuit
+    .venv/bin/python perf/bench_scoring.py --quick    # a tenth of SCB, fewer runs
 
 (a) ``score_file`` (parse + validate + IoU + aggregate + bootstrap intervals) with the gold already
     loaded: median and p90 over ``--runs`` runs, for an SCB submission with boxes, one with

@@ -9,8 +9,8 @@ scoring a demo submission on a small demo gold) with varied numbers, for N submi
 2. the same files stored under ``data/submissions`` (meta.json + result file each): a cold
    ``Catalog.refresh`` (a restart), a warm one (nothing new), and ``Leaderboard.board``.
 
-    .venv/bin/python benchmarks/bench_table.py            # 10,000 results
-    .venv/bin/python benchmarks/bench_table.py --quick    # 1,000 results
+    .venv/bin/python perf/bench_table.py            # 10,000 results
+    .venv/bin/python perf/bench_table.py --quick    # 1,000 results
 """
 
 from __future__ import annotations
@@ -26,11 +26,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from leaderboard import demo, layout  # noqa: E402
+from leaderboard import demo  # noqa: E402
 from leaderboard.config import Settings  # noqa: E402
 from leaderboard.service import Leaderboard  # noqa: E402
 from leaderboard.table import baseline_rows, frame, scored_rows, views  # noqa: E402
 from scoring import SCORER_VERSION, get_benchmark, load_gold, score_file  # noqa: E402
+from store import layout  # noqa: E402
 from submissions.catalog import Catalog, SubmissionState  # noqa: E402
 from submissions.records import SubmissionMeta  # noqa: E402
 

@@ -16,9 +16,9 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from leaderboard import layout
-from leaderboard.storage.base import NotFound, Store
 from scoring import SCORER_VERSION, Gold, get_benchmark, load_gold
+from store import layout
+from store.base import NotFound, Store
 
 GOLD_SUFFIXES = (".jsonl", ".parquet", ".json")
 

@@ -13,8 +13,8 @@ first data rows drawn); median of ``--loads`` loads (target <= 2 s). Then the K-
 the same way, and the app's resident memory (VmRSS of /proc/PID/status) after both boards
 were loaded (target <= 600 MB).
 
-    .venv/bin/python benchmarks/bench_app.py            # 1,000 rows per board, 7 loads
-    .venv/bin/python benchmarks/bench_app.py --quick    # 200 rows, 5 loads
+    .venv/bin/python perf/bench_app.py            # 1,000 rows per board, 7 loads
+    .venv/bin/python perf/bench_app.py --quick    # 200 rows, 5 loads
 """
 
 from __future__ import annotations
@@ -31,10 +31,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from leaderboard import demo, layout  # noqa: E402
+from leaderboard import demo  # noqa: E402
 from leaderboard.config import Settings  # noqa: E402
 from leaderboard.service import Leaderboard  # noqa: E402
 from scoring import SCORER_VERSION, Limits  # noqa: E402
+from store import layout  # noqa: E402
 from submissions import lifecycle  # noqa: E402
 from submissions.intake import file_sha256  # noqa: E402
 from submissions.records import SubmissionMeta  # noqa: E402

@@ -8,8 +8,8 @@ new gold version (one answer changed) and ``Leaderboard.rescore("scb")`` end to 
 every raw file, scoring on ``--workers`` processes, writing the result files, rank changes
 and the public table.
 
-    .venv/bin/python benchmarks/bench_rescore.py            # 1,000 submissions, 2 workers
-    .venv/bin/python benchmarks/bench_rescore.py --quick    # 100 submissions
+    .venv/bin/python perf/bench_rescore.py            # 1,000 submissions, 2 workers
+    .venv/bin/python perf/bench_rescore.py --quick    # 100 submissions
 """
 
 from __future__ import annotations
@@ -25,9 +25,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from leaderboard import demo, layout  # noqa: E402
+from leaderboard import demo  # noqa: E402
 from leaderboard.config import Settings  # noqa: E402
 from leaderboard.service import Leaderboard  # noqa: E402
+from store import layout  # noqa: E402
 from submissions.intake import file_sha256  # noqa: E402
 from submissions.records import SubmissionMeta  # noqa: E402
 

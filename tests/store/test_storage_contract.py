@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard.storage.base import AlreadyExists, NotFound, Store
-from leaderboard.storage.hub import HubStore, RetryPolicy
-from leaderboard.storage.local import LocalStore
+from store.base import AlreadyExists, NotFound, Store
+from store.hub import HubStore, RetryPolicy
+from store.local import LocalStore
 from tests.hub_server import TOKEN, HubServer
 
 pytestmark = pytest.mark.filterwarnings("ignore:Use .content=:DeprecationWarning")  # inside the LFS client

@@ -17,8 +17,8 @@ Each client's loop is bounded in time (``--seconds``) and in count (``--max-per-
 At the end: zero errors, every submission stored and scored exactly once (one result file per
 submission folder, no other new folder), and p50/p95/max latencies, as a Markdown table.
 
-    .venv/bin/python benchmarks/load_test.py              # 60 s
-    .venv/bin/python benchmarks/load_test.py --quick      # 15 s
+    .venv/bin/python perf/load_test.py              # 60 s
+    .venv/bin/python perf/load_test.py --quick      # 15 s
 """
 
 from __future__ import annotations

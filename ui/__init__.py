@@ -1,0 +1,1 @@
+"""The Gradio web app: one module per tab (see build_app)."""
