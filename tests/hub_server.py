@@ -491,9 +491,10 @@ class _Handler(BaseHTTPRequestHandler):
             return 200, self._info(self._repo(m), m["rev"] or "main"), {}
         if cmd == "PUT" and (m := re.fullmatch(rf"{_API}/settings", path)):
             repo = self._repo(m, write=True)
-            settings = json.loads(body)
-            if "private" in settings:
-                hub.set_private(repo.id, bool(settings["private"]), repo.type)
+            settings = json.loads(body)  # huggingface_hub sends "visibility"; older clients "private"
+            if "visibility" in settings or "private" in settings:
+                private = settings.get("visibility", "private" if settings.get("private") else "public")
+                hub.set_private(repo.id, private == "private", repo.type)
             return 200, {}, {}
         if cmd == "POST" and (m := re.fullmatch(rf"{_API}/preupload/(?P<rev>[^/]+)", path)):
             repo = self._repo(m, write=True)
