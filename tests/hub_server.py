@@ -5,20 +5,42 @@ repos, commit (regular and LFS files, with ``parentCommit`` checks), list trees 
 see ``/work/shared/notes/hub-api-for-tests.md``. State lives in memory and survives
 ``stop()``/``start()``, so a test can take "the Hub" down and bring it back.
 
+Where the client's behaviour depends on it, it answers as the real Hub does:
+
+- LFS or regular is the repo's ``.gitattributes`` (``filter=lfs`` rules; new repos get the Hub's
+  default, which lists ``*.parquet``), plus files above 10 MiB or whose sample is binary. The
+  commit endpoint refuses regular files above 10 MiB, as the Hub does.
+- Tree listings are cursor-paginated with ``Link: <...>; rel="next"`` headers, ``page_size``
+  entries a page (the Hub: 1000), so a client that reads one page misses files.
+- Tokens name users (``users={token: User(name, orgs)}``): ``whoami-v2`` answers name and orgs,
+  an unknown token is a 401 everywhere, writes need the namespace to be the user or one of
+  their orgs (403 otherwise), ``repo_info`` reports ``private``, and ``create_repo`` without a
+  visibility makes a public repo.
+- ``commit_quota=N`` allows N commits per user per ``quota_window`` seconds; over it, commits
+  get the Hub's 429 "You have exceeded our hourly quotas for action: commit" with Retry-After.
+
 Faults: ``server.inject(route, kind, times=1)`` makes the next ``times`` requests whose
 "METHOD /path" matches the regex ``route`` fail:
 
-- ``"error"``:    answer 500 (``status=`` picks another code)
-- ``"hang"``:     read the request, sleep ``delay`` seconds, close the connection unanswered
-- ``"lost"``:     process the request normally but sleep ``delay`` s and drop the answer
-- ``"conflict"``: answer 412 as if another writer had moved the branch head
+- ``"error"``:     answer 500 (``status=`` picks another code)
+- ``"hang"``:      read the request, wait ``delay`` seconds, close the connection unanswered
+- ``"slow"``:      wait ``delay`` seconds, then answer normally
+- ``"lost"``:      process the request normally but sleep ``delay`` s and drop the answer
+- ``"conflict"``:  answer 412 as if another writer had moved the branch head
+- ``"ratelimit"``: answer 429 with ``Retry-After: retry_after`` and the ``RateLimit`` headers
+  of the Hub's API bucket
+
+``delay=None`` waits until ``server.release()`` (or ``stop()``), so a test can hold a request
+for as long as it likes and check that the client gives up on its own.
 """
 
 from __future__ import annotations
 
 import base64
+import fnmatch
 import hashlib
 import json
+import math
 import re
 import threading
 import time
@@ -26,10 +48,23 @@ import uuid
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import parse_qs, unquote, urlencode, urlsplit
 
 TOKEN = "hf_test_dummy_token"
 USER = "tester"
+ORG = "leaderboard"  # the org of the test repos (tests.hub_fixture.hub_repo_ids); USER belongs to it
+REGULAR_MAX = 10 * 1024 * 1024  # the Hub stores bigger files only through LFS/Xet
+QUOTA_MESSAGE = "You have exceeded our hourly quotas for action: commit. We invite you to retry later."
+HANG_CAP = 120.0  # a held request gives up after this long even if the test never releases it
+
+# The .gitattributes the Hub puts in the initial commit of a new model or dataset repo.
+_LFS_PATTERNS = (
+    "*.7z *.arrow *.avro *.bin *.bz2 *.ckpt *.ftz *.gz *.h5 *.joblib *.lfs.* *.lz4 *.mds *.mlmodel *.model"
+    " *.msgpack *.npy *.npz *.onnx *.ot *.parquet *.pb *.pickle *.pkl *.pt *.pth *.rar *.safetensors"
+    " saved_model/**/* *.tar.* *.tar *.tflite *.tgz *.wasm *.xz *.zip *.zst *tfevents*"
+    " *.pcm *.sam *.raw *.aac *.flac *.mp3 *.ogg *.wav *.bmp *.gif *.png *.tiff *.jpg *.jpeg *.webp *.mp4 *.webm"
+)
+DEFAULT_GITATTRIBUTES = "".join(f"{p} filter=lfs diff=lfs merge=lfs -text\n" for p in _LFS_PATTERNS.split()).encode()
 TYPES = {"models": "model", "datasets": "dataset", "spaces": "space"}
 _RID = r"(?P<rid>[\w.-]+/[\w.-]+)"
 _API = rf"/api/(?P<t>models|datasets|spaces)/{_RID}"
@@ -77,6 +112,40 @@ class Blob:
         return out
 
 
+def lfs_rules(gitattributes: bytes) -> list[str]:
+    """The path patterns a .gitattributes file sends to LFS (``filter=lfs``)."""
+    rules = []
+    for line in gitattributes.decode(errors="replace").splitlines():
+        parts = line.split()
+        if parts and not parts[0].startswith("#") and "filter=lfs" in parts[1:]:
+            rules.append(parts[0])
+    return rules
+
+
+def matches(pattern: str, path: str) -> bool:
+    """Git's pattern match: no "/" matches the file name at any depth, else the whole path."""
+    if "/" not in pattern:
+        return fnmatch.fnmatchcase(path.rsplit("/", 1)[-1], pattern)
+    regex = re.escape(pattern.lstrip("/")).replace(r"\*\*/", "(?:.*/)?").replace(r"/\*\*", "/.*")
+    regex = regex.replace(r"\*", "[^/]*").replace(r"\?", "[^/]")
+    return re.fullmatch(regex, path) is not None
+
+
+def is_lfs(rules: list[str], path: str, size: int, sample: bytes) -> bool:
+    """The Hub's choice for a new file: a .gitattributes rule, a big file, or binary bytes."""
+    return size > REGULAR_MAX or b"\0" in sample[:512] or any(matches(r, path) for r in rules)
+
+
+@dataclass(frozen=True)
+class User:
+    name: str
+    orgs: tuple[str, ...] = ()
+
+    def can_write(self, repo_id: str) -> bool:
+        namespace = repo_id.split("/")[0]
+        return namespace == self.name or namespace in self.orgs
+
+
 @dataclass
 class Commit:
     oid: str
@@ -101,6 +170,10 @@ class Repo:
             return self.head
         return next((c for c in self.commits if len(rev) >= 7 and c.oid.startswith(rev)), None)
 
+    def lfs_rules(self) -> list[str]:
+        attributes = self.head.files.get(".gitattributes") if self.commits else None
+        return lfs_rules(attributes.data) if attributes else []
+
 
 @dataclass
 class Fault:
@@ -108,22 +181,43 @@ class Fault:
     kind: str
     times: int
     status: int = 500
-    delay: float = 3.0
+    delay: float | None = 3.0  # None: until released
+    retry_after: int = 1
+    released: threading.Event = field(default_factory=threading.Event)
+
+    def wait(self) -> None:
+        """Sleep ``delay`` seconds, or until the test releases the fault."""
+        self.released.wait(HANG_CAP if self.delay is None else self.delay)
 
 
 class HubError(Exception):
     """An error answer: status, JSON message and optional X-Error-Code."""
 
-    def __init__(self, status: int, message: str, code: str | None = None, **extra: Any) -> None:
+    def __init__(
+        self, status: int, message: str, code: str | None = None, headers: dict[str, str] | None = None, **extra: Any
+    ) -> None:
         super().__init__(message)
         self.status, self.code, self.extra = status, code, extra
+        self.headers = ({"X-Error-Code": code} if code else {}) | (headers or {})
 
 
 class HubServer:
     """In-memory Hub on 127.0.0.1; see the module docstring for faults."""
 
-    def __init__(self, token: str = TOKEN, lfs_threshold: int = 1_000_000) -> None:
-        self.token, self.lfs_threshold = token, lfs_threshold
+    def __init__(
+        self,
+        token: str = TOKEN,
+        *,
+        users: dict[str, User] | None = None,
+        page_size: int = 1000,
+        commit_quota: int | None = None,
+        quota_window: float = 3600.0,
+    ) -> None:
+        self.token = token
+        self.users = users if users is not None else {token: User(USER, (ORG,))}
+        self.page_size = page_size
+        self.commit_quota, self.quota_window = commit_quota, quota_window
+        self.commit_times: dict[str, list[float]] = {}  # user -> monotonic times of their commits
         self.repos: dict[tuple[str, str], Repo] = {}
         self.lfs: dict[str, bytes] = {}
         self.faults: list[Fault] = []
@@ -148,6 +242,7 @@ class HubServer:
 
     def stop(self) -> None:
         """Stop listening: clients now get connection errors (the Hub is down)."""
+        self.release()
         if self._httpd is not None:
             self._httpd.shutdown()
             self._httpd.server_close()
@@ -165,12 +260,19 @@ class HubServer:
         times: int = 1,
         *,
         status: int = 500,
-        delay: float = 3.0,
+        delay: float | None = 3.0,
+        retry_after: int = 1,
     ) -> None:
         """Make the next ``times`` requests matching ``route`` ("METHOD /path" regex) fail."""
-        assert kind in ("error", "hang", "lost", "conflict"), kind
+        assert kind in ("error", "hang", "slow", "lost", "conflict", "ratelimit"), kind
         with self.lock:
-            self.faults.append(Fault(re.compile(route), kind, times, status, delay))
+            self.faults.append(Fault(re.compile(route), kind, times, status, delay, retry_after))
+
+    def release(self) -> None:
+        """Let every request held by a fault with ``delay=None`` go on."""
+        with self.lock:
+            for fault in self.faults:
+                fault.released.set()
 
     def take_fault(self, line: str) -> Fault | None:
         with self.lock:
@@ -190,6 +292,22 @@ class HubServer:
     def files(self, repo_id: str, repo_type: str = "dataset") -> dict[str, Blob]:
         return dict(self.repo(repo_id, repo_type).head.files)
 
+    def set_private(self, repo_id: str, private: bool, repo_type: str = "dataset") -> None:
+        """Change a repo's visibility, as its owner could in the Hub's settings page."""
+        with self.lock:
+            self.repo(repo_id, repo_type).private = private
+
+    def count_commit(self, user: str) -> None:
+        """Count a commit against ``user``'s quota, or refuse it with the Hub's 429."""
+        if self.commit_quota is None:
+            return
+        now = time.monotonic()
+        recent = [t for t in self.commit_times.get(user, []) if t > now - self.quota_window]
+        if len(recent) >= self.commit_quota:
+            wait = math.ceil(recent[0] + self.quota_window - now)
+            raise HubError(429, QUOTA_MESSAGE, headers={"Retry-After": str(max(wait, 1))})
+        self.commit_times[user] = [*recent, now]
+
     def commit_files(
         self,
         repo_id: str,
@@ -203,7 +321,8 @@ class HubServer:
                 ns, name = repo_id.split("/")
                 self.create_repo({"organization": ns, "name": name, "type": repo_type})
             repo = self.repo(repo_id, repo_type)
-            blobs = {p: Blob(d, len(d) > self.lfs_threshold) for p, d in files.items()}
+            rules = lfs_rules(files[".gitattributes"]) if ".gitattributes" in files else repo.lfs_rules()
+            blobs = {p: Blob(d, is_lfs(rules, p, len(d), d)) for p, d in files.items()}
             return self._commit(repo, message, blobs, []).oid
 
     # -- state changes (under self.lock) --------------------------------------------------
@@ -217,8 +336,8 @@ class HubServer:
         repo.commits.append(Commit(oid, parent, message, files))
         return repo.commits[-1]
 
-    def create_repo(self, body: dict[str, Any]) -> tuple[int, Any]:
-        ns = body.get("organization") or USER
+    def create_repo(self, body: dict[str, Any], user: str = USER) -> tuple[int, Any]:
+        ns = body.get("organization") or user
         rtype = body.get("type") or "model"
         key = (rtype, f"{ns}/{body['name']}")
         prefix = "" if rtype == "model" else f"{rtype}s/"
@@ -226,9 +345,10 @@ class HubServer:
         with self.lock:
             if key in self.repos:
                 raise HubError(409, "You already created this repo", url=url)
-            private = body.get("visibility", "private") == "private" or bool(body.get("private"))
+            private = body.get("visibility") == "private" or body.get("private") is True
             repo = self.repos[key] = Repo(rtype, key[1], private)
-            self._commit(repo, "initial commit", {}, [])
+            initial = {} if rtype == "space" else {".gitattributes": Blob(DEFAULT_GITATTRIBUTES, lfs=False)}
+            self._commit(repo, "initial commit", initial, [])
         return 200, {"url": url, "name": key[1]}
 
 
@@ -245,6 +365,21 @@ def _read_chunked(rfile: Any) -> bytes:
     while rfile.readline().strip():
         pass
     return bytes(out)
+
+
+def _fault_answer(fault: Fault) -> tuple[int, Any, dict[str, str]]:
+    """The answer of an "error", "conflict" or "ratelimit" fault."""
+    if fault.kind == "conflict":
+        return 412, {"error": "injected conflict"}, {}
+    if fault.kind == "ratelimit":
+        wait = str(fault.retry_after)
+        headers = {
+            "Retry-After": wait,
+            "RateLimit": f'"api";r=0;t={wait}',
+            "RateLimit-Policy": '"fixed window";"api";q=1000;w=300',
+        }
+        return 429, {"error": "Too Many Requests: you have reached your 'api' rate limit."}, headers
+    return fault.status, {"error": "injected error"}, {}
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -274,14 +409,30 @@ class _Handler(BaseHTTPRequestHandler):
         if self.command != "HEAD":
             self.wfile.write(data)
 
-    def _authorized(self) -> bool:
-        return self.headers.get("Authorization", "") == f"Bearer {self.hub.token}"
+    def _user(self) -> User | None:
+        """The caller (None: anonymous); an unknown token is refused everywhere, as on the Hub."""
+        auth = self.headers.get("Authorization")
+        if auth is None:
+            return None
+        user = self.hub.users.get(auth.removeprefix("Bearer "))
+        if user is None:
+            raise HubError(401, "Invalid credentials in Authorization header")
+        return user
+
+    def _signed_in(self) -> User:
+        user = self._user()
+        if user is None:
+            raise HubError(401, "You must be authenticated to do this")
+        return user
 
     def _repo(self, match: re.Match[str], write: bool = False) -> Repo:
         rtype = TYPES[match["t"]] if match["t"] else "model"
         repo = self.hub.repos.get((rtype, match["rid"]))
-        if repo is None or ((repo.private or write) and not self._authorized()):
+        user = self._user()
+        if repo is None or (repo.private and not (user and user.can_write(repo.id))):
             raise HubError(404, "Repository not found", "RepoNotFound")
+        if write and not (user and user.can_write(repo.id)):
+            raise HubError(403 if user else 401, f"You don't have the rights to write to {repo.id}")
         return repo
 
     def _rev(self, repo: Repo, rev: str) -> Commit:
@@ -297,21 +448,20 @@ class _Handler(BaseHTTPRequestHandler):
         with self.hub.lock:
             self.hub.log.append(line)
         fault = self.hub.take_fault(line)
-        if fault and fault.kind == "hang":
-            time.sleep(fault.delay)
-            self.close_connection = True
-            return
-        if fault and fault.kind in ("error", "conflict"):
-            status = 412 if fault.kind == "conflict" else fault.status
-            self._send(status, {"error": f"injected {fault.kind}"})
+        if fault and fault.kind in ("hang", "slow"):
+            fault.wait()
+            if fault.kind == "hang":
+                self.close_connection = True
+                return
+        if fault and fault.kind in ("error", "conflict", "ratelimit"):
+            self._send(*_fault_answer(fault))
             return
         try:
             status, answer, headers = self._route(path, body)
         except HubError as err:
-            code = {"X-Error-Code": err.code} if err.code else {}
-            status, answer, headers = err.status, {"error": str(err), **err.extra}, code
+            status, answer, headers = err.status, {"error": str(err), **err.extra}, err.headers
         if fault and fault.kind == "lost":
-            time.sleep(fault.delay)
+            fault.wait()
             self.close_connection = True
             return
         self._send(status, answer, headers)
@@ -323,13 +473,9 @@ class _Handler(BaseHTTPRequestHandler):
         cmd, hub = self.command, self.hub
         query = parse_qs(urlsplit(self.path).query)
         if cmd == "POST" and path == "/api/repos/create":
-            if not self._authorized():
-                raise HubError(401, "Invalid credentials")
-            return (*hub.create_repo(json.loads(body)), {})
+            return (*self._create_repo(json.loads(body)), {})
         if path == "/api/whoami-v2":
-            if not self._authorized():
-                raise HubError(401, "Invalid credentials")
-            return 200, {"type": "user", "name": USER, "orgs": [], "auth": {}}, {}
+            return 200, _whoami(self._signed_in()), {}
         if path == "/api/validate-yaml":
             return 200, {"errors": [], "warnings": []}, {}
         if cmd == "PUT" and (m := re.fullmatch(r"/lfs-upload/(?P<oid>[0-9a-f]{64})", path)):
@@ -343,6 +489,13 @@ class _Handler(BaseHTTPRequestHandler):
             return 200, self._lfs_batch(json.loads(body)), {}
         if m := re.fullmatch(rf"{_API}(?:/revision/(?P<rev>.+))?", path):
             return 200, self._info(self._repo(m), m["rev"] or "main"), {}
+        if cmd == "PUT" and (m := re.fullmatch(rf"{_API}/settings", path)):
+            repo = self._repo(m, write=True)
+            settings = json.loads(body)  # huggingface_hub sends "visibility"; older clients "private"
+            if "visibility" in settings or "private" in settings:
+                private = settings.get("visibility", "private" if settings.get("private") else "public")
+                hub.set_private(repo.id, private == "private", repo.type)
+            return 200, {}, {}
         if cmd == "POST" and (m := re.fullmatch(rf"{_API}/preupload/(?P<rev>[^/]+)", path)):
             repo = self._repo(m, write=True)
             return 200, self._preupload(self._rev(repo, m["rev"]), json.loads(body)), {}
@@ -351,7 +504,7 @@ class _Handler(BaseHTTPRequestHandler):
         if cmd == "GET" and (m := re.fullmatch(rf"{_API}/tree/(?P<rev>[^/]+)(?:/(?P<p>.*))?", path)):
             commit = self._rev(self._repo(m), m["rev"])
             recursive = query.get("recursive", ["false"])[0].lower() == "true"
-            return 200, _tree(commit, unquote(m["p"] or ""), recursive), {}
+            return self._page(_tree(commit, unquote(m["p"] or ""), recursive), path, query)
         if cmd == "POST" and (m := re.fullmatch(rf"{_API}/paths-info/(?P<rev>[^/]+)", path)):
             commit = self._rev(self._repo(m), m["rev"])
             paths = parse_qs(body.decode()).get("paths", [])
@@ -360,6 +513,24 @@ class _Handler(BaseHTTPRequestHandler):
             return self._resolve(self._repo(m), m["rev"], unquote(m["p"]))
         raise HubError(404, f"no route for {cmd} {path}")
 
+    def _create_repo(self, body: dict[str, Any]) -> tuple[int, Any]:
+        user = self._signed_in()
+        namespace = body.get("organization") or user.name
+        if not user.can_write(f"{namespace}/x"):
+            raise HubError(403, f"You don't have the rights to create a repo under the namespace {namespace}")
+        return self.hub.create_repo(body, user.name)
+
+    def _page(self, entries: list[dict[str, Any]], path: str, query: dict[str, list[str]]) -> tuple[int, Any, dict]:
+        """One page of a listing, with a ``Link: <...>; rel="next"`` header if more follow."""
+        start = int(base64.urlsafe_b64decode(query["cursor"][0]).decode()) if "cursor" in query else 0
+        end = start + self.hub.page_size
+        if end >= len(entries):
+            return 200, entries[start:], {}
+        params = {k: v[0] for k, v in query.items() if k != "cursor"}
+        params["cursor"] = base64.urlsafe_b64encode(str(end).encode()).decode()
+        link = f'<{self.hub.url}{path}?{urlencode(params)}>; rel="next"'
+        return 200, entries[start:end], {"Link": link}
+
     def _info(self, repo: Repo, rev: str) -> dict[str, Any]:
         commit = self._rev(repo, rev)
         siblings = [{"rfilename": p} for p in sorted(commit.files)]
@@ -367,8 +538,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _preupload(self, commit: Commit, body: dict[str, Any]) -> dict[str, Any]:
         files = []
+        attributes = commit.files.get(".gitattributes")
+        rules = lfs_rules(attributes.data) if attributes else []
         for f in body["files"]:
-            lfs = f["size"] > self.hub.lfs_threshold
+            lfs = is_lfs(rules, f["path"], f["size"], base64.b64decode(f.get("sample", "")))
             old = commit.files.get(f["path"])
             oid = None if old is None else (old.sha256 if old.lfs else old.oid)
             mode = "lfs" if lfs else "regular"
@@ -393,6 +566,8 @@ class _Handler(BaseHTTPRequestHandler):
             key, value = item["key"], item["value"]
             if key == "file":
                 adds[value["path"]] = Blob(base64.b64decode(value["content"]), lfs=False)
+                if len(adds[value["path"]].data) > REGULAR_MAX:
+                    raise HubError(400, "Your push was rejected because it contains files larger than 10 MiB.")
             elif key == "lfsFile":
                 data = self.hub.lfs.get(value["oid"])
                 if data is None:
@@ -406,6 +581,7 @@ class _Handler(BaseHTTPRequestHandler):
                 raise HubError(400, "can only commit to main")
             if parent and not repo.head.oid.startswith(parent):
                 raise HubError(412, "A commit has happened since. Please refresh and try again.")
+            self.hub.count_commit(self._signed_in().name)
             commit = self.hub._commit(repo, header["summary"], adds, dels)
         prefix = "" if repo.type == "model" else f"{repo.type}s/"
         url = f"{self.hub.url}/{prefix}{repo.id}/commit/{commit.oid}"
@@ -420,6 +596,12 @@ class _Handler(BaseHTTPRequestHandler):
         if blob.lfs:
             headers.update({"X-Linked-Etag": f'"{blob.sha256}"', "X-Linked-Size": str(len(blob.data))})
         return 200, blob.data, headers
+
+
+def _whoami(user: User) -> dict[str, Any]:
+    orgs = [{"type": "org", "name": org, "roleInOrg": "write"} for org in user.orgs]
+    token = {"displayName": "tests", "role": "write"}
+    return {"type": "user", "name": user.name, "orgs": orgs, "auth": {"type": "access_token", "accessToken": token}}
 
 
 def _tree(commit: Commit, prefix: str, recursive: bool) -> list[dict[str, Any]]:

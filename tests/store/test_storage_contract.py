@@ -255,7 +255,7 @@ def test_conflicts_are_retried(hub_server: HubServer, hub_store: MakeHub, hub_re
     hub_server.commit_files(hub_repo_ids["gold"], {"other.json": b"x"})  # head moved meanwhile
     store.put("gold", {"a.json": b"a"}, "after 412s")
     assert store.pending() == 0
-    assert set(hub_server.files(hub_repo_ids["gold"])) == {"warm.json", "other.json", "a.json"}
+    assert set(hub_server.files(hub_repo_ids["gold"])) == {".gitattributes", "warm.json", "other.json", "a.json"}
 
 
 def test_hub_down_then_back(hub_server: HubServer, hub_store: MakeHub, hub_repo_ids: Ids) -> None:
