@@ -97,6 +97,11 @@ class Leaderboard:
     def gold_info(self, benchmark: str) -> GoldInfo | None:
         return self.golds.info(benchmark)
 
+    def fingerprint(self, benchmark: str) -> str:
+        """Changes whenever a board's rows could: a new record in the store or a new gold."""
+        info = self.golds.info(benchmark)
+        return f"{self.catalog.generation}:{info.version if info else ''}"
+
     def public_questions(self, benchmark: str) -> bytes:
         try:
             return self.store.read("results", layout.public_questions(benchmark))

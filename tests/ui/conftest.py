@@ -35,3 +35,11 @@ def shot(page, name: str) -> Path:
     path = SCREENSHOTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=False)
     return path
+
+
+@pytest.fixture
+def lb(tmp_path: Path):
+    """A local board on the small SCB test gold (140 questions), no browser."""
+    from tests.submissions.support import board, write_gold
+
+    return board(tmp_path / "data", write_gold(tmp_path / "gold.jsonl"))

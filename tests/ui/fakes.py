@@ -1,0 +1,19 @@
+"""Stand-ins for what Gradio hands a callback: a request with headers and an OAuth profile."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Request:
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Profile:
+    username: str
+
+
+def bearer(token: str) -> Request:
+    return Request({"authorization": f"Bearer {token}"})

@@ -1,0 +1,51 @@
+"""ui.about: the prose files are found as package data and every generated table comes from
+the benchmark declarations."""
+
+from __future__ import annotations
+
+from importlib import resources
+
+import pytest
+
+from scoring import BENCHMARKS
+from scoring.geometry import BOX_FORMATS
+from ui import about
+from ui.downloads import Downloads
+
+
+def test_the_prose_ships_inside_the_package():
+    folder = resources.files("ui").joinpath("docs", "about")
+    assert sorted(f.name for f in folder.iterdir() if f.name.endswith(".md")) == [
+        "1-benchmarks.md",
+        "2-metrics.md",
+        "3-submitting.md",
+        "4-api.md",
+    ]
+
+
+def test_every_placeholder_is_filled_from_the_declarations():
+    text = about.about_markdown()
+    assert "{{" not in text and "}}" not in text
+    for bench in BENCHMARKS.values():
+        assert f"**{bench.name}**: {bench.description}" in text
+        assert f"### Submission format: {bench.name}" in text
+        for metric in bench.metrics:
+            assert f"| {bench.name} | `{metric.name}` | {metric.label} | {metric.description} |" in text
+    for box_format, meaning in BOX_FORMATS.items():
+        assert f"| `{box_format}` | {meaning} |" in text
+    assert "1,000 resamples" in text and 'api_name="/submit"' in text
+
+
+def test_an_unknown_placeholder_stops_the_app(monkeypatch):
+    monkeypatch.setattr(about, "about_pages", lambda: ["## Heading\n{{no_such_table}}"])
+    with pytest.raises(ValueError, match="no_such_table"):
+        about.about_markdown()
+
+
+def test_downloads_per_benchmark(lb, tmp_path):
+    files = about.AboutFiles(lb, Downloads(tmp_path / "files")).files()
+    assert len(files) == 2 * len(BENCHMARKS)
+    scb_example, scb_questions, kviscuit_example, kviscuit_questions = files
+    assert scb_example.endswith("scb-example-submission.jsonl")
+    assert scb_questions.interactive and scb_questions.value["path"].endswith("scb-questions.jsonl")
+    assert not kviscuit_questions.interactive  # no K-Viscuit gold in this store

@@ -1,0 +1,58 @@
+"""ui.submit: the callback behind the button and ``/submit`` on a local leaderboard; every
+answer, refusals included, carries every documented key."""
+
+from __future__ import annotations
+
+from leaderboard.config import UiSettings
+from tests.submissions.support import write_broken, write_submission
+from tests.ui.fakes import Request
+from ui.auth import Auth
+from ui.submit import Submitter
+
+KEYS = {"status", "message", "submission_id", "result", "rank", "errors", "total_errors", "quota", "duplicate_of"}
+
+
+def no_progress(*args, **kwargs) -> None:
+    pass
+
+
+def submit(submitter, path, benchmark="scb", model="Model-A", profile=None) -> dict:
+    args = (benchmark, str(path) if path else None, model, "Team", "open", "xyxy", "", "", "")
+    return submitter.submit(*args, Request(), profile, no_progress)
+
+
+def test_a_valid_file_is_scored_and_ranked(lb, tmp_path):
+    answer = submit(Submitter(lb, Auth(UiSettings())), write_submission(tmp_path / "s.jsonl", accuracy=0.8))
+    assert set(answer) == KEYS
+    assert answer["status"] == "scored" and answer["errors"] == []
+    assert answer["rank"] == lb.rank_of("scb", answer["submission_id"]) > 1  # the papers' rows rank above 80%
+    assert answer["result"]["counts"]["questions"] == 140
+    assert "scored" in answer["quota"] and "left" in answer["quota"]
+
+
+def test_a_broken_file_gets_its_line_numbers(lb, tmp_path):
+    answer = submit(Submitter(lb, Auth(UiSettings())), write_broken(tmp_path / "b.jsonl"))
+    assert answer["status"] == "rejected" and answer["rank"] is None
+    assert {e["line"] for e in answer["errors"]} == {2, 3, 4} and answer["total_errors"] == 3
+
+
+def test_refusals_hold_every_key(lb, tmp_path):
+    signed_out = submit(Submitter(lb, Auth(UiSettings(oauth=True))), write_submission(tmp_path / "s.jsonl"))
+    assert set(signed_out) == KEYS
+    assert (signed_out["status"], signed_out["message"]) == ("rejected", "Sign in with Hugging Face to submit.")
+    no_file = submit(Submitter(lb, Auth(UiSettings())), None)
+    assert set(no_file) == KEYS and no_file["message"] == "Choose a predictions file."
+    assert "attempts left" in no_file["quota"]
+    assert lb.catalog.all() == []  # nothing was stored
+
+
+def test_the_form_shows_the_answer(lb, tmp_path):
+    submitter = Submitter(lb, Auth(UiSettings()))
+    answer = submit(submitter, write_broken(tmp_path / "b.jsonl"))
+    text, errors, quota = submitter.show_answer(answer, "scb")
+    assert text.startswith("### Not scored") and "**3 error(s)**" in text
+    assert errors.visible and len(errors.value["data"]) == 3
+    assert quota.startswith("**Quota**: ")
+    assert submitter.quota("scb", Request(), None).startswith("**Quota**: ")
+    signed_out = Submitter(lb, Auth(UiSettings(oauth=True)))
+    assert signed_out.quota("scb", Request(), None) == "**Quota**: sign in to see your daily quota."

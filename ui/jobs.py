@@ -1,0 +1,45 @@
+"""Background jobs of the app process (APScheduler): they keep the board current and finish
+interrupted work without anyone visiting, and never restart the Space.
+
+- ``refresh``: reread the store (other replicas, the CLI) every ``refresh_seconds`` (at least 5);
+- ``resume``: rebuild corrupted derived files, then score what a crash or a new gold left
+  unscored; first ``RESUME_FIRST_AFTER`` after start, then every ``RESUME_EVERY``;
+- ``push_pending``: retry the Hub pushes that failed (a no-op on a local store).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from apscheduler.schedulers.background import BackgroundScheduler
+
+from leaderboard.service import Leaderboard
+
+REFRESH_AT_LEAST_EVERY = 5  # seconds
+RESUME_FIRST_AFTER = timedelta(seconds=10)
+RESUME_EVERY = timedelta(minutes=5)
+PUSH_EVERY = timedelta(minutes=2)
+
+
+def repair_then_resume(leaderboard: Leaderboard) -> None:
+    """Rebuild corrupted derived files first, so that resuming scores on sound records."""
+    leaderboard.repair()
+    leaderboard.resume()
+
+
+def start_jobs(leaderboard: Leaderboard, refresh_seconds: int) -> BackgroundScheduler:
+    """Start the three jobs on a daemon scheduler (call once per process)."""
+    scheduler = BackgroundScheduler(daemon=True, job_defaults={"coalesce": True, "max_instances": 1})
+    refresh_every = timedelta(seconds=max(REFRESH_AT_LEAST_EVERY, refresh_seconds))
+    scheduler.add_job(leaderboard.refresh, "interval", seconds=refresh_every.total_seconds(), id="refresh")
+    scheduler.add_job(
+        repair_then_resume,
+        "interval",
+        seconds=RESUME_EVERY.total_seconds(),
+        id="resume",
+        args=(leaderboard,),
+        next_run_time=datetime.now() + RESUME_FIRST_AFTER,
+    )
+    scheduler.add_job(leaderboard.push_pending, "interval", seconds=PUSH_EVERY.total_seconds(), id="push_pending")
+    scheduler.start()
+    return scheduler

@@ -1,0 +1,221 @@
+"""The Submit tab and the ``/submit`` API: one function serves the button and scripts.
+
+Its parameter names (``benchmark, file, model, team, model_type, bbox_format, paper_url,
+code_url, description``) and the answer's keys are a contract people script against (README).
+Every answer, the early refusals included, is built by :func:`api_answer`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import gradio as gr
+from gradio.events import Dependency
+
+from leaderboard.service import Leaderboard
+from scoring import BENCHMARKS
+from scoring.benchmarks import get_benchmark
+from scoring.geometry import BOX_FORMATS
+from submissions.intake import Outcome
+from submissions.records import MODEL_TYPES, Identity, Status, SubmissionForm
+from ui import display
+from ui.auth import Auth
+from ui.board import Redraw
+
+
+def api_answer(outcome: Outcome, rank: int | None = None, quota: str = "") -> dict:
+    """The ``/submit`` answer (aggregates only; every documented key in every answer)."""
+    return display.outcome_dict(outcome, rank, quota)
+
+
+def refusal(message: str, quota: str = "") -> dict:
+    """An answer for a request refused before anything was stored."""
+    return api_answer(Outcome(Status.REJECTED, message), quota=quota)
+
+
+def quota_markdown(text: str) -> str:
+    return f"**Quota**: {display.escape_markdown(text)}" if text else ""
+
+
+@dataclass(frozen=True, eq=False)
+class Submitter:
+    """The Submit tab's callbacks."""
+
+    leaderboard: Leaderboard
+    auth: Auth
+
+    def submit(
+        self,
+        benchmark: str,
+        file: str | None,
+        model: str,
+        team: str,
+        model_type: str,
+        bbox_format: str,
+        paper_url: str,
+        code_url: str,
+        description: str,
+        request: gr.Request,
+        profile: gr.OAuthProfile | None,
+        progress=gr.Progress(),
+    ) -> dict:
+        """Validate and score one predictions file; returns the aggregate result, the new rank
+        or the line-numbered errors, and the quota left. Same identity and quota as the web form."""
+        identity = self.auth.identity(profile, request)
+        if identity is None:
+            return refusal("Sign in with Hugging Face to submit.")
+        if not file:
+            return refusal("Choose a predictions file.", self.quota_left(identity, benchmark))
+        form = SubmissionForm(
+            model=model,
+            team=team,
+            model_type=model_type or "",
+            paper_url=paper_url or "",
+            code_url=code_url or "",
+            description=description or "",
+            bbox_format=bbox_format or "xyxy",
+        )
+        progress(0.0, desc="Uploading")
+        report = lambda fraction, message: progress(fraction, desc=message)  # noqa: E731
+        outcome = self.leaderboard.submit(benchmark, Path(file), form, identity, Path(file).name, report)
+        rank = self.leaderboard.rank_of(benchmark, outcome.submission_id) if outcome.result is not None else None
+        quota = outcome.quota.message() if outcome.quota else self.quota_left(identity, benchmark)
+        return api_answer(outcome, rank, quota)
+
+    def quota_left(self, identity: Identity, benchmark: str) -> str:
+        return self.leaderboard.quota(identity, benchmark).message() if benchmark in BENCHMARKS else ""
+
+    def quota(self, benchmark: str, request: gr.Request, profile: gr.OAuthProfile | None) -> str:
+        identity = self.auth.identity(profile, request)
+        if identity is None:
+            return "**Quota**: sign in to see your daily quota."
+        return quota_markdown(self.quota_left(identity, benchmark))
+
+    @staticmethod
+    def show_answer(answer: dict, benchmark: str) -> tuple:
+        """The answer as the form shows it: result or errors, and the quota."""
+        bench = get_benchmark(benchmark) if benchmark in BENCHMARKS else None
+        errors = display.errors_frame(answer)
+        return (
+            display.result_markdown(answer, bench),
+            gr.Dataframe(value=errors, visible=not errors.empty),
+            quota_markdown(answer.get("quota") or ""),
+        )
+
+
+@dataclass(frozen=True, eq=False)
+class FormFields:
+    """The form's inputs, in the ``/submit`` API's parameter order, and its button."""
+
+    benchmark: gr.Dropdown
+    file: gr.File
+    model: gr.Textbox
+    team: gr.Textbox
+    model_type: gr.Radio
+    bbox_format: gr.Dropdown
+    paper_url: gr.Textbox
+    code_url: gr.Textbox
+    description: gr.Textbox
+    button: gr.Button
+
+    @property
+    def inputs(self) -> list:
+        return [
+            self.benchmark,
+            self.file,
+            self.model,
+            self.team,
+            self.model_type,
+            self.bbox_format,
+            self.paper_url,
+            self.code_url,
+            self.description,
+        ]
+
+    @classmethod
+    def create(cls) -> FormFields:
+        benchmark = gr.Dropdown(
+            [(b.name, b.id) for b in BENCHMARKS.values()], value="scb", label="Benchmark", elem_id="sub-bench"
+        )
+        file = gr.File(label="Predictions (JSONL)", type="filepath", elem_id="sub-file")
+        with gr.Row():
+            model = gr.Textbox(label="Model name", max_length=100, elem_id="sub-model")
+            team = gr.Textbox(label="Team", max_length=100, elem_id="sub-team")
+        with gr.Row():
+            model_type = gr.Radio(
+                [(label, key) for key, label in MODEL_TYPES.items()],
+                value="open",
+                label="Model type",
+                elem_id="sub-type",
+            )
+            bbox_format = gr.Dropdown(
+                [(f"{k}: {v}", k) for k, v in BOX_FORMATS.items()],
+                value="xyxy",
+                label="Box format (SCB grounding; lines may override with bbox_format)",
+                elem_id="sub-fmt",
+            )
+        with gr.Row():
+            paper_url = gr.Textbox(label="Paper URL (optional, http/https)", elem_id="sub-paper")
+            code_url = gr.Textbox(label="Code URL (optional, http/https)", elem_id="sub-code")
+        description = gr.Textbox(label="Description (optional)", lines=2, max_length=1000)
+        button = gr.Button("Validate and score", variant="primary", elem_id="sub-btn")
+        return cls(benchmark, file, model, team, model_type, bbox_format, paper_url, code_url, description, button)
+
+
+@dataclass(frozen=True, eq=False)
+class AnswerFields:
+    """Where an answer shows: the quota, the result or errors, and the API's JSON (hidden)."""
+
+    quota: gr.Markdown
+    result: gr.Markdown
+    errors: gr.Dataframe
+    answer: gr.JSON
+
+    @classmethod
+    def create(cls) -> AnswerFields:
+        quota = gr.Markdown(elem_id="quota")
+        result = gr.Markdown("Upload a file to see its aggregate result and rank here.", elem_id="sub-result")
+        errors = gr.Dataframe(
+            label="Errors (line numbers refer to your file)",
+            visible=False,
+            interactive=False,
+            wrap=True,
+            column_widths=["70px", "110px", "180px", "auto"],
+            elem_id="sub-errors",
+        )
+        return cls(quota, result, errors, gr.JSON(visible=False))
+
+
+@dataclass(frozen=True, eq=False)
+class SubmitTab:
+    """The Submit tab; ``finished`` ends a submission's events (the boards are redrawn by then)."""
+
+    form: FormFields
+    shown: AnswerFields
+    finished: Dependency
+
+    @classmethod
+    def mount(cls, submitter: Submitter, page: gr.Blocks, redraw: Redraw) -> SubmitTab:
+        with gr.Tab("Submit", id="tab-submit", elem_id="tab-submit"), gr.Row():
+            with gr.Column(scale=3):
+                form = FormFields.create()
+            with gr.Column(scale=2):
+                shown = AnswerFields.create()
+        submitted = form.button.click(
+            submitter.submit,
+            form.inputs,
+            shown.answer,
+            api_name="submit",
+            show_progress_on=[shown.result],
+            concurrency_limit=4,
+        ).then(
+            submitter.show_answer,
+            [shown.answer, form.benchmark],
+            [shown.result, shown.errors, shown.quota],
+            api_visibility="private",
+        )
+        finished = redraw.after(submitted)
+        form.benchmark.change(submitter.quota, form.benchmark, shown.quota, api_visibility="private")
+        page.load(submitter.quota, form.benchmark, shown.quota, api_visibility="private")
+        return cls(form, shown, finished)
