@@ -33,6 +33,7 @@ class Settings:
     local_user: str = "local-user"
     demo: bool = True  # seed an empty local store with demo gold and submissions
     refresh_seconds: int = 60
+    plugins: tuple[str, ...] = ()  # modules that register more benchmarks (and their demos) on import
 
     @property
     def uses_hub(self) -> bool:
@@ -70,4 +71,5 @@ class Settings:
             local_user=os.environ.get("LEADERBOARD_LOCAL_USER", "local-user"),
             demo=os.environ.get("LEADERBOARD_DEMO", "1") not in ("0", "false", "no"),
             refresh_seconds=_int("LEADERBOARD_REFRESH_SECONDS", 60),
+            plugins=_list("LEADERBOARD_PLUGINS"),
         )
