@@ -16,13 +16,15 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import pandas as pd
 
+from leaderboard.baselines import PAPER_SOURCE
 from leaderboard.columns import PLAIN_GROUPS, Column, Kind, figure_key, shown_columns
+from leaderboard.table import SCORED_SOURCE
 from scoring.benchmarks import BENCHMARKS, Benchmark, Plot, Scatter, get_benchmark
 
 MISSING = "-"
 _URL = re.compile(r"^https?://[^\s<>\"'`]+$", re.IGNORECASE)
 MODEL_TYPE_LABELS = {"open": "open", "closed": "closed", "api": "API"}
-SOURCES = ("scored here", "reported in paper")
+SOURCES = (SCORED_SOURCE, PAPER_SOURCE)
 
 # Soft tints that read on light and dark themes: one per column group, cycled.
 GROUP_TINTS = (
