@@ -39,6 +39,7 @@ MAINTAINER = Identity("maintainer", is_maintainer=True, source="cli")
 @pytest.fixture
 def toy():
     """The plugin, registered for one test only (the registries are process-wide)."""
+    assert "toy" not in BENCHMARKS and "toy" not in demo.DEMOS, "the plugin leaked into the registries"
     module = importlib.import_module("tests.toy_benchmark")  # registers on first import
     register(module.TOY)
     demo.register(module.DEMO)
