@@ -18,6 +18,7 @@ from pathlib import Path
 from leaderboard.config import Settings
 from leaderboard.service import Leaderboard
 from scoring import BENCHMARKS, GoldError
+from scoring.benchmarks import load_plugins
 from scoring.geometry import BOX_FORMATS
 from submissions.records import MODEL_TYPES, Identity, SubmissionForm
 
@@ -65,8 +66,10 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    settings = Settings.from_env()
+    load_plugins(settings.plugins)  # plugin benchmarks are valid --benchmark choices
     args = _parser().parse_args(argv)
-    lb = Leaderboard(Settings.from_env())
+    lb = Leaderboard(settings)
     if args.command == "gold":
         if args.gold_command == "add":
             try:

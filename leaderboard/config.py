@@ -120,6 +120,7 @@ class Settings:
     row_rule: str = "latest"  # or "best": which submission of a (team, model) is its row
     demo: bool = True  # seed an empty local store with demo gold and submissions
     ui: UiSettings = field(default_factory=UiSettings)
+    plugins: tuple[str, ...] = ()  # modules that register more benchmarks (and their demos) on import
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "hub_repos", MappingProxyType(dict(self.hub_repos)))
@@ -142,4 +143,5 @@ class Settings:
             row_rule=env.choice("LEADERBOARD_ROW_RULE", "latest", ROW_RULES),
             demo=env.flag("LEADERBOARD_DEMO", True),
             ui=UiSettings.from_env(environ),
+            plugins=env.names("LEADERBOARD_PLUGINS"),
         )

@@ -1,5 +1,5 @@
 """The public results dataset: only aggregates, one Parquet and one CSV per benchmark, and a
-dataset card whose configs make ``datasets.load_dataset(repo, "scb")`` work."""
+dataset card whose configs make ``datasets.load_dataset(repo, benchmark_id)`` work for every registered benchmark."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ the 95% bootstrap interval. No gold answer, mask or per-question result is in th
 
 ```python
 from datasets import load_dataset
-scb = load_dataset("<this repo>", "scb", split="train")
+table = load_dataset("<this repo>", "{example}", split="train")
 ```
 """
 
@@ -33,7 +33,7 @@ def card() -> bytes:
         f"- config_name: {b}\n  data_files:\n  - split: train\n    path: {layout.public_table(b, 'parquet')}"
         for b in BENCHMARKS
     )
-    return CARD.format(configs=configs, names=", ".join(BENCHMARKS)).encode()
+    return CARD.format(configs=configs, names=", ".join(BENCHMARKS), example=next(iter(BENCHMARKS))).encode()
 
 
 def publish(store: Store, benchmark: str, rows: list[BoardRow]) -> None:

@@ -22,6 +22,7 @@ from leaderboard.config import Settings
 from leaderboard.publish import publish
 from leaderboard.table import Board, BoardRow, baseline_rows, frame, scored_rows
 from scoring import BENCHMARKS, SCORER_VERSION, Limits
+from scoring.benchmarks import load_plugins
 from store import layout
 from store.base import NotFound, Store
 from store.golds import GoldInfo, GoldRegistry
@@ -57,6 +58,7 @@ class Leaderboard:
 
     def __init__(self, settings: Settings, store: Store | None = None) -> None:
         self.settings = settings
+        load_plugins(settings.plugins)  # before anything reads the benchmark registry
         self.store = store or make_store(settings)
         self.golds = GoldRegistry(self.store, settings.data_dir / "cache")
         self.catalog = Catalog(self.store)
@@ -265,20 +267,21 @@ class Leaderboard:
 
     # ---- first start ----
     def seed_demo(self) -> bool:
-        """Give an empty store demo gold, paper rows and demo submissions; False if not empty."""
+        """Give an empty store every registered demo (gold, then its teams' submissions; the paper
+        rows come with the board); False if the store is not empty."""
         if any(self.golds.info(b) for b in BENCHMARKS):
             return False
         from leaderboard import demo
 
         with tempfile.TemporaryDirectory() as tmp:
-            paths = demo.write_demo(Path(tmp))
-            self.add_gold("scb", paths["scb_gold"], DEMO_USER.username)
-            self.add_gold("kviscuit", paths["kviscuit_gold"], DEMO_USER.username)
-            for team in demo.DEMO_TEAMS:
-                form = SubmissionForm(
-                    model=team.name, team=team.team, model_type=team.model_type, bbox_format=team.box_format
-                )
-                self.submit(team.benchmark, paths[Path(team.filename).stem], form, DEMO_USER, team.filename)
+            for data in demo.registered():
+                files = demo.write_files(data, Path(tmp))
+                self.add_gold(data.benchmark, files.gold, DEMO_USER.username)
+                for team, path in files.submissions.items():
+                    form = SubmissionForm(
+                        model=team.name, team=team.team, model_type=team.model_type, bbox_format=team.box_format
+                    )
+                    self.submit(team.benchmark, path, form, DEMO_USER, team.filename)
         return True
 
 

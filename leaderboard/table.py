@@ -1,6 +1,8 @@
-"""The public table: which submission is a team's row, how rows are ranked, which columns a
-view has. Built from the benchmark declaration (metric labels, groupings, display names),
-never by guessing from column names; numbers stay numbers (rounding is the UI's job).
+"""The public table: which submission is a team's row, how rows are ranked, what a view holds.
+
+Ranking and the "best" row rule follow the declaration's primary metric in its declared
+direction; the columns come from :mod:`leaderboard.columns`, never from guessing at names;
+numbers stay numbers (rounding is the UI's job).
 """
 
 from __future__ import annotations
@@ -13,8 +15,14 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from leaderboard.baselines import PAPER_SOURCE, paper_rows
-from scoring.benchmarks import Benchmark, get_benchmark
+from leaderboard.columns import Column, columns, export_columns, frame_columns, views
+from scoring.benchmarks import Metric, get_benchmark
 from submissions.catalog import SubmissionState
+
+__all__ = [  # the column model is leaderboard.columns; these names stay importable from here
+    "ROW_RULES", "SCORED_SOURCE", "Board", "BoardRow", "Column", "baseline_rows", "columns", "csv_safe",
+    "export_columns", "figure_getter", "frame", "scored_rows", "to_csv_bytes", "to_parquet_bytes", "views",
+]  # fmt: skip
 
 SCORED_SOURCE = "scored here"
 ROW_RULES = ("latest", "best")
@@ -35,18 +43,6 @@ class BoardRow:
     code_url: str = ""
 
 
-@dataclass(frozen=True)
-class Column:
-    """A table column: ``key`` in the frame, ``header`` shown, ``group`` for column groups."""
-
-    key: str
-    header: str
-    group: str
-    kind: str = "number"  # "text", "number", "ci" (a half-width), "date", "url"
-    decimals: int = 2
-    higher_is_better: bool = True
-
-
 def scored_rows(
     states: Iterable[SubmissionState], gold_version: str | None, scorer_version: str | None, row_rule: str = "latest"
 ) -> list[BoardRow]:
@@ -63,9 +59,11 @@ def scored_rows(
         if row is None:
             continue
         meta = state.meta
-        acc = row.figures["overall"].get("acc") or 0.0
-        # latest: newest wins; best: highest accuracy, then the earlier submission
-        rank = (meta.submitted_at,) if row_rule == "latest" else (acc, _negated(meta.submitted_at))
+        # latest: newest wins; best: the better primary figure, then the earlier submission
+        if row_rule == "latest":
+            rank: tuple = (meta.submitted_at,)
+        else:
+            rank = (-_rank_value(row.figures, get_benchmark(meta.benchmark).primary), _negated(meta.submitted_at))
         key = (meta.team.casefold(), meta.model.casefold())
         if key not in chosen or rank > chosen[key][0]:
             chosen[key] = (rank, row)
@@ -115,72 +113,18 @@ def baseline_rows(benchmark: str) -> list[BoardRow]:
     ]
 
 
-def views(bench: Benchmark) -> list[tuple[str, str]]:
-    """(view id, label): the overview, then one view per grouping."""
-    return [("overall", "Overview")] + [(g.name, f"By {g.label.lower()}") for g in bench.groupings]
-
-
-def columns(bench: Benchmark, view: str = "overall") -> list[Column]:
-    """The columns of a view, from the declaration."""
-    cols = [
-        Column("rank", "Rank", "Model", "number", 0),
-        Column("model", "Model", "Model", "text"),
-        Column("team", "Team", "Model", "text"),
-        Column("model_type", "Model type", "Model", "text"),
-    ]
-    primary = [m for m in bench.metrics if m.name == bench.primary_metric][0]
-    if view == "overall":
-        first = bench.groupings[0]
-        for metric in bench.metrics:
-            group = metric.label
-            cols.append(Column(f"overall.{metric.name}", f"{metric.label}", group, "number", metric.decimals))
-            if metric.ci:
-                cols.append(Column(f"overall.{metric.ci}", "±", group, "ci", metric.decimals))
-            if metric.name in ("acc", "miou"):
-                for label in first.order:
-                    header = f"{first.abbrev(label)} {metric.label}"
-                    cols.append(Column(f"{first.name}.{label}.{metric.name}", header, group, "number", metric.decimals))
-        if not bench.grounding and len(bench.groupings) > 1:  # K-Viscuit: the ten categories too
-            second = bench.groupings[1]
-            for label in second.order:
-                cols.append(Column(f"{second.name}.{label}.acc", second.show(label), second.label, "number"))
-    else:
-        grouping = bench.grouping(view)
-        for label in grouping.order:
-            for metric in bench.metrics:
-                if metric.name in ("acc", "miou"):
-                    header = grouping.show(label) + ("" if metric is primary else f" {metric.label}")
-                    cols.append(Column(f"{view}.{label}.{metric.name}", header, grouping.show(label), "number"))
-    cols += [
-        Column("source", "Source", "About", "text"),
-        Column("submitted", "Submitted", "About", "date"),
-        Column("paper_url", "Paper", "About", "url"),
-        Column("code_url", "Code", "About", "url"),
-    ]
-    return cols
-
-
-def export_columns(bench: Benchmark) -> list[Column]:
-    """Every column of every view once: the public dataset's schema."""
-    seen: dict[str, Column] = {}
-    for view, _ in views(bench):
-        for col in columns(bench, view):
-            seen.setdefault(col.key, col)
-    return list(seen.values())
-
-
-def figure_getter(key: str):
-    """A function reading column ``key`` (``overall.acc``, ``type.1.miou``, ``overall.acc_ci``)
-    out of a row's figures: NaN when absent or null, an interval as its half-width. Built once
-    per column, so a table of 10,000 rows costs one lookup per cell."""
-    path = key.split(".")
-    head, middle, last = path[0], path[1:-1], path[-1]
+def figure_getter(column: Column):
+    """A function reading ``column``'s figure out of a row's figures: NaN when absent or null,
+    an interval as its half-width. Built once per column, so a table of 10,000 rows costs one
+    lookup per cell."""
+    assert column.figure is not None
+    section, label, name = column.figure
 
     def get(figures: dict) -> float:
-        node = figures.get(head)
-        for part in middle:
-            node = node.get(part) if node else None
-        value = node.get(last) if node else None
+        node = figures.get(section)
+        if label is not None:
+            node = node.get(label) if node else None
+        value = node.get(name) if node else None
         kind = type(value)
         if kind is float or kind is int:
             return value if value == value else math.nan
@@ -191,16 +135,26 @@ def figure_getter(key: str):
     return get
 
 
+def _rank_value(figures: dict, metric: Metric) -> float:
+    """Sorts ascending from the best row: the overall figure, negated when higher is better;
+    a missing figure sorts last whatever the direction."""
+    value = figures.get("overall", {}).get(metric.name)
+    if type(value) not in (float, int) or value != value:
+        return math.inf
+    return -value if metric.higher_is_better else value
+
+
 def frame(benchmark: str, rows: list[BoardRow], view: str = "overall") -> pd.DataFrame:
-    """The table of a view, ranked: primary metric descending, ties to the earlier submission
-    (papers' rows count as the earliest). Absent figures are NaN."""
+    """The table of a view, ranked: primary metric, best first in its declared direction, ties
+    to the earlier submission (papers' rows count as the earliest). Absent figures are NaN."""
     bench = get_benchmark(benchmark)
-    cols = export_columns(bench) if view == "all" else columns(bench, view)
-    primary = figure_getter(f"overall.{bench.primary_metric}")
+    cols = frame_columns(bench, view)
+    primary = bench.primary
     ordered = sorted(
-        rows, key=lambda r: (-_nan_low(primary(r.figures)), r.submitted_at, r.source != PAPER_SOURCE, r.model)
+        rows,
+        key=lambda r: (_rank_value(r.figures, primary), r.submitted_at, r.source != PAPER_SOURCE, r.model),
     )
-    getters = [(c.key, figure_getter(c.key)) for c in cols if c.kind in ("number", "ci") and c.key != "rank"]
+    getters = [(c.key, figure_getter(c)) for c in cols if c.figure is not None]
     figure_keys = [k for k, _ in getters]
     records = []
     for rank, row in enumerate(ordered, 1):
@@ -217,15 +171,11 @@ def frame(benchmark: str, rows: list[BoardRow], view: str = "overall") -> pd.Dat
             code_url=row.code_url,
         )
         records.append(record)
-    df = pd.DataFrame.from_records(records, columns=[c.key for c in cols]) if records else None
-    if df is None:
+    if not records:
         return pd.DataFrame(columns=[c.key for c in cols])
+    df = pd.DataFrame.from_records(records, columns=[c.key for c in cols])
     df[figure_keys] = df[figure_keys].astype(float)
     return df
-
-
-def _nan_low(value: float) -> float:
-    return -math.inf if math.isnan(value) else value
 
 
 @dataclass

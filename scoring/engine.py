@@ -11,13 +11,13 @@ from pathlib import Path
 
 import numpy as np
 
-from scoring.answers import LETTERS, extract_answer, normalize_answer
+from scoring.answers import describe, extract_answer, normalize_answer
 from scoring.benchmarks import Benchmark, get_benchmark
 from scoring.errors import LineError
 from scoring.geometry import BOX_FORMATS
 from scoring.gold import Gold
 from scoring.jsonl import IssueLog, Limits, read_objects
-from scoring.metrics import group_figures
+from scoring.metrics import group_figures, question_stats
 
 SCORER_VERSION = "1.0.0"
 """Bump when any figure could change: results are keyed by (submission, gold, scorer)."""
@@ -69,7 +69,7 @@ class Predictions:
 
     benchmark: str
     gold_version: str
-    letters: np.ndarray  # int8 letter index per row, -1 when missing or unparsed
+    letters: np.ndarray  # int8 index into the benchmark's choices per row, -1 when missing or unparsed
     submitted: np.ndarray  # bool per row
     groundings: dict[int, object]  # row -> the benchmark's grounding object
     unparsed: int
@@ -115,6 +115,7 @@ def validate_file(
     groundings: dict[int, object] = {}
     unparsed = 0
     key_field = bench.key_field
+    letters_text = describe(bench.choices)
     for line_no, obj in read_objects(path, log, _limits_for(gold, limits)):
         if key_field not in obj:
             log.add("missing_question_id", line_no, key_field, f"{key_field} is missing")
@@ -134,20 +135,19 @@ def validate_file(
             continue
         first_line[row] = line_no
         if "answer" in obj:
-            letter = normalize_answer(obj["answer"])
+            letter = normalize_answer(obj["answer"], bench.choices)
             if letter is None:
-                log.add(
-                    "bad_answer", line_no, "answer", f"answer must be a letter A-D, got {str(obj['answer'])[:40]!r}"
-                )
+                got = str(obj["answer"])[:40]
+                log.add("bad_answer", line_no, "answer", f"answer must be a letter {letters_text}, got {got!r}")
                 continue
         elif "response" in obj:
             if not isinstance(obj["response"], str):
                 log.add("bad_response", line_no, "response", "response must be a string")
                 continue
-            letter = extract_answer(obj["response"])
+            letter = extract_answer(obj["response"], bench.choices)
             unparsed += letter is None
         else:
-            log.add("missing_answer", line_no, "answer", "each line needs an answer (A-D) or a response")
+            log.add("missing_answer", line_no, "answer", f"each line needs an answer ({letters_text}) or a response")
             continue
         try:
             grounding = bench.read_line(obj, gold, row, bbox_format)
@@ -155,7 +155,7 @@ def validate_file(
             log.add(e.code, line_no, e.field, str(e))
             continue
         if letter is not None:
-            letters[row] = LETTERS.index(letter)
+            letters[row] = bench.choices.index(letter)
         if grounding is not None:
             groundings[row] = grounding
     log.raise_if_any()
@@ -175,7 +175,7 @@ def score_predictions(benchmark: str | Benchmark, gold: Gold, predictions: Predi
         union = np.zeros(gold.size, dtype=np.float64)
         for row in np.flatnonzero(correct).tolist():
             inter[row], union[row] = bench.overlap(groundings.get(row), gold, row)
-    figures = group_figures(correct, inter, union, gold.groups, with_grounding=bench.grounding)
+    figures = group_figures(question_stats(correct, inter, union), gold.groups, bench.metrics)
     counts = {
         "questions": gold.size,
         "submitted": int(submitted.sum()),

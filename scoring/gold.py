@@ -28,7 +28,7 @@ class Gold:
     benchmark: str
     version: str
     keys: list
-    answers: np.ndarray  # int8 letter index 0-3 per row
+    answers: np.ndarray  # int8 index into the benchmark's choices per row
     groups: dict[str, tuple[list[str], np.ndarray]]
     index: dict = field(default_factory=dict)
     extra: dict = field(default_factory=dict)

@@ -1,12 +1,20 @@
-"""Metrics: per-question records in, one reducer per figure out (after torchmetrics).
+"""Metrics: per-question statistic columns, then one reducer for every declared figure (after torchmetrics).
 
-The engine turns a submission into per-question arrays (``correct``, ``inter``, ``union``);
-everything below is a pure function of those arrays and the gold's groups, used alike by the
-CLI, the app and rescoring. Edge cases are named choices, written in SPEC:
+Three pure steps, used alike by the CLI, the app and rescoring:
 
-- an empty group has ``acc`` None (no question to count);
-- ``miou``/``ciou`` are None when no question of the group was answered correctly, and
-  ``miou``/``gacc50``/``ciou`` are None when the submission grounds nothing at all;
+1. :func:`question_stats`: the engine's per-question arrays become :class:`~scoring.benchmarks.base.Stat`
+   columns (``questions``, ``correct`` and, when the submission grounds anything, ``iou``,
+   ``hit50``, ``inter``, ``union``);
+2. column sums per group (a 0/1 membership matrix), and the same sums on 1,000 bootstrap
+   resamples of the questions for the metrics that report an interval;
+3. :func:`reduce`: every declared :class:`~scoring.benchmarks.base.Metric` is
+   ``100 * sum(numerator) / sum(denominator)``, point figures and resamples alike.
+
+Edge cases are named choices, written in the declaration and in SPEC:
+
+- a group whose denominator sums to 0 gives the metric's ``if_empty`` (None: no figure), so an
+  empty group has ``acc`` None and ``miou``/``ciou`` are None where no question was answered right;
+- a metric over grounding columns is None when the submission grounds nothing at all;
 - a correct answer with no grounding has IoU 0 (``inter`` 0, ``union`` = gold area).
 
 Bootstrap intervals resample the questions of the whole test set 1,000 times with a fixed
@@ -16,14 +24,20 @@ the number of questions, so it is built once per gold and shared by every submis
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
 import numpy as np
+
+from scoring.benchmarks.base import Metric, Stat
 
 BOOTSTRAP_RESAMPLES = 1000
 BOOTSTRAP_SEED = 20240601
 CI_PERCENTILES = (2.5, 97.5)
 IOU_THRESHOLD = 0.5
+
+Groups = Mapping[str, tuple[list[str], np.ndarray]]
+"""Grouping name -> (labels, label index of every question), as :class:`scoring.gold.Gold` holds them."""
 
 
 @lru_cache(maxsize=8)
@@ -37,7 +51,7 @@ def bootstrap_weights(n: int, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 
     return weights
 
 
-def membership(groups: dict[str, tuple[list[str], np.ndarray]], n: int) -> tuple[list[tuple[str, str]], np.ndarray]:
+def membership(groups: Groups, n: int) -> tuple[list[tuple[str, str]], np.ndarray]:
     """Columns ``[("overall", ""), (grouping, label), ...]`` and the ``n x columns`` 0/1 matrix."""
     columns: list[tuple[str, str]] = [("overall", "")]
     blocks = [np.ones((n, 1), dtype=np.float32)]
@@ -49,11 +63,47 @@ def membership(groups: dict[str, tuple[list[str], np.ndarray]], n: int) -> tuple
     return columns, np.hstack(blocks)
 
 
-def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    """100 * num / den, NaN where den is 0 (an empty group is 'no figure', not 0)."""
-    out = np.full(np.broadcast(num, den).shape, np.nan)
+def question_stats(
+    correct: np.ndarray, inter: np.ndarray | None = None, union: np.ndarray | None = None
+) -> dict[Stat, np.ndarray]:
+    """Per-question columns (float64) from the engine's arrays; grounding columns only when
+    ``inter``/``union`` are given (the submission grounds something).
+
+    >>> s = question_stats(np.array([True, True, False]), np.array([1.0, 0.0, 5.0]), np.array([2.0, 4.0, 5.0]))
+    >>> s[Stat.IOU].tolist(), s[Stat.HIT50].tolist(), s[Stat.UNION].tolist()
+    ([0.5, 0.0, 0.0], [1.0, 0.0, 0.0], [2.0, 4.0, 0.0])
+    """
+    n = correct.size
+    stats = {Stat.QUESTIONS: np.ones(n), Stat.CORRECT: correct.astype(np.float64)}
+    if inter is None or union is None:
+        return stats
+    iou = np.zeros(n)
+    np.divide(inter, union, out=iou, where=union > 0)
+    iou = np.where(correct, iou, 0.0)
+    return stats | {
+        Stat.IOU: iou,
+        Stat.HIT50: ((iou >= IOU_THRESHOLD) & correct).astype(np.float64),
+        Stat.INTER: np.where(correct, inter, 0).astype(np.float64),
+        Stat.UNION: np.where(correct, union, 0).astype(np.float64),
+    }
+
+
+def ratio(num: np.ndarray, den: np.ndarray, *, if_empty: float | None) -> np.ndarray:
+    """100 * num / den, element-wise; ``if_empty`` where den is 0 (None -> NaN, shown as "-").
+
+    >>> ratio(np.array([1.0, 0.0]), np.array([2.0, 0.0]), if_empty=None).tolist()
+    [50.0, nan]
+    >>> ratio(np.array([0.0]), np.array([0.0]), if_empty=0.0).tolist()
+    [0.0]
+    """
+    out = np.full(np.broadcast_shapes(num.shape, den.shape), np.nan if if_empty is None else if_empty)
     np.divide(100.0 * num, den, out=out, where=den > 0)
     return out
+
+
+def reduce(metrics: Sequence[Metric], sums: Mapping[Stat, np.ndarray]) -> dict[str, np.ndarray]:
+    """The one reducer: point figures from group sums, and resampled figures from resampled sums alike."""
+    return {m.name: ratio(sums[m.numerator], sums[m.denominator], if_empty=m.if_empty) for m in metrics}
 
 
 def _interval(samples: np.ndarray) -> list[list[float] | None]:
@@ -69,60 +119,50 @@ def _num(value: float) -> float | None:
     return None if not np.isfinite(value) else float(value)
 
 
+def _bootstrap_sums(stats: Mapping[Stat, np.ndarray], member: np.ndarray, wanted: set[Stat]) -> dict[Stat, np.ndarray]:
+    """Group sums of the ``wanted`` columns on every resample (resamples x groups each), from one
+    float32 product of the weights with every column's membership block side by side."""
+    order = [s for s in Stat if s in wanted]  # a fixed order: the product, hence every digit, is reproducible
+    if not order:
+        return {}
+    blocks = [member * stats[s][:, None].astype(np.float32) for s in order]
+    boot = (bootstrap_weights(member.shape[0]) @ np.hstack(blocks)).astype(np.float64)
+    k = member.shape[1]
+    return {s: boot[:, i * k : (i + 1) * k] for i, s in enumerate(order)}
+
+
 def group_figures(
-    correct: np.ndarray,
-    inter: np.ndarray | None,
-    union: np.ndarray | None,
-    groups: dict[str, tuple[list[str], np.ndarray]],
-    with_grounding: bool = False,
+    stats: Mapping[Stat, np.ndarray], groups: Groups, metrics: Sequence[Metric]
 ) -> dict[str, dict[str, dict]]:
     """Figures per group: ``{"overall": {"": stats}, "type": {"1": stats, ...}, ...}``.
 
-    ``inter``/``union`` are None for benchmarks without grounding or submissions that ground
-    nothing; ``with_grounding`` (the benchmark has grounding) then reports its figures as
-    None. Each stats dict holds ``questions``, ``correct``, ``acc``, ``acc_ci`` and, with
-    grounding, ``miou``, ``miou_ci``, ``gacc50``, ``ciou``.
+    Each group's stats hold ``questions``, ``correct``, then every declared metric (and its
+    interval, if it reports one) in declaration order; a metric whose columns the submission
+    lacks (no grounding) is None.
 
+    >>> from scoring.benchmarks.base import ACCURACY
     >>> g = {"type": (["1", "2"], np.array([0, 0, 1, 1]))}
-    >>> f = group_figures(np.array([True, False, True, True]), None, None, g)
+    >>> f = group_figures(question_stats(np.array([True, False, True, True])), g, [ACCURACY])
     >>> f["overall"][""]["acc"], f["type"]["1"]["acc"], f["type"]["2"]["acc"]
     (75.0, 50.0, 100.0)
     """
-    n = correct.size
-    columns, member = membership(groups, n)
-    hit = correct.astype(np.float64)
-    sizes = member.sum(axis=0, dtype=np.float64)
-    n_correct = hit @ member
-    acc = _ratio(n_correct, sizes)
-    weights = bootstrap_weights(n)
-    stacks = [member, member * hit[:, None].astype(np.float32)]
-    grounded = inter is not None
-    if grounded:
-        iou = np.zeros(n)
-        np.divide(inter, union, out=iou, where=union > 0)
-        iou = np.where(correct, iou, 0.0)
-        stacks.append(member * iou[:, None].astype(np.float32))
-    boot = (weights @ np.hstack(stacks)).astype(np.float64)  # resamples x (k * columns)
-    k = len(columns)
-    acc_ci = _interval(_ratio(boot[:, k : 2 * k], boot[:, :k]))
-    if grounded:
-        miou = _ratio(iou @ member, n_correct)
-        gacc = _ratio(((iou >= IOU_THRESHOLD) & correct).astype(np.float64) @ member, sizes)
-        ciou = _ratio(np.where(correct, inter, 0) @ member, np.where(correct, union, 0) @ member)
-        miou_ci = _interval(_ratio(boot[:, 2 * k :], boot[:, k : 2 * k]))
+    columns, member = membership(groups, stats[Stat.QUESTIONS].size)
+    measured = [m for m in metrics if m.numerator in stats and m.denominator in stats]
+    sums = {s: col @ member for s, col in stats.items()}
+    point = reduce(measured, sums)
+    with_ci = [m for m in measured if m.interval]
+    resampled = reduce(
+        with_ci, _bootstrap_sums(stats, member, {s for m in with_ci for s in (m.numerator, m.denominator)})
+    )
+    intervals = {name: _interval(samples) for name, samples in resampled.items()}
     out: dict[str, dict[str, dict]] = {}
     for j, (name, label) in enumerate(columns):
-        stats: dict = {
-            "questions": int(sizes[j]),
-            "correct": int(n_correct[j]),
-            "acc": _num(acc[j]),
-            "acc_ci": acc_ci[j],
-        }
-        if grounded:
-            stats |= {"miou": _num(miou[j]), "miou_ci": miou_ci[j], "gacc50": _num(gacc[j]), "ciou": _num(ciou[j])}
-        elif with_grounding:
-            stats |= {"miou": None, "miou_ci": None, "gacc50": None, "ciou": None}
-        out.setdefault(name, {})[label] = stats
+        figures: dict = {s.value: int(sums[s][j]) for s in (Stat.QUESTIONS, Stat.CORRECT)}
+        for m in metrics:
+            figures[m.name] = _num(point[m.name][j]) if m.name in point else None
+            if m.ci:
+                figures[m.ci] = intervals[m.name][j] if m.name in intervals else None
+        out.setdefault(name, {})[label] = figures
     return out
 
 

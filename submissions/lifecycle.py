@@ -22,6 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from scoring import SCORER_VERSION, Gold, Limits, ResultRecord, SubmissionError, get_benchmark
+from scoring.benchmarks import load_plugins, loaded_plugins
 from scoring.engine import score_predictions, validate_file
 from scoring.errors import Issue
 from store import layout
@@ -134,8 +135,9 @@ def resume(store: Store, catalog: Catalog, gold: Gold, limits: Limits) -> int:
 _WORKER_GOLD: Gold | None = None
 
 
-def _init_worker(gold_pickle: str) -> None:
+def _init_worker(gold_pickle: str, plugins: tuple[str, ...] = ()) -> None:
     global _WORKER_GOLD
+    load_plugins(plugins)  # a spawned worker knows only the built-in benchmarks until it loads the parent's plugins
     with open(gold_pickle, "rb") as f:
         _WORKER_GOLD = pickle.load(f)
 
@@ -176,7 +178,7 @@ def rescore(
             pickle.dump(gold, f, protocol=pickle.HIGHEST_PROTOCOL)
         context = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(
-            workers, mp_context=context, initializer=_init_worker, initargs=(gold_pickle,)
+            workers, mp_context=context, initializer=_init_worker, initargs=(gold_pickle, loaded_plugins())
         ) as pool:
             for done, (sid, outcome) in enumerate(pool.map(_work, jobs, chunksize=4), 1):
                 meta = metas[sid]

@@ -10,3 +10,7 @@ os.environ["HF_HUB_DISABLE_TELEMETRY"] = "1"
 os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
 
 pytest_plugins = ["tests.hub_fixture"]
+
+collect_ignore = ["toy_benchmark.py"]
+"""A plugin registers its benchmark on import: doctest collection must not import it for every
+test (test_third_benchmark registers it for one test at a time)."""

@@ -13,17 +13,18 @@ import json
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 
 import pandas as pd
 
-from leaderboard.table import Column, columns
-from scoring.benchmarks import Benchmark, get_benchmark
+from leaderboard.baselines import PAPER_SOURCE
+from leaderboard.columns import PLAIN_GROUPS, Column, Kind, figure_key, shown_columns
+from leaderboard.table import SCORED_SOURCE
+from scoring.benchmarks import BENCHMARKS, Benchmark, Plot, Scatter, get_benchmark
 
 MISSING = "-"
 _URL = re.compile(r"^https?://[^\s<>\"'`]+$", re.IGNORECASE)
 MODEL_TYPE_LABELS = {"open": "open", "closed": "closed", "api": "API"}
-SOURCES = ("scored here", "reported in paper")
+SOURCES = (SCORED_SOURCE, PAPER_SOURCE)
 
 # Soft tints that read on light and dark themes: one per column group, cycled.
 GROUP_TINTS = (
@@ -33,7 +34,6 @@ GROUP_TINTS = (
     "rgba(168, 85, 247, 0.10)",
     "rgba(236, 72, 153, 0.09)",
 )
-PLAIN_GROUPS = ("Model", "About")
 
 
 # --------------------------------------------------------------------------- numbers
@@ -113,85 +113,9 @@ def escape_markdown(text: object) -> str:
 # --------------------------------------------------------------------------- table
 
 
-@dataclass(frozen=True)
-class ShownColumn:
-    """A displayed column: the frame ``key``, the ``ci`` key folded into it (if any)."""
-
-    key: str
-    header: str
-    group: str
-    kind: str
-    decimals: int = 2
-    ci: str | None = None
-    datatype: str = "str"  # gr.Dataframe datatype
-
-
 def short_label(bench: Benchmark, grouping: str, label: str) -> str:
-    """How a group label is shown in a header: ``T1`` for types, display names otherwise."""
-    if grouping == "type":
-        return f"T{label}"
-    try:
-        return bench.grouping(grouping).show(label)
-    except KeyError:
-        return label
-
-
-def _metric_short(bench: Benchmark, name: str) -> str:
-    for m in bench.metrics:
-        if m.name == name:
-            return "Acc" if m.name == "acc" else m.label
-    return name
-
-
-def shown_columns(bench: Benchmark, view: str = "overall") -> list[ShownColumn]:
-    """The columns of a view as shown: intervals folded into their figure, URL columns merged
-    into one "Links" column, headers unique and prefixed by their metric."""
-    cols: list[Column] = columns(bench, view)
-    out: list[ShownColumn] = []
-    headers = {"rank": "Rank", "model": "Model", "team": "Team", "model_type": "Model type"}
-    for col in cols:
-        if col.kind == "ci":
-            if out:
-                prev = out[-1]
-                out[-1] = ShownColumn(prev.key, prev.header, prev.group, prev.kind, prev.decimals, col.key, "number")
-            continue
-        if col.kind == "url":
-            if col.key == "paper_url":
-                out.append(ShownColumn("links", "Links", "About", "links", datatype="html"))
-            continue
-        if col.key in headers:
-            dtype = "html" if col.key == "model" else ("number" if col.key == "rank" else "str")
-            out.append(ShownColumn(col.key, headers[col.key], col.group, col.kind, col.decimals, datatype=dtype))
-        elif col.key == "source":
-            out.append(ShownColumn(col.key, "Source", col.group, col.kind))
-        elif col.key == "submitted":
-            out.append(ShownColumn(col.key, "Submitted", col.group, col.kind))
-        else:
-            parts = col.key.split(".")
-            metric, label = _metric_short(bench, parts[-1]), short_label(bench, parts[0], ".".join(parts[1:-1]))
-            if parts[0] == "overall":
-                header = metric
-            elif view == "overall":
-                header = f"{metric} {label}" if parts[0] == "type" else label
-            else:
-                header = label if parts[-1] == bench.primary_metric else f"{label} {metric}"
-            out.append(ShownColumn(col.key, header, col.group, "number", col.decimals, datatype="number"))
-    # the source is what a reader must see first: move it beside the model's identity
-    source = [c for c in out if c.key == "source"]
-    out = [c for c in out if c.key != "source"]
-    at = next((i + 1 for i, c in enumerate(out) if c.key == "model_type"), len(out))
-    out[at:at] = source
-    seen: dict[str, int] = {}
-    unique = []
-    for c in out:  # headers must be unique for the table widget
-        n = seen.get(c.header, 0)
-        seen[c.header] = n + 1
-        unique.append(c if n == 0 else ShownColumn(c.key, f"{c.header} ({n + 1})", *_tail(c)))
-    return unique
-
-
-def _tail(c: ShownColumn) -> tuple:
-    return (c.group, c.kind, c.decimals, c.ci, c.datatype)
+    """How a group label is shown in a header: the grouping's declared short name (``T1``), else its display name."""
+    return bench.grouping(grouping).abbrev(label)
 
 
 def filter_frame(
@@ -217,7 +141,7 @@ def filter_frame(
     return df[mask]
 
 
-def group_tints(shown: Sequence[ShownColumn]) -> dict[str, str]:
+def group_tints(shown: Sequence[Column]) -> dict[str, str]:
     """Column group -> background tint (Model/About columns stay plain)."""
     tints: dict[str, str] = {}
     for c in shown:
@@ -226,21 +150,20 @@ def group_tints(shown: Sequence[ShownColumn]) -> dict[str, str]:
     return tints
 
 
-def _cell(row: Mapping, col: ShownColumn) -> tuple[object, str]:
+def _cell(row: Mapping, col: Column) -> tuple[object, str]:
     """(sortable value, displayed text) of one cell."""
-    if col.kind == "links":
-        return ("paper" if safe_url(row.get("paper_url")) else ""), links_html(
-            row.get("paper_url"), row.get("code_url")
-        )
     value = row.get(col.key)
-    if col.key == "model":  # the sort key is escaped too: no raw user text in an HTML column
+    if col.kind is Kind.LINKS:
+        paper, code = row.get("paper_url"), row.get("code_url")
+        return ("paper" if safe_url(paper) else ""), links_html(paper, code)
+    if col.kind is Kind.MODEL:  # the sort key is escaped too: no raw user text in an HTML column
         return html.escape(str(value)), model_html(value, row.get("paper_url"), row.get("code_url"))
-    if col.key == "rank":
+    if col.kind is Kind.RANK:
         return int(value), str(int(value))
-    if col.key == "model_type":
+    if col.kind is Kind.MODEL_TYPE:
         text = str(value or "")
         return text, MODEL_TYPE_LABELS.get(text.lower(), text) or MISSING
-    if col.kind == "number":
+    if col.kind is Kind.NUMBER:
         number = None if is_missing(value) else float(value)
         shown = fmt_with_ci(value, row.get(col.ci), col.decimals) if col.ci else fmt_number(value, col.decimals)
         return number, shown
@@ -305,19 +228,53 @@ def summary_text(total: int, shown: int, gold_questions: int | None) -> str:
 # --------------------------------------------------------------------------- plots
 
 
-def scatter_frame(df: pd.DataFrame) -> pd.DataFrame:
-    """Accuracy against mIoU, one point per row that has a grounding figure."""
-    cols = ["Model", "Team", "Source", "Accuracy", "mIoU"]
-    if df.empty or "overall.miou" not in df:
+def plot_title(bench: Benchmark, plot: Plot) -> str:
+    """A declared plot's title: its own, else "Accuracy against mIoU" / "Accuracy by country"."""
+    if isinstance(plot, Scatter):
+        return plot.title or f"{bench.metric(plot.y).label} against {bench.metric(plot.x).label}"
+    return f"{bench.heatmap_metric(plot).label} by {bench.grouping(plot.grouping).label.lower()}"
+
+
+def plot_values(df: pd.DataFrame, bench: Benchmark) -> list[pd.DataFrame | str]:
+    """The value of every plot the benchmark declares, in order: a frame for a scatter, HTML for a heatmap."""
+    return [
+        scatter_frame(df, bench, plot)
+        if isinstance(plot, Scatter)
+        else heatmap_html(df, bench, plot.grouping, bench.heatmap_metric(plot).name, title=plot_title(bench, plot))
+        for plot in bench.plots
+    ]
+
+
+def _declared_scatter(df: pd.DataFrame) -> tuple[Benchmark, Scatter] | None:
+    """The first registered scatter whose two figures the frame holds (callers that pass no plot)."""
+    for bench in BENCHMARKS.values():
+        for plot in bench.plots:
+            if isinstance(plot, Scatter) and {figure_key(plot.x), figure_key(plot.y)} <= set(df.columns):
+                return bench, plot
+    return None
+
+
+def scatter_frame(df: pd.DataFrame, bench: Benchmark | None = None, plot: Scatter | None = None) -> pd.DataFrame:
+    """One point per row that has both overall figures of a declared scatter; the columns are
+    Model, Team, Source, then the y and x metrics' labels (e.g. Accuracy, mIoU)."""
+    if bench is None or plot is None:
+        found = _declared_scatter(df)
+        if found is None:
+            return pd.DataFrame(columns=["Model", "Team", "Source"])
+        bench, plot = found
+    x, y = bench.metric(plot.x), bench.metric(plot.y)
+    cols = ["Model", "Team", "Source", y.label, x.label]
+    x_key, y_key = figure_key(x.name), figure_key(y.name)
+    if df.empty or x_key not in df or y_key not in df:
         return pd.DataFrame(columns=cols)
-    rows = df[df["overall.miou"].notna() & df["overall.acc"].notna()]
+    rows = df[df[x_key].notna() & df[y_key].notna()]
     return pd.DataFrame(
         {
             "Model": rows["model"].astype(str),
             "Team": rows["team"].astype(str),
             "Source": rows["source"].astype(str),
-            "Accuracy": rows["overall.acc"].astype(float).round(2),
-            "mIoU": rows["overall.miou"].astype(float).round(2),
+            y.label: rows[y_key].astype(float).round(y.decimals),
+            x.label: rows[x_key].astype(float).round(x.decimals),
         },
         columns=cols,
     ).reset_index(drop=True)
@@ -330,13 +287,15 @@ def _heat_colour(value: float) -> str:
 
 
 def heatmap_html(
-    df: pd.DataFrame, bench: Benchmark, grouping: str, metric: str = "acc", max_rows: int = 20, title: str = ""
+    df: pd.DataFrame, bench: Benchmark, grouping: str, metric: str | None = None, max_rows: int = 20, title: str = ""
 ) -> str:
-    """An HTML heatmap: one row per model (in rank order), one column per group label."""
+    """An HTML heatmap of ``metric`` (the primary one by default): one row per model (in rank
+    order), one column per group label."""
     if df.empty:
         return '<p class="empty-note">No rows to plot.</p>'
     labels = list(bench.grouping(grouping).order)
-    keys = [f"{grouping}.{label}.{metric}" for label in labels]
+    name = metric or bench.primary_metric
+    keys = [figure_key(name, grouping, label) for label in labels]
     present = [k for k in keys if k in df.columns]
     if not present:
         return '<p class="empty-note">No figures by this grouping.</p>'
@@ -396,11 +355,10 @@ def result_markdown(answer: dict, bench: Benchmark | None) -> str:
             lines.append(f"**Rank {answer['rank']}** on the {bench.name if bench else ''} board.")
         overall = result.get("overall", {})
         rows = ["| metric | value |", "|---|---|"]
-        metric_names = [(m.name, m.label, m.ci) for m in bench.metrics] if bench else [("acc", "Accuracy", "acc_ci")]
-        for name, label, ci in metric_names:
-            ci_value = overall.get(ci) if ci else None
+        for m in bench.metrics if bench else ():
+            ci_value = overall.get(m.ci) if m.ci else None
             half = (ci_value[1] - ci_value[0]) / 2 if isinstance(ci_value, list) and len(ci_value) == 2 else None
-            rows.append(f"| {escape_markdown(label)} | {fmt_with_ci(overall.get(name), half)} |")
+            rows.append(f"| {escape_markdown(m.label)} | {fmt_with_ci(overall.get(m.name), half, m.decimals)} |")
         lines.append("\n".join(rows))
         if counts:
             lines.append(
@@ -433,17 +391,14 @@ def errors_frame(answer: dict) -> pd.DataFrame:
 
 
 def example_submission(bench: Benchmark, public_questions: bytes, limit: int | None = None) -> bytes:
-    """A valid template submission: every public question answered "A" (SCB: with a box in
-    ``xyxy_1000``). Falls back to the declaration's example lines when no question list exists."""
+    """A valid template submission: a line per public question, as the declaration's
+    ``example_line`` writes it (the first choice, plus e.g. a box). Falls back to the
+    declaration's example lines when no question list exists."""
     lines = []
     for raw in public_questions.decode("utf-8").splitlines():
         if not raw.strip():
             continue
-        q = json.loads(raw)
-        line = {"question_id": q["question_id"], "answer": "A"}
-        if bench.grounding:
-            line |= {"bbox": [250, 250, 750, 750], "bbox_format": "xyxy_1000"}
-        lines.append(json.dumps(line))
+        lines.append(json.dumps(bench.example_line(json.loads(raw))))
         if limit and len(lines) >= limit:
             break
     if not lines:

@@ -1,25 +1,87 @@
-"""The benchmark registry: look a declaration up by id."""
+"""The benchmark registry: look a declaration up by id, register a new one, load plugin modules.
+
+A benchmark outside this package is a *plugin*: a module that builds a :class:`Benchmark` and
+calls :func:`register` on import. The leaderboard imports the modules named in
+``LEADERBOARD_PLUGINS`` (comma-separated) through :func:`load_plugins` at start, before it reads
+the registry, and hands the same names to the processes it spawns (:func:`loaded_plugins`).
+"""
 
 from __future__ import annotations
 
-from scoring.benchmarks.base import Benchmark, Grouping, Metric
+import importlib
+from collections.abc import Iterable
+
+from scoring.benchmarks.base import (
+    Benchmark,
+    DeclarationError,
+    Grouping,
+    Heatmap,
+    Metric,
+    Panel,
+    Plot,
+    Scatter,
+    Stat,
+    UnknownName,
+)
 from scoring.benchmarks.kviscuit import KVISCUIT
 from scoring.benchmarks.scb import SCB
 
-BENCHMARKS: dict[str, Benchmark] = {b.id: b for b in (SCB, KVISCUIT)}
-"""Display order: SCB first."""
+BENCHMARKS: dict[str, Benchmark] = {}
+"""Registered declarations by id, in registration (display) order. Updated in place, never rebound."""
+
+_PLUGINS: list[str] = []
+
+
+def register(benchmark: Benchmark) -> Benchmark:
+    """Add ``benchmark`` to the registry (again is a no-op); another declaration under a taken id raises."""
+    if not isinstance(benchmark, Benchmark):
+        raise DeclarationError(f"register() takes a Benchmark, not {type(benchmark).__name__}")
+    existing = BENCHMARKS.get(benchmark.id)
+    if existing is not None and existing is not benchmark:
+        raise DeclarationError(f"benchmark id {benchmark.id!r} is already registered by another declaration")
+    BENCHMARKS[benchmark.id] = benchmark
+    return benchmark
+
+
+def unregister(benchmark_id: str) -> None:
+    """Remove a registered benchmark (tests, or a plugin being reloaded)."""
+    get_benchmark(benchmark_id)
+    del BENCHMARKS[benchmark_id]
 
 
 def get_benchmark(benchmark_id: str) -> Benchmark:
-    """The declaration of ``benchmark_id``; a ValueError lists the known ids.
+    """The declaration of ``benchmark_id``; an UnknownName (a KeyError and a ValueError) lists the known ids.
 
     >>> get_benchmark("scb").name
     'Seeing Culture Benchmark (SCB)'
     """
     try:
         return BENCHMARKS[benchmark_id]
-    except KeyError:
-        raise ValueError(f"unknown benchmark {benchmark_id!r}; known: {', '.join(BENCHMARKS)}") from None
+    except (KeyError, TypeError):
+        raise UnknownName("benchmark", benchmark_id, BENCHMARKS) from None
 
 
-__all__ = ["BENCHMARKS", "Benchmark", "Grouping", "Metric", "get_benchmark"]
+def load_plugins(modules: Iterable[str]) -> None:
+    """Import each named module once (each registers its benchmarks on import)."""
+    for name in modules:
+        if name in _PLUGINS:
+            continue
+        try:
+            importlib.import_module(name)
+        except ImportError as e:
+            raise DeclarationError(f"benchmark plugin {name!r} could not be imported: {e}") from e
+        _PLUGINS.append(name)
+
+
+def loaded_plugins() -> tuple[str, ...]:
+    """The plugin modules loaded so far, for worker processes to load in turn."""
+    return tuple(_PLUGINS)
+
+
+register(SCB)
+register(KVISCUIT)
+
+__all__ = [
+    "BENCHMARKS", "Benchmark", "DeclarationError", "Grouping", "Heatmap", "Metric", "Panel", "Plot", "Scatter",
+    "Stat", "UnknownName", "get_benchmark", "load_plugins", "loaded_plugins", "register", "unregister",
+]  # fmt: skip

@@ -1,31 +1,123 @@
 """A benchmark is a declaration (after lm-evaluation-harness tasks).
 
 Everything the engine, the CLI, the storage and the UI need to know about one benchmark is in
-one frozen :class:`Benchmark`: how to load its gold, how keys and predictions look, which
-groups and metrics it reports and how to display them. A third benchmark is one new module
-registering one declaration; nothing else changes.
+one frozen :class:`Benchmark`: how to load its gold, its answer choices, how keys and
+predictions look, which groups and metrics it reports, how the board shows them (overview
+columns, per-grouping views, plots). A third benchmark is one new module that builds one
+declaration and calls ``scoring.benchmarks.register`` on it; no module below compares a metric
+or grouping name with a literal.
+
+A metric is a declared ratio of two per-question statistic columns (after torchmetrics'
+``_update`` then ``_reduce``): the engine produces the :class:`Stat` columns, a group's figure
+is ``100 * sum(numerator) / sum(denominator)`` over its questions, and what an empty
+denominator gives is the metric's ``if_empty`` (None: "no figure", shown as "-").
+
+Mistakes in a declaration raise :class:`DeclarationError` when the declaration is built (at
+import); looking up a name that is not declared raises :class:`UnknownName`, listing the known.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import re
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 
 from scoring.gold import Gold
 
 
+class DeclarationError(Exception):
+    """A benchmark declared wrongly: the programmer's mistake, raised at import, never a user's."""
+
+
+class UnknownName(KeyError, ValueError):
+    """A benchmark, grouping, metric or view name that is not declared; the message lists the known ones.
+
+    A KeyError (a failed lookup) and a ValueError (a bad argument) alike, so callers of either kind catch it.
+
+    >>> str(UnknownName("grouping", "continent", ["type", "country"]))
+    "unknown grouping 'continent'; known: type, country"
+    """
+
+    def __init__(self, kind: str, name: object, known: Iterable[str]) -> None:
+        self.kind, self.name, self.known = kind, name, tuple(known)
+        super().__init__(f"unknown {kind} {name!r}; known: {', '.join(self.known)}")
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class Stat(StrEnum):
+    """Per-question columns the engine produces; every figure is a ratio of two column sums."""
+
+    QUESTIONS = "questions"  # 1 for every gold question
+    CORRECT = "correct"  # 1 if the chosen letter is right
+    IOU = "iou"  # IoU of the grounding if correct, else 0
+    HIT50 = "hit50"  # 1 if correct and IoU >= 0.5
+    INTER = "inter"  # intersection in pixels if correct, else 0
+    UNION = "union"  # union in pixels if correct, else 0
+
+
+GROUNDING_STATS = frozenset({Stat.IOU, Stat.HIT50, Stat.INTER, Stat.UNION})
+"""Columns that exist only when a submission grounds something."""
+
+RESERVED_KEYS = frozenset({"benchmark", "gold_version", "scorer_version", "counts", "overall"})
+"""Keys of a result record that a grouping may not be named."""
+
+_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+def _check_name(what: str, name: str) -> None:
+    if not _NAME.match(name):
+        raise DeclarationError(f"{what} {name!r} must be lower-case letters, digits and '_' (it is a column key)")
+
+
 @dataclass(frozen=True)
 class Metric:
-    """A figure reported per group. ``ci`` names its interval field, if it has one."""
+    """A figure reported per group: ``100 * sum(numerator) / sum(denominator)``.
+
+    ``interval`` adds a bootstrap interval under the key :attr:`ci`; ``if_empty`` is what a
+    group whose denominator sums to 0 gives (None: no figure). A metric built on grounding
+    columns is None for a submission that grounds nothing.
+    """
 
     name: str
     label: str
     description: str
+    numerator: Stat
+    denominator: Stat
     higher_is_better: bool = True
     decimals: int = 2
-    ci: str | None = None
-    grounding: bool = False  # null when the submission has no grounding at all
+    interval: bool = False
+    if_empty: float | None = None
+    short: str = ""  # a column header, e.g. "Acc"; the label when empty
+
+    def __post_init__(self) -> None:
+        _check_name("metric", self.name)
+        if not isinstance(self.numerator, Stat) or not isinstance(self.denominator, Stat):
+            raise DeclarationError(f"metric {self.name!r}: numerator and denominator must be Stat columns")
+        if not 0 <= self.decimals <= 6:
+            raise DeclarationError(f"metric {self.name!r}: decimals must be 0 to 6, not {self.decimals}")
+
+    @property
+    def ci(self) -> str | None:
+        """The key of its interval in a result record, if it reports one."""
+        return f"{self.name}_ci" if self.interval else None
+
+    @property
+    def needs_grounding(self) -> bool:
+        return bool(GROUNDING_STATS & {self.numerator, self.denominator})
+
+    @property
+    def abbrev(self) -> str:
+        return self.short or self.label
+
+
+ACCURACY = Metric(
+    "acc", "Accuracy", "share of questions answered right", Stat.CORRECT, Stat.QUESTIONS, interval=True, short="Acc"
+)
+"""Multiple-choice accuracy: every benchmark here reports it (with its own description)."""
 
 
 @dataclass(frozen=True)
@@ -35,14 +127,59 @@ class Grouping:
     name: str
     label: str
     order: tuple[str, ...]
-    display: Mapping[str, str] = field(default_factory=dict)
+    display: Mapping[str, str] = field(default_factory=dict)  # long names, e.g. "T1 within culture"
     short: Mapping[str, str] = field(default_factory=dict)  # for column headers, e.g. "T1"
+
+    def __post_init__(self) -> None:
+        _check_name("grouping", self.name)
+        if self.name in RESERVED_KEYS:
+            raise DeclarationError(f"grouping {self.name!r} clashes with a result record key")
+        if not self.order or len(set(self.order)) != len(self.order):
+            raise DeclarationError(f"grouping {self.name!r}: order must list each label once")
+        stray = (set(self.display) | set(self.short)) - set(self.order)
+        if stray:
+            raise DeclarationError(f"grouping {self.name!r}: display names for labels not in order: {sorted(stray)}")
 
     def show(self, value: str) -> str:
         return self.display.get(value, value)
 
     def abbrev(self, value: str) -> str:
         return self.short.get(value) or self.show(value)
+
+
+@dataclass(frozen=True)
+class Panel:
+    """One column group of the overview table.
+
+    ``overall`` (default): the metric's overall figure (and interval), then its figure per label
+    of grouping ``by`` if given, headed "Acc T1"; the group is titled by the metric.
+    ``overall=False``: only the figure per label of ``by``, headed by the label; the group is
+    titled by the grouping.
+    """
+
+    metric: str
+    by: str | None = None
+    overall: bool = True
+
+
+@dataclass(frozen=True)
+class Scatter:
+    """A scatter of two metrics' overall figures, one point per row (rows missing either are left out)."""
+
+    x: str
+    y: str
+    title: str = ""
+
+
+@dataclass(frozen=True)
+class Heatmap:
+    """A models x labels heatmap of one metric (the primary one when None) by one grouping."""
+
+    grouping: str
+    metric: str | None = None
+
+
+Plot = Scatter | Heatmap
 
 
 @dataclass(frozen=True)
@@ -55,9 +192,12 @@ class Benchmark:
     paper: str
     key_field: str
     prediction_fields: Mapping[str, str]  # field -> one-line explanation (About page)
+    choices: str
+    """The answer letters, in order: a gold answer is an index into this string."""
     groupings: tuple[Grouping, ...]
     metrics: tuple[Metric, ...]
     primary_metric: str
+    """Ranks the board (in its ``higher_is_better`` direction) and picks a team's "best" row."""
     load_gold: Callable[[Path], Gold]
     parse_key: Callable[[object], object | None]
     read_line: Callable[[dict, Gold, int, str], object | None]
@@ -69,13 +209,90 @@ class Benchmark:
     """Grounding benchmarks: (intersection, union) in pixels of a grounding (or None) with the
     gold region of a row."""
     example_lines: tuple[str, ...] = ()
+    example_fields: Mapping[str, object] = field(default_factory=dict)
+    """Fields added to every line of a template submission (e.g. a box), beside key and answer."""
+    overview: tuple[Panel, ...] = ()
+    """The overview's column groups; by default every metric's overall figure."""
+    view_metrics: tuple[str, ...] = ()
+    """The metrics shown per label in each grouping's view; by default the primary one."""
+    plots: tuple[Plot, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not re.match(r"^[a-z0-9][a-z0-9_-]*$", self.id):
+            raise DeclarationError(f"benchmark id {self.id!r} must be lower-case letters, digits, '-' and '_'")
+        if not self.overview:
+            object.__setattr__(self, "overview", tuple(Panel(m.name) for m in self.metrics))
+        if not self.view_metrics:
+            object.__setattr__(self, "view_metrics", (self.primary_metric,))
+        for check in (self._check_choices, self._check_names, self._check_references):
+            check()
+
+    def _fail(self, message: str) -> None:
+        raise DeclarationError(f"benchmark {self.id!r}: {message}")
+
+    def _check_choices(self) -> None:
+        letters = self.choices
+        if len(letters) < 2 or len(set(letters)) != len(letters) or not re.fullmatch(r"[A-Z]+", letters):
+            self._fail(f"choices must be 2 or more distinct capital letters, not {letters!r}")
+
+    def _check_names(self) -> None:
+        names = [m.name for m in self.metrics]
+        if not names or len(set(names)) != len(names):
+            self._fail("metrics must be declared, each name once")
+        keys = names + [m.ci for m in self.metrics if m.ci] + [Stat.QUESTIONS.value, Stat.CORRECT.value]
+        if len(set(keys)) != len(keys):
+            self._fail(f"metric names and interval keys clash with each other or with the counts: {keys}")
+        groupings = [g.name for g in self.groupings]
+        if len(set(groupings)) != len(groupings):
+            self._fail(f"each grouping name once, not {groupings}")
+        if self.primary_metric not in names:
+            self._fail(f"primary_metric {self.primary_metric!r} is not a declared metric; declared: {', '.join(names)}")
+        if self.overlap is None and any(m.needs_grounding for m in self.metrics):
+            self._fail("a metric uses grounding columns, but the benchmark declares no overlap (grounding)")
+
+    def _check_references(self) -> None:
+        """Every name the overview, views and plots mention is declared (else an error at import)."""
+        metrics = {m.name for m in self.metrics}
+        groupings = {g.name for g in self.groupings}
+        used_metrics = [p.metric for p in self.overview] + list(self.view_metrics)
+        used_groupings = [p.by for p in self.overview if p.by is not None]
+        for panel in self.overview:
+            if not panel.overall and panel.by is None:
+                self._fail(f"an overview panel of {panel.metric!r} shows nothing: give it `by` or overall=True")
+        for plot in self.plots:
+            if isinstance(plot, Scatter):
+                used_metrics += [plot.x, plot.y]
+            else:
+                used_metrics += [plot.metric] if plot.metric else []
+                used_groupings.append(plot.grouping)
+        for kind, used, known in (("metric", used_metrics, metrics), ("grouping", used_groupings, groupings)):
+            unknown = sorted(set(used) - known)
+            if unknown:
+                self._fail(f"overview, views or plots name unknown {kind}s {unknown}; declared: {sorted(known)}")
 
     @property
     def grounding(self) -> bool:
         return self.overlap is not None
 
+    @property
+    def primary(self) -> Metric:
+        return self.metric(self.primary_metric)
+
     def grouping(self, name: str) -> Grouping:
         for g in self.groupings:
             if g.name == name:
                 return g
-        raise KeyError(f"{self.id} has no grouping {name!r}; known: {[g.name for g in self.groupings]}")
+        raise UnknownName(f"grouping of {self.id}", name, [g.name for g in self.groupings])
+
+    def metric(self, name: str) -> Metric:
+        for m in self.metrics:
+            if m.name == name:
+                return m
+        raise UnknownName(f"metric of {self.id}", name, [m.name for m in self.metrics])
+
+    def heatmap_metric(self, plot: Heatmap) -> Metric:
+        return self.metric(plot.metric or self.primary_metric)
+
+    def example_line(self, question: Mapping[str, object]) -> dict:
+        """A valid template line for one public question: its key, the first choice, ``example_fields``."""
+        return {self.key_field: question[self.key_field], "answer": self.choices[0], **self.example_fields}

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from scoring.benchmarks.base import Benchmark, Grouping, Metric
+from scoring.benchmarks.base import ACCURACY, Benchmark, Grouping, Heatmap, Panel
 from scoring.errors import GoldError, LineError
 from scoring.gold import Gold, content_version, group_codes, read_records
 
@@ -18,6 +18,7 @@ CATEGORIES = (
     "Food", "Beverage", "GamePlayPerformance", "Celebrations", "Religion",
     "Tool", "Clothes", "Heritage", "ArchitecturePlaces", "Agriculture",
 )  # fmt: skip
+CHOICES = "ABCD"  # four textual options
 PAPER_NAMES = {"GamePlayPerformance": "Game", "ArchitecturePlaces": "Architecture"}
 """The paper prints two category labels shorter than the data has them."""
 
@@ -34,8 +35,9 @@ def _record(rec: dict, where: str) -> dict:
         }
     except (KeyError, TypeError, ValueError) as e:
         raise GoldError(f"{where}: missing or bad field {e}") from e
-    if len(out["options"]) != 4 or out["answer"] not in range(4) or out["question_type"] not in (1, 2):
-        raise GoldError(f"{where}: needs 4 options, answer 0-3 and question_type 1 or 2")
+    n = len(CHOICES)
+    if len(out["options"]) != n or out["answer"] not in range(n) or out["question_type"] not in (1, 2):
+        raise GoldError(f"{where}: needs {n} options, answer 0-{n - 1} and question_type 1 or 2")
     return out
 
 
@@ -102,12 +104,15 @@ KVISCUIT = Benchmark(
             "Type",
             ("1", "2"),
             {"1": "Type 1 visual recognition", "2": "Type 2 visual reasoning"},
-            {"1": "Type 1", "2": "Type 2"},
+            {"1": "T1", "2": "T2"},
         ),
         Grouping("category", "Category", CATEGORIES, PAPER_NAMES),
     ),
-    metrics=(Metric("acc", "Accuracy", "share of questions answered right", ci="acc_ci"),),
+    choices=CHOICES,
+    metrics=(ACCURACY,),
     primary_metric="acc",
+    overview=(Panel("acc", by="type"), Panel("acc", by="category", overall=False)),
+    plots=(Heatmap("type"), Heatmap("category")),
     load_gold=load_gold,
     parse_key=parse_key,
     read_line=read_line,

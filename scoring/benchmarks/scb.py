@@ -7,14 +7,13 @@ records carry the question fields. Predictions: ``answer``/``response`` plus at 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 from pycocotools import mask as coco_mask
 
-from scoring.answers import LETTERS
-from scoring.benchmarks.base import Benchmark, Grouping, Metric
+from scoring.benchmarks.base import ACCURACY, Benchmark, Grouping, Heatmap, Metric, Panel, Scatter, Stat
 from scoring.errors import GoldError, LineError
 from scoring.geometry import BOX_FORMATS, Runs, box_cells, coco_rle, scale_polygons, to_image_box
 from scoring.gold import Gold, content_version, group_codes, read_records
@@ -22,6 +21,7 @@ from scoring.gold import Gold, content_version, group_codes, read_records
 COUNTRIES = ("Cambodia", "Indonesia", "Malaysia", "Myanmar", "Philippines", "Thailand", "Vietnam")
 CATEGORIES = ("celebration", "dance", "game", "music", "wedding")
 GROUNDING_FIELDS = ("bbox", "polygon", "mask")
+CHOICES = "ABCD"  # four images per question
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ def _gold_record(rec: dict, where: str) -> dict:
         }
     except (KeyError, TypeError, ValueError) as e:
         raise GoldError(f"{where}: missing or bad field {e}") from e
-    if out["answer"] not in LETTERS or out["type"] not in (1, 2, 3) or out["width"] < 1 or out["height"] < 1:
+    if out["answer"] not in CHOICES or out["type"] not in (1, 2, 3) or out["width"] < 1 or out["height"] < 1:
         raise GoldError(f"{where}: answer must be A-D, type 1-3, width/height positive")
     return out
 
@@ -144,7 +144,7 @@ def load_gold(path: Path) -> Gold:
         benchmark="scb",
         version=content_version(records),
         keys=[r["question_id"] for r in records],
-        answers=np.array([LETTERS.index(r["answer"]) for r in records], dtype=np.int8),
+        answers=np.array([CHOICES.index(r["answer"]) for r in records], dtype=np.int8),
         groups={
             "type": group_codes([str(r["type"]) for r in records], ["1", "2", "3"]),
             "country": group_codes([r["country"] for r in records], list(COUNTRIES)),
@@ -269,13 +269,28 @@ SCB = Benchmark(
         Grouping("country", "Country", COUNTRIES),
         Grouping("category", "Category", CATEGORIES, {c: c.capitalize() for c in CATEGORIES}),
     ),
+    choices=CHOICES,
     metrics=(
-        Metric("acc", "Accuracy", "share of questions whose image (A-D) was picked right", ci="acc_ci"),
-        Metric("miou", "mIoU", "mean IoU over correctly answered questions (paper rule)", ci="miou_ci", grounding=True),
-        Metric("gacc50", "GAcc@0.5", "share answered right AND grounded with IoU >= 0.5", grounding=True),
-        Metric("ciou", "cIoU", "sum of intersections / sum of unions over correct answers", grounding=True),
+        replace(ACCURACY, description="share of questions whose image (A-D) was picked right"),
+        Metric(
+            "miou",
+            "mIoU",
+            "mean IoU over correctly answered questions (paper rule)",
+            Stat.IOU,
+            Stat.CORRECT,
+            interval=True,
+        ),
+        Metric("gacc50", "GAcc@0.5", "share answered right AND grounded with IoU >= 0.5", Stat.HIT50, Stat.QUESTIONS),
+        Metric("ciou", "cIoU", "sum of intersections / sum of unions over correct answers", Stat.INTER, Stat.UNION),
     ),
     primary_metric="acc",
+    overview=(Panel("acc", by="type"), Panel("miou", by="type"), Panel("gacc50"), Panel("ciou")),
+    view_metrics=("acc", "miou"),
+    plots=(
+        Scatter(x="miou", y="acc", title="Reasoning vs grounding: accuracy against mIoU (one point per model)"),
+        Heatmap("country"),
+        Heatmap("category"),
+    ),
     load_gold=load_gold,
     parse_key=parse_key,
     read_line=read_line,
@@ -286,4 +301,5 @@ SCB = Benchmark(
         '{"question_id": "scb-01196", "answer": "(a)", "bbox": [105, 220, 640, 870], "bbox_format": "xyxy_1000"}',
         '{"question_id": "scb-02674", "response": "The answer is (B).", "polygon": [[10, 10, 200, 15, 120, 180]]}',
     ),
+    example_fields={"bbox": [250, 250, 750, 750], "bbox_format": "xyxy_1000"},
 )

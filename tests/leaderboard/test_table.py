@@ -13,18 +13,8 @@ import pytest
 
 from leaderboard import demo
 from leaderboard.baselines import PAPER_SOURCE, paper_rows
-from leaderboard.table import (
-    SCORED_SOURCE,
-    BoardRow,
-    baseline_rows,
-    columns,
-    csv_safe,
-    export_columns,
-    frame,
-    scored_rows,
-    to_csv_bytes,
-    views,
-)
+from leaderboard.columns import Kind, columns, export_columns, frame_columns, views
+from leaderboard.table import SCORED_SOURCE, BoardRow, baseline_rows, csv_safe, frame, scored_rows, to_csv_bytes
 from scoring import SCORER_VERSION, Gold, ResultRecord, get_benchmark, load_gold, score_file
 from submissions.catalog import SubmissionState
 from submissions.records import SubmissionMeta
@@ -156,27 +146,30 @@ def test_views_and_columns_come_from_the_declaration(results: dict) -> None:
                             ("category", "By category")]  # fmt: skip
     rows = scored_rows([state(results[(0.6, "bbox_good")], "t", "m", "1")], GOLD16, SCORER_VERSION)
     for view, _ in views(bench):
-        cols = columns(bench, view)
+        cols = frame_columns(bench, view)
         df = frame("scb", rows, view)
         assert list(df.columns) == [c.key for c in cols]
-        assert [c.key for c in cols[:4]] == ["rank", "model", "team", "model_type"]
-        assert [c.key for c in cols[-4:]] == ["source", "submitted", "paper_url", "code_url"]
+        assert [c.key for c in cols[:5]] == ["rank", "model", "team", "model_type", "source"]
+        assert [c.key for c in cols[-3:]] == ["submitted", "paper_url", "code_url"]
         if view != "overall":
             grouping = bench.grouping(view)
             keys = {c.key for c in cols}
             assert {f"{view}.{label}.acc" for label in grouping.order} <= keys
             assert {f"{view}.{label}.miou" for label in grouping.order} <= keys
-            headers = [c.header for c in cols if c.key == f"{view}.{grouping.order[0]}.acc"]
-            assert headers == [grouping.show(grouping.order[0])]
+            label = grouping.order[0]
+            first = [(c.header, c.group) for c in cols if c.key == f"{view}.{label}.acc"]
+            assert first == [(grouping.abbrev(label), grouping.show(label))]  # e.g. "T1" in group "T1 within culture"
             for label in grouping.order:
                 assert df.loc[0, f"{view}.{label}.acc"] == pytest.approx(rows[0].figures[view][label]["acc"])
     overall = {c.key: c for c in columns(bench, "overall")}
-    assert overall["overall.acc"].header == "Accuracy" and overall["overall.acc_ci"].kind == "ci"
+    assert (overall["overall.acc"].header, overall["overall.acc"].group) == ("Acc", "Accuracy")
+    assert overall["overall.acc_ci"].kind is Kind.CI and overall["overall.acc"].ci == "overall.acc_ci"
     assert {f"type.{t}.acc" for t in ("1", "2", "3")} <= set(overall)
     assert {"overall.miou", "overall.gacc50", "overall.ciou"} <= set(overall)
     everything = [c.key for c in export_columns(bench)]
     assert len(everything) == len(set(everything))
     assert set(everything) == {c.key for v, _ in views(bench) for c in columns(bench, v)}
+    assert [c.key for c in frame_columns(bench, "all")] == list(frame("scb", rows, "all").columns)
     with pytest.raises(KeyError):
         frame("scb", rows, "continent")
 
@@ -218,7 +211,7 @@ def test_csv_round_trips_numbers_and_nan() -> None:
 
 def test_empty_board(tmp_path: Path) -> None:
     df = frame("scb", [])
-    assert df.empty and list(df.columns) == [c.key for c in columns(get_benchmark("scb"))]
+    assert df.empty and list(df.columns) == [c.key for c in frame_columns(get_benchmark("scb"))]
 
 
 def test_csv_export_round_trips_line_breaks_inside_cells() -> None:

@@ -1,8 +1,8 @@
 """Every registered benchmark through a known-good and a known-bad file (STYLE: one test for all).
 
 The good file is the declaration's own ``example_lines`` (what the About page shows submitters),
-scored against that benchmark's demo gold; the bad file is the same lines plus a repeated first
-line and a line that is not JSON.
+scored against that benchmark's registered demo gold (``leaderboard.demo``); the bad file is the
+same lines plus a repeated first line and a line that is not JSON.
 """
 
 from __future__ import annotations
@@ -10,18 +10,16 @@ from __future__ import annotations
 import pytest
 
 import scoring
+from leaderboard import demo
 from scoring import SubmissionError
 from tests.scoring.support import write_lines
 
-DEMO_GOLD_FIXTURE = {"scb": "scb_full_gold", "kviscuit": "kviscuit_demo_gold"}
-"""A new benchmark needs a demo gold here: the test below fails until it has one."""
-
 
 @pytest.mark.parametrize("bench_id", list(scoring.BENCHMARKS))
-def test_known_good_and_known_bad_file(bench_id, request, tmp_path):
-    assert bench_id in DEMO_GOLD_FIXTURE, f"add a demo gold fixture for {bench_id}"
+def test_known_good_and_known_bad_file(bench_id, tmp_path):
+    assert bench_id in demo.DEMOS, f"register a demo (leaderboard.demo.register) for {bench_id}"
     bench = scoring.get_benchmark(bench_id)
-    gold = request.getfixturevalue(DEMO_GOLD_FIXTURE[bench_id])
+    gold = scoring.load_gold(bench_id, demo.write_jsonl(tmp_path / "gold.jsonl", demo.demo_for(bench_id).gold(0)))
     examples = list(bench.example_lines)
     assert examples, f"{bench_id} declares no example lines"
 

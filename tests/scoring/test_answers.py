@@ -53,38 +53,48 @@ UNPARSED_CASES = {
 
 @pytest.mark.parametrize(("text", "letter"), list(RULE_CASES.values()), ids=list(RULE_CASES))
 def test_extractor_reads_a_letter(text, letter):
-    assert extract_answer(text) == letter
+    assert extract_answer(text, "ABCD") == letter
 
 
 @pytest.mark.parametrize("text", list(UNPARSED_CASES.values()), ids=list(UNPARSED_CASES))
 def test_extractor_leaves_unreadable_text_unparsed(text):
-    assert extract_answer(text) is None
+    assert extract_answer(text, "ABCD") is None
 
 
 def test_extractor_reads_only_strings():
-    assert extract_answer(None) is None  # type: ignore[arg-type]
-    assert extract_answer(3) is None  # type: ignore[arg-type]
+    assert extract_answer(None, "ABCD") is None  # type: ignore[arg-type]
+    assert extract_answer(3, "ABCD") is None  # type: ignore[arg-type]
 
 
 def test_extractor_reads_only_the_first_10000_characters():
-    assert extract_answer("x" * 10_000 + " The answer is B") is None
-    assert extract_answer("The answer is B " + "x" * 20_000) == "B"
+    assert extract_answer("x" * 10_000 + " The answer is B", "ABCD") is None
+    assert extract_answer("The answer is B " + "x" * 20_000, "ABCD") == "B"
 
 
 @settings(max_examples=200, deadline=None)
 @given(st.text(max_size=200))
 def test_extractor_is_deterministic_and_returns_a_letter_or_none(text):
-    first = extract_answer(text)
+    first = extract_answer(text, "ABCD")
     assert first in (None, "A", "B", "C", "D")
-    assert all(extract_answer(text) == first for _ in range(3))
+    assert all(extract_answer(text, "ABCD") == first for _ in range(3))
 
 
 @settings(max_examples=100, deadline=None)
 @given(st.sampled_from("ABCDabcd"), st.sampled_from(["{}", "({})", "[{}]", "{}.", "{})", " {} ", "( {} )"]))
 def test_anything_answer_accepts_is_read_the_same_from_response(letter, template):
     text = template.format(letter)
-    assert normalize_answer(text) == letter.upper()
-    assert extract_answer(text) == letter.upper()
+    assert normalize_answer(text, "ABCD") == letter.upper()
+    assert extract_answer(text, "ABCD") == letter.upper()
+
+
+@pytest.mark.parametrize(
+    ("choices", "text", "letter"),
+    [("ABC", "The answer is (C).", "C"), ("ABC", "The answer is (D).", None), ("ABC", "D", None),
+     ("ABC", "d) a drum", None), ("ABCDE", "Answer: E", "E"), ("ABCDE", "(e)", "E")],
+)  # fmt: skip
+def test_only_the_declared_choices_count(choices, text, letter):
+    assert extract_answer(text, choices) == letter
+    assert normalize_answer(text, choices) == (letter if len(text) <= 3 else None)
 
 
 def test_unparsed_responses_are_counted_and_scored_wrong(scb_square_gold, tmp_path):

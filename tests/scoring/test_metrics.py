@@ -16,7 +16,8 @@ from pycocotools import mask as coco_mask
 import scoring
 from leaderboard import demo
 from scoring import metrics
-from scoring.metrics import group_figures
+from scoring.benchmarks import get_benchmark
+from scoring.metrics import group_figures, question_stats
 from tests.scoring.support import write_lines
 
 pytestmark = pytest.mark.filterwarnings("ignore:__array__ implementation:DeprecationWarning")
@@ -196,8 +197,9 @@ def test_group_figures_against_plain_python(arrays):
     correct, inter, union, codes = arrays
     labels = ["x", "y", "z"]
     groups = {"g": (labels, codes)}
-    figures = group_figures(correct, inter, union, groups, with_grounding=True)
-    again = group_figures(correct, inter, union, groups, with_grounding=True)
+    metrics = get_benchmark("scb").metrics
+    figures = group_figures(question_stats(correct, inter, union), groups, metrics)
+    again = group_figures(question_stats(correct, inter, union), groups, metrics)
     assert figures == again
     members = {"": list(range(correct.size))} | {
         label: [i for i in range(correct.size) if codes[i] == k] for k, label in enumerate(labels)

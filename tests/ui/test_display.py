@@ -122,6 +122,20 @@ def test_scatter_and_heatmap(board):
     assert "80.0" in html and 'class="missing"' in html
 
 
+def test_plots_are_the_declared_ones(board):
+    assert [display.plot_title(SCB, p) for p in SCB.plots] == [
+        "Reasoning vs grounding: accuracy against mIoU (one point per model)",
+        "Accuracy by country",
+        "Accuracy by category",
+    ]
+    scatter, country, category = display.plot_values(board, SCB)
+    assert scatter.equals(display.scatter_frame(board)) and list(scatter["mIoU"]) == [40.0, 20.0]
+    assert country == display.heatmap_html(board, SCB, "country", title="Accuracy by country")
+    assert [display.plot_title(KV, p) for p in KV.plots] == ["Accuracy by type", "Accuracy by category"]
+    kv_board = frame("kviscuit", [])
+    assert display.scatter_frame(kv_board).empty  # K-Viscuit declares no scatter
+
+
 def test_outcome_dict_is_aggregate_only():
     result = SimpleNamespace(
         to_dict=lambda: {

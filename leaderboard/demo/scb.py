@@ -1,34 +1,19 @@
-"""Deterministic demo data: a synthetic SCB gold, a K-Viscuit-format gold and example submissions.
+"""SCB demo: a synthetic gold in the SPEC schema (answers, image sizes, polygon or RLE masks),
+its public side, and submissions of a chosen accuracy and grounding quality.
 
-Why this module exists: the real SCB gold is hidden by its authors, and the project must run
-(app, tests, benchmark scripts) without anything outside its own tree. So the app's embedded
-default store, the tests and the benchmarks all generate their data here instead.
-
-Everything is a pure function of its arguments: the same seed gives the same records, and
-:func:`write_demo` gives byte-identical files. Records follow ``SPEC.md``:
-
-- :func:`scb_gold` / :func:`scb_questions`: SCB gold (answers, image sizes, polygon or RLE masks)
-  and its public side;
-- :func:`kviscuit_gold`: 657 rows in the official ``annotations.jsonl`` schema (neutral invented
-  text, the real type and category counts, ``id_`` not unique);
-- :func:`scb_submission` / :func:`kviscuit_submission`: submissions of a chosen accuracy and
-  grounding quality; :data:`DEMO_TEAMS` lists ready-made ones.
-
-Run ``python -m leaderboard.demo OUT_DIR`` to write the files.
+- :func:`scb_gold` / :func:`scb_questions`: the gold and its public side;
+- :func:`scb_submission`: a submission; :data:`TEAMS` lists ready-made ones.
 """
 
 from __future__ import annotations
 
-import json
 import math
-import sys
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
 import numpy as np
 from pycocotools import mask as mask_utils
+
+from leaderboard.demo.base import DemoData, DemoTeam, Record, answer_letters, finish_lines
 
 COUNTRIES: tuple[str, ...] = (
     "Cambodia",
@@ -55,27 +40,10 @@ _AREA_RANGE: tuple[float, float] = (
 _PARTS_P: tuple[float, float, float] = (0.70, 0.20, 0.10)  # 1, 2 or 3 polygon parts
 _VERTICES: tuple[int, int] = (8, 40)
 
-# K-Viscuit: (category, type-1 rows, type-2 rows), in the order of the official file.
-KVISCUIT_LAYOUT: tuple[tuple[str, int, int], ...] = (
-    ("Food", 61, 81),
-    ("Beverage", 14, 38),
-    ("GamePlayPerformance", 15, 37),
-    ("Celebrations", 23, 24),
-    ("Religion", 10, 17),
-    ("Tool", 30, 45),
-    ("Clothes", 15, 22),
-    ("Heritage", 26, 36),
-    ("ArchitecturePlaces", 29, 80),
-    ("Agriculture", 14, 40),
-)
-KVISCUIT_CATEGORIES: tuple[str, ...] = tuple(c for c, _, _ in KVISCUIT_LAYOUT)
-KVISCUIT_DISTINCT_IDS: int = 593  # distinct id_ values of the official file (657 rows)
-
-Record = dict[str, Any]
 Box = tuple[float, float, float, float]  # x1, y1, x2, y2 in pixels
 
 
-# --------------------------------------------------------------------------- SCB gold
+# --------------------------------------------------------------------------- gold
 
 
 def _image_size(rng: np.random.Generator) -> tuple[int, int]:
@@ -206,88 +174,7 @@ def scb_questions(gold: Iterable[Record]) -> list[Record]:
     return [{k: r[k] for k in keys} for r in gold]
 
 
-# --------------------------------------------------------------------------- K-Viscuit gold
-
-
-def _kviscuit_skeleton() -> list[tuple[str, int, int, int]]:
-    """(category, question_type, image number within category, suffix) per row, in file order.
-
-    Each image has a type-1 question (suffix 0); type-2 questions go round the images
-    (suffix 1, then 2, 3, ...), as in the official ``Category.image.k`` ids.
-    """
-    rows = []
-    for category, n1, n2 in KVISCUIT_LAYOUT:
-        per_image: dict[int, list[tuple[int, int]]] = {k: [(1, 0)] for k in range(1, n1 + 1)}
-        for m in range(n2):
-            per_image[m % n1 + 1].append((2, m // n1 + 1))
-        for k, questions in per_image.items():
-            rows.extend((category, qtype, k, suffix) for qtype, suffix in questions)
-    return rows
-
-
-def kviscuit_gold(seed: int = 0) -> list[Record]:
-    """657 rows in the official K-Viscuit schema with invented neutral text.
-
-    Type and category counts are the real ones; ``id_`` has 593 distinct values (some extra
-    type-2 questions repeat the id of their image's first type-2 question), so the key of a
-    row is its index, as for the real file.
-    """
-    rng = np.random.default_rng(seed)
-    skeleton = _kviscuit_skeleton()
-    answers = rng.integers(0, 4, len(skeleton))
-    extras = [i for i, row in enumerate(skeleton) if row[3] >= 2]
-    n_dup = len(skeleton) - KVISCUIT_DISTINCT_IDS
-    repeated = set(rng.choice(extras, n_dup, replace=False).tolist())
-    images: dict[tuple[str, int], int] = {}
-    rows = []
-    for i, (category, qtype, k, suffix) in enumerate(skeleton):
-        image_no = images.setdefault((category, k), len(images))
-        rows.append(
-            {
-                "question": f"Demo question {i} about {category}",
-                "options": [f"Demo option {letter} of question {i}" for letter in LETTERS],
-                "answer": int(answers[i]),
-                "category": category,
-                "id_": f"{category}.{k}.{1 if i in repeated else suffix}",
-                "question_type": qtype,
-                "image_url": f"https://example.org/k-viscuit-demo/{image_no}.jpg",
-                "image_path": f"{image_no}.jpg",
-            }
-        )
-    return rows
-
-
 # --------------------------------------------------------------------------- submissions
-
-
-def _answers(rng: np.random.Generator, gold_letters: Sequence[str], accuracy: float) -> list[str]:
-    """``round(accuracy * N)`` correct letters at random positions, another letter elsewhere."""
-    n = len(gold_letters)
-    correct = np.zeros(n, dtype=bool)
-    correct[rng.choice(n, round(min(max(accuracy, 0.0), 1.0) * n), replace=False)] = True
-    shifts = rng.integers(1, 4, n)
-    return [g if ok else LETTERS[(LETTERS.index(g) + int(s)) % 4] for g, ok, s in zip(gold_letters, correct, shifts)]
-
-
-def _finish_lines(rng: np.random.Generator, lines: list[Record], missing: int, as_response: float) -> list[Record]:
-    """Drop ``missing`` lines and turn a share ``as_response`` of answers into raw text."""
-    n = len(lines)
-    keep = np.ones(n, dtype=bool)
-    keep[rng.choice(n, min(missing, n), replace=False)] = False
-    verbose = np.zeros(n, dtype=bool)
-    verbose[rng.choice(n, round(min(max(as_response, 0.0), 1.0) * n), replace=False)] = True
-    out = []
-    for line, kept, wordy in zip(lines, keep, verbose):
-        if not kept:
-            continue
-        if wordy:
-            line = {
-                "question_id": line["question_id"],
-                "response": f"The answer is ({line['answer']}).",
-                **{k: v for k, v in line.items() if k not in ("question_id", "answer")},
-            }
-        out.append(line)
-    return out
 
 
 def gold_bbox(record: Record) -> Box:
@@ -417,7 +304,7 @@ def scb_submission(
     if box_format not in BOX_FORMATS:
         raise ValueError(f"unknown box format {box_format!r}; expected one of {BOX_FORMATS}")
     rng = np.random.default_rng(seed)
-    letters = _answers(rng, [r["answer"] for r in gold], accuracy)
+    letters = answer_letters(rng, [r["answer"] for r in gold], accuracy, LETTERS)
     lines = [
         {
             "question_id": r["question_id"],
@@ -426,69 +313,17 @@ def scb_submission(
         }
         for r, letter in zip(gold, letters)
     ]
-    return _finish_lines(rng, lines, missing, as_response)
+    return finish_lines(rng, lines, missing, as_response)
 
 
-def kviscuit_submission(
-    gold: Sequence[Record],
-    accuracy: float,
-    seed: int,
-    *,
-    missing: int = 0,
-    as_response: float = 0.0,
-) -> list[Record]:
-    """A K-Viscuit submission keyed by row index, ``round(accuracy * N)`` answers correct."""
-    rng = np.random.default_rng(seed)
-    letters = _answers(rng, [LETTERS[r["answer"]] for r in gold], accuracy)
-    lines = [{"question_id": i, "answer": letter} for i, letter in enumerate(letters)]
-    return _finish_lines(rng, lines, missing, as_response)
+def _team_submission(team: DemoTeam, gold: Sequence[Record]) -> list[Record]:
+    return scb_submission(
+        gold, team.accuracy, team.grounding, team.seed, team.box_format, missing=team.missing,
+        as_response=team.as_response,
+    )  # fmt: skip
 
 
-# --------------------------------------------------------------------------- demo teams
-
-
-@dataclass(frozen=True)
-class DemoTeam:
-    """The parameters of one demo submission (``grounding``/``box_format`` matter for SCB)."""
-
-    benchmark: str  # "scb" | "kviscuit"
-    name: str
-    slug: str
-    accuracy: float
-    seed: int
-    model_type: str  # "open" | "closed" | "API"
-    team: str = "demo"
-    grounding: str = "none"
-    box_format: str = "xyxy"
-    missing: int = 0
-    as_response: float = 0.0
-
-    @property
-    def filename(self) -> str:
-        return f"{self.benchmark}_{self.slug}.jsonl"
-
-    def submission(self, gold: Sequence[Record]) -> list[Record]:
-        """Generate this team's submission lines against ``gold``."""
-        if self.benchmark == "scb":
-            return scb_submission(
-                gold,
-                self.accuracy,
-                self.grounding,
-                self.seed,
-                self.box_format,
-                missing=self.missing,
-                as_response=self.as_response,
-            )
-        return kviscuit_submission(
-            gold,
-            self.accuracy,
-            self.seed,
-            missing=self.missing,
-            as_response=self.as_response,
-        )
-
-
-DEMO_TEAMS: tuple[DemoTeam, ...] = (
+TEAMS: tuple[DemoTeam, ...] = (
     DemoTeam("scb", "Demo-GPT-o3 (synthetic)", "gpt-o3", 0.85, 101, "API"),
     DemoTeam(
         "scb",
@@ -543,80 +378,6 @@ DEMO_TEAMS: tuple[DemoTeam, ...] = (
         box_format="xyxy_norm",
         missing=40,
     ),
-    DemoTeam("kviscuit", "Demo-GPT-4o (synthetic)", "gpt-4o", 0.83, 201, "API"),
-    DemoTeam(
-        "kviscuit",
-        "Demo-Gemini-1.5-Pro (synthetic)",
-        "gemini-1.5-pro",
-        0.79,
-        202,
-        "API",
-    ),
-    DemoTeam("kviscuit", "Demo-InHouse-VLM (synthetic)", "inhouse-vlm", 0.70, 203, "closed"),
-    DemoTeam(
-        "kviscuit",
-        "Demo-Qwen2-VL-7B (synthetic)",
-        "qwen2-vl-7b",
-        0.66,
-        204,
-        "open",
-        as_response=0.15,
-    ),
-    DemoTeam("kviscuit", "Demo-InternVL2-8B (synthetic)", "internvl2-8b", 0.61, 205, "open"),
-    DemoTeam(
-        "kviscuit",
-        "Demo-LLaVA-1.6-13B (synthetic)",
-        "llava-1.6-13b",
-        0.5708,
-        206,
-        "open",
-        missing=12,
-    ),
 )
 
-
-# --------------------------------------------------------------------------- files
-
-
-def dumps_jsonl(records: Iterable[Record]) -> bytes:
-    """Records as JSON lines (compact separators, UTF-8, a newline after every line)."""
-    return "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records).encode("utf-8")
-
-
-def write_jsonl(path: Path, records: Iterable[Record]) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(dumps_jsonl(records))
-    return path
-
-
-def write_demo(folder: Path, seed: int = 0) -> dict[str, Path]:
-    """Write the demo golds, the public SCB questions and every :data:`DEMO_TEAMS` submission.
-
-    Returns paths by name: ``scb_gold``, ``scb_questions``, ``kviscuit_gold`` and, for each
-    team, the file stem (e.g. ``scb_qwen2.5-vl-7b`` for ``examples/scb_qwen2.5-vl-7b.jsonl``).
-    """
-    folder = Path(folder)
-    golds = {"scb": scb_gold(seed), "kviscuit": kviscuit_gold(seed)}
-    paths = {
-        "scb_gold": write_jsonl(folder / "scb_gold.jsonl", golds["scb"]),
-        "scb_questions": write_jsonl(folder / "scb_questions.jsonl", scb_questions(golds["scb"])),
-        "kviscuit_gold": write_jsonl(folder / "kviscuit_gold.jsonl", golds["kviscuit"]),
-    }
-    for team in DEMO_TEAMS:
-        path = folder / "examples" / team.filename
-        paths[path.stem] = write_jsonl(path, team.submission(golds[team.benchmark]))
-    return paths
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
-    if len(args) != 1 or args[0].startswith("-"):
-        print("usage: python -m leaderboard.demo OUT_DIR", file=sys.stderr)
-        return 2
-    for name, path in write_demo(Path(args[0])).items():
-        print(f"{name}\t{path}")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+DEMO = DemoData("scb", gold=scb_gold, submission=_team_submission, teams=TEAMS, questions=scb_questions)

@@ -1,0 +1,3 @@
+from leaderboard.demo import main
+
+raise SystemExit(main())

@@ -1,0 +1,190 @@
+"""A third benchmark needs no production edit: the plugin ``tests/toy_benchmark.py`` (3 choices,
+one grouping, no grounding, its own key field and gold) goes through the table (every view),
+the CSV/Parquet export, the public results dataset, the demo seeding and the maintainer CLI.
+
+Figures are hand-counted: the toy gold has 12 questions, easy at even positions; a submission
+answering the first 9 right has 5 of 6 easy and 4 of 6 hard right.
+"""
+
+from __future__ import annotations
+
+import importlib
+import io
+import json
+import os
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from leaderboard import demo
+from leaderboard.columns import frame_columns, shown_columns, views
+from leaderboard.config import Settings
+from leaderboard.service import Leaderboard
+from leaderboard.table import SCORED_SOURCE, BoardRow, frame, scored_rows, to_csv_bytes, to_parquet_bytes
+from scoring.benchmarks import BENCHMARKS, register, unregister
+from scoring.benchmarks.base import ACCURACY
+from store import layout
+from submissions.catalog import SubmissionState
+from submissions.records import Identity, Status, SubmissionForm, SubmissionMeta
+from ui import display
+
+ROOT = Path(__file__).resolve().parents[2]
+MAINTAINER = Identity("maintainer", is_maintainer=True, source="cli")
+
+
+@pytest.fixture
+def toy():
+    """The plugin, registered for one test only (the registries are process-wide)."""
+    assert "toy" not in BENCHMARKS and "toy" not in demo.DEMOS, "the plugin leaked into the registries"
+    module = importlib.import_module("tests.toy_benchmark")  # registers on first import
+    register(module.TOY)
+    demo.register(module.DEMO)
+    yield module
+    unregister("toy")
+    demo.unregister("toy")
+
+
+def submit(lb: Leaderboard, toy, tmp_path: Path, n_right: int, model: str):
+    path = demo.write_jsonl(tmp_path / f"{model}.jsonl", toy.right_first(toy.toy_gold(), n_right))
+    return lb.submit("toy", path, SubmissionForm(model=model, team="lab", model_type="open"), MAINTAINER, path.name)
+
+
+@pytest.fixture
+def board(toy, tmp_path: Path) -> Leaderboard:
+    lb = Leaderboard(Settings(data_dir=tmp_path / "data", demo=False))
+    lb.add_gold("toy", demo.write_jsonl(tmp_path / "gold.jsonl", toy.toy_gold()), "maintainer")
+    assert submit(lb, toy, tmp_path, 6, "Half").status is Status.SCORED
+    assert submit(lb, toy, tmp_path, 9, "Most").status is Status.SCORED
+    return lb
+
+
+def test_every_view_of_the_table(toy, board: Leaderboard) -> None:
+    assert views(toy.TOY) == [("overall", "Overview"), ("level", "By level")]
+    overview = board.table("toy")
+    assert list(overview.columns) == [c.key for c in frame_columns(toy.TOY)]
+    assert list(overview["model"]) == ["Most", "Half"] and list(overview["rank"]) == [1, 2]
+    assert list(overview["overall.acc"]) == pytest.approx([75.0, 50.0])
+    assert list(overview["level.easy.acc"]) == pytest.approx([500 / 6, 50.0])
+    assert list(overview["level.hard.acc"]) == pytest.approx([400 / 6, 50.0])
+    by_level = board.table("toy", "level")
+    assert [c.header for c in shown_columns(toy.TOY, "level") if c.figure] == ["Easy", "Hard"]
+    assert list(by_level["level.easy.acc"]) == pytest.approx([500 / 6, 50.0])
+    every = board.table("toy", "all")
+    assert set(overview.columns) | set(by_level.columns) == set(every.columns)
+    value = display.table_value(overview, toy.TOY)
+    assert value["headers"][:5] == ["Rank", "Model", "Team", "Model type", "Source"]
+    assert {"Acc", "Acc Easy", "Acc Hard"} <= set(value["headers"])
+    assert value["metadata"]["display_value"][0][value["headers"].index("Acc Easy")] == "83.33"
+    (heatmap,) = display.plot_values(every, toy.TOY)
+    assert "Accuracy by level" in heatmap and "Easy" in heatmap and "83.3" in heatmap
+
+
+def test_csv_parquet_and_the_public_dataset(board: Leaderboard) -> None:
+    df = board.table("toy", "all")
+    from_csv = pd.read_csv(io.BytesIO(to_csv_bytes(df)))
+    from_parquet = pd.read_parquet(io.BytesIO(to_parquet_bytes(df)))
+    for got in (from_csv, from_parquet):
+        assert list(got.columns) == list(df.columns)
+        assert list(got["overall.acc"]) == pytest.approx([75.0, 50.0])
+    published = pd.read_parquet(io.BytesIO(board.store.read("results", layout.public_table("toy", "parquet"))))
+    assert list(published["model"]) == ["Most", "Half"]
+    assert list(published["level_hard_acc"]) == pytest.approx([400 / 6, 50.0])
+    assert "answer" not in board.store.read("results", layout.public_table("toy", "csv")).decode()
+    card = board.store.read("results", "README.md").decode()
+    assert "config_name: toy" in card and layout.public_table("toy", "parquet") in card
+    questions = board.public_questions("toy").decode().splitlines()
+    assert json.loads(questions[0]) == {"id": "t00", "level": "easy"}  # no answer
+    example = display.example_submission(BENCHMARKS["toy"], board.public_questions("toy")).decode()
+    assert json.loads(example.splitlines()[0]) == {"id": "t00", "answer": "A"}
+
+
+def test_a_letter_outside_the_choices_is_a_format_error(toy, board: Leaderboard, tmp_path: Path) -> None:
+    lines = [{"id": "t00", "answer": "D"}, {"id": "t01", "response": "The answer is (D)."}]
+    path = demo.write_jsonl(tmp_path / "d.jsonl", lines)
+    form = SubmissionForm(model="D", team="lab", model_type="open")
+    outcome = board.submit("toy", path, form, MAINTAINER, path.name)
+    assert outcome.status is Status.REJECTED
+    assert [(i.code, i.line) for i in outcome.issues] == [("bad_answer", 1)]
+    assert "A-C" in outcome.issues[0].message
+
+
+def test_demo_seeding_includes_registered_benchmarks(toy, tmp_path: Path) -> None:
+    lb = Leaderboard(Settings(data_dir=tmp_path, demo=True))
+    assert lb.seed_demo()
+    assert {r.model for r in lb.board("toy").rows} == {t.name for t in toy.DEMO.teams}
+    assert list(lb.table("toy")["overall.acc"]) == pytest.approx([75.0, 50.0])
+    assert len(lb.board("scb").rows) > 0  # the built-in demos are seeded alike
+
+
+def meta(bench: str, model: str, day: str) -> SubmissionMeta:
+    return SubmissionMeta(
+        id=f"id-{model}-{day}", benchmark=bench, model=model, team="t", model_type="open", paper_url="",
+        code_url="", description="", submitter="u", sha256="0" * 64, bbox_format="xyxy",
+        submitted_at=f"2026-03-0{day}T12:00:00+00:00", size_bytes=1,
+    )  # fmt: skip
+
+
+def result(acc: float) -> dict:
+    record = {"benchmark": "toy_low", "gold_version": "g" * 64, "scorer_version": "s", "counts": {}}
+    return {"result": record | {"overall": {"acc": acc}}}
+
+
+def test_direction_and_decimals_come_from_the_declaration(toy) -> None:
+    """A primary metric declared lower-is-better ranks ascending and picks the lower figure as
+    "best"; its decimals are what the page shows."""
+    low = replace(toy.TOY, id="toy_low", metrics=(replace(ACCURACY, higher_is_better=False, decimals=1),))
+    register(low)
+    try:
+        rows = [
+            BoardRow(m, "t", "open", SCORED_SOURCE, {"overall": {"acc": a}}, submitted_at=f"2026-01-0{d}")
+            for m, a, d in (("high", 80.0, 1), ("low", 20.26, 2), ("none", None, 3))
+        ]
+        df = frame("toy_low", rows)
+        assert list(df["model"]) == ["low", "high", "none"]  # a missing figure is last either way
+        assert display.table_value(df, low)["metadata"]["display_value"][0][5] == "20.3"  # 1 decimal, Acc column
+        figures = {"2": 30.0, "3": 10.0, "4": 10.0}  # 10.0 twice: the earlier one is best
+        states = [
+            SubmissionState(meta("toy_low", "m", day), results={"g" * 16 + "-s": result(acc)})
+            for day, acc in figures.items()
+        ]
+        best = scored_rows(states, "g" * 16, "s", "best")
+        assert [r.submission_id for r in best] == ["id-m-3"]
+    finally:
+        unregister("toy_low")
+
+
+def cli(tmp_path: Path, *args: str, plugins: str = "tests.toy_benchmark") -> subprocess.CompletedProcess:
+    env = {**os.environ, "LEADERBOARD_PLUGINS": plugins, "LEADERBOARD_DATA_DIR": str(tmp_path / "data")}
+    env["LEADERBOARD_DEMO"] = "0"
+    return subprocess.run(
+        [sys.executable, "-m", "leaderboard", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
+
+
+def test_maintainer_cli_with_the_plugin(toy, tmp_path: Path) -> None:
+    """The real way in: separate processes that load the plugin named in LEADERBOARD_PLUGINS,
+    including the spawned rescoring worker."""
+    gold = demo.write_jsonl(tmp_path / "gold.jsonl", toy.toy_gold())
+    sub = demo.write_jsonl(tmp_path / "sub.jsonl", toy.right_first(toy.toy_gold(), 9))
+    without = cli(tmp_path, "gold", "add", "--benchmark", "toy", "--file", str(gold), plugins="")
+    assert without.returncode == 2 and "invalid choice: 'toy'" in without.stderr
+    added = cli(tmp_path, "gold", "add", "--benchmark", "toy", "--file", str(gold))
+    assert added.returncode == 0, added.stderr
+    submitted = cli(
+        tmp_path, "submit", "--benchmark", "toy", "--file", str(sub), "--model", "M", "--team", "T", "--user", "u"
+    )
+    assert submitted.returncode == 0, submitted.stdout + submitted.stderr
+    table = cli(tmp_path, "table", "--benchmark", "toy", "--format", "json")
+    (row,) = json.loads(table.stdout)
+    assert (row["model"], row["rank"], row["overall.acc"]) == ("M", 1, 75.0)
+    assert row["level.easy.acc"] == pytest.approx(500 / 6)  # the CLI's JSON keeps 10 decimals
+    new_gold = demo.write_jsonl(tmp_path / "gold2.jsonl", toy.toy_gold(seed=1))  # every answer moves on
+    assert cli(tmp_path, "gold", "add", "--benchmark", "toy", "--file", str(new_gold)).returncode == 0
+    rescored = cli(tmp_path, "rescore", "--benchmark", "toy", "--workers", "1")
+    assert rescored.returncode == 0 and "'scored': 1" in rescored.stdout, rescored.stdout + rescored.stderr
+    (row,) = json.loads(cli(tmp_path, "table", "--benchmark", "toy", "--format", "json").stdout)
+    assert row["overall.acc"] == 25.0  # the 3 answered "wrong" are right on the new gold
