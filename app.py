@@ -28,6 +28,7 @@ from leaderboard.table import to_csv_bytes, to_parquet_bytes, views
 from scoring import BENCHMARKS
 from scoring.benchmarks import get_benchmark
 from scoring.geometry import BOX_FORMATS
+from submissions.answer import SubmitAnswer
 from submissions.records import MODEL_TYPES, Identity, SubmissionForm
 from ui import display
 
@@ -372,21 +373,17 @@ def build_app(lb: Leaderboard) -> gr.Blocks:
             or the line-numbered errors, and the quota left. Same identity and quota as the web form."""
             identity = identity_of(lb, profile, request)
             if identity is None:
-                return {"status": "rejected", "message": "Sign in with Hugging Face to submit.", "errors": []}
-            quota = lb.quota(identity, benchmark).message() if benchmark in BENCHMARKS else ""
+                return SubmitAnswer.refused("Sign in with Hugging Face to submit.").to_api()
             if not file:
-                return {"status": "rejected", "message": "Choose a predictions file.", "errors": [], "quota": quota}
+                quota = lb.quota(identity, benchmark) if benchmark in BENCHMARKS else None
+                return SubmitAnswer.refused("Choose a predictions file.", quota=quota).to_api()
             form = SubmissionForm(
                 model=model, team=team, model_type=model_type or "", paper_url=paper_url or "",
                 code_url=code_url or "", description=description or "", bbox_format=bbox_format or "xyxy",
             )  # fmt: skip
             progress(0.0, desc="Uploading")
-            outcome = lb.submit(
-                benchmark, Path(file), form, identity, Path(file).name, lambda f, m: progress(f, desc=m)
-            )
-            rank = lb.rank_of(benchmark, outcome.submission_id) if outcome.result is not None else None
-            quota_text = outcome.quota.message() if outcome.quota else lb.quota(identity, benchmark).message()
-            return display.outcome_dict(outcome, rank, quota_text)
+            answer = lb.submit(benchmark, Path(file), form, identity, Path(file).name, lambda f, m: progress(f, desc=m))
+            return answer.to_api()
 
         def quota_text(text: str) -> str:
             return f"**Quota**: {display.escape_markdown(text)}" if text else ""
@@ -634,7 +631,7 @@ def rejected_frame(lb: Leaderboard) -> pd.DataFrame:
         info = lb.gold_info(bench.id)
         for state in lb.rejected(bench.id):
             rejection = state.rejection(info.version) if info else None
-            issues = (rejection or {}).get("issues", [])
+            issues = rejection.issues if rejection else ()
             rows.append(
                 {
                     "id": state.meta.id,
@@ -642,10 +639,9 @@ def rejected_frame(lb: Leaderboard) -> pd.DataFrame:
                     "model": state.meta.model,
                     "team": state.meta.team,
                     "submitter": state.meta.submitter,
-                    "errors": (rejection or {}).get("total", len(issues)),
+                    "errors": rejection.total if rejection else 0,
                     "first errors": "; ".join(
-                        f"line {i.get('line')}: {i.get('message')}" if i.get("line") else str(i.get("message"))
-                        for i in issues[:5]
+                        f"line {i.line}: {i.message}" if i.line else i.message for i in issues[:5]
                     ),
                 }
             )

@@ -12,9 +12,9 @@ import json
 import os
 import re
 from collections.abc import Iterator
-from typing import BinaryIO
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 from scoring.errors import MAX_LISTED, Issue, SubmissionError
 
@@ -98,9 +98,7 @@ def _open(source: str | Path | bytes) -> tuple[int, BinaryIO]:
     return os.stat(source).st_size, open(source, "rb")  # noqa: SIM115 (closed by the caller's with)
 
 
-def read_objects(
-    source: str | Path | bytes, log: IssueLog, limits: Limits = Limits()
-) -> Iterator[tuple[int, dict]]:
+def read_objects(source: str | Path | bytes, log: IssueLog, limits: Limits = Limits()) -> Iterator[tuple[int, dict]]:
     """Yield ``(line_number, object)`` for each well-formed JSON object line of ``source``
     (a file's path, or its bytes when a store already holds them in memory).
 

@@ -17,7 +17,6 @@ from typing import TypeVar
 from scoring.engine import ResultRecord
 from scoring.errors import Issue
 
-
 _T = TypeVar("_T")
 
 
@@ -103,7 +102,9 @@ class StoredResult:
     result: ResultRecord
 
     def to_bytes(self) -> bytes:
-        return _dumps({"submission_id": self.submission_id, "scored_at": self.scored_at, "result": self.result.to_dict()})
+        return _dumps(
+            {"submission_id": self.submission_id, "scored_at": self.scored_at, "result": self.result.to_dict()}
+        )
 
     @classmethod
     def from_bytes(cls, data: bytes, where: str) -> StoredResult:

@@ -8,8 +8,8 @@ from dataclasses import replace
 from leaderboard.service import Leaderboard
 from scoring import SCORER_VERSION
 from store import layout
-from tests.submissions.support import ALICE, write_submission
 from submissions.records import SubmissionForm
+from tests.submissions.support import ALICE, scored, write_submission
 
 
 def test_latest_result_takes_the_newest_scorer_by_version_not_by_text(lb: Leaderboard, tmp_path) -> None:
@@ -36,7 +36,7 @@ def test_a_meta_of_the_wrong_shape_is_quarantined_and_the_board_still_opens(lb: 
     assert restarted.catalog.get(bad.submission_id) is None
     assert restarted.repair() == []  # an input: reported, never invented
     assert meta_path in restarted.catalog.corrupt
-    assert list(restarted.table("scb")["model"]) == ["Kept"]
+    assert list(scored(restarted)["model"]) == ["Kept"]
 
 
 def test_a_result_of_the_wrong_shape_is_quarantined_and_rebuilt(lb: Leaderboard, tmp_path) -> None:
@@ -47,7 +47,7 @@ def test_a_result_of_the_wrong_shape_is_quarantined_and_rebuilt(lb: Leaderboard,
 
     restarted = Leaderboard(replace(lb.settings))
     assert path in restarted.catalog.corrupt
-    assert restarted.table("scb").empty
+    assert scored(restarted).empty
     assert restarted.repair() == [path]
     assert json.loads(lb.store.read("submissions", path))["result"] == original["result"]
-    assert list(restarted.table("scb")["model"]) == ["M"]
+    assert list(scored(restarted)["model"]) == ["M"]
