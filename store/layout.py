@@ -84,6 +84,7 @@ class Kind(StrEnum):
     FAILURE = "failure"
 
 
+_KINDS = {kind.value: kind for kind in Kind}
 _GOLD_ONLY = {Kind.VALIDATED, Kind.REJECTED}
 _GOLD_AND_TAIL = {Kind.RESULT, Kind.FAILURE}
 
@@ -154,11 +155,8 @@ class SubmissionFile:
         benchmark, sid, name = parts
         stem, dot, ext = name.rpartition(".")
         kind_word, *rest = stem.split("-", 2)
-        try:
-            kind = Kind(kind_word)
-        except ValueError:
-            return None
-        if not dot or ext != ("jsonl" if kind is Kind.RAW else "json"):
+        kind = _KINDS.get(kind_word)
+        if kind is None or not dot or ext != ("jsonl" if kind is Kind.RAW else "json"):
             return None
         file = cls(benchmark, sid, kind, *rest)
         return file if file._well_formed(len(rest)) else None

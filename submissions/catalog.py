@@ -117,14 +117,13 @@ class Catalog:
         paths = self.store.list("submissions")
         changed = False
         for path in paths:
-            file = SubmissionFile.parse(path)
-            if path in self._seen or file is None or file.kind is Kind.RAW:
+            if path in self._seen or (file := SubmissionFile.parse(path)) is None or file.kind is Kind.RAW:
                 continue
             try:
                 data = self.store.read("submissions", path)
             except NotFound:
                 continue
-            changed |= self.note(path, data)
+            changed |= self._note_file(file, path, data)
         for path in paths:
             if ModerationFile.parse(path) is not None:
                 try:
@@ -139,8 +138,11 @@ class Catalog:
         if (flag := ModerationFile.parse(path)) is not None:
             return self._note_moderation(flag, path, data)
         file = SubmissionFile.parse(path)
+        return file is not None and file.kind is not Kind.RAW and self._note_file(file, path, data)
+
+    def _note_file(self, file: SubmissionFile, path: str, data: bytes) -> bool:
         with self._lock:
-            if file is None or file.kind is Kind.RAW or path in self._seen:
+            if path in self._seen:
                 return False
             self._seen.add(path)
             try:
