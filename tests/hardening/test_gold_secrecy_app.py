@@ -23,10 +23,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from leaderboard import demo, display
+from leaderboard import demo
 from scoring import BENCHMARKS
 from tests.app_server import ADMIN_TOKEN, CHROMIUM, CHROMIUM_ARGS, AppServer
 from tests.hardening.secrets import GoldSecrets
+from ui import display
 
 gradio_client = pytest.importorskip("gradio_client")
 
