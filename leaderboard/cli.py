@@ -20,7 +20,7 @@ from leaderboard.service import Leaderboard
 from scoring import BENCHMARKS, GoldError
 from scoring.benchmarks import load_plugins
 from scoring.geometry import BOX_FORMATS
-from submissions.records import MODEL_TYPES, Identity, SubmissionForm
+from submissions.records import MODEL_TYPES, Identity, Status, SubmissionForm
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -89,15 +89,15 @@ def main(argv: list[str] | None = None) -> int:
         form = SubmissionForm(
             args.model, args.team, args.model_type, args.paper_url, args.code_url, args.description, args.bbox_format
         )
-        out = lb.submit(args.benchmark, args.file, form, identity, args.file.name)
-        print(f"{out.status.value}: {out.message}" + (f" (id {out.submission_id})" if out.submission_id else ""))
-        for issue in out.issues:
+        answer = lb.submit(args.benchmark, args.file, form, identity, args.file.name)
+        print(f"{answer.status}: {answer.message}" + (f" (id {answer.submission_id})" if answer.submission_id else ""))
+        for issue in answer.issues:
             print(f"  {issue}")
-        if out.total_issues > len(out.issues):
-            print(f"  ... and {out.total_issues - len(out.issues)} more")
-        if out.result:
-            print(json.dumps(out.result.overall))
-        return 0 if out.status.value == "scored" else 2
+        if answer.total_issues > len(answer.issues):
+            print(f"  ... and {answer.total_issues - len(answer.issues)} more")
+        if answer.result:
+            print(json.dumps(answer.result.overall))
+        return 0 if answer.status is Status.SCORED else 2
     if args.command == "table":
         df = lb.table(args.benchmark, args.view)
         if args.format == "csv":

@@ -8,12 +8,10 @@ that a new user sees a real board at once.
 from __future__ import annotations
 
 import io
-import json
 import logging
 import tempfile
 import threading
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
 from filelock import FileLock
@@ -26,10 +24,13 @@ from scoring.benchmarks import load_plugins
 from store import layout
 from store.base import NotFound, Store
 from store.golds import GoldInfo, GoldRegistry
+from store.layout import Kind, ModerationFile, SubmissionFile
 from store.local import LocalStore
+from store.records import Moderation, StoredFailure, Validated
 from submissions import lifecycle
+from submissions.answer import SubmitAnswer
 from submissions.catalog import Catalog, SubmissionState
-from submissions.intake import Intake, Outcome, Progress
+from submissions.intake import Intake, Progress
 from submissions.quotas import QuotaPolicy, QuotaStatus
 from submissions.records import Identity, Status, SubmissionForm
 
@@ -119,8 +120,13 @@ class Leaderboard:
         identity: Identity,
         filename: str = "",
         progress: Progress | None = None,
-    ) -> Outcome:
-        return self.intake.submit(benchmark, Path(path), form, identity, filename, progress)
+    ) -> SubmitAnswer:
+        """Store, validate and score one upload: the answer the form, the API and the CLI give,
+        with the new rank when it was scored."""
+        answer = self.intake.submit(benchmark, Path(path), form, identity, filename, progress)
+        if answer.result is None:
+            return answer
+        return answer.with_rank(self.rank_of(benchmark, answer.submission_id))
 
     def quota(self, identity: Identity, benchmark: str) -> QuotaStatus:
         return self.intake.quota(identity, benchmark)
@@ -150,8 +156,8 @@ class Leaderboard:
     def set_hidden(self, submission_id: str, hidden: bool, by: str) -> bool:
         if self.catalog.get(submission_id) is None:
             return False
-        body = json.dumps({"hidden": hidden, "by": by, "at": datetime.now(UTC).isoformat()}).encode()
-        path = layout.moderation(submission_id)
+        body = Moderation(hidden, by, lifecycle.now_iso()).to_bytes()
+        path = ModerationFile(submission_id).path
         verb = "Hide" if hidden else "Unhide"
         self.store.put("submissions", {path: body}, f"{verb} {submission_id}", overwrite=True)
         self.catalog.note(path, body)
@@ -209,8 +215,7 @@ class Leaderboard:
         and unreadable public tables (republished). Returns the paths rebuilt."""
         rebuilt = []
         for path in list(self.catalog.corrupt):
-            benchmark, sid, name = path.split("/")
-            data = self._rederive(benchmark, sid, name)
+            data = self._rederive(SubmissionFile.parse(path))
             if data is None:
                 log.error("cannot rebuild %s: it is an input, not derived", path)
                 continue
@@ -232,29 +237,22 @@ class Leaderboard:
                 rebuilt.append(path)
         return rebuilt
 
-    def _rederive(self, benchmark: str, sid: str, name: str) -> bytes | None:
-        state = self.catalog.get(sid)
-        if name.startswith("failure-"):
-            return b'{"error": "the original failure record was unreadable"}'
-        if name.startswith("validated-"):
-            return b"{}"
-        if state is None or not name.startswith(("result-", "rejected-")):
+    def _rederive(self, file: SubmissionFile) -> bytes | None:
+        """The body of a derived file, made again the way the lifecycle made it; None for an
+        input (meta), or a result the current scorer would not write under that name."""
+        if file.kind is Kind.FAILURE:
+            return StoredFailure("the original failure record was unreadable", lifecycle.now_iso()).to_bytes()
+        if file.kind is Kind.VALIDATED:
+            return Validated().to_bytes()
+        state = self.catalog.get(file.sid)
+        if state is None or file.kind not in (Kind.RESULT, Kind.REJECTED):
             return None
-        gold_key = name.split("-")[1].removesuffix(".json")
-        gold = self.golds.version(benchmark, gold_key)
+        gold = self.golds.version(file.benchmark, file.gold)
         if gold is None:
             return None
-        with tempfile.TemporaryDirectory() as tmp:
-            raw = Path(tmp) / "submission.jsonl"
-            raw.write_bytes(self.store.read("submissions", layout.raw(benchmark, sid)))
-            outcome = lifecycle.evaluate(state.meta, gold, raw, self.limits)
-        if outcome.status is Status.REJECTED and name.startswith("rejected-"):
-            issues = [i.to_dict() for i in outcome.issues]
-            return json.dumps({"issues": issues, "total": outcome.total_issues, "at": lifecycle.now_iso()}).encode()
-        if outcome.status is Status.SCORED and name.startswith("result-"):
-            result = outcome.result.to_dict()
-            return json.dumps({"submission_id": sid, "scored_at": lifecycle.now_iso(), "result": result}).encode()
-        return None
+        raw = self.store.read("submissions", layout.raw(file.benchmark, file.sid))
+        answer = lifecycle.evaluate(state.meta, gold, raw, self.limits)
+        return lifecycle.outcome_files(state.meta, gold.version, answer, lifecycle.now_iso()).get(file)
 
     def publish(self, benchmark: str) -> None:
         """Rewrite the public table. Writers on one data folder (app, CLI, processes) take turns

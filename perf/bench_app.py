@@ -20,7 +20,6 @@ were loaded (target <= 600 MB).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -36,6 +35,7 @@ from leaderboard.config import Settings  # noqa: E402
 from leaderboard.service import Leaderboard  # noqa: E402
 from scoring import SCORER_VERSION, Limits  # noqa: E402
 from store import layout  # noqa: E402
+from store.records import StoredResult, Validated  # noqa: E402
 from submissions import lifecycle  # noqa: E402
 from submissions.intake import file_sha256  # noqa: E402
 from submissions.records import SubmissionMeta  # noqa: E402
@@ -75,18 +75,18 @@ def fill(data_dir: Path, rows: int, tmp: Path) -> dict[str, float]:
             meta = _meta(benchmark, f"pool-{k}", k, path, start)
             outcome = lifecycle.evaluate(meta, gold, path, Limits())
             assert outcome.result is not None, outcome.issues[:3]
-            pool.append((path, path.read_bytes(), file_sha256(path), outcome.result.to_dict()))
+            pool.append((path, path.read_bytes(), file_sha256(path), outcome.result))
         t1 = time.perf_counter()
         for i in range(rows):
             path, raw, digest, result = pool[i % POOL]
             when = start + timedelta(seconds=i)
             meta = _meta(benchmark, f"{i:04d}", i, path, when, digest)
-            body = {"submission_id": meta.id, "scored_at": when.isoformat(), "result": result}
+            body = StoredResult(meta.id, when.isoformat(), result)
             files = {
                 layout.raw(benchmark, meta.id): raw,
-                layout.meta(benchmark, meta.id): meta.to_json(),
-                layout.validated(benchmark, meta.id, gold.version): b"{}",
-                layout.result(benchmark, meta.id, gold.version, SCORER_VERSION): json.dumps(body).encode(),
+                layout.meta(benchmark, meta.id): meta.to_bytes(),
+                layout.validated(benchmark, meta.id, gold.version): Validated().to_bytes(),
+                layout.result(benchmark, meta.id, gold.version, SCORER_VERSION): body.to_bytes(),
             }
             lb.store.put("submissions", files, f"Bench {meta.id}")
         timings[f"{benchmark}: score pool of {POOL}"] = t1 - t0

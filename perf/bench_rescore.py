@@ -72,7 +72,7 @@ def store_submissions(lb: Leaderboard, pool: list[tuple[Path, str, str]], n: int
             sha256=digests[path], bbox_format=fmt, submitted_at=when.isoformat(), size_bytes=path.stat().st_size,
             filename=path.name,
         )  # fmt: skip
-        files = {layout.raw("scb", sid): path.read_bytes(), layout.meta("scb", sid): meta.to_json()}
+        files = {layout.raw("scb", sid): path.read_bytes(), layout.meta("scb", sid): meta.to_bytes()}
         lb.store.put("submissions", files, f"Receive {sid} (scb)")
     return kinds
 

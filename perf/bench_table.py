@@ -16,7 +16,6 @@ scoring a demo submission on a small demo gold) with varied numbers, for N submi
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import sys
 import tempfile
@@ -30,8 +29,10 @@ from leaderboard import demo  # noqa: E402
 from leaderboard.config import Settings  # noqa: E402
 from leaderboard.service import Leaderboard  # noqa: E402
 from leaderboard.table import baseline_rows, frame, scored_rows, views  # noqa: E402
-from scoring import SCORER_VERSION, get_benchmark, load_gold, score_file  # noqa: E402
+from scoring import SCORER_VERSION, ResultRecord, get_benchmark, load_gold, score_file  # noqa: E402
 from store import layout  # noqa: E402
+from store.layout import ResultKey, SubmissionFile  # noqa: E402
+from store.records import StoredResult, Validated  # noqa: E402
 from submissions.catalog import Catalog, SubmissionState  # noqa: E402
 from submissions.records import SubmissionMeta  # noqa: E402
 
@@ -74,9 +75,9 @@ def states(n: int, pairs: int, gold_version: str, result: dict) -> list[Submissi
             description="", submitter=f"user-{pair % 500}", sha256=f"{i:064x}", bbox_format="xyxy",
             submitted_at=when.isoformat(), size_bytes=1,
         )  # fmt: skip
-        stored = {"submission_id": meta.id, "scored_at": when.isoformat(), "result": varied(result, rng)}
-        key = f"{gold_version[: layout.GOLD_KEY]}-{SCORER_VERSION}"
-        out.append(SubmissionState(meta, results={key: stored}, validated={gold_version[: layout.GOLD_KEY]}))
+        stored = StoredResult(meta.id, when.isoformat(), ResultRecord.from_dict(varied(result, rng)))
+        key = ResultKey.of(gold_version, SCORER_VERSION)
+        out.append(SubmissionState(meta, results={key: stored}, validated={key.gold}))
     return out
 
 
@@ -99,11 +100,13 @@ def write_files(root: Path, all_states: list[SubmissionState]) -> None:
     for s in all_states:
         folder = root / "submissions" / layout.submission_dir("scb", s.meta.id)
         folder.mkdir(parents=True)
-        (folder / "meta.json").write_bytes(s.meta.to_json())
+        files = {SubmissionFile.meta("scb", s.meta.id): s.meta.to_bytes()}
         for key, stored in s.results.items():
-            (folder / f"result-{key}.json").write_bytes(json.dumps(stored).encode())
-        for gold16 in s.validated:
-            (folder / f"validated-{gold16}.json").write_bytes(b"{}")
+            files[SubmissionFile.result("scb", s.meta.id, key.gold, str(key.scorer))] = stored.to_bytes()
+        for gold in s.validated:
+            files[SubmissionFile.validated("scb", s.meta.id, gold)] = Validated().to_bytes()
+        for file, data in files.items():
+            (root / "submissions" / file.path).write_bytes(data)
 
 
 def main(argv: list[str] | None = None) -> int:

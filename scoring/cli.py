@@ -1,55 +1,23 @@
 """``python -m scoring score ...``: score a submission from the shell (SPEC "command line").
 
 Exit 0 with the result, 2 with line-numbered format errors (no traceback), 1 when the gold or
-the command is wrong. Compiled gold is cached by the sha256 of the gold file's bytes (and the
-scorer version), so a cold start does not rasterise 3,178 masks again.
+the command is wrong. Compiled gold is kept in the one cache (scoring/cache.py) under
+``$SCORING_CACHE_DIR`` or the user's cache folder, so a cold start does not rasterise 3,178
+masks again.
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
-import pickle
 import sys
-import tempfile
 from pathlib import Path
 
-from scoring import BENCHMARKS, SCORER_VERSION, GoldError, SubmissionError, get_benchmark, load_gold, score_file
+from scoring import BENCHMARKS, GoldError, SubmissionError, get_benchmark, score_file
+from scoring.cache import GoldCache
 from scoring.engine import ResultRecord
 from scoring.geometry import BOX_FORMATS
-from scoring.gold import Gold
-
-
-def cache_dir() -> Path:
-    """Where compiled gold is kept: ``$SCORING_CACHE_DIR`` or the user's cache folder."""
-    base = os.environ.get("SCORING_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "cultural-leaderboard", "gold"
-    )
-    return Path(base)
-
-
-def cached_gold(benchmark: str, path: Path, cache: Path | None) -> Gold:
-    """Load gold, from the compiled cache when its file bytes were seen before."""
-    if cache is None:
-        return load_gold(benchmark, path)
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    entry = cache / f"{benchmark}-{digest}-{SCORER_VERSION}.pickle"
-    try:
-        with open(entry, "rb") as f:
-            return pickle.load(f)
-    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
-        pass
-    gold = load_gold(benchmark, path)
-    try:
-        cache.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=cache, delete=False, suffix=".tmp") as f:
-            pickle.dump(gold, f, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(f.name, entry)
-    except OSError:
-        pass  # a read-only cache only costs time
-    return gold
 
 
 def _fmt(value: float | None, ci: list | None = None) -> str:
@@ -88,8 +56,9 @@ def main(argv: list[str] | None = None) -> int:
     score.add_argument("--json", action="store_true", help="print one JSON result record")
     score.add_argument("--no-cache", action="store_true", help="do not read or write compiled gold")
     args = parser.parse_args(argv)
+    cache = GoldCache(None if args.no_cache else _cache_folder())
     try:
-        gold = cached_gold(args.benchmark, args.gold, None if args.no_cache else cache_dir())
+        gold = cache.load(args.benchmark, args.gold)
     except (GoldError, OSError) as e:
         print(f"error: gold: {e}", file=sys.stderr)
         return 1
@@ -105,3 +74,12 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     print(json.dumps(result.to_dict()) if args.json else render_table(result))
     return 0
+
+
+def _cache_folder() -> Path:
+    """``$SCORING_CACHE_DIR``, else the user's cache folder: the command line's own setting,
+    read here and nowhere else in ``scoring``."""
+    base = os.environ.get("SCORING_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "cultural-leaderboard", "gold"
+    )
+    return Path(base)

@@ -78,25 +78,26 @@ class Predictions:
 def score_file(
     benchmark: str | Benchmark,
     gold: Gold,
-    path: str | Path,
+    source: str | Path | bytes,
     *,
     bbox_format: str = "xyxy",
     limits: Limits | None = None,
 ) -> ResultRecord:
-    """Validate and score the JSONL submission at ``path``; raises SubmissionError."""
+    """Validate and score a JSONL submission (its path or its bytes); raises SubmissionError."""
     bench = _declaration(benchmark)
-    return score_predictions(bench, gold, validate_file(bench, gold, path, bbox_format=bbox_format, limits=limits))
+    return score_predictions(bench, gold, validate_file(bench, gold, source, bbox_format=bbox_format, limits=limits))
 
 
 def validate_file(
     benchmark: str | Benchmark,
     gold: Gold,
-    path: str | Path,
+    source: str | Path | bytes,
     *,
     bbox_format: str = "xyxy",
     limits: Limits | None = None,
 ) -> Predictions:
-    """Stream and check the submission; raises SubmissionError listing line-numbered issues."""
+    """Stream and check the submission (its path or its bytes: a store need not write a temp
+    file); raises SubmissionError listing line-numbered issues."""
     bench = _declaration(benchmark)
     if gold.benchmark != bench.id:
         raise ValueError(f"gold is for {gold.benchmark!r}, not {bench.id!r}")
@@ -116,7 +117,7 @@ def validate_file(
     unparsed = 0
     key_field = bench.key_field
     letters_text = describe(bench.choices)
-    for line_no, obj in read_objects(path, log, _limits_for(gold, limits)):
+    for line_no, obj in read_objects(source, log, _limits_for(gold, limits)):
         if key_field not in obj:
             log.add("missing_question_id", line_no, key_field, f"{key_field} is missing")
             continue

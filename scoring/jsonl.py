@@ -7,12 +7,14 @@ from hostile files (huge files or lines, deep nesting, NaN/Infinity, 1e999).
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 from scoring.errors import MAX_LISTED, Issue, SubmissionError
 
@@ -89,18 +91,27 @@ def _decode(raw: bytes, line_no: int, log: IssueLog) -> object | None:
     return None
 
 
-def read_objects(path: str | Path, log: IssueLog, limits: Limits = Limits()) -> Iterator[tuple[int, dict]]:
-    """Yield ``(line_number, object)`` for each well-formed JSON object line of ``path``.
+def _open(source: str | Path | bytes) -> tuple[int, BinaryIO]:
+    """The size and a binary reader of a file path or of bytes already in memory."""
+    if isinstance(source, bytes):
+        return len(source), io.BytesIO(source)
+    return os.stat(source).st_size, open(source, "rb")  # noqa: SIM115 (closed by the caller's with)
+
+
+def read_objects(source: str | Path | bytes, log: IssueLog, limits: Limits = Limits()) -> Iterator[tuple[int, dict]]:
+    """Yield ``(line_number, object)`` for each well-formed JSON object line of ``source``
+    (a file's path, or its bytes when a store already holds them in memory).
 
     Blank lines are skipped. Whole-file problems (too large, too many lines, empty) are logged
     with line 0 or the line where reading stopped.
     """
-    size = os.stat(path).st_size
+    size, reader = _open(source)
     if size > limits.max_bytes:
+        reader.close()
         log.add("file_too_large", 0, "", f"file is {size:,} bytes; the limit is {limits.max_bytes:,}")
         return
     seen_object = False
-    with open(path, "rb") as f:
+    with reader as f:
         line_no = 0
         while True:
             raw = f.readline(limits.max_line_bytes + 1)

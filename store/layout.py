@@ -1,29 +1,220 @@
-"""Where every record lives in the three repos: the one place that spells paths.
+"""Where every record lives in the three repos: the one module that writes *and* reads paths.
 
 gold (private)
-    {benchmark}/{version}.{ext}              a gold file as the maintainer gave it
-    {benchmark}/current.json                 {"version", "file", "added_at", "added_by"}
+    {benchmark}/{version}.{ext}              a gold file as the maintainer gave it      GoldFile
+    {benchmark}/current.json                 the gold pointer (store.records.GoldInfo)  gold_current
 submissions (private)
-    {benchmark}/{id}/submission.jsonl        the raw upload (immutable)
+    {benchmark}/{id}/submission.jsonl        the raw upload (immutable)                 SubmissionFile
     {benchmark}/{id}/meta.json               SubmissionMeta (immutable)
     {benchmark}/{id}/validated-{gold}.json   passed validation against that gold
     {benchmark}/{id}/rejected-{gold}.json    format errors against that gold (immutable)
-    {benchmark}/{id}/result-{gold}-{scorer}.json  a ResultRecord (immutable; rescoring adds)
+    {benchmark}/{id}/result-{gold}-{scorer}.json  a stored result (immutable; rescoring adds)
     {benchmark}/{id}/failure-{gold}-{n}.json an internal error while scoring on that gold (retried)
-    moderation/{id}.json                     {"hidden": bool, "by", "at"} (overwritten)
+    moderation/{id}.json                     Moderation (overwritten)                   ModerationFile
 results (public)
-    README.md, data/{benchmark}.parquet, data/{benchmark}.csv
+    README.md, data/{benchmark}.parquet, data/{benchmark}.csv                          public_table
     questions/{benchmark}.jsonl              the public side of the questions (no answers)
+
+``{gold}`` is the gold's sha256 cut to :data:`GOLD_KEY` characters by :func:`gold_key`, the one
+place that shortens it; every other module passes whole versions or keys read from here.
 """
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import PurePosixPath
+
 GOLD_KEY = 16
 """Characters of the gold sha256 used in file names (64 bits: collisions are not a concern)."""
 
+_HEX = re.compile(r"[0-9a-f]+")
+_VERSION = re.compile(r"[0-9]+(\.[0-9]+)*")
 
-def gold_file(benchmark: str, version: str, ext: str) -> str:
-    return f"{benchmark}/{version}{ext}"
+
+def gold_key(version: str) -> str:
+    """The short form of a gold version used in file names (idempotent on a key)."""
+    return version[:GOLD_KEY]
+
+
+@dataclass(frozen=True, order=True)
+class Version:
+    """A dotted scorer version that orders by its numbers: ``1.10.0`` is newer than ``1.9.0``."""
+
+    numbers: tuple[int, ...]
+
+    def __str__(self) -> str:
+        return ".".join(map(str, self.numbers))
+
+    @classmethod
+    def parse(cls, text: str) -> Version | None:
+        """The version ``text`` spells, or None if it is not dotted numbers."""
+        return cls(tuple(int(n) for n in text.split("."))) if _VERSION.fullmatch(text) else None
+
+    @classmethod
+    def of(cls, text: str) -> Version:
+        """The version ``text`` spells; a ValueError (a programmer's mistake) if it is malformed."""
+        version = cls.parse(text)
+        if version is None:
+            raise ValueError(f"a version is dotted numbers like 1.2.0, not {text!r}")
+        return version
+
+
+@dataclass(frozen=True, order=True)
+class ResultKey:
+    """Which result of a submission: the gold it was scored on and the scorer that scored it."""
+
+    gold: str
+    scorer: Version
+
+    @classmethod
+    def of(cls, gold_version: str, scorer_version: str) -> ResultKey:
+        return cls(gold_key(gold_version), Version.of(scorer_version))
+
+
+class Kind(StrEnum):
+    """A submission's files, by the first word of their names."""
+
+    RAW = "submission"
+    META = "meta"
+    VALIDATED = "validated"
+    REJECTED = "rejected"
+    RESULT = "result"
+    FAILURE = "failure"
+
+
+_KINDS = {kind.value: kind for kind in Kind}
+_GOLD_ONLY = {Kind.VALIDATED, Kind.REJECTED}
+_GOLD_AND_TAIL = {Kind.RESULT, Kind.FAILURE}
+
+
+@dataclass(frozen=True)
+class SubmissionFile:
+    """``{benchmark}/{sid}/{kind}[-{gold}[-{tail}]].{ext}``: formatted and parsed here only.
+
+    ``gold`` is kept as its key (a whole version passed in is shortened); ``tail`` is the scorer
+    version of a result or the number of a failure.
+    """
+
+    benchmark: str
+    sid: str
+    kind: Kind
+    gold: str = ""
+    tail: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "gold", gold_key(self.gold))
+
+    @classmethod
+    def raw(cls, benchmark: str, sid: str) -> SubmissionFile:
+        return cls(benchmark, sid, Kind.RAW)
+
+    @classmethod
+    def meta(cls, benchmark: str, sid: str) -> SubmissionFile:
+        return cls(benchmark, sid, Kind.META)
+
+    @classmethod
+    def validated(cls, benchmark: str, sid: str, gold_version: str) -> SubmissionFile:
+        return cls(benchmark, sid, Kind.VALIDATED, gold_version)
+
+    @classmethod
+    def rejected(cls, benchmark: str, sid: str, gold_version: str) -> SubmissionFile:
+        return cls(benchmark, sid, Kind.REJECTED, gold_version)
+
+    @classmethod
+    def result(cls, benchmark: str, sid: str, gold_version: str, scorer_version: str) -> SubmissionFile:
+        return cls(benchmark, sid, Kind.RESULT, gold_version, scorer_version)
+
+    @classmethod
+    def failure(cls, benchmark: str, sid: str, gold_version: str, n: int) -> SubmissionFile:
+        return cls(benchmark, sid, Kind.FAILURE, gold_version, str(n))
+
+    @property
+    def path(self) -> str:
+        words = [self.kind.value, self.gold, self.tail] if self.gold else [self.kind.value]
+        ext = "jsonl" if self.kind is Kind.RAW else "json"
+        return f"{self.benchmark}/{self.sid}/{'-'.join(w for w in words if w)}.{ext}"
+
+    @property
+    def result_key(self) -> ResultKey:
+        """The key of a result file (its gold and scorer)."""
+        return ResultKey(self.gold, Version.of(self.tail))
+
+    @property
+    def failure_number(self) -> int:
+        return int(self.tail)
+
+    @classmethod
+    def parse(cls, path: str) -> SubmissionFile | None:
+        """The file ``path`` names, or None for paths that are not a submission's file
+        (moderation flags, temporary files, names of unknown shape)."""
+        parts = path.split("/")
+        if len(parts) != 3 or not all(parts):
+            return None
+        benchmark, sid, name = parts
+        stem, dot, ext = name.rpartition(".")
+        kind_word, *rest = stem.split("-", 2)
+        kind = _KINDS.get(kind_word)
+        if kind is None or not dot or ext != ("jsonl" if kind is Kind.RAW else "json"):
+            return None
+        file = cls(benchmark, sid, kind, *rest)
+        return file if file._well_formed(len(rest)) else None
+
+    def _well_formed(self, words: int) -> bool:
+        if self.kind in _GOLD_ONLY:
+            return words == 1 and _is_key(self.gold)
+        if self.kind is Kind.RESULT:
+            return words == 2 and _is_key(self.gold) and Version.parse(self.tail) is not None
+        if self.kind is Kind.FAILURE:
+            return words == 2 and _is_key(self.gold) and self.tail.isdigit()
+        return words == 0
+
+
+def _is_key(text: str) -> bool:
+    return len(text) == GOLD_KEY and bool(_HEX.fullmatch(text))
+
+
+@dataclass(frozen=True)
+class ModerationFile:
+    """``moderation/{sid}.json``: a maintainer's hide/unhide flag for one submission."""
+
+    sid: str
+
+    @property
+    def path(self) -> str:
+        return f"moderation/{self.sid}.json"
+
+    @classmethod
+    def parse(cls, path: str) -> ModerationFile | None:
+        folder, _, name = path.partition("/")
+        sid = name.removesuffix(".json")
+        return cls(sid) if folder == "moderation" and name.endswith(".json") and sid and "/" not in sid else None
+
+
+@dataclass(frozen=True)
+class GoldFile:
+    """``{benchmark}/{version}{suffix}``: one gold version as the maintainer gave it."""
+
+    benchmark: str
+    version: str
+    suffix: str  # ".jsonl", ".parquet" or ".json"
+
+    @property
+    def path(self) -> str:
+        return f"{self.benchmark}/{self.version}{self.suffix}"
+
+    @classmethod
+    def parse(cls, path: str) -> GoldFile | None:
+        """None for the pointer (``current.json``) and anything not named by a sha256."""
+        pure = PurePosixPath(path)
+        if len(pure.parts) != 2 or not _HEX.fullmatch(pure.stem) or len(pure.stem) != 64:
+            return None
+        return cls(pure.parts[0], pure.stem, pure.suffix)
+
+
+def gold_file(benchmark: str, version: str, suffix: str) -> str:
+    return GoldFile(benchmark, version, suffix).path
 
 
 def gold_current(benchmark: str) -> str:
@@ -35,31 +226,31 @@ def submission_dir(benchmark: str, sid: str) -> str:
 
 
 def raw(benchmark: str, sid: str) -> str:
-    return f"{benchmark}/{sid}/submission.jsonl"
+    return SubmissionFile.raw(benchmark, sid).path
 
 
 def meta(benchmark: str, sid: str) -> str:
-    return f"{benchmark}/{sid}/meta.json"
+    return SubmissionFile.meta(benchmark, sid).path
 
 
 def validated(benchmark: str, sid: str, gold_version: str) -> str:
-    return f"{benchmark}/{sid}/validated-{gold_version[:GOLD_KEY]}.json"
+    return SubmissionFile.validated(benchmark, sid, gold_version).path
 
 
 def rejected(benchmark: str, sid: str, gold_version: str) -> str:
-    return f"{benchmark}/{sid}/rejected-{gold_version[:GOLD_KEY]}.json"
+    return SubmissionFile.rejected(benchmark, sid, gold_version).path
 
 
 def result(benchmark: str, sid: str, gold_version: str, scorer_version: str) -> str:
-    return f"{benchmark}/{sid}/result-{gold_version[:GOLD_KEY]}-{scorer_version}.json"
+    return SubmissionFile.result(benchmark, sid, gold_version, scorer_version).path
 
 
 def failure(benchmark: str, sid: str, gold_version: str, n: int) -> str:
-    return f"{benchmark}/{sid}/failure-{gold_version[:GOLD_KEY]}-{n}.json"
+    return SubmissionFile.failure(benchmark, sid, gold_version, n).path
 
 
 def moderation(sid: str) -> str:
-    return f"moderation/{sid}.json"
+    return ModerationFile(sid).path
 
 
 def public_table(benchmark: str, ext: str) -> str:

@@ -1,77 +1,103 @@
 """An in-memory index of every submission and what became of it, rebuilt from the store.
 
-The store is the truth (immutable files, see leaderboard/layout.py); the catalog only reads it,
-incrementally: ``refresh`` lists the submissions repo and parses files it has not seen, and
-writers ``note`` their own files at once. Any replica, the CLI and the app thus agree.
+The store is the truth (immutable files named by store/layout.py, bodies decoded by
+store/records.py); the catalog only reads it, incrementally: ``refresh`` lists the submissions
+repo and parses files it has not seen, and writers ``note`` their own files at once. Any replica,
+the CLI and the app thus agree.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from scoring.engine import ResultRecord
-from store import layout
 from store.base import NotFound, Store
+from store.layout import Kind, ModerationFile, ResultKey, SubmissionFile, gold_key
+from store.records import CorruptRecord, Moderation, StoredFailure, StoredRejection, StoredResult, Validated
 from submissions.records import Status, SubmissionMeta
 
 log = logging.getLogger(__name__)
 
+_CODECS = {
+    Kind.META: SubmissionMeta,
+    Kind.VALIDATED: Validated,
+    Kind.REJECTED: StoredRejection,
+    Kind.RESULT: StoredResult,
+    Kind.FAILURE: StoredFailure,
+}
+"""The record each kind of file holds (the raw upload is never read into the catalog)."""
+
 
 @dataclass
 class SubmissionState:
-    """One submission: its record and the files derived from it, keyed by gold version."""
+    """One submission: its record and the records derived from it, keyed by gold (key) version."""
 
     meta: SubmissionMeta
-    results: dict[str, dict] = field(default_factory=dict)  # "{gold16}-{scorer}" -> stored result file
-    rejections: dict[str, dict] = field(default_factory=dict)  # gold16 -> {"issues", "total"}
-    validated: set[str] = field(default_factory=set)
-    failures: dict[str, int] = field(default_factory=dict)  # gold16 -> internal errors on it
+    results: dict[ResultKey, StoredResult] = field(default_factory=dict)
+    rejections: dict[str, StoredRejection] = field(default_factory=dict)  # gold key -> rejection
+    validated: set[str] = field(default_factory=set)  # gold keys
+    failures: dict[str, int] = field(default_factory=dict)  # gold key -> internal errors on it
     hidden: bool = False
     derived: dict = field(default_factory=dict, repr=False, compare=False)
     """Caches of views of immutable results (e.g. the table's row), keyed by their maker."""
 
+    def stored_result(self, gold_version: str, scorer_version: str) -> StoredResult | None:
+        return self.results.get(ResultKey.of(gold_version, scorer_version))
+
     def result(self, gold_version: str, scorer_version: str) -> ResultRecord | None:
-        stored = self.results.get(f"{gold_version[: layout.GOLD_KEY]}-{scorer_version}")
-        return ResultRecord.from_dict(stored["result"]) if stored else None
+        stored = self.stored_result(gold_version, scorer_version)
+        return stored.result if stored else None
 
     def latest_result(self, gold_version: str) -> ResultRecord | None:
-        """The result on ``gold_version`` from the newest scorer that scored it."""
-        prefix = gold_version[: layout.GOLD_KEY] + "-"
-        keys = sorted(k for k in self.results if k.startswith(prefix))
-        return ResultRecord.from_dict(self.results[keys[-1]]["result"]) if keys else None
+        """The result on ``gold_version`` from the newest scorer (by version order) that scored it."""
+        keys = [k for k in self.results if k.gold == gold_key(gold_version)]
+        return self.results[max(keys)].result if keys else None
 
     def newest_result(self) -> ResultRecord | None:
         """The result scored last, whatever its gold: what the public saw before a rescore."""
         if not self.results:
             return None
-        newest = max(self.results.values(), key=lambda stored: stored.get("scored_at", ""))
-        return ResultRecord.from_dict(newest["result"])
+        return max(self.results.values(), key=lambda stored: stored.scored_at).result
 
     def scored_at(self, gold_version: str, scorer_version: str) -> str | None:
-        stored = self.results.get(f"{gold_version[: layout.GOLD_KEY]}-{scorer_version}")
-        return stored.get("scored_at") if stored else None
+        stored = self.stored_result(gold_version, scorer_version)
+        return stored.scored_at if stored else None
 
-    def rejection(self, gold_version: str) -> dict | None:
-        return self.rejections.get(gold_version[: layout.GOLD_KEY])
+    def rejection(self, gold_version: str) -> StoredRejection | None:
+        return self.rejections.get(gold_key(gold_version))
 
     def status(self, gold_version: str, scorer_version: str, max_failures: int = 3) -> Status:
         if self.result(gold_version, scorer_version) is not None:
             return Status.SCORED
         if self.rejection(gold_version) is not None:
             return Status.REJECTED
-        if self.failures.get(gold_version[: layout.GOLD_KEY], 0) >= max_failures:
+        if self.failures_on(gold_version) >= max_failures:
             return Status.FAILED
-        if gold_version[: layout.GOLD_KEY] in self.validated:
+        if gold_key(gold_version) in self.validated:
             return Status.VALIDATED
         return Status.RECEIVED
+
+    def failures_on(self, gold_version: str) -> int:
+        """Internal errors recorded while scoring on that gold."""
+        return self.failures.get(gold_key(gold_version), 0)
 
     @property
     def submitted(self) -> datetime:
         return datetime.fromisoformat(self.meta.submitted_at)
+
+    def take(self, file: SubmissionFile, record: object) -> None:
+        """Add one decoded derived record (not the meta) to the state."""
+        if file.kind is Kind.RESULT:
+            self.results[file.result_key] = record
+        elif file.kind is Kind.REJECTED:
+            self.rejections[file.gold] = record
+        elif file.kind is Kind.VALIDATED:
+            self.validated.add(file.gold)
+        elif file.kind is Kind.FAILURE:
+            self.failures[file.gold] = self.failures.get(file.gold, 0) + 1
 
 
 class Catalog:
@@ -80,7 +106,7 @@ class Catalog:
     def __init__(self, store: Store) -> None:
         self.store = store
         self._states: dict[str, SubmissionState] = {}
-        self._pending: dict[str, list[tuple[str, bytes]]] = {}  # files seen before their meta
+        self._pending: dict[str, list[tuple[SubmissionFile, object]]] = {}  # records seen before their meta
         self._seen: set[str] = set()
         self.corrupt: dict[str, str] = {}  # path -> why it could not be read (see Leaderboard.repair)
         self._lock = threading.RLock()
@@ -91,83 +117,67 @@ class Catalog:
         paths = self.store.list("submissions")
         changed = False
         for path in paths:
-            if path in self._seen or path.endswith("submission.jsonl") or path.startswith("moderation/"):
+            if path in self._seen or (file := SubmissionFile.parse(path)) is None or file.kind is Kind.RAW:
                 continue
             try:
                 data = self.store.read("submissions", path)
             except NotFound:
                 continue
-            changed |= self.note(path, data)
-        changed |= self._refresh_moderation([p for p in paths if p.startswith("moderation/")])
-        return changed
-
-    def _refresh_moderation(self, paths: list[str]) -> bool:
-        changed = False
+            changed |= self._note_file(file, path, data)
         for path in paths:
-            sid = path.removeprefix("moderation/").removesuffix(".json")
-            try:
-                hidden = bool(json.loads(self.store.read("submissions", path)).get("hidden"))
-            except (NotFound, ValueError, AttributeError):
-                continue
-            with self._lock:
-                state = self._states.get(sid)
-                if state is not None and state.hidden != hidden:
-                    state.hidden = hidden
-                    self.generation += 1
-                    changed = True
+            if ModerationFile.parse(path) is not None:
+                try:
+                    changed |= self.note(path, self.store.read("submissions", path))
+                except NotFound:
+                    continue
         return changed
 
     def note(self, path: str, data: bytes) -> bool:
-        """Take in one stored file (a writer calls this right after its put)."""
-        parts = path.split("/")
+        """Take in one stored file (a writer calls this right after its put). A body that cannot
+        be read (bad JSON or the wrong shape) is quarantined in ``corrupt`` for ``repair``."""
+        if (flag := ModerationFile.parse(path)) is not None:
+            return self._note_moderation(flag, path, data)
+        file = SubmissionFile.parse(path)
+        return file is not None and file.kind is not Kind.RAW and self._note_file(file, path, data)
+
+    def _note_file(self, file: SubmissionFile, path: str, data: bytes) -> bool:
         with self._lock:
-            if parts[0] == "moderation":
-                sid = parts[1].removesuffix(".json")
-                try:
-                    hidden = bool(json.loads(data).get("hidden"))
-                except (ValueError, AttributeError):
-                    return False
-                if sid in self._states:
-                    self._states[sid].hidden = hidden
-                    self.generation += 1
-                return True
-            if len(parts) != 3 or path in self._seen:
+            if path in self._seen:
                 return False
-            sid, name = parts[1], parts[2]
+            self._seen.add(path)
             try:
-                if name.endswith(".json"):
-                    json.loads(data)
-            except ValueError as e:
-                self.corrupt[path] = f"not valid JSON: {e}"
-                self._seen.add(path)
-                log.error("corrupted file in the submissions repo: %s (%s)", path, e)
+                record = _CODECS[file.kind].from_bytes(data, path)
+            except CorruptRecord as e:
+                self.corrupt[path] = e.why
+                log.error("corrupted file in the submissions repo: %s", e)
                 return False
             self.corrupt.pop(path, None)
-            if name == "meta.json":
-                meta = SubmissionMeta.from_json(data)
-                self._states[sid] = SubmissionState(meta)
-                for early_path, early in self._pending.pop(sid, []):
-                    self._apply(self._states[sid], early_path.split("/")[2], early)
-            elif sid in self._states:
-                self._apply(self._states[sid], name, data)
+            if file.kind is Kind.META:
+                state = self._states[file.sid] = SubmissionState(record)
+                for early, early_record in self._pending.pop(file.sid, []):
+                    state.take(early, early_record)
+            elif file.sid in self._states:
+                self._states[file.sid].take(file, record)
             else:
-                self._pending.setdefault(sid, []).append((path, data))
-            self._seen.add(path)
+                self._pending.setdefault(file.sid, []).append((file, record))
             self.generation += 1
             return True
 
-    @staticmethod
-    def _apply(state: SubmissionState, name: str, data: bytes) -> None:
-        stem = name.removesuffix(".json")
-        if name.startswith("result-"):
-            state.results[stem.removeprefix("result-")] = json.loads(data)
-        elif name.startswith("rejected-"):
-            state.rejections[stem.removeprefix("rejected-")] = json.loads(data)
-        elif name.startswith("validated-"):
-            state.validated.add(stem.removeprefix("validated-"))
-        elif name.startswith("failure-"):
-            gold = stem.removeprefix("failure-").split("-")[0]
-            state.failures[gold] = state.failures.get(gold, 0) + 1
+    def _note_moderation(self, flag: ModerationFile, path: str, data: bytes) -> bool:
+        """Moderation flags are overwritten, so they are read every time (an unreadable one is
+        skipped: the submission keeps its flag until a maintainer sets it again)."""
+        try:
+            hidden = Moderation.from_bytes(data, path).hidden
+        except CorruptRecord as e:
+            log.warning("unreadable moderation flag: %s", e)
+            return False
+        with self._lock:
+            state = self._states.get(flag.sid)
+            if state is None or state.hidden == hidden:
+                return False
+            state.hidden = hidden
+            self.generation += 1
+            return True
 
     def forget(self, path: str) -> None:
         """Let ``refresh`` read ``path`` again (after a repair rewrote it)."""

@@ -6,41 +6,26 @@ the API endpoint and the maintainer CLI alike.
 from __future__ import annotations
 
 import hashlib
-import os
 import threading
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
 from filelock import FileLock
 
-from scoring import BENCHMARKS, SCORER_VERSION, Limits, ResultRecord
+from scoring import BENCHMARKS, Limits
 from scoring.errors import Issue
-from store import layout
 from store.base import Store
 from store.golds import GoldRegistry
+from store.layout import SubmissionFile
+from submissions.answer import SubmitAnswer
 from submissions.catalog import Catalog
-from submissions.lifecycle import Processed, process
+from submissions.lifecycle import known_answer, process
 from submissions.quotas import QuotaPolicy, QuotaStatus, quota_status
 from submissions.records import Identity, Status, SubmissionForm, SubmissionMeta
 
 Progress = Callable[[float, str], None]
-
-
-@dataclass
-class Outcome:
-    """What the submitter is told. Never per-question correctness: aggregates only."""
-
-    status: Status
-    message: str
-    submission_id: str | None = None
-    result: ResultRecord | None = None
-    issues: list[Issue] = field(default_factory=list)
-    total_issues: int = 0
-    duplicate_of: str | None = None
-    quota: QuotaStatus | None = None
 
 
 def new_submission_id(now: datetime) -> str:
@@ -49,6 +34,7 @@ def new_submission_id(now: datetime) -> str:
 
 
 def file_sha256(path: Path) -> str:
+    """The sha256 of a file, read in chunks (perf scripts hash whole pools of uploads)."""
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for chunk in iter(lambda: f.read(1 << 20), b""):
@@ -94,23 +80,22 @@ class Intake:
         identity: Identity,
         filename: str = "",
         progress: Progress | None = None,
-    ) -> Outcome:
+    ) -> SubmitAnswer:
         """Store, validate and score one upload; see module doc."""
         step = progress or (lambda _f, _m: None)
         if benchmark not in BENCHMARKS:
-            return Outcome(Status.REJECTED, f"Unknown benchmark {benchmark!r}; known: {', '.join(BENCHMARKS)}.")
+            return SubmitAnswer.refused(f"Unknown benchmark {benchmark!r}; known: {', '.join(BENCHMARKS)}.")
         form, issues = form.cleaned()
         if issues:
-            return Outcome(Status.REJECTED, "Please correct the form.", issues=issues, total_issues=len(issues))
-        size = os.stat(path).st_size
-        if size > self.limits.max_bytes:
-            text = f"The file is {size / 2**20:.1f} MB; the limit is {self.limits.max_bytes / 2**20:.0f} MB."
-            return Outcome(Status.REJECTED, text, issues=[Issue("file_too_large", 0, "", text)], total_issues=1)
+            return SubmitAnswer.refused("Please correct the form.", *issues, quota=self.quota(identity, benchmark))
+        if (too_large := self._too_large(path)) is not None:
+            return SubmitAnswer.refused(too_large.message, too_large, quota=self.quota(identity, benchmark))
         gold = self.golds.get(benchmark)
         if gold is None:
-            return Outcome(Status.FAILED, "This benchmark has no gold yet; a maintainer must add it first.")
+            return SubmitAnswer.unavailable(self.quota(identity, benchmark))
         step(0.1, "Checking the file")
-        digest = file_sha256(path)
+        data = path.read_bytes()
+        digest = hashlib.sha256(data).hexdigest()
         # One upload at a time per submitter: quota and duplicate checks must see each other.
         self.lock_dir.mkdir(parents=True, exist_ok=True)
         safe_user = hashlib.sha256(identity.username.encode()).hexdigest()[:16]
@@ -118,27 +103,28 @@ class Intake:
             self.catalog.refresh()
             for state in self.catalog.by_submitter(identity.username, benchmark):
                 if state.meta.sha256 == digest and state.meta.team == form.team:
-                    return self._duplicate(state.meta, gold, identity)
+                    answer = known_answer(state, gold.version).as_duplicate()
+                    return answer.with_quota(self.quota(identity, benchmark))
             quota = self.quota(identity, benchmark)
             if not quota.allows_submission:
-                return Outcome(Status.REJECTED, "Daily limit reached. " + quota.message(), quota=quota)
-            meta = self._store(benchmark, path, form, identity, digest, size, filename)
+                return SubmitAnswer.refused("Daily limit reached. " + quota.message(), quota=quota)
+            meta = self._store(benchmark, data, form, identity, digest, filename)
         step(0.3, "Validating and scoring")
-        outcome = process(self.store, self.catalog, meta, gold, self.limits, raw_path=path)
+        answer = process(self.store, self.catalog, meta, gold, self.limits, raw=data)
         step(0.9, "Updating the leaderboard")
-        if outcome.status is Status.SCORED and self.on_scored:
+        if answer.status is Status.SCORED and self.on_scored:
             self.on_scored(benchmark)
-        return self._outcome(meta, outcome, self.quota(identity, benchmark))
+        return answer.with_quota(self.quota(identity, benchmark))
+
+    def _too_large(self, path: Path) -> Issue | None:
+        size = path.stat().st_size
+        if size <= self.limits.max_bytes:
+            return None
+        text = f"The file is {size / 2**20:.1f} MB; the limit is {self.limits.max_bytes / 2**20:.0f} MB."
+        return Issue("file_too_large", 0, "", text)
 
     def _store(
-        self,
-        benchmark: str,
-        path: Path,
-        form: SubmissionForm,
-        identity: Identity,
-        digest: str,
-        size: int,
-        filename: str,
+        self, benchmark: str, data: bytes, form: SubmissionForm, identity: Identity, digest: str, filename: str
     ) -> SubmissionMeta:
         now = datetime.now(UTC)
         meta = SubmissionMeta(
@@ -154,41 +140,11 @@ class Intake:
             sha256=digest,
             bbox_format=form.bbox_format,
             submitted_at=now.isoformat(),
-            size_bytes=size,
+            size_bytes=len(data),
             filename=Path(filename).name[:200] if filename else "",
         )
-        files = {layout.raw(benchmark, meta.id): path.read_bytes(), layout.meta(benchmark, meta.id): meta.to_json()}
-        self.store.put("submissions", files, f"Receive {meta.id} ({benchmark})")
-        self.catalog.note(layout.meta(benchmark, meta.id), files[layout.meta(benchmark, meta.id)])
+        raw, record = SubmissionFile.raw(benchmark, meta.id).path, SubmissionFile.meta(benchmark, meta.id).path
+        body = meta.to_bytes()
+        self.store.put("submissions", {raw: data, record: body}, f"Receive {meta.id} ({benchmark})")
+        self.catalog.note(record, body)
         return meta
-
-    def _duplicate(self, meta: SubmissionMeta, gold, identity: Identity) -> Outcome:
-        state = self.catalog.get(meta.id)
-        processed = Processed(state.status(gold.version, SCORER_VERSION))
-        processed.result = state.result(gold.version, SCORER_VERSION)
-        if (rejection := state.rejection(gold.version)) is not None:
-            processed.issues = [Issue(**i) for i in rejection["issues"]]
-            processed.total_issues = rejection["total"]
-        out = self._outcome(meta, processed, self.quota(identity, meta.benchmark))
-        out.duplicate_of = meta.id
-        out.message = f"This file was already submitted as {meta.id}; nothing was counted. " + out.message
-        return out
-
-    @staticmethod
-    def _outcome(meta: SubmissionMeta, processed: Processed, quota: QuotaStatus) -> Outcome:
-        messages = {
-            Status.SCORED: "Scored.",
-            Status.REJECTED: f"Rejected: {processed.total_issues} format error(s); nothing was scored.",
-            Status.FAILED: "An internal error stopped scoring; it is retried automatically.",
-            Status.RECEIVED: "Received; scoring is pending.",
-            Status.VALIDATED: "Validated; scoring is pending.",
-        }
-        return Outcome(
-            processed.status,
-            messages[processed.status],
-            submission_id=meta.id,
-            result=processed.result,
-            issues=processed.issues,
-            total_issues=processed.total_issues,
-            quota=quota,
-        )

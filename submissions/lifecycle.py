@@ -1,6 +1,6 @@
 """What happens to a stored submission: validate, score, record; resume; rescore in parallel.
 
-Every step writes an immutable file (see leaderboard/layout.py) before the next begins, so a
+Every step writes an immutable file (see store/layout.py) before the next begins, so a
 crash at any point leaves a state from which :func:`resume` finishes the job: a submission is
 never lost (raw + meta are stored first) and never scored twice (result files are create-only;
 a second writer finds the first one's file and keeps it).
@@ -8,7 +8,6 @@ a second writer finds the first one's file and keeps it).
 
 from __future__ import annotations
 
-import json
 import logging
 import multiprocessing
 import os
@@ -17,102 +16,113 @@ import tempfile
 import traceback
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from scoring import SCORER_VERSION, Gold, Limits, ResultRecord, SubmissionError, get_benchmark
+from scoring import SCORER_VERSION, Gold, Limits, SubmissionError, get_benchmark
 from scoring.benchmarks import load_plugins, loaded_plugins
 from scoring.engine import score_predictions, validate_file
-from scoring.errors import Issue
 from store import layout
 from store.base import AlreadyExists, Store
+from store.layout import Kind, SubmissionFile
+from store.records import StoredFailure, StoredRejection, StoredResult, Validated
+from submissions.answer import SubmitAnswer
 from submissions.catalog import Catalog, SubmissionState
 from submissions.records import Status, SubmissionMeta
 
 log = logging.getLogger(__name__)
 MAX_FAILURES = 3
-
-
-@dataclass
-class Processed:
-    """The outcome of processing one submission against one gold version."""
-
-    status: Status
-    result: ResultRecord | None = None
-    issues: list[Issue] = field(default_factory=list)
-    total_issues: int = 0
+_COMMIT_VERB = {Kind.REJECTED: "Reject", Kind.VALIDATED: "Validate", Kind.RESULT: "Score"}
 
 
 def now_iso() -> str:
     return datetime.now(UTC).isoformat()
 
 
-def _put(store: Store, catalog: Catalog, path: str, data: bytes, message: str) -> bytes:
+def _put(store: Store, catalog: Catalog, file: SubmissionFile, data: bytes, message: str) -> bytes:
     """Create an immutable file; if another writer made it first, keep theirs. Returns what is stored."""
     try:
-        store.put("submissions", {path: data}, message)
+        store.put("submissions", {file.path: data}, message)
     except AlreadyExists:
-        data = store.read("submissions", path)
-    catalog.note(path, data)
+        data = store.read("submissions", file.path)
+    catalog.note(file.path, data)
     return data
 
 
-def evaluate(meta: SubmissionMeta, gold: Gold, path: Path, limits: Limits) -> Processed:
-    """Validate and score a raw file (pure: no store). Failures other than format errors raise."""
+def evaluate(meta: SubmissionMeta, gold: Gold, source: Path | bytes, limits: Limits) -> SubmitAnswer:
+    """Validate and score a raw upload, by path or bytes (pure: no store). Scored or rejected;
+    failures other than format errors raise."""
     bench = get_benchmark(meta.benchmark)
     try:
-        predictions = validate_file(bench, gold, path, bbox_format=meta.bbox_format, limits=limits)
+        predictions = validate_file(bench, gold, source, bbox_format=meta.bbox_format, limits=limits)
     except SubmissionError as e:
-        return Processed(Status.REJECTED, issues=e.issues, total_issues=e.total)
-    return Processed(Status.SCORED, result=score_predictions(bench, gold, predictions))
+        return SubmitAnswer.of(Status.REJECTED, meta.id, issues=e.issues, total_issues=e.total)
+    return SubmitAnswer.of(Status.SCORED, meta.id, result=score_predictions(bench, gold, predictions))
 
 
-def record(store: Store, catalog: Catalog, meta: SubmissionMeta, gold: Gold, outcome: Processed) -> Processed:
-    """Store an outcome as files; returns the outcome as stored (another writer may have won)."""
+def outcome_files(
+    meta: SubmissionMeta, gold_version: str, answer: SubmitAnswer, at: str
+) -> dict[SubmissionFile, bytes]:
+    """The files that record an evaluated answer, in the order they are written (the one
+    serialiser of outcomes: ``record`` writes them, ``Leaderboard.repair`` rebuilds from them)."""
     b, sid = meta.benchmark, meta.id
-    if outcome.status is Status.REJECTED:
-        body = {"issues": [i.to_dict() for i in outcome.issues], "total": outcome.total_issues, "at": now_iso()}
-        _put(store, catalog, layout.rejected(b, sid, gold.version), json.dumps(body).encode(), f"Reject {sid}")
-        return outcome
-    _put(store, catalog, layout.validated(b, sid, gold.version), b"{}", f"Validate {sid}")
-    body = {"submission_id": sid, "scored_at": now_iso(), "result": outcome.result.to_dict()}
-    path = layout.result(b, sid, gold.version, outcome.result.scorer_version)
-    stored = json.loads(_put(store, catalog, path, json.dumps(body).encode(), f"Score {sid}"))
-    return Processed(Status.SCORED, result=ResultRecord.from_dict(stored["result"]))
+    if answer.status is Status.REJECTED:
+        rejection = StoredRejection(answer.issues, answer.total_issues, at)
+        return {SubmissionFile.rejected(b, sid, gold_version): rejection.to_bytes()}
+    result = SubmissionFile.result(b, sid, gold_version, answer.result.scorer_version)
+    return {
+        SubmissionFile.validated(b, sid, gold_version): Validated().to_bytes(),
+        result: StoredResult(sid, at, answer.result).to_bytes(),
+    }
+
+
+def record(store: Store, catalog: Catalog, meta: SubmissionMeta, gold: Gold, answer: SubmitAnswer) -> SubmitAnswer:
+    """Store an evaluated answer as files; returns the answer as stored (another writer may have won)."""
+    stored = {}
+    for file, data in outcome_files(meta, gold.version, answer, now_iso()).items():
+        stored[file] = _put(store, catalog, file, data, f"{_COMMIT_VERB[file.kind]} {meta.id}")
+    if answer.status is Status.REJECTED:
+        return answer
+    (file,) = (f for f in stored if f.kind is Kind.RESULT)
+    return SubmitAnswer.of(Status.SCORED, meta.id, result=StoredResult.from_bytes(stored[file], file.path).result)
+
+
+def known_answer(state: SubmissionState, gold_version: str) -> SubmitAnswer:
+    """What the stored files say of a submission on that gold: scored, rejected, pending or given up."""
+    status = state.status(gold_version, SCORER_VERSION, MAX_FAILURES)
+    rejection = state.rejection(gold_version) if status is Status.REJECTED else None
+    return SubmitAnswer.of(
+        status,
+        state.meta.id,
+        result=state.result(gold_version, SCORER_VERSION),
+        issues=rejection.issues if rejection else (),
+        total_issues=rejection.total if rejection else 0,
+    )
 
 
 def process(
-    store: Store, catalog: Catalog, meta: SubmissionMeta, gold: Gold, limits: Limits, raw_path: Path | None = None
-) -> Processed:
-    """Bring one submission to scored or rejected for ``gold`` (idempotent)."""
+    store: Store, catalog: Catalog, meta: SubmissionMeta, gold: Gold, limits: Limits, raw: bytes | None = None
+) -> SubmitAnswer:
+    """Bring one submission to scored or rejected for ``gold`` (idempotent). ``raw`` saves
+    reading back the upload a writer has just stored."""
     state = catalog.get(meta.id)
-    if state is not None:
-        if (done := state.result(gold.version, SCORER_VERSION)) is not None:
-            return Processed(Status.SCORED, result=done)
-        if (rejection := state.rejection(gold.version)) is not None:
-            return Processed(Status.REJECTED, [Issue(**i) for i in rejection["issues"]], rejection["total"])
+    if state is not None and (known := known_answer(state, gold.version)).status in (Status.SCORED, Status.REJECTED):
+        return known
     try:
-        if raw_path is None:
-            with tempfile.TemporaryDirectory() as tmp:
-                raw_path = Path(tmp) / "submission.jsonl"
-                raw_path.write_bytes(store.read("submissions", layout.raw(meta.benchmark, meta.id)))
-                outcome = evaluate(meta, gold, raw_path, limits)
-        else:
-            outcome = evaluate(meta, gold, raw_path, limits)
-        return record(store, catalog, meta, gold, outcome)
+        source = raw if raw is not None else store.read("submissions", layout.raw(meta.benchmark, meta.id))
+        return record(store, catalog, meta, gold, evaluate(meta, gold, source, limits))
     except Exception:
         log.exception("internal error while scoring %s", meta.id)
         _record_failure(store, catalog, meta, gold, traceback.format_exc(limit=3)[-2000:])
-        return Processed(Status.FAILED)
+        return SubmitAnswer.of(Status.FAILED, meta.id)
 
 
 def _record_failure(store: Store, catalog: Catalog, meta: SubmissionMeta, gold: Gold, error: str) -> None:
     """One more internal error on this gold (counted per gold: a new gold tries again)."""
     state = catalog.get(meta.id)
-    n = (state.failures.get(gold.version[: layout.GOLD_KEY], 0) if state else 0) + 1
-    body = json.dumps({"at": now_iso(), "error": error}).encode()
-    _put(store, catalog, layout.failure(meta.benchmark, meta.id, gold.version, n), body, f"Failure {n} of {meta.id}")
+    n = (state.failures_on(gold.version) if state else 0) + 1
+    file = SubmissionFile.failure(meta.benchmark, meta.id, gold.version, n)
+    _put(store, catalog, file, StoredFailure(error, now_iso()).to_bytes(), f"Failure {n} of {meta.id}")
 
 
 def unfinished(states: Iterable[SubmissionState], gold: Gold) -> list[SubmissionState]:
@@ -142,13 +152,10 @@ def _init_worker(gold_pickle: str, plugins: tuple[str, ...] = ()) -> None:
         _WORKER_GOLD = pickle.load(f)
 
 
-def _work(job: tuple[SubmissionMeta, bytes, Limits]) -> tuple[str, Processed | str]:
+def _work(job: tuple[SubmissionMeta, bytes, Limits]) -> tuple[str, SubmitAnswer | str]:
     meta, data, limits = job
     try:
-        with tempfile.TemporaryDirectory() as tmp:
-            path = Path(tmp) / "submission.jsonl"
-            path.write_bytes(data)
-            return meta.id, evaluate(meta, _WORKER_GOLD, path, limits)
+        return meta.id, evaluate(meta, _WORKER_GOLD, data, limits)
     except Exception:
         return meta.id, traceback.format_exc(limit=3)[-2000:]
 

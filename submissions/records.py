@@ -1,4 +1,7 @@
-"""Submission records: what a team fills in, what is stored, and the states it goes through.
+"""Submission records: what a team fills in, who submits, and the states a submission goes through.
+
+The stored record beside the upload, :class:`SubmissionMeta`, is a stored body and lives with the
+others in store/records.py (re-exported here for the write side).
 
 Free text from the form is cleaned here once (control characters dropped, lengths bounded,
 URLs limited to http/https) so that every later use (page, CSV, Hub) starts from safe values;
@@ -7,14 +10,16 @@ HTML escaping and CSV-injection guards still happen where text is rendered or ex
 
 from __future__ import annotations
 
-import json
 import re
 import unicodedata
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass
 from enum import StrEnum
 
 from scoring.errors import Issue
 from scoring.geometry import BOX_FORMATS
+from store.records import SubmissionMeta
+
+__all__ = ["MODEL_TYPES", "Identity", "Status", "SubmissionForm", "SubmissionMeta", "clean_text"]
 
 MODEL_TYPES: dict[str, str] = {"open": "open weights", "closed": "closed weights", "api": "API only"}
 LIMITS = {"model": 100, "team": 100, "description": 1000, "paper_url": 300, "code_url": 300}
@@ -22,13 +27,18 @@ _URL = re.compile(r"^https?://[^\s<>\"'`]+$", re.IGNORECASE)
 
 
 class Status(StrEnum):
-    """received -> validated -> scored; or rejected (format errors) or failed (internal, retried)."""
+    """received -> validated -> scored; or rejected (format errors) or failed (internal, retried).
+
+    ``unavailable`` is only ever an answer, never a stored state: the benchmark has no gold yet,
+    so nothing was stored, counted or scored.
+    """
 
     RECEIVED = "received"
     VALIDATED = "validated"
     SCORED = "scored"
     REJECTED = "rejected"
     FAILED = "failed"
+    UNAVAILABLE = "unavailable"
 
 
 def clean_text(value: object, limit: int) -> str:
@@ -77,34 +87,6 @@ class SubmissionForm:
             )
         form = SubmissionForm(**values, model_type=model_type, bbox_format=str(self.bbox_format))
         return form, issues
-
-
-@dataclass(frozen=True)
-class SubmissionMeta:
-    """The immutable record stored beside the raw upload."""
-
-    id: str
-    benchmark: str
-    model: str
-    team: str
-    model_type: str
-    paper_url: str
-    code_url: str
-    description: str
-    submitter: str
-    sha256: str
-    bbox_format: str
-    submitted_at: str  # ISO 8601, UTC
-    size_bytes: int
-    filename: str = ""
-
-    def to_json(self) -> bytes:
-        return json.dumps(asdict(self), ensure_ascii=False, indent=1).encode()
-
-    @classmethod
-    def from_json(cls, data: bytes) -> SubmissionMeta:
-        raw = json.loads(data)
-        return cls(**{f.name: raw[f.name] for f in fields(cls) if f.name in raw})
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ callback checks again: a hidden panel is not a permission.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import gradio as gr
@@ -13,6 +14,7 @@ import pandas as pd
 
 from leaderboard.service import Leaderboard
 from scoring import BENCHMARKS
+from scoring.errors import Issue
 from ui.auth import Auth
 from ui.board import Redraw
 from ui.display import escape_markdown
@@ -47,10 +49,8 @@ def submission_choices(leaderboard: Leaderboard) -> list[tuple[str, str]]:
     ]
 
 
-def first_errors(issues: list[dict]) -> str:
-    return "; ".join(
-        f"line {i.get('line')}: {i.get('message')}" if i.get("line") else str(i.get("message")) for i in issues[:5]
-    )
+def first_errors(issues: Sequence[Issue]) -> str:
+    return "; ".join(f"line {i.line}: {i.message}" if i.line else i.message for i in issues[:5])
 
 
 def rejected_frame(leaderboard: Leaderboard) -> pd.DataFrame:
@@ -58,8 +58,8 @@ def rejected_frame(leaderboard: Leaderboard) -> pd.DataFrame:
     for bench in BENCHMARKS.values():
         info = leaderboard.gold_info(bench.id)
         for state in leaderboard.rejected(bench.id):
-            rejection = (state.rejection(info.version) if info else None) or {}
-            issues = rejection.get("issues", [])
+            rejection = state.rejection(info.version) if info else None
+            issues = rejection.issues if rejection else ()
             meta = state.meta
             rows.append(
                 [
@@ -68,7 +68,7 @@ def rejected_frame(leaderboard: Leaderboard) -> pd.DataFrame:
                     meta.model,
                     meta.team,
                     meta.submitter,
-                    rejection.get("total", len(issues)),
+                    rejection.total if rejection else 0,
                     first_errors(issues),
                 ]
             )

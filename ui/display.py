@@ -19,7 +19,7 @@ import pandas as pd
 from leaderboard.baselines import PAPER_SOURCE
 from leaderboard.columns import PLAIN_GROUPS, Column, Kind, figure_key, shown_columns
 from leaderboard.table import SCORED_SOURCE
-from scoring.benchmarks import BENCHMARKS, Benchmark, Plot, Scatter, get_benchmark
+from scoring.benchmarks import BENCHMARKS, Benchmark, Plot, Scatter
 
 MISSING = "-"
 _URL = re.compile(r"^https?://[^\s<>\"'`]+$", re.IGNORECASE)
@@ -320,26 +320,6 @@ def heatmap_html(
 
 
 # --------------------------------------------------------------------------- submissions
-
-
-def outcome_dict(outcome, rank: int | None, quota_text: str) -> dict:
-    """The JSON-able answer of the ``submit`` endpoint: aggregates only, never per-question."""
-    result = outcome.result.to_dict() if outcome.result is not None else None
-    if result is not None:  # whitelist: the record's fixed aggregates and its groupings
-        groupings = {g.name for g in get_benchmark(result["benchmark"]).groupings}
-        fixed = ("benchmark", "gold_version", "scorer_version", "counts", "overall")
-        result = {k: v for k, v in result.items() if k in fixed or k in groupings}
-    return {
-        "status": str(outcome.status.value if hasattr(outcome.status, "value") else outcome.status),
-        "message": outcome.message,
-        "submission_id": outcome.submission_id,
-        "result": result,
-        "rank": rank,
-        "errors": [{"line": i.line, "field": i.field, "code": i.code, "message": i.message} for i in outcome.issues],
-        "total_errors": int(outcome.total_issues or len(outcome.issues)),
-        "quota": quota_text,
-        "duplicate_of": outcome.duplicate_of,
-    }
 
 
 def result_markdown(answer: dict, bench: Benchmark | None) -> str:

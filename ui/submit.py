@@ -2,7 +2,7 @@
 
 Its parameter names (``benchmark, file, model, team, model_type, bbox_format, paper_url,
 code_url, description``) and the answer's keys are a contract people script against (README).
-Every answer, the early refusals included, is built by :func:`api_answer`.
+Every answer, the early refusals included, is a :class:`SubmitAnswer` turned into its API dict.
 """
 
 from __future__ import annotations
@@ -17,21 +17,17 @@ from leaderboard.service import Leaderboard
 from scoring import BENCHMARKS
 from scoring.benchmarks import get_benchmark
 from scoring.geometry import BOX_FORMATS
-from submissions.intake import Outcome
-from submissions.records import MODEL_TYPES, Identity, Status, SubmissionForm
+from submissions.answer import SubmitAnswer
+from submissions.quotas import QuotaStatus
+from submissions.records import MODEL_TYPES, Identity, SubmissionForm
 from ui import display
 from ui.auth import Auth
 from ui.board import Redraw
 
 
-def api_answer(outcome: Outcome, rank: int | None = None, quota: str = "") -> dict:
-    """The ``/submit`` answer (aggregates only; every documented key in every answer)."""
-    return display.outcome_dict(outcome, rank, quota)
-
-
-def refusal(message: str, quota: str = "") -> dict:
-    """An answer for a request refused before anything was stored."""
-    return api_answer(Outcome(Status.REJECTED, message), quota=quota)
+def refusal(message: str, quota: QuotaStatus | None = None) -> dict:
+    """The ``/submit`` answer for a request refused before anything was stored."""
+    return SubmitAnswer.refused(message, quota=quota).to_api()
 
 
 def quota_markdown(text: str) -> str:
@@ -66,7 +62,8 @@ class Submitter:
         if identity is None:
             return refusal("Sign in with Hugging Face to submit.")
         if not file:
-            return refusal("Choose a predictions file.", self.quota_left(identity, benchmark))
+            quota = self.leaderboard.quota(identity, benchmark) if benchmark in BENCHMARKS else None
+            return refusal("Choose a predictions file.", quota)
         form = SubmissionForm(
             model=model,
             team=team,
@@ -78,10 +75,7 @@ class Submitter:
         )
         progress(0.0, desc="Uploading")
         report = lambda fraction, message: progress(fraction, desc=message)  # noqa: E731
-        outcome = self.leaderboard.submit(benchmark, Path(file), form, identity, Path(file).name, report)
-        rank = self.leaderboard.rank_of(benchmark, outcome.submission_id) if outcome.result is not None else None
-        quota = outcome.quota.message() if outcome.quota else self.quota_left(identity, benchmark)
-        return api_answer(outcome, rank, quota)
+        return self.leaderboard.submit(benchmark, Path(file), form, identity, Path(file).name, report).to_api()
 
     def quota_left(self, identity: Identity, benchmark: str) -> str:
         return self.leaderboard.quota(identity, benchmark).message() if benchmark in BENCHMARKS else ""

@@ -16,6 +16,8 @@ from leaderboard.baselines import PAPER_SOURCE, paper_rows
 from leaderboard.columns import Kind, columns, export_columns, frame_columns, views
 from leaderboard.table import SCORED_SOURCE, BoardRow, baseline_rows, csv_safe, frame, scored_rows, to_csv_bytes
 from scoring import SCORER_VERSION, Gold, ResultRecord, get_benchmark, load_gold, score_file
+from store.layout import ResultKey
+from store.records import StoredResult
 from submissions.catalog import SubmissionState
 from submissions.records import SubmissionMeta
 from tests.submissions.support import write_gold, write_submission
@@ -54,7 +56,7 @@ def state(
         code_url="", description="", submitter="u", sha256="0" * 64, bbox_format="xyxy",
         submitted_at=f"2026-03-0{at}T12:00:00+00:00", size_bytes=1,
     )  # fmt: skip
-    return SubmissionState(meta, results={f"{gold}-{scorer}": {"result": result.to_dict()}}, hidden=hidden)
+    return SubmissionState(meta, results={ResultKey.of(gold, scorer): StoredResult(meta.id, "", result)}, hidden=hidden)
 
 
 def ranked(states: list[SubmissionState], rule: str = "latest") -> list[tuple[str, str]]:

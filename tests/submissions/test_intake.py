@@ -34,7 +34,7 @@ def test_valid_submission_is_scored_with_a_result_record(lb: Leaderboard, tmp_pa
     out = lb.submit("scb", path, form("M-1", "Team A"), ALICE, "sub.jsonl")
     assert out.status is Status.SCORED and out.message == "Scored."
     assert out.result is not None and out.result.overall["acc"] == pytest.approx(50.0)
-    assert out.result.counts["questions"] == N_QUESTIONS and out.issues == []
+    assert out.result.counts["questions"] == N_QUESTIONS and out.issues == ()
     assert out.quota is not None and out.quota.scored_left == 4 and out.quota.attempts_left == 19
     gold = lb.gold_info("scb").version
     stored = json.loads(lb.store.read("submissions", layout.result("scb", out.submission_id, gold, SCORER_VERSION)))
@@ -60,7 +60,7 @@ def test_broken_file_is_rejected_with_located_issues_stored_and_shown(lb: Leader
     again = Leaderboard(lb.settings)
     [state] = again.rejected("scb")
     assert state.meta.id == out.submission_id and again.status(state) is Status.REJECTED
-    assert [(i["code"], i["line"]) for i in state.rejection(gold)["issues"]] == expected
+    assert [(i.code, i.line) for i in state.rejection(gold).issues] == expected
     assert [s.meta.id for s in again.submissions_of(ALICE)] == [out.submission_id]
     assert scored(again).empty
 
@@ -158,7 +158,8 @@ def test_unknown_benchmark_and_missing_gold(tmp_path: Path) -> None:
     path = write_submission(tmp_path / "sub.jsonl")
     assert lb.submit("nope", path, form(), ALICE).status is Status.REJECTED
     no_gold = lb.submit("scb", path, form(), ALICE)
-    assert no_gold.status is Status.FAILED and "no gold" in no_gold.message
+    assert no_gold.status is Status.UNAVAILABLE and "no gold" in no_gold.message  # not an internal error
+    assert no_gold.quota is not None and no_gold.quota.attempts_used == 0
     assert lb.store.list("submissions") == []
 
 
@@ -172,8 +173,8 @@ def test_raw_file_and_meta_are_stored_byte_exact_and_immutable(lb: Leaderboard, 
     raw_path, meta_path = layout.raw("scb", sid), layout.meta("scb", sid)
     assert lb.store.read("submissions", raw_path) == data
     meta_bytes = lb.store.read("submissions", meta_path)
-    meta = SubmissionMeta.from_json(meta_bytes)
-    assert meta.to_json() == meta_bytes
+    meta = SubmissionMeta.from_bytes(meta_bytes, meta_path)
+    assert meta.to_bytes() == meta_bytes
     assert (meta.id, meta.benchmark, meta.submitter, meta.filename) == (sid, "scb", "alice", "sub.jsonl")
     assert (meta.model, meta.team) == ("Mödel ✓", "Téam")
     assert meta.sha256 == hashlib.sha256(data).hexdigest() and meta.size_bytes == len(data)

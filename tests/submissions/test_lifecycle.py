@@ -14,7 +14,8 @@ from scoring import SCORER_VERSION
 from store import layout
 from store.base import StoreError
 from submissions import intake, lifecycle
-from submissions.lifecycle import MAX_FAILURES, Processed
+from submissions.answer import SubmitAnswer
+from submissions.lifecycle import MAX_FAILURES
 from submissions.records import Status
 from tests.submissions.support import (
     ALICE,
@@ -40,7 +41,10 @@ def _status(lb: Leaderboard, sid: str) -> Status:
 
 
 def test_received_then_resume_scores_it(lb: Leaderboard, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(intake, "process", lambda *a, **k: Processed(Status.RECEIVED))  # stops after storing
+    def stored_only(store, catalog, meta, *args, **kwargs) -> SubmitAnswer:  # stops after storing
+        return SubmitAnswer.of(Status.RECEIVED, meta.id)
+
+    monkeypatch.setattr(intake, "process", stored_only)
     out = lb.submit("scb", write_submission(tmp_path / "s.jsonl"), form(), ALICE)
     assert out.status is Status.RECEIVED and "pending" in out.message
     sid = out.submission_id
@@ -95,7 +99,7 @@ def test_internal_error_is_recorded_retried_then_failed(
     monkeypatch.setattr(lifecycle, "score_predictions", _boom)
     out = lb.submit("scb", write_submission(tmp_path / "s.jsonl"), form(), ALICE)
     sid = out.submission_id
-    assert out.status is Status.FAILED and out.result is None and out.issues == []
+    assert out.status is Status.FAILED and out.result is None and out.issues == ()
     gold = lb.gold_info("scb").version
     failure = json.loads(lb.store.read("submissions", layout.failure("scb", sid, gold, 1)))
     assert "RuntimeError: scorer crashed" in failure["error"] and failure["at"]

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 import math
-from types import SimpleNamespace
 
 import pandas as pd
 import pytest
 
 from leaderboard.table import BoardRow, frame
+from scoring import ResultRecord
 from scoring.benchmarks import get_benchmark
+from scoring.errors import Issue
+from submissions.answer import SubmitAnswer
+from submissions.records import Status
 from ui import display
 
 SCB = get_benchmark("scb")
@@ -136,22 +139,10 @@ def test_plots_are_the_declared_ones(board):
     assert display.scatter_frame(kv_board).empty  # K-Viscuit declares no scatter
 
 
-def test_outcome_dict_is_aggregate_only():
-    result = SimpleNamespace(
-        to_dict=lambda: {
-            "benchmark": "scb", "gold_version": "g", "scorer_version": "s", "counts": {"questions": 3},
-            "overall": {"acc": 50.0}, "type": {"1": {"acc": 50.0}}, "per_question": [1, 0, 1],
-        }
-    )  # fmt: skip
-    issue = SimpleNamespace(line=3, field="answer", code="bad_answer", message="bad")
-    outcome = SimpleNamespace(
-        status=SimpleNamespace(value="scored"), message="Scored.", submission_id="id", result=result,
-        issues=[issue], total_issues=1, duplicate_of=None,
-    )  # fmt: skip
-    answer = display.outcome_dict(outcome, 4, "5 left")
-    assert "per_question" not in answer["result"]
-    assert answer["errors"] == [{"line": 3, "field": "answer", "code": "bad_answer", "message": "bad"}]
-    assert answer["rank"] == 4 and answer["quota"] == "5 left"
+def test_an_answer_renders_as_markdown_and_an_errors_table():
+    result = ResultRecord("scb", "g", "s", {"questions": 3}, {"acc": 50.0}, {"type": {"1": {"acc": 50.0}}})
+    issue = Issue("bad_answer", 3, "answer", "bad")
+    answer = SubmitAnswer(Status.SCORED, "Scored.", "id", result, rank=4, issues=(issue,), total_issues=1).to_api()
     json.dumps(answer)
     md = display.result_markdown(answer, SCB)
     assert "Rank 4" in md and "50.00" in md

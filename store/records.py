@@ -1,0 +1,231 @@
+"""The bodies of stored files: one frozen dataclass and one codec each.
+
+Every record turns into bytes with ``to_bytes`` and back with ``from_bytes(data, where)``. A body
+that is not valid JSON *or* is valid JSON of the wrong shape raises the one :class:`CorruptRecord`
+(``where`` is the path, for the log): readers quarantine it and ``Leaderboard.repair`` rebuilds
+what is derived. No reader ever sees a half-checked ``dict``.
+"""
+
+from __future__ import annotations
+
+import json
+import typing
+from dataclasses import MISSING, asdict, dataclass, fields
+from functools import cache
+from typing import TypeVar
+
+from scoring.engine import ResultRecord
+from scoring.errors import Issue
+
+_T = TypeVar("_T")
+
+
+class CorruptRecord(ValueError):
+    """A stored body that cannot be read back: bad JSON, or JSON of the wrong shape."""
+
+    def __init__(self, where: str, why: str) -> None:
+        super().__init__(f"{where}: {why}")
+        self.where, self.why = where, why
+
+
+def _object(data: bytes, where: str) -> dict:
+    try:
+        raw = json.loads(data)
+    except (ValueError, RecursionError) as e:  # UnicodeDecodeError is a ValueError
+        raise CorruptRecord(where, f"not valid JSON: {e}") from None
+    if not isinstance(raw, dict):
+        raise CorruptRecord(where, f"expected a JSON object, got {type(raw).__name__}")
+    return raw
+
+
+def _dumps(body: dict, indent: int | None = None) -> bytes:
+    return json.dumps(body, ensure_ascii=False, indent=indent).encode()
+
+
+@cache
+def _field_types(cls: type) -> dict[str, type]:
+    return typing.get_type_hints(cls)
+
+
+def _is(value: object, kind: type) -> bool:
+    """``isinstance`` that does not take a bool for an int (JSON ``true`` is not a count)."""
+    return isinstance(value, kind) and (kind is bool or not isinstance(value, bool))
+
+
+def _flat(cls: type[_T], raw: dict, where: str) -> _T:
+    """A record whose fields are all str, int or bool: each present (or defaulted) and typed."""
+    types, values = _field_types(cls), {}
+    for f in fields(cls):
+        if f.name not in raw:
+            if f.default is MISSING and f.default_factory is MISSING:
+                raise CorruptRecord(where, f"{f.name} is missing")
+            continue
+        if not _is(raw[f.name], types[f.name]):
+            raise CorruptRecord(where, f"{f.name} should be {types[f.name].__name__}, got {type(raw[f.name]).__name__}")
+        values[f.name] = raw[f.name]
+    return cls(**values)
+
+
+@dataclass(frozen=True)
+class SubmissionMeta:
+    """What is stored beside the raw upload (``meta.json``, immutable)."""
+
+    id: str
+    benchmark: str
+    model: str
+    team: str
+    model_type: str
+    paper_url: str
+    code_url: str
+    description: str
+    submitter: str
+    sha256: str
+    bbox_format: str
+    submitted_at: str  # ISO 8601, UTC
+    size_bytes: int
+    filename: str = ""
+
+    def to_bytes(self) -> bytes:
+        return _dumps(asdict(self), indent=1)
+
+    @classmethod
+    def from_bytes(cls, data: bytes, where: str) -> SubmissionMeta:
+        return _flat(cls, _object(data, where), where)
+
+
+@dataclass(frozen=True)
+class StoredResult:
+    """``result-{gold}-{scorer}.json``: a result record and when it was scored."""
+
+    submission_id: str
+    scored_at: str  # ISO 8601, UTC
+    result: ResultRecord
+
+    def to_bytes(self) -> bytes:
+        return _dumps(
+            {"submission_id": self.submission_id, "scored_at": self.scored_at, "result": self.result.to_dict()}
+        )
+
+    @classmethod
+    def from_bytes(cls, data: bytes, where: str) -> StoredResult:
+        raw = _object(data, where)
+        head = _flat(_ResultHead, raw, where)
+        return cls(head.submission_id, head.scored_at, _result(raw.get("result"), where))
+
+
+@dataclass(frozen=True)
+class _ResultHead:
+    submission_id: str
+    scored_at: str
+
+
+_RESULT_TEXT = ("benchmark", "gold_version", "scorer_version")
+
+
+def _result(raw: object, where: str) -> ResultRecord:
+    """A result record whose every part has the shape the table and the API read."""
+    if not isinstance(raw, dict):
+        raise CorruptRecord(where, "result should be an object")
+    if not all(isinstance(raw.get(k), str) for k in _RESULT_TEXT):
+        raise CorruptRecord(where, f"result needs text fields {', '.join(_RESULT_TEXT)}")
+    counts = raw.get("counts")
+    if not isinstance(counts, dict) or not all(_is(v, int) for v in counts.values()):
+        raise CorruptRecord(where, "result counts should map names to integers")
+    if not isinstance(raw.get("overall"), dict):
+        raise CorruptRecord(where, "result overall should be an object")
+    groups = {k: v for k, v in raw.items() if k not in (*_RESULT_TEXT, "counts", "overall")}
+    for name, labels in groups.items():
+        if not isinstance(labels, dict) or not all(isinstance(v, dict) for v in labels.values()):
+            raise CorruptRecord(where, f"result grouping {name!r} should map labels to objects")
+    return ResultRecord.from_dict(raw)
+
+
+@dataclass(frozen=True)
+class StoredRejection:
+    """``rejected-{gold}.json``: the listed format errors (at most 20) and how many there were."""
+
+    issues: tuple[Issue, ...]
+    total: int
+    at: str  # ISO 8601, UTC
+
+    def to_bytes(self) -> bytes:
+        return _dumps({"issues": [i.to_dict() for i in self.issues], "total": self.total, "at": self.at})
+
+    @classmethod
+    def from_bytes(cls, data: bytes, where: str) -> StoredRejection:
+        raw = _object(data, where)
+        head = _flat(_RejectionHead, raw, where)
+        listed = raw.get("issues")
+        if not isinstance(listed, list) or not all(isinstance(i, dict) for i in listed):
+            raise CorruptRecord(where, "issues should be a list of objects")
+        return cls(tuple(_flat(Issue, i, where) for i in listed), head.total, head.at)
+
+
+@dataclass(frozen=True)
+class _RejectionHead:
+    total: int
+    at: str = ""
+
+
+@dataclass(frozen=True)
+class Validated:
+    """``validated-{gold}.json``: a marker that the file passed validation on that gold."""
+
+    def to_bytes(self) -> bytes:
+        return b"{}"
+
+    @classmethod
+    def from_bytes(cls, data: bytes, where: str) -> Validated:
+        _object(data, where)
+        return cls()
+
+
+@dataclass(frozen=True)
+class StoredFailure:
+    """``failure-{gold}-{n}.json``: one internal error while scoring (the end of a traceback)."""
+
+    error: str
+    at: str = ""  # ISO 8601, UTC; absent in records repaired before it was written
+
+    def to_bytes(self) -> bytes:
+        return _dumps({"at": self.at, "error": self.error})
+
+    @classmethod
+    def from_bytes(cls, data: bytes, where: str) -> StoredFailure:
+        return _flat(cls, _object(data, where), where)
+
+
+@dataclass(frozen=True)
+class Moderation:
+    """``moderation/{id}.json``: whether a maintainer hid the submission from the public table."""
+
+    hidden: bool
+    by: str = ""
+    at: str = ""
+
+    def to_bytes(self) -> bytes:
+        return _dumps(asdict(self))
+
+    @classmethod
+    def from_bytes(cls, data: bytes, where: str) -> Moderation:
+        return _flat(cls, _object(data, where), where)
+
+
+@dataclass(frozen=True)
+class GoldInfo:
+    """The gold pointer ``{benchmark}/current.json``: which version is current, and since when."""
+
+    benchmark: str
+    version: str
+    file: str
+    added_at: str
+    added_by: str
+    questions: int
+    previous_version: str = ""
+
+    def to_bytes(self) -> bytes:
+        return json.dumps(asdict(self), indent=1).encode()
+
+    @classmethod
+    def from_bytes(cls, data: bytes, where: str) -> GoldInfo:
+        return _flat(cls, _object(data, where), where)

@@ -1,0 +1,110 @@
+"""What a submitter is told: one answer type for the web form, the ``/submit`` API and the CLI.
+
+The lifecycle produces it, intake adds the quota (and marks duplicates), the facade adds the
+rank, and :meth:`SubmitAnswer.to_api` gives the documented ``/submit`` dictionary (README
+"Submitting through the API") with every key present in every answer, early refusals included,
+so a ``gradio_client`` user sees one shape. Aggregates only: never per-question correctness.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from scoring import ResultRecord, get_benchmark
+from scoring.errors import Issue
+from submissions.quotas import QuotaStatus
+from submissions.records import Status
+
+API_KEYS = (
+    "status", "message", "submission_id", "result", "rank", "errors", "total_errors", "quota", "duplicate_of",
+)  # fmt: skip
+"""The documented keys of a ``/submit`` answer, in order."""
+
+NO_GOLD = "This benchmark has no gold yet; a maintainer must add it first."
+_FIXED_RESULT_KEYS = ("benchmark", "gold_version", "scorer_version", "counts", "overall")
+
+
+def _message(status: Status, total_issues: int) -> str:
+    return {
+        Status.SCORED: "Scored.",
+        Status.REJECTED: f"Rejected: {total_issues} format error(s); nothing was scored.",
+        Status.FAILED: "An internal error stopped scoring; it is retried automatically.",
+        Status.RECEIVED: "Received; scoring is pending.",
+        Status.VALIDATED: "Validated; scoring is pending.",
+        Status.UNAVAILABLE: NO_GOLD,
+    }[status]
+
+
+@dataclass(frozen=True)
+class SubmitAnswer:
+    """See module doc. ``issues`` lists at most 20 problems; ``total_issues`` counts them all."""
+
+    status: Status
+    message: str
+    submission_id: str | None = None
+    result: ResultRecord | None = None
+    rank: int | None = None
+    issues: tuple[Issue, ...] = ()
+    total_issues: int = 0
+    quota: QuotaStatus | None = None
+    duplicate_of: str | None = None
+
+    @classmethod
+    def of(
+        cls,
+        status: Status,
+        submission_id: str,
+        *,
+        result: ResultRecord | None = None,
+        issues: tuple[Issue, ...] | list[Issue] = (),
+        total_issues: int = 0,
+    ) -> SubmitAnswer:
+        """The answer for a stored submission in ``status``, with that status's message."""
+        issues = tuple(issues)
+        total = total_issues or len(issues)
+        return cls(status, _message(status, total), submission_id, result, issues=issues, total_issues=total)
+
+    @classmethod
+    def refused(cls, message: str, *issues: Issue, quota: QuotaStatus | None = None) -> SubmitAnswer:
+        """Turned away before anything was stored (form, size, sign-in, quota...)."""
+        return cls(Status.REJECTED, message, issues=issues, total_issues=len(issues), quota=quota)
+
+    @classmethod
+    def unavailable(cls, quota: QuotaStatus | None = None) -> SubmitAnswer:
+        """The benchmark has no gold: nothing stored, nothing counted, nothing to retry."""
+        return cls(Status.UNAVAILABLE, NO_GOLD, quota=quota)
+
+    def with_quota(self, quota: QuotaStatus) -> SubmitAnswer:
+        return replace(self, quota=quota)
+
+    def with_rank(self, rank: int | None) -> SubmitAnswer:
+        return replace(self, rank=rank)
+
+    def as_duplicate(self) -> SubmitAnswer:
+        """The answer of the earlier upload of the same file, said to be a repeat."""
+        note = f"This file was already submitted as {self.submission_id}; nothing was counted. "
+        return replace(self, message=note + self.message, duplicate_of=self.submission_id)
+
+    def to_api(self) -> dict[str, object]:
+        """The documented ``/submit`` answer (:data:`API_KEYS`, every key always present)."""
+        return {
+            "status": self.status.value,
+            "message": self.message,
+            "submission_id": self.submission_id,
+            "result": _public(self.result),
+            "rank": self.rank,
+            "errors": [{"line": i.line, "field": i.field, "code": i.code, "message": i.message} for i in self.issues],
+            "total_errors": self.total_issues or len(self.issues),
+            "quota": self.quota.message() if self.quota else "",
+            "duplicate_of": self.duplicate_of,
+        }
+
+
+def _public(result: ResultRecord | None) -> dict | None:
+    """The record's fixed aggregates and its declared groupings: a whitelist, so a field added
+    to the record later is not published by accident."""
+    if result is None:
+        return None
+    record = result.to_dict()
+    groupings = {g.name for g in get_benchmark(result.benchmark).groupings}
+    return {k: v for k, v in record.items() if k in _FIXED_RESULT_KEYS or k in groupings}
