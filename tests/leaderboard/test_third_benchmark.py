@@ -25,9 +25,12 @@ from leaderboard.columns import frame_columns, shown_columns, views
 from leaderboard.config import Settings
 from leaderboard.service import Leaderboard
 from leaderboard.table import SCORED_SOURCE, BoardRow, frame, scored_rows, to_csv_bytes, to_parquet_bytes
+from scoring import ResultRecord
 from scoring.benchmarks import BENCHMARKS, register, unregister
 from scoring.benchmarks.base import ACCURACY
 from store import layout
+from store.layout import ResultKey
+from store.records import StoredResult
 from submissions.catalog import SubmissionState
 from submissions.records import Identity, Status, SubmissionForm, SubmissionMeta
 from ui import display
@@ -128,9 +131,9 @@ def meta(bench: str, model: str, day: str) -> SubmissionMeta:
     )  # fmt: skip
 
 
-def result(acc: float) -> dict:
-    record = {"benchmark": "toy_low", "gold_version": "g" * 64, "scorer_version": "s", "counts": {}}
-    return {"result": record | {"overall": {"acc": acc}}}
+def result(sid: str, acc: float) -> StoredResult:
+    record = ResultRecord("toy_low", "g" * 64, "1.0.0", {}, {"acc": acc}, {})
+    return StoredResult(sid, "", record)
 
 
 def test_direction_and_decimals_come_from_the_declaration(toy) -> None:
@@ -148,10 +151,12 @@ def test_direction_and_decimals_come_from_the_declaration(toy) -> None:
         assert display.table_value(df, low)["metadata"]["display_value"][0][5] == "20.3"  # 1 decimal, Acc column
         figures = {"2": 30.0, "3": 10.0, "4": 10.0}  # 10.0 twice: the earlier one is best
         states = [
-            SubmissionState(meta("toy_low", "m", day), results={"g" * 16 + "-s": result(acc)})
+            SubmissionState(
+                meta("toy_low", "m", day), results={ResultKey.of("g" * 16, "1.0.0"): result(f"id-m-{day}", acc)}
+            )
             for day, acc in figures.items()
         ]
-        best = scored_rows(states, "g" * 16, "s", "best")
+        best = scored_rows(states, "g" * 16, "1.0.0", "best")
         assert [r.submission_id for r in best] == ["id-m-3"]
     finally:
         unregister("toy_low")
