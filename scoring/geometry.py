@@ -238,6 +238,7 @@ def read_polygons(parts: Sequence[Sequence], ref_size: Sequence[float] | None, f
     checked: list[np.ndarray] = []
     outline = 0.0
     vertices = 0
+    far: int | None = None
     for n, part in enumerate(parts, 1):
         if isinstance(part, list):
             vertices += len(part) if part and isinstance(part[0], list) else len(part) // 2
@@ -245,14 +246,16 @@ def read_polygons(parts: Sequence[Sequence], ref_size: Sequence[float] | None, f
             raise GeometryError("polygon_too_complex", f"polygon has more than {MAX_VERTICES:,} points")
         coords = _polygon_part(part, n)
         xs, ys = coords[0::2] * sx, coords[1::2] * sy
-        if not (_in_range((xs.min(), xs.max(), ys.min(), ys.max()))):
-            raise GeometryError("coordinate_out_of_range", f"polygon part {n} lies absurdly far outside the image")
         outline += _outline(xs, ys)
+        if far is None and not _in_range((xs.min(), xs.max(), ys.min(), ys.max())):
+            far = n
         checked.append(coords)
     if not outline <= MAX_OUTLINE:  # `not <=` so that a NaN outline is refused too
         raise GeometryError(
             "polygon_too_complex", f"polygon outline is longer than {MAX_OUTLINE:,} px in pixels of the image"
         )
+    if far is not None:  # small but far away: pycocotools' integer grid would overflow
+        raise GeometryError("coordinate_out_of_range", f"polygon part {far} lies absurdly far outside the image")
     return Polygons(tuple(checked), None if ref_size is None else (ref_size[0], ref_size[1]))
 
 

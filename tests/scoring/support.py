@@ -97,7 +97,8 @@ def line_iou(gold: scoring.Gold, row: int, line: dict, bbox_format: str = "xyxy"
     """IoU of one prediction line with gold row ``row`` through the SCB declaration's hooks
     (the same read_line/overlap the engine calls)."""
     bench = scoring.get_benchmark("scb")
-    inter, union = bench.overlap(bench.read_line(line, gold, row, bbox_format), gold, row)
+    letter = "ABCD"[int(gold.answers[row])]  # read as a correct answer: in the gold image's frame
+    inter, union = bench.overlap(bench.read_line(line, gold, row, bbox_format, letter), gold, row)
     return inter / union
 
 
