@@ -107,6 +107,8 @@ def validate_file(
     bench = _declaration(benchmark)
     if gold.benchmark != bench.id:
         raise ValueError(f"gold is for {gold.benchmark!r}, not {bench.id!r}")
+    if min_coverage is not None and not 0 <= min_coverage <= 1:
+        raise ValueError(f"min_coverage must be a share between 0 and 1, got {min_coverage!r}")
     log = IssueLog()
     if bench.grounding and bbox_format not in BOX_FORMATS:
         log.add(
@@ -174,8 +176,6 @@ def validate_file(
 def _check_coverage(log: IssueLog, submitted: int, questions: int, min_coverage: float) -> None:
     """``too_few_answers`` when fewer than ``min_coverage`` of the questions have a line; the
     counts are public (the question list is)."""
-    if not 0 <= min_coverage <= 1:
-        raise ValueError(f"min_coverage must be a share between 0 and 1, got {min_coverage!r}")
     needed = math.ceil(min_coverage * questions - 1e-9)
     if submitted < needed:
         log.add(
