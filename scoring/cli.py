@@ -45,6 +45,13 @@ def render_table(result: ResultRecord) -> str:
     return "\n".join(lines)
 
 
+def _share(text: str) -> float:
+    value = float(text)
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"a share between 0 and 1, e.g. 0.95; got {text}")
+    return value
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m scoring", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -53,6 +60,13 @@ def main(argv: list[str] | None = None) -> int:
     score.add_argument("--gold", required=True, type=Path)
     score.add_argument("--predictions", required=True, type=Path)
     score.add_argument("--bbox-format", default="xyxy", choices=list(BOX_FORMATS))
+    score.add_argument(
+        "--min-coverage",
+        type=_share,
+        default=None,
+        metavar="SHARE",
+        help="refuse a file answering fewer than this share (0-1) of the questions, as the leaderboard does (0.95)",
+    )
     score.add_argument("--json", action="store_true", help="print one JSON result record")
     score.add_argument("--no-cache", action="store_true", help="do not read or write compiled gold")
     args = parser.parse_args(argv)
@@ -63,7 +77,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: gold: {e}", file=sys.stderr)
         return 1
     try:
-        result = score_file(args.benchmark, gold, args.predictions, bbox_format=args.bbox_format)
+        result = score_file(
+            args.benchmark, gold, args.predictions, bbox_format=args.bbox_format, min_coverage=args.min_coverage
+        )
     except SubmissionError as e:
         if args.json:
             print(json.dumps({"errors": [i.to_dict() for i in e.issues], "total": e.total}))

@@ -6,6 +6,7 @@ any), turns valid lines into per-question arrays and hands them to the metric re
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,7 +20,7 @@ from scoring.gold import Gold
 from scoring.jsonl import IssueLog, Limits, read_objects
 from scoring.metrics import group_figures, question_stats
 
-SCORER_VERSION = "1.0.0"
+SCORER_VERSION = "1.1.0"
 """Bump when any figure could change: results are keyed by (submission, gold, scorer)."""
 
 
@@ -82,10 +83,12 @@ def score_file(
     *,
     bbox_format: str = "xyxy",
     limits: Limits | None = None,
+    min_coverage: float | None = None,
 ) -> ResultRecord:
     """Validate and score a JSONL submission (its path or its bytes); raises SubmissionError."""
     bench = _declaration(benchmark)
-    return score_predictions(bench, gold, validate_file(bench, gold, source, bbox_format=bbox_format, limits=limits))
+    predictions = validate_file(bench, gold, source, bbox_format=bbox_format, limits=limits, min_coverage=min_coverage)
+    return score_predictions(bench, gold, predictions)
 
 
 def validate_file(
@@ -95,12 +98,18 @@ def validate_file(
     *,
     bbox_format: str = "xyxy",
     limits: Limits | None = None,
+    min_coverage: float | None = None,
 ) -> Predictions:
     """Stream and check the submission (its path or its bytes: a store need not write a temp
-    file); raises SubmissionError listing line-numbered issues."""
+    file); raises SubmissionError listing line-numbered issues.
+
+    ``min_coverage`` (a share, 0-1): a file answering fewer questions is a whole-file error
+    (SPEC: the leaderboard's rule; the library applies it only when asked)."""
     bench = _declaration(benchmark)
     if gold.benchmark != bench.id:
         raise ValueError(f"gold is for {gold.benchmark!r}, not {bench.id!r}")
+    if min_coverage is not None and not 0 <= min_coverage <= 1:
+        raise ValueError(f"min_coverage must be a share between 0 and 1, got {min_coverage!r}")
     log = IssueLog()
     if bench.grounding and bbox_format not in BOX_FORMATS:
         log.add(
@@ -151,7 +160,7 @@ def validate_file(
             log.add("missing_answer", line_no, "answer", f"each line needs an answer ({letters_text}) or a response")
             continue
         try:
-            grounding = bench.read_line(obj, gold, row, bbox_format)
+            grounding = bench.read_line(obj, gold, row, bbox_format, letter)
         except LineError as e:
             log.add(e.code, line_no, e.field, str(e))
             continue
@@ -159,8 +168,25 @@ def validate_file(
             letters[row] = bench.choices.index(letter)
         if grounding is not None:
             groundings[row] = grounding
+    if min_coverage is not None:
+        _check_coverage(log, int((first_line > 0).sum()), n, min_coverage)
     log.raise_if_any()
     return Predictions(bench.id, gold.version, letters, first_line > 0, groundings, unparsed)
+
+
+def _check_coverage(log: IssueLog, submitted: int, questions: int, min_coverage: float) -> None:
+    """``too_few_answers`` when fewer than ``min_coverage`` of the questions have a line; the
+    counts are public (the question list is)."""
+    needed = math.ceil(min_coverage * questions - 1e-9)
+    if submitted < needed:
+        log.add(
+            "too_few_answers",
+            0,
+            "",
+            f"the file answers {submitted:,} of {questions:,} questions, {questions - submitted:,} missing; "
+            f"a scored file must answer at least {needed:,} ({min_coverage:.0%}). "
+            "A partial file can still be checked with validate only.",
+        )
 
 
 def score_predictions(benchmark: str | Benchmark, gold: Gold, predictions: Predictions) -> ResultRecord:

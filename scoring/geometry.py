@@ -1,8 +1,11 @@
 """Geometry on the gold image grid, with COCO conventions (pycocotools), exact and fast.
 
 Interface (every coordinate is in pixels of the gold image unless a name says otherwise):
-  to_image_box(values, fmt, width, height, ref_size)  -> (x0, y0, x1, y1)  a box in any SPEC format
-  scale_polygons(parts, width, height, ref_size)       -> [[x, y, ...], ...] parts, flat, checked
+  read_box(values, fmt, ref_size, frame)               -> Box       checked in a public frame
+  box.in_image(width, height)                          -> (x0, y0, x1, y1)  pixels of an image
+  read_polygons(parts, ref_size, frame)                -> Polygons  checked in a public frame
+  polygons.in_image(width, height)                     -> [[x, y, ...], ...] parts, flat
+  to_image_box / scale_polygons(..., width, height, ref_size)  both steps in one image's frame
   box_cells(x0, y0, x1, y1, height, width)             -> (c0, c1, r0, r1)  pixels a box covers
   Runs.from_counts(counts, height, width)              -> Runs  of an uncompressed COCO RLE
   Runs.from_rle(rle)                                   -> Runs  of a COCO RLE dict (str or list)
@@ -11,6 +14,11 @@ Interface (every coordinate is in pixels of the gold image unless a name says ot
   runs.intersect(other) -> int                          shared pixel count of two masks
   runs.columns().intersect_box(c0, c1, r0, r1) -> int  shared pixel count with a box
   decode_counts(string)                                -> np.ndarray  counts of a compressed RLE
+
+Frames: a submission's geometry is checked in a *frame* (width, height) that is public: the
+size of the option image the line answers, or :data:`UNKNOWN_FRAME` when there is none. Only
+the scorer converts it to the gold image's pixels, for a correct answer (the same image), so no
+check, limit or message can depend on the hidden gold image.
 
 Formats:
   box   SPEC formats ``xyxy`` / ``xywh`` (absolute pixels, optionally of a ``ref_size`` frame),
@@ -52,14 +60,19 @@ BOX_FORMATS: dict[str, str] = {
 _SCALE = {"xyxy_norm": 1.0, "xyxy_1000": 1000.0, "yxyx_1000": 1000.0}
 MAX_VERTICES = 20_000
 """Polygon points per line at most: generous for any real outline, a bound for hostile files."""
-MAX_OUTLINE_FACTOR = 50
-"""A polygon's outline may be at most this many times the image's perimeter: pycocotools
-allocates memory in proportion to it, so a huge or far-away polygon could exhaust the server."""
-
-
+MAX_OUTLINE = 1_000_000
+"""A polygon's outline may be at most this long, in pixels of its frame: pycocotools allocates
+memory in proportion to it. A fixed number: a limit made of the hidden gold image's size (it was
+50x its perimeter) tells the size to whoever meets it."""
 MAX_COORDINATE = 1e7
-"""Coordinates beyond this (after scaling to the image) cannot describe any real region; they
-are refused rather than risk overflow in pycocotools' integer arithmetic."""
+"""Coordinates beyond this (in pixels of the frame) cannot describe any real region; they are
+refused rather than risk overflow in pycocotools' integer arithmetic."""
+MAX_IMAGE_SIDE = 10_000
+"""The longest side of any gold or option image (gold loading checks it). A line whose frame is
+not public is checked in :data:`UNKNOWN_FRAME`, the largest frame any gold image can have, so
+the same geometry is also within bounds in the gold image's own, smaller frame."""
+UNKNOWN_FRAME = (MAX_IMAGE_SIDE, MAX_IMAGE_SIDE)
+"""The check frame (width, height) of a line whose answered image has no public size."""
 
 
 def _finite(values: Sequence[float], what: str) -> None:
@@ -81,23 +94,38 @@ def _ref_scale(width: int, height: int, ref_size: Sequence[float] | None) -> tup
     return width / ref_size[0], height / ref_size[1]
 
 
-def to_image_box(
-    values: Sequence[float],
-    fmt: str,
-    width: int,
-    height: int,
-    ref_size: Sequence[float] | None = None,
-) -> tuple[float, float, float, float]:
-    """Convert a box written in ``fmt`` to ``(x0, y0, x1, y1)`` gold-image pixels.
+def _in_range(values: Sequence[float]) -> bool:
+    return all(abs(v) <= MAX_COORDINATE for v in values)  # False for inf/NaN from scaling too
 
-    Checks what SPEC calls errors: non-finite values, inverted or degenerate boxes,
-    normalised values outside their range. Absolute boxes may reach outside the image:
-    they are clipped when rasterised.
 
-    >>> to_image_box([0, 0, 500, 1000], "xyxy_1000", width=200, height=100)
-    (0.0, 0.0, 100.0, 100.0)
-    >>> to_image_box([10, 20, 30, 40], "xywh", width=200, height=100)
-    (10.0, 20.0, 40.0, 60.0)
+@dataclass(frozen=True)
+class Box:
+    """A checked box as written: corners in its format's units (0-1 or 0-1000 of the image when
+    ``scale`` is set, else pixels of the ``ref`` frame or of the image). It becomes pixels only
+    in the frame it is scored in, so that checking it needs no image size but a public one."""
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    scale: float | None = None
+    ref: tuple[float, float] | None = None
+
+    def in_image(self, width: int, height: int) -> tuple[float, float, float, float]:
+        """``(x0, y0, x1, y1)`` in pixels of a width x height image."""
+        if self.scale is not None:
+            sx, sy = width / self.scale, height / self.scale
+        else:
+            sx, sy = _ref_scale(width, height, self.ref)
+        return (self.x0 * sx, self.y0 * sy, self.x1 * sx, self.y1 * sy)
+
+
+def read_box(values: Sequence[float], fmt: str, ref_size: Sequence[float] | None, frame: tuple[int, int]) -> Box:
+    """Check a box written in ``fmt`` and return it as a :class:`Box`.
+
+    Raises what SPEC calls errors: non-finite values, inverted or degenerate boxes, normalised
+    values outside their range, and corners absurdly far away in the (public) check ``frame``
+    (width, height). Absolute boxes may reach outside the image: they are clipped when rasterised.
     """
     _finite(values, "bbox")
     a, b, c, d = (float(v) for v in values)
@@ -115,72 +143,128 @@ def to_image_box(
         top = _SCALE[fmt]
         if min(a, b, c, d) < 0 or max(a, b, c, d) > top:
             raise GeometryError("box_out_of_range", f"{fmt} values must lie in [0, {top:g}], got {list(values)}")
-        sx, sy = width / top, height / top
+        box = Box(a, b, c, d, scale=top)
     elif fmt in ("xyxy", "xywh"):
-        sx, sy = _ref_scale(width, height, ref_size)
+        box = Box(a, b, c, d, ref=None if ref_size is None else (ref_size[0], ref_size[1]))
     else:
         raise GeometryError("unknown_bbox_format", f"unknown bbox_format {fmt!r}; known: {', '.join(BOX_FORMATS)}")
-    box = (a * sx, b * sy, c * sx, d * sy)
-    if not all(abs(v) <= MAX_COORDINATE for v in box):  # also catches inf/NaN from scaling
+    if not _in_range(box.in_image(*frame)):
         raise GeometryError("coordinate_out_of_range", f"bbox lies absurdly far outside the image: {list(values)}")
     return box
+
+
+def to_image_box(
+    values: Sequence[float],
+    fmt: str,
+    width: int,
+    height: int,
+    ref_size: Sequence[float] | None = None,
+) -> tuple[float, float, float, float]:
+    """Check a box (:func:`read_box`, in the frame of this image) and convert it to
+    ``(x0, y0, x1, y1)`` pixels of a width x height image.
+
+    >>> to_image_box([0, 0, 500, 1000], "xyxy_1000", width=200, height=100)
+    (0.0, 0.0, 100.0, 100.0)
+    >>> to_image_box([10, 20, 30, 40], "xywh", width=200, height=100)
+    (10.0, 20.0, 40.0, 60.0)
+    """
+    return read_box(values, fmt, ref_size, (width, height)).in_image(width, height)
+
+
+@dataclass(frozen=True, eq=False)
+class Polygons:
+    """Checked polygon parts as written: flat ``[x, y, ...]`` float arrays in pixels of ``ref``
+    (or of the image), converted to pixels of the frame they are scored in by :meth:`in_image`."""
+
+    parts: tuple[np.ndarray, ...]
+    ref: tuple[float, float] | None = None
+
+    def in_image(self, width: int, height: int) -> list[list[float]]:
+        """Flat parts in pixels of a width x height image (pycocotools' polygon input)."""
+        sx, sy = _ref_scale(width, height, self.ref)
+        out = []
+        for coords in self.parts:
+            pts = np.empty(coords.size, dtype=np.float64)
+            pts[0::2], pts[1::2] = coords[0::2] * sx, coords[1::2] * sy
+            out.append(pts.tolist())
+        return out
+
+
+def _polygon_part(part: object, n: int) -> np.ndarray:
+    """One part (flat or ``[[x, y], ...]``) as a flat float array; GeometryError if malformed."""
+    if not isinstance(part, list):
+        raise GeometryError("bad_polygon", f"polygon part {n} is not a list")
+    if part and all(isinstance(p, list) for p in part):
+        if any(len(p) != 2 for p in part):
+            raise GeometryError("bad_polygon", f"polygon part {n}: every point must be [x, y]")
+        flat = [c for p in part for c in p]
+    else:
+        flat = part
+    if not set(map(type, flat)) <= {int, float}:  # bool is not a number here
+        raise GeometryError("bad_polygon", f"polygon part {n} holds something other than numbers")
+    try:
+        coords = np.asarray(flat, dtype=np.float64)
+        bad = np.flatnonzero(~(np.abs(coords) <= 1e300))
+    except OverflowError:  # an integer too large for a float
+        _finite(flat, f"polygon part {n}")
+    if bad.size:
+        _finite([flat[bad[0]]], f"polygon part {n} (position {bad[0] + 1})")
+    if len(flat) % 2:
+        raise GeometryError("bad_polygon", f"polygon part {n} has an odd number of coordinates ({len(flat)})")
+    if len(flat) < 6:
+        raise GeometryError(
+            "polygon_too_few_points", f"polygon part {n} has {len(flat) // 2} point(s); at least 3 are needed"
+        )
+    return coords
+
+
+def _outline(xs: np.ndarray, ys: np.ndarray) -> float:
+    """Length of a closed outline as pycocotools walks it (the longer axis of each edge)."""
+    edges = np.maximum(np.abs(xs[1:] - xs[:-1]), np.abs(ys[1:] - ys[:-1])).sum()
+    return float(edges + max(abs(xs[0] - xs[-1]), abs(ys[0] - ys[-1])))  # and the closing edge
+
+
+def read_polygons(parts: Sequence[Sequence], ref_size: Sequence[float] | None, frame: tuple[int, int]) -> Polygons:
+    """Check polygon parts (flat ``[x, y, ...]`` or ``[[x, y], ...]``) and return them as
+    :class:`Polygons`.
+
+    Raises GeometryError for non-numbers, odd lengths, parts under 3 points, more than
+    :data:`MAX_VERTICES` points, and, in the (public) check ``frame`` (width, height),
+    coordinates beyond :data:`MAX_COORDINATE` or an outline beyond :data:`MAX_OUTLINE`.
+    """
+    if not isinstance(parts, list) or not parts:
+        raise GeometryError("bad_polygon", "polygon must be a non-empty list of polygons")
+    sx, sy = _ref_scale(*frame, ref_size)
+    checked: list[np.ndarray] = []
+    outline = 0.0
+    vertices = 0
+    far: int | None = None
+    for n, part in enumerate(parts, 1):
+        if isinstance(part, list):
+            vertices += len(part) if part and isinstance(part[0], list) else len(part) // 2
+        if vertices > MAX_VERTICES:
+            raise GeometryError("polygon_too_complex", f"polygon has more than {MAX_VERTICES:,} points")
+        coords = _polygon_part(part, n)
+        xs, ys = coords[0::2] * sx, coords[1::2] * sy
+        outline += _outline(xs, ys)
+        if far is None and not _in_range((xs.min(), xs.max(), ys.min(), ys.max())):
+            far = n
+        checked.append(coords)
+    if not outline <= MAX_OUTLINE:  # `not <=` so that a NaN outline is refused too
+        raise GeometryError(
+            "polygon_too_complex", f"polygon outline is longer than {MAX_OUTLINE:,} px in pixels of the image"
+        )
+    if far is not None:  # small but far away: pycocotools' integer grid would overflow
+        raise GeometryError("coordinate_out_of_range", f"polygon part {far} lies absurdly far outside the image")
+    return Polygons(tuple(checked), None if ref_size is None else (ref_size[0], ref_size[1]))
 
 
 def scale_polygons(
     parts: Sequence[Sequence], width: int, height: int, ref_size: Sequence[float] | None = None
 ) -> list[list[float]]:
-    """Flatten polygon parts (flat ``[x, y, ...]`` or ``[[x, y], ...]``) into gold pixels.
-
-    Raises GeometryError for non-numbers, odd lengths, parts under 3 points and outlines so long
-    that rasterising them would be unreasonably costly (see :data:`MAX_OUTLINE_FACTOR`).
-    """
-    if not isinstance(parts, list) or not parts:
-        raise GeometryError("bad_polygon", "polygon must be a non-empty list of polygons")
-    sx, sy = _ref_scale(width, height, ref_size)
-    flat_parts: list[list[float]] = []
-    outline = 0.0
-    vertices = 0
-    for n, part in enumerate(parts, 1):
-        if not isinstance(part, list):
-            raise GeometryError("bad_polygon", f"polygon part {n} is not a list")
-        vertices += len(part) if part and isinstance(part[0], list) else len(part) // 2
-        if vertices > MAX_VERTICES:
-            raise GeometryError("polygon_too_complex", f"polygon has more than {MAX_VERTICES:,} points")
-        if part and all(isinstance(p, list) for p in part):
-            if any(len(p) != 2 for p in part):
-                raise GeometryError("bad_polygon", f"polygon part {n}: every point must be [x, y]")
-            flat = [c for p in part for c in p]
-        else:
-            flat = part
-        if not set(map(type, flat)) <= {int, float}:  # bool is not a number here
-            raise GeometryError("bad_polygon", f"polygon part {n} holds something other than numbers")
-        try:
-            coords = np.asarray(flat, dtype=np.float64)
-            bad = np.flatnonzero(~(np.abs(coords) <= 1e300))
-        except OverflowError:  # an integer too large for a float
-            _finite(flat, f"polygon part {n}")
-        if bad.size:
-            _finite([flat[bad[0]]], f"polygon part {n} (position {bad[0] + 1})")
-        if len(flat) % 2:
-            raise GeometryError("bad_polygon", f"polygon part {n} has an odd number of coordinates ({len(flat)})")
-        if len(flat) < 6:
-            raise GeometryError(
-                "polygon_too_few_points", f"polygon part {n} has {len(flat) // 2} point(s); at least 3 are needed"
-            )
-        xs, ys = coords[0::2] * sx, coords[1::2] * sy
-        edges = np.maximum(np.abs(xs[1:] - xs[:-1]), np.abs(ys[1:] - ys[:-1])).sum()
-        outline += float(edges + max(abs(xs[0] - xs[-1]), abs(ys[0] - ys[-1])))  # and the closing edge
-        pts = np.empty(len(flat), dtype=np.float64)
-        pts[0::2], pts[1::2] = xs, ys
-        flat_parts.append(pts.tolist())
-    limit = MAX_OUTLINE_FACTOR * 2 * (width + height)
-    if not outline <= limit:  # `not <=` so that a NaN outline is refused too
-        raise GeometryError(
-            "polygon_too_complex",
-            f"polygon outline is {outline:.0f} px long, "
-            f"more than {MAX_OUTLINE_FACTOR}x the image perimeter ({limit} px)",
-        )
-    return flat_parts
+    """Check polygon parts (:func:`read_polygons`, in the frame of this image) and return them
+    flat, in pixels of a width x height image."""
+    return read_polygons(parts, ref_size, (width, height)).in_image(width, height)
 
 
 def coco_rle(parts: list[list[float]], height: int, width: int) -> dict:
@@ -274,9 +358,7 @@ class Runs:
             raise GeometryError("bad_mask", "mask counts must not be negative")
         total = int(counts.sum())
         if total != height * width:
-            raise GeometryError(
-                "bad_mask", f"mask counts add up to {total}, expected height x width = {height * width}"
-            )
+            raise GeometryError("bad_mask", f"mask counts add up to {total:,}, not to the height x width of its size")
         edges = np.concatenate(([0], np.cumsum(counts)))
         starts, ends = edges[1:-1:2], edges[2::2]
         keep = ends > starts

@@ -200,9 +200,10 @@ class Benchmark:
     """Ranks the board (in its ``higher_is_better`` direction) and picks a team's "best" row."""
     load_gold: Callable[[Path], Gold]
     parse_key: Callable[[object], object | None]
-    read_line: Callable[[dict, Gold, int, str], object | None]
+    read_line: Callable[[dict, Gold, int, str, str | None], object | None]
     """Check the benchmark-specific fields of one line and return its grounding (or None);
-    raises LineError. Arguments: the line, the gold, the row, the submission's box format."""
+    raises LineError. Arguments: the line, the gold, the row, the submission's box format and
+    the letter the line answers (None if unreadable): checks may use only public facts."""
     public_questions: Callable[[Path], list[dict]] = lambda path: []
     """The public side of the gold's questions (no answer, no geometry), for the About page."""
     overlap: Callable[[object, Gold, int], tuple[int, int]] | None = None

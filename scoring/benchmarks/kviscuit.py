@@ -76,7 +76,7 @@ def parse_key(value: object) -> int | None:
     return None
 
 
-def read_line(line: dict, gold: Gold, row: int, box_format: str) -> None:
+def read_line(line: dict, gold: Gold, row: int, box_format: str, letter: str | None = None) -> None:
     """K-Viscuit has no grounding; an echoed ``id_`` must match the gold row's."""
     if "id_" in line and line["id_"] != gold.extra["id_"][row]:
         raise LineError("id_mismatch", f"id_ {str(line['id_'])[:40]!r} is not the id_ of row {row}", "id_")

@@ -2,12 +2,13 @@
 
 Gold: JSONL or Parquet records (SPEC "SCB gold"), or a COCO annotation JSON whose image
 records carry the question fields. Predictions: ``answer``/``response`` plus at most one of
-``bbox``/``polygon``/``mask``, in the gold image's pixels after format conversion.
+``bbox``/``polygon``/``mask``, in pixels of the option image the line answers (after format
+conversion): checked against that image's public size, scored only for a correct answer.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -15,34 +16,25 @@ from pycocotools import mask as coco_mask
 
 from scoring.benchmarks.base import ACCURACY, Benchmark, Grouping, Heatmap, Metric, Panel, Scatter, Stat
 from scoring.errors import GoldError, LineError
-from scoring.geometry import BOX_FORMATS, Runs, box_cells, coco_rle, scale_polygons, to_image_box
+from scoring.geometry import (
+    BOX_FORMATS,
+    MAX_IMAGE_SIDE,
+    UNKNOWN_FRAME,
+    Box,
+    Polygons,
+    Runs,
+    box_cells,
+    coco_rle,
+    read_box,
+    read_polygons,
+    scale_polygons,
+)
 from scoring.gold import Gold, content_version, group_codes, read_records
 
 COUNTRIES = ("Cambodia", "Indonesia", "Malaysia", "Myanmar", "Philippines", "Thailand", "Vietnam")
 CATEGORIES = ("celebration", "dance", "game", "music", "wedding")
 GROUNDING_FIELDS = ("bbox", "polygon", "mask")
 CHOICES = "ABCD"  # four images per question
-
-
-@dataclass(frozen=True)
-class BoxCells:
-    """A box prediction, already reduced to the pixels pycocotools would fill."""
-
-    c0: int
-    c1: int
-    r0: int
-    r1: int
-
-    @property
-    def area(self) -> int:
-        return max(0, self.c1 - self.c0 + 1) * max(0, self.r1 - self.r0)
-
-
-@dataclass(frozen=True)
-class PolygonParts:
-    """A polygon prediction in gold pixels; rasterised only if the answer is correct."""
-
-    parts: list
 
 
 def _gold_record(rec: dict, where: str) -> dict:
@@ -62,9 +54,48 @@ def _gold_record(rec: dict, where: str) -> dict:
         }
     except (KeyError, TypeError, ValueError) as e:
         raise GoldError(f"{where}: missing or bad field {e}") from e
-    if out["answer"] not in CHOICES or out["type"] not in (1, 2, 3) or out["width"] < 1 or out["height"] < 1:
-        raise GoldError(f"{where}: answer must be A-D, type 1-3, width/height positive")
+    if out["answer"] not in CHOICES or out["type"] not in (1, 2, 3) or not _side_ok(out["width"], out["height"]):
+        raise GoldError(f"{where}: answer must be A-D, type 1-3, width/height 1 to {MAX_IMAGE_SIDE:,} px")
+    if rec.get("options") is not None:  # older golds have none: their lines are checked in no public frame
+        out["options"] = _options(rec["options"], out, where)
     return out
+
+
+def _side_ok(width: int, height: int) -> bool:
+    return 1 <= width <= MAX_IMAGE_SIDE and 1 <= height <= MAX_IMAGE_SIDE
+
+
+def _option(opt: object, letter: str, where: str) -> dict:
+    """One public option image, normalised; GoldError says which option is wrong."""
+    try:
+        out = {
+            "image_id": str(opt["image_id"]),
+            "width": int(opt["width"]),
+            "height": int(opt["height"]),
+            "url": str(opt.get("url", "")),
+        }
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        raise GoldError(f"{where}: option {letter}: missing or bad field {e}") from e
+    if opt.get("letter", letter) != letter:
+        raise GoldError(f"{where}: option {letter} is labelled {opt['letter']!r}: options go in letter order A-D")
+    if not _side_ok(out["width"], out["height"]):
+        raise GoldError(f"{where}: option {letter}: width/height must be 1 to {MAX_IMAGE_SIDE:,} px")
+    return out
+
+
+def _options(value: object, rec: dict, where: str) -> list[dict]:
+    """The four public option images A-D. The answer's option is the gold image: its size (and
+    image id, where both are given) must be the record's, or lines would be checked in one frame
+    and scored in another. The message names no size: a maintainer's log is no place for one."""
+    if not isinstance(value, list) or len(value) != 4:
+        raise GoldError(f"{where}: options must be a list of the 4 option images A-D")
+    options = [_option(opt, letter, where) for letter, opt in zip(CHOICES, value, strict=True)]
+    gold_image = options[CHOICES.index(rec["answer"])]
+    if (gold_image["width"], gold_image["height"]) != (rec["width"], rec["height"]):
+        raise GoldError(f"{where}: the answer's option differs in width/height from the record (the gold image)")
+    if rec["image_id"] and gold_image["image_id"] != rec["image_id"]:
+        raise GoldError(f"{where}: the answer's option has another image_id than the record (the gold image)")
+    return options
 
 
 def _from_coco(doc: dict, path: Path) -> list[dict]:
@@ -156,8 +187,19 @@ def load_gold(path: Path) -> Gold:
             "masks": masks,
             "rles": rles,
             "columns": [m.columns() for m in masks],
+            "option_sizes": _option_sizes(records),
         },
     )
+
+
+def _option_sizes(records: list[dict]) -> np.ndarray:
+    """(width, height) of each question's options A-D, the public frames lines are checked in;
+    zeros for a question whose gold lists no options."""
+    sizes = np.zeros((len(records), len(CHOICES), 2), dtype=np.int64)
+    for row, r in enumerate(records):
+        for k, opt in enumerate(r.get("options", ())):
+            sizes[row, k] = opt["width"], opt["height"]
+    return sizes
 
 
 def parse_key(value: object) -> str | None:
@@ -175,14 +217,57 @@ def _numbers(value: object, n: int | None, field: str, what: str) -> list:
     return value
 
 
-def read_line(line: dict, gold: Gold, row: int, box_format: str) -> BoxCells | PolygonParts | Runs | None:
-    """Check a line's grounding fields and return its grounding in gold pixels (or None)."""
+def answered_frame(gold: Gold, row: int, letter: str | None) -> tuple[int, int] | None:
+    """(width, height) of the option image a line answers, a public fact; None when the answer
+    cannot be read or the gold lists no options for the question."""
+    if letter is None:
+        return None
+    width, height = (int(v) for v in gold.extra["option_sizes"][row, CHOICES.index(letter)])
+    return (width, height) if width else None
+
+
+def _read_mask(mask: object, frame: tuple[int, int] | None, has_options: bool) -> Runs:
+    """Check a COCO RLE against the answered option's size. Without a frame: a line whose answer
+    cannot be read is never scored, so its mask need only be well formed; a gold without options
+    gives no public size to check a mask against, so masks are refused there."""
+    if not isinstance(mask, dict) or not isinstance(mask.get("counts"), (str, list)):
+        raise LineError("bad_mask", 'mask must be a COCO RLE {"size": [h, w], "counts": ...}')
+    size = mask.get("size")
+    if not isinstance(size, list) or len(size) != 2 or not all(type(v) is int for v in size):
+        raise LineError("bad_mask", f"mask size must be [height, width] in whole pixels, got {str(size)[:40]}")
+    if isinstance(mask["counts"], list) and not all(type(v) is int and 0 <= v < 2**40 for v in mask["counts"]):
+        raise LineError("bad_mask", "mask counts must be non-negative whole numbers (run lengths)")
+    if frame is not None and size != [frame[1], frame[0]]:
+        raise LineError(
+            "mask_size_mismatch",
+            f"mask size {size} differs from the answered option image's [height, width] {[frame[1], frame[0]]}",
+        )
+    if not _side_ok(size[1], size[0]):
+        raise LineError("bad_mask", f"mask size must be [height, width], each 1 to {MAX_IMAGE_SIDE:,}, got {size}")
+    runs = Runs.from_rle(mask)
+    if frame is None and not has_options:
+        raise LineError(
+            "mask_without_image_size",
+            "this gold publishes no option image sizes, so a mask cannot be checked: send a polygon or a bbox",
+        )
+    return runs
+
+
+def read_line(
+    line: dict, gold: Gold, row: int, box_format: str, letter: str | None = None
+) -> Box | Polygons | Runs | None:
+    """Check a line's grounding fields and return its grounding, still in its own units.
+
+    Every check is made in the frame of the option image the line answers (``letter``), whose
+    size is public, or in :data:`UNKNOWN_FRAME` when there is none: nothing here reads the gold
+    image or its mask, so no error depends on them. The grounding meets the gold only in
+    :func:`intersection_and_union`, for a correct answer, whose frame is the gold image's.
+    """
     present = [f for f in GROUNDING_FIELDS if line.get(f) is not None]
     if len(present) > 1:
         raise LineError(
             "multiple_grounding", f"at most one of bbox, polygon, mask; got {', '.join(present)}", present[1]
         )
-    h, w = int(gold.extra["height"][row]), int(gold.extra["width"][row])
     fmt = line.get("bbox_format", box_format)
     if not isinstance(fmt, str) or fmt not in BOX_FORMATS:
         raise LineError(
@@ -202,37 +287,31 @@ def read_line(line: dict, gold: Gold, row: int, box_format: str) -> BoxCells | P
     if not present:
         return None
     field = present[0]
+    frame = answered_frame(gold, row, letter)
     try:
         if field == "bbox":
-            box = to_image_box(_numbers(line["bbox"], 4, "bbox", "a list of 4 numbers"), fmt, w, h, ref)
-            return BoxCells(*box_cells(*box, h, w))
+            return read_box(_numbers(line["bbox"], 4, "bbox", "a list of 4 numbers"), fmt, ref, frame or UNKNOWN_FRAME)
         if field == "polygon":
-            return PolygonParts(scale_polygons(line["polygon"], w, h, ref))
-        mask = line["mask"]
-        if not isinstance(mask, dict) or not isinstance(mask.get("counts"), (str, list)):
-            raise LineError("bad_mask", 'mask must be a COCO RLE {"size": [h, w], "counts": ...}')
-        if mask.get("size") != [h, w]:
-            raise LineError(
-                "mask_size_mismatch", f"mask size {str(mask.get('size'))[:40]} differs from the image's [height, width]"
-            )
-        if isinstance(mask["counts"], list) and not all(type(v) is int and 0 <= v < 2**40 for v in mask["counts"]):
-            raise LineError("bad_mask", "mask counts must be non-negative whole numbers (run lengths)")
-        return Runs.from_rle(mask)
+            return read_polygons(line["polygon"], ref, frame or UNKNOWN_FRAME)
+        return _read_mask(line["mask"], frame, bool(gold.extra["option_sizes"][row, 0, 0]))
     except LineError as e:
         raise LineError(e.code, str(e), e.field or field) from None
 
 
 def intersection_and_union(grounding: object, gold: Gold, row: int) -> tuple[int, int]:
-    """Pixels shared with the gold mask and pixels in either, on the gold grid."""
+    """Pixels shared with the gold mask and pixels in either, on the gold grid. Called for
+    correct answers only: the grounding's frame is then the gold image, so it is converted to
+    the gold image's pixels here."""
     gold_mask: Runs = gold.extra["masks"][row]
+    h, w = gold_mask.height, gold_mask.width
     if grounding is None:
         return 0, gold_mask.area
-    if isinstance(grounding, BoxCells):
-        columns = gold.extra["columns"][row]
-        inter = columns.intersect_box(grounding.c0, grounding.c1, grounding.r0, grounding.r1)
-        return inter, grounding.area + gold_mask.area - inter
-    if isinstance(grounding, PolygonParts):  # pycocotools on its own RLEs, no decoding
-        pred = coco_rle(grounding.parts, gold_mask.height, gold_mask.width)
+    if isinstance(grounding, Box):
+        c0, c1, r0, r1 = box_cells(*grounding.in_image(w, h), h, w)
+        inter = gold.extra["columns"][row].intersect_box(c0, c1, r0, r1)
+        return inter, max(0, c1 - c0 + 1) * max(0, r1 - r0) + gold_mask.area - inter
+    if isinstance(grounding, Polygons):  # pycocotools on its own RLEs, no decoding
+        pred = coco_rle(grounding.in_image(w, h), h, w)
         inter = int(coco_mask.area(coco_mask.merge([pred, gold.extra["rles"][row]], intersect=True)))
         return inter, int(coco_mask.area(pred)) + gold_mask.area - inter
     inter = gold_mask.intersect(grounding)
@@ -254,7 +333,7 @@ SCB = Benchmark(
         "response": "optional raw model text, read only where answer is absent",
         "bbox": "4 numbers in the submission's box format",
         "polygon": "a list of polygons, each flat [x, y, ...] or [[x, y], ...], in pixels",
-        "mask": 'COCO RLE {"size": [height, width], "counts": ...} of the gold image\'s size',
+        "mask": 'COCO RLE {"size": [height, width], "counts": ...} of the answered option image\'s size',
         "bbox_format": "optional per-line override of the box format",
         "bbox_ref_size": "optional [w, h] of the frame pixel coordinates refer to (resized input)",
     },

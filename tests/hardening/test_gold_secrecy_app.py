@@ -378,7 +378,26 @@ def collect_browser(server: AppServer, golds, tmp_path: Path) -> dict[str, str]:
     return texts
 
 
-def collect_api(server: AppServer, golds, tmp_path: Path) -> dict[str, str]:
+@pytest.fixture(scope="module")
+def scb_probes(golds) -> list[str]:
+    """Lines sent to ``/submit`` that each reach a check; the last two reach the checks a gold
+    image size once shaped (attacks.md finding 1: the outline limit was 100 x (w + h))."""
+    scb = golds["scb"]
+    lines = [
+        {"question_id": scb[0]["question_id"], "answer": "A", "mask": {"size": [7, 9], "counts": "3"}},
+        {"question_id": scb[1]["question_id"], "answer": "B", "polygon": [[1, 2]]},
+        {"question_id": scb[2]["question_id"], "answer": "C", "bbox": [5, 5, 1, 1]},
+        {"question_id": scb[2]["question_id"], "answer": "C"},
+        {"question_id": "scb-99999", "answer": "D"},
+        {"question_id": scb[3]["question_id"], "answer": "Q", "bbox_ref_size": [0, 0]},
+        {"question_id": scb[4]["question_id"], "answer": scb[4]["answer"], "polygon": [[0, 0, 1000, 0, 1000, 0.001]],
+         "bbox_ref_size": [1, 100_000]},
+        {"question_id": scb[5]["question_id"], "answer": "A", "bbox": [0, 0, 1e7, 1], "bbox_ref_size": [1, 1]},
+    ]  # fmt: skip
+    return [json.dumps(line) for line in lines]
+
+
+def collect_api(server: AppServer, golds, tmp_path: Path, scb_probes: list[str]) -> dict[str, str]:
     texts: dict[str, str] = {}
     for path in ("/", "/config", "/gradio_api/info", "/gradio_api/openapi.json", "/gradio_api/startup-events"):
         status, body = http(server.url + path)
@@ -412,23 +431,8 @@ def collect_api(server: AppServer, golds, tmp_path: Path) -> dict[str, str]:
     assert submit("scb", scb_good, "api-scb")["status"] == "scored"
     assert submit("scb", scb_good, "api-scb")["duplicate_of"]
     assert submit("kviscuit", kv_good, "api-kv")["status"] == "scored"
-    first = golds["scb"][0]
     probes = tmp_path / "api-probes.jsonl"
-    probes.write_text(
-        "\n".join(
-            [
-                json.dumps(
-                    {"question_id": first["question_id"], "answer": "A", "mask": {"size": [7, 9], "counts": "3"}}
-                ),
-                json.dumps({"question_id": golds["scb"][1]["question_id"], "answer": "B", "polygon": [[1, 2]]}),
-                json.dumps({"question_id": golds["scb"][2]["question_id"], "answer": "C", "bbox": [5, 5, 1, 1]}),
-                json.dumps({"question_id": golds["scb"][2]["question_id"], "answer": "C"}),
-                json.dumps({"question_id": "scb-99999", "answer": "D"}),
-                json.dumps({"question_id": golds["scb"][3]["question_id"], "answer": "Q", "bbox_ref_size": [0, 0]}),
-            ]
-        )
-        + "\n"
-    )
+    probes.write_text("\n".join(scb_probes) + "\n")
     assert submit("scb", probes, "api-probes")["status"] == "rejected"
     kv_probes = tmp_path / "api-kv-probes.jsonl"
     kv_probes.write_text(
@@ -447,9 +451,9 @@ def collect_api(server: AppServer, golds, tmp_path: Path) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def collected(server, golds, tmp_path_factory):
+def collected(server, golds, tmp_path_factory, scb_probes):
     tmp = tmp_path_factory.mktemp("secrecy-files")
-    texts = collect_api(server, golds, tmp)
+    texts = collect_api(server, golds, tmp, scb_probes)
     texts |= collect_browser(server, golds, tmp)
     server.stop()  # flushes the log
     texts["app log (stdout+stderr)"] = server.log_text()
@@ -500,6 +504,17 @@ def test_no_response_of_the_running_app_holds_gold(collected, finders):
         if found:
             problems[name] = found[:5]
     assert problems == {}
+
+
+def test_no_error_message_holds_a_number_made_of_the_gold(collected, golds, scb_probes):
+    """Sizes hide in numbers (414900 = 100 x (w + h)) that no substring needle can see: each
+    error message is searched for its question's gold numbers, its own line's echo aside."""
+    secrets = GoldSecrets.from_scb(golds["scb"])
+    answer = json.loads(collected["/submit scb api-probes"])
+    assert {e["line"] for e in answer["errors"]} == set(range(1, len(scb_probes) + 1))
+    for error in answer["errors"]:
+        line = scb_probes[error["line"] - 1]
+        assert secrets.numbers_leaked(error["message"], json.loads(line)["question_id"], line) == [], error
 
 
 def test_the_collection_covers_the_app(collected):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import subprocess
 import sys
@@ -29,10 +30,15 @@ def test_public_files_cli_and_logs_hold_no_gold(tmp_path, caplog):
     good = tmp_path / "good.jsonl"
     demo.write_jsonl(good, demo.scb_submission(gold, 0.7, "polygon", seed=1))
     bad = tmp_path / "bad.jsonl"
-    bad.write_text('{"question_id": "scb-00000", "answer": "A", "mask": {"size": [1, 1], "counts": [1]}}\nnope\n')
+    probes = probe_lines(gold[:12])
+    bad.write_text("\n".join(probes) + "\nnope\n")
     user = Identity("probe")
     assert lb.submit("scb", good, SubmissionForm("M", "T"), user).result is not None
     rejected = lb.submit("scb", bad, SubmissionForm("M2", "T"), user)
+    assert len(rejected.issues) == len(probes) + 1
+    for issue in rejected.issues[:-1]:  # no message about a line holds a number made of its gold
+        text = probes[issue.line - 1]
+        assert secrets.numbers_leaked(issue.message, json.loads(text)["question_id"], text) == [], issue
     texts = [caplog.text, rejected.message] + [str(i) for i in rejected.issues]
     results = tmp_path / "data" / "results"
     for path in results.rglob("*"):
@@ -55,6 +61,23 @@ def test_public_files_cli_and_logs_hold_no_gold(tmp_path, caplog):
         texts += [cli.stdout, cli.stderr]
     for text in texts:
         assert secrets.leaks(text) == []
+
+
+def probe_lines(gold: list[dict]) -> list[str]:
+    """Lines that reach every check a gold size could once shape (attacks.md finding 1)."""
+    probes = [
+        {"polygon": [[0, 0, 1000, 0, 1000, 0.001]], "bbox_ref_size": [1, 100_000]},  # outline 2000 x width
+        {"polygon": [[0, 0, 0.001, 0, 0, 1000]], "bbox_ref_size": [100_000, 1]},  # 2000 x height
+        {"mask": {"size": [1, 1], "counts": [1]}},
+        {"mask": {"size": [7, 9], "counts": [0, 63]}},
+        {"bbox": [0, 0, 1e7, 1], "bbox_ref_size": [1, 1]},
+        {"polygon": [[[0, 0], [1e6, 0], [0, 1e6]]]},
+    ]
+    lines = []
+    for i, rec in enumerate(gold):
+        answer = rec["answer"] if i % 2 else "ABCD"[("ABCD".index(rec["answer"]) + 1) % 4]
+        lines.append(json.dumps({"question_id": rec["question_id"], "answer": answer} | probes[i % len(probes)]))
+    return lines
 
 
 def test_the_finder_finds_real_leaks():

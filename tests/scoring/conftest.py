@@ -13,7 +13,7 @@ import pytest
 
 import scoring
 from leaderboard import demo
-from tests.scoring.support import REAL_KVISCUIT, compile_gold, rect_polygon, scb_record
+from tests.scoring.support import REAL_KVISCUIT, compile_gold, rect_polygon, scb_record, with_options
 
 
 @pytest.fixture(scope="session")
@@ -46,12 +46,13 @@ def scb_small_gold(scb_small_gold_path) -> scoring.Gold:
 @pytest.fixture(scope="session")
 def scb_square_records() -> list[dict]:
     """Three questions on a 200 x 100 image whose gold is the square [10, 10]-[50, 50]
-    (1,600 pixels); answers A, B, C; one question per type."""
-    return [
+    (1,600 pixels); answers A, B, C; one question per type; four options of that same size."""
+    records = [
         scb_record("q1", "A", 200, 100, [rect_polygon(10, 10, 50, 50)], type=1),
         scb_record("q2", "B", 200, 100, [rect_polygon(10, 10, 50, 50)], type=2),
         scb_record("q3", "C", 200, 100, [rect_polygon(10, 10, 50, 50)], type=3),
     ]
+    return with_options(records, same_size=1.0)
 
 
 @pytest.fixture(scope="session")

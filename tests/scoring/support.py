@@ -4,6 +4,7 @@ hand-made gold records."""
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -56,6 +57,37 @@ def scb_record(qid: str, answer: str, width: int, height: int, segmentation, **e
     return rec | extra
 
 
+OTHER_OPTION_SIZES = ((2048, 1536), (1536, 2048), (1024, 768), (640, 640))
+"""Sizes given to the options that are not the gold image, where they differ from it."""
+
+
+def option(image_id: str, width: int, height: int) -> dict:
+    """One public option image of an SCB question."""
+    return {"image_id": image_id, "width": width, "height": height, "url": f"images/{image_id}.jpg"}
+
+
+def with_options(records: list[dict], seed: int = 0, same_size: float = 0.5) -> list[dict]:
+    """The records with their public question, prompt and four options (SPEC "SCB gold"): the
+    answer's option is the gold image; another option has the gold's size with probability
+    ``same_size``, else one of :data:`OTHER_OPTION_SIZES` (then the sizes name the answer)."""
+    rng = random.Random(seed)
+    out = []
+    for r in records:
+        options = []
+        for letter in "ABCD":
+            if letter == r["answer"]:
+                options.append(option(r["image_id"], r["width"], r["height"]))
+            else:
+                w, h = (r["width"], r["height"]) if rng.random() < same_size else rng.choice(OTHER_OPTION_SIZES)
+                options.append(option(f"{r['question_id']}-{letter}", w, h))
+        public = {
+            "question": f"Which image shows {r['concept']}?",
+            "grounding_prompt": "Locate the artifact in the image.",
+        }
+        out.append(r | public | {"options": options})
+    return out
+
+
 def compile_gold(benchmark: str, path: Path, records: list[dict]) -> scoring.Gold:
     demo.write_jsonl(path, records)
     return scoring.load_gold(benchmark, path)
@@ -65,7 +97,8 @@ def line_iou(gold: scoring.Gold, row: int, line: dict, bbox_format: str = "xyxy"
     """IoU of one prediction line with gold row ``row`` through the SCB declaration's hooks
     (the same read_line/overlap the engine calls)."""
     bench = scoring.get_benchmark("scb")
-    inter, union = bench.overlap(bench.read_line(line, gold, row, bbox_format), gold, row)
+    letter = "ABCD"[int(gold.answers[row])]  # read as a correct answer: in the gold image's frame
+    inter, union = bench.overlap(bench.read_line(line, gold, row, bbox_format, letter), gold, row)
     return inter / union
 
 

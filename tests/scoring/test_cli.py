@@ -124,6 +124,20 @@ def test_bad_file_exits_2_with_line_numbered_errors(scb_small_gold_path, scb_sma
             assert errors["total"] == 3
 
 
+def test_min_coverage_only_when_asked(scb_small_gold_path, scb_good_submission, scb_good_json):
+    """The fixture submission leaves 1 of 15 questions out (93 %): scored unless --min-coverage."""
+    assert scb_good_json["counts"]["missing"] == 1
+    base = ("--benchmark", "scb", "--gold", scb_small_gold_path, "--predictions", scb_good_submission)
+    base += ("--bbox-format", "xyxy_1000", "--json")
+    assert json.loads(run_cli(*base, "--min-coverage", "0.9").stdout) == scb_good_json
+    proc = run_cli(*base, "--min-coverage", "0.95")
+    assert proc.returncode == 2
+    assert [(e["code"], e["line"]) for e in json.loads(proc.stdout)["errors"]] == [("too_few_answers", 0)]
+    assert "1 missing" in proc.stderr
+    assert run_cli(*base, "--min-coverage", "95").returncode == 2  # a share, not a percentage
+    assert "between 0 and 1" in run_cli(*base, "--min-coverage", "95").stderr
+
+
 def test_bad_gold_exits_1_without_traceback(scb_good_submission, tmp_path):
     gold = tmp_path / "gold.jsonl"
     gold.write_text('{"question_id": "q1"}\n', encoding="utf-8")

@@ -13,6 +13,7 @@ from pycocotools import mask as coco_mask
 from shapely.geometry import Polygon
 
 import scoring
+from scoring import geometry
 from scoring.errors import LineError
 from scoring.geometry import Runs, box_cells, decode_counts, scale_polygons, to_image_box
 from tests.scoring.support import compile_gold, line_iou, rect_polygon, runs_to_dense, scb_record
@@ -390,3 +391,41 @@ def test_bbox_ref_size_qwen25_style():
     """Qwen2.5-VL answers in pixels of its resized input (multiples of 28): 1000 x 500 seen as 980 x 476."""
     x0, y0, x1, y1 = to_image_box([98, 47.6, 490, 238], "xyxy", 1000, 500, ref_size=[980, 476])
     assert (x0, y0, x1, y1) == pytest.approx((100, 50, 500, 250))
+
+
+# --------------------------------------------------------------------------- frames
+
+
+@pytest.mark.parametrize("frame", [(100, 50), (2355, 1794), geometry.UNKNOWN_FRAME])
+def test_outline_bound_is_fixed_whatever_the_frame(frame):
+    """The limit is one number, not made of an image size (it was 50x the gold perimeter)."""
+    side = geometry.MAX_OUTLINE / 4
+    assert geometry.read_polygons([rect_polygon(0, 0, side - 1, side - 1)], None, frame).parts
+    with pytest.raises(LineError) as e:
+        geometry.read_polygons([rect_polygon(0, 0, side + 1, side + 1)], None, frame)
+    assert e.value.code == "polygon_too_complex" and str(frame[0]) not in str(e.value)
+
+
+@SETTINGS
+@given(
+    values=st.lists(st.floats(0, 1000), min_size=4, max_size=4),
+    fmt=st.sampled_from(sorted(geometry.BOX_FORMATS)),
+    size=st.tuples(st.integers(1, 5000), st.integers(1, 5000)),
+    ref=st.one_of(st.none(), st.tuples(st.integers(1, 5000), st.integers(1, 5000))),
+)
+def test_a_box_read_in_one_frame_converts_like_to_image_box(values, fmt, size, ref):
+    """Checking in a public frame and converting later gives to_image_box's pixels exactly."""
+    values = sorted(values[:2]) + sorted(values[2:])
+    values = [values[0], values[2], values[1], values[3]]
+    ref = ref if fmt in ("xyxy", "xywh") else None
+    try:
+        expected = to_image_box(values, fmt, *size, ref)
+    except LineError:
+        return
+    assert geometry.read_box(values, fmt, ref, geometry.UNKNOWN_FRAME).in_image(*size) == expected
+
+
+def test_polygons_read_in_one_frame_convert_like_scale_polygons():
+    parts = [[10.5, 3, 40, 7.25, 22, 30], [[1, 1], [5, 1], [3, 4]]]
+    read = geometry.read_polygons(parts, [333, 250], geometry.UNKNOWN_FRAME)
+    assert read.in_image(1000, 500) == scale_polygons(parts, 1000, 500, [333, 250])
