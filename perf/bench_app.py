@@ -39,7 +39,7 @@ from store.records import StoredResult, Validated  # noqa: E402
 from submissions import lifecycle  # noqa: E402
 from submissions.intake import file_sha256  # noqa: E402
 from submissions.records import SubmissionMeta  # noqa: E402
-from tests.app_server import CHROMIUM, CHROMIUM_ARGS, AppServer  # noqa: E402
+from tests.support.app_server import CHROMIUM, CHROMIUM_ARGS, AppServer  # noqa: E402
 
 LOAD_TARGET_S = 2.0
 RSS_TARGET_MB = 600.0

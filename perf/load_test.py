@@ -40,7 +40,7 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from leaderboard import demo  # noqa: E402
-from tests.app_server import AppServer  # noqa: E402
+from tests.support.app_server import AppServer  # noqa: E402
 
 ALL_TYPES = ["open", "closed", "api"]
 ALL_SOURCES = ["scored here", "reported in paper"]

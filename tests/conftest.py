@@ -9,7 +9,7 @@ os.environ["HF_HOME"] = tempfile.mkdtemp(prefix="hf-home-")
 os.environ["HF_HUB_DISABLE_TELEMETRY"] = "1"
 os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
 
-pytest_plugins = ["tests.hub_fixture"]
+pytest_plugins = ["tests.support.hub_fixture"]
 
 collect_ignore = ["toy_benchmark.py"]
 """A plugin registers its benchmark on import: doctest collection must not import it for every

@@ -22,7 +22,7 @@ from leaderboard import demo
 from leaderboard.config import Settings
 from leaderboard.service import Leaderboard
 from submissions.records import Status
-from tests.app_server import AppServer, get
+from tests.support.app_server import AppServer, get
 
 gradio_client = pytest.importorskip("gradio_client")
 

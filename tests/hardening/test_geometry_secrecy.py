@@ -32,10 +32,11 @@ import scoring
 from leaderboard import demo
 from scoring import SubmissionError
 from scoring.answers import extract_answer, normalize_answer
+from scoring.benchmarks.scb import SCB
 from scoring.engine import validate_file
 from scoring.errors import MAX_LISTED
 from tests.hardening.secrets import GoldSecrets, numbers_in, size_numbers
-from tests.scoring.support import OTHER_OPTION_SIZES, rect_polygon, with_options
+from tests.support.scoring import OTHER_OPTION_SIZES, rect_polygon, with_options
 
 pytestmark = pytest.mark.filterwarnings("ignore:__array__ implementation:DeprecationWarning")
 
@@ -201,8 +202,8 @@ def hostile_line(rng: random.Random, rec: dict) -> dict:
 def answered_letter(line: dict) -> str | None:
     """The letter the validator reads from a line (SPEC "answer", "response")."""
     if "answer" in line:
-        return normalize_answer(line["answer"])
-    return extract_answer(line["response"]) if isinstance(line.get("response"), str) else None
+        return normalize_answer(line["answer"], SCB.choices)
+    return extract_answer(line["response"], SCB.choices) if isinstance(line.get("response"), str) else None
 
 
 def issues_of(gold: scoring.Gold, path: Path) -> list[tuple]:

@@ -25,8 +25,8 @@ import pytest
 
 from leaderboard import demo
 from scoring import BENCHMARKS
-from tests.app_server import ADMIN_TOKEN, CHROMIUM, CHROMIUM_ARGS, AppServer
 from tests.hardening.secrets import GoldSecrets
+from tests.support.app_server import ADMIN_TOKEN, CHROMIUM, CHROMIUM_ARGS, AppServer
 from ui import display
 
 gradio_client = pytest.importorskip("gradio_client")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.submissions.support import (
+from tests.support.submissions import (
     MAINTAINER,
     board,
     flipped_gold,

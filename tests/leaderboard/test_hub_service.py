@@ -1,4 +1,4 @@
-"""The Leaderboard facade over a HubStore (against the in-memory Hub of tests/hub_server.py):
+"""The Leaderboard facade over a HubStore (against the in-memory Hub of tests/support/hub_server.py):
 gold add + submit + table; concurrent submissions as separate commits; the Hub going away
 (the board keeps serving, submissions wait locally and are pushed later); replicas."""
 
@@ -16,8 +16,8 @@ from scoring import SCORER_VERSION
 from store import layout
 from store.hub import HubStore, RetryPolicy
 from submissions.records import Identity, Status
-from tests.hub_server import HubServer
-from tests.submissions.support import ALICE, board, form, scored, write_gold, write_submission
+from tests.support.hub_server import HubServer
+from tests.support.submissions import ALICE, board, form, scored, write_gold, write_submission
 
 pytestmark = pytest.mark.filterwarnings("ignore:Use .content=:DeprecationWarning")
 MakeBoard = Callable[[str], Leaderboard]

@@ -18,7 +18,7 @@ from leaderboard.service import Leaderboard, RankChange
 from scoring import GoldError
 from store import layout
 from submissions.records import Identity
-from tests.submissions.support import (
+from tests.support.submissions import (
     ALICE,
     LEAK_KEYS,
     MAINTAINER,

@@ -20,7 +20,7 @@ from store.layout import ResultKey
 from store.records import StoredResult
 from submissions.catalog import SubmissionState
 from submissions.records import SubmissionMeta
-from tests.submissions.support import write_gold, write_submission
+from tests.support.submissions import write_gold, write_submission
 
 GOLD16 = "g" * 16
 

@@ -13,7 +13,7 @@ import pytest
 
 import scoring
 from leaderboard import demo
-from tests.scoring.support import REAL_KVISCUIT, compile_gold, rect_polygon, scb_record, with_options
+from tests.support.scoring import REAL_KVISCUIT, compile_gold, rect_polygon, scb_record, with_options
 
 
 @pytest.fixture(scope="session")

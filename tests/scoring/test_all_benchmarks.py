@@ -12,7 +12,7 @@ import pytest
 import scoring
 from leaderboard import demo
 from scoring import SubmissionError
-from tests.scoring.support import write_lines
+from tests.support.scoring import write_lines
 
 
 @pytest.mark.parametrize("bench_id", list(scoring.BENCHMARKS))

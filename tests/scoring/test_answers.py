@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 import scoring
 from scoring.answers import extract_answer, normalize_answer
-from tests.scoring.support import write_lines
+from tests.support.scoring import write_lines
 
 RULE_CASES = {
     # rule 1: the whole text is an answer as `answer` accepts it

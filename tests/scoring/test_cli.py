@@ -15,7 +15,7 @@ import pytest
 
 import scoring
 from leaderboard import demo
-from tests.scoring.support import REPO_ROOT, write_lines
+from tests.support.scoring import REPO_ROOT, write_lines
 
 pytestmark = pytest.mark.filterwarnings("ignore:__array__ implementation:DeprecationWarning")
 

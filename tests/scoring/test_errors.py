@@ -14,7 +14,7 @@ import pytest
 
 import scoring
 from scoring import Limits, SubmissionError
-from tests.scoring.support import REPO_ROOT, write_lines
+from tests.support.scoring import REPO_ROOT, write_lines
 
 OK = '{"question_id": "q1", "answer": "A"}'
 BIG_INT = "1" + "0" * 400  # a JSON integer no float can hold

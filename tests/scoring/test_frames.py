@@ -17,7 +17,7 @@ import scoring
 from leaderboard import demo
 from scoring import GoldError, SubmissionError
 from scoring.engine import validate_file
-from tests.scoring.support import line_iou, option, rect_polygon, scb_record, with_options, write_lines
+from tests.support.scoring import line_iou, option, rect_polygon, scb_record, with_options, write_lines
 
 pytestmark = pytest.mark.filterwarnings("ignore:__array__ implementation:DeprecationWarning")
 

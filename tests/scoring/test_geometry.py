@@ -16,7 +16,7 @@ import scoring
 from scoring import geometry
 from scoring.errors import LineError
 from scoring.geometry import Runs, box_cells, decode_counts, scale_polygons, to_image_box
-from tests.scoring.support import compile_gold, line_iou, rect_polygon, runs_to_dense, scb_record
+from tests.support.scoring import compile_gold, line_iou, rect_polygon, runs_to_dense, scb_record
 
 pytestmark = pytest.mark.filterwarnings("ignore:__array__ implementation:DeprecationWarning")
 

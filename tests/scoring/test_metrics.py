@@ -18,7 +18,7 @@ from leaderboard import demo
 from scoring import metrics
 from scoring.benchmarks import get_benchmark
 from scoring.metrics import group_figures, question_stats
-from tests.scoring.support import write_lines
+from tests.support.scoring import write_lines
 
 pytestmark = pytest.mark.filterwarnings("ignore:__array__ implementation:DeprecationWarning")
 

@@ -15,7 +15,7 @@ from pycocotools import mask as coco_mask
 
 import scoring
 from scoring.metrics import weighted_miou
-from tests.scoring.support import PAPER_BASELINES, SYNTHETIC_SCB, compile_gold, scb_record, write_lines
+from tests.support.scoring import PAPER_BASELINES, SYNTHETIC_SCB, compile_gold, scb_record, write_lines
 
 LETTERS = "ABCD"
 SCB_TYPE_SIZES = {"1": 840, "2": 834, "3": 1504}

@@ -1,6 +1,6 @@
 """The test Hub answers the real ``huggingface_hub`` client as the real Hub does, where it matters.
 
-Each test drives the unmodified client (``HfApi``) against ``tests.hub_server`` and checks a
+Each test drives the unmodified client (``HfApi``) against ``tests.support.hub_server`` and checks a
 behaviour the real Hub has: LFS chosen by ``.gitattributes``, tree pages linked by ``Link``
 headers, tokens and orgs, visibility, the hourly commit quota, 429 + Retry-After, held requests.
 """
@@ -18,8 +18,8 @@ import pytest
 from huggingface_hub import CommitOperationAdd, HfApi
 from huggingface_hub.errors import HfHubHTTPError
 
-from tests.hub_fixture import PAGE_SIZE
-from tests.hub_server import DEFAULT_GITATTRIBUTES, ORG, QUOTA_MESSAGE, TOKEN, USER, HubServer, User, matches
+from tests.support.hub_fixture import PAGE_SIZE
+from tests.support.hub_server import DEFAULT_GITATTRIBUTES, ORG, QUOTA_MESSAGE, TOKEN, USER, HubServer, User, matches
 
 pytestmark = pytest.mark.filterwarnings("ignore:Use .content=:DeprecationWarning")  # inside the LFS client
 REPO = f"{ORG}/fidelity"

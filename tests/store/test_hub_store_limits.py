@@ -18,8 +18,8 @@ from huggingface_hub import constants
 from huggingface_hub.utils._runtime import is_xet_available
 
 from store.hub import HubStore, RetryPolicy
-from tests.hub_fixture import PAGE_SIZE
-from tests.hub_server import QUOTA_MESSAGE, TOKEN, HubServer
+from tests.support.hub_fixture import PAGE_SIZE
+from tests.support.hub_server import QUOTA_MESSAGE, TOKEN, HubServer
 
 pytestmark = pytest.mark.filterwarnings("ignore:Use .content=:DeprecationWarning")  # inside the LFS client
 Ids = dict[str, str]

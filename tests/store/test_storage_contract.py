@@ -1,4 +1,4 @@
-"""The store contract, the same tests over LocalStore and HubStore (against tests.hub_server).
+"""The store contract, the same tests over LocalStore and HubStore (against tests.support.hub_server).
 
 Hub-only tests at the end cover what a remote adds: retries (5xx, timeouts, 412), the Hub
 being down (writes wait in the outbox), replicas that see each other after ``sync()``, LFS.
@@ -18,7 +18,7 @@ import pytest
 from store.base import AlreadyExists, NotFound, Store
 from store.hub import HubStore, RetryPolicy
 from store.local import LocalStore
-from tests.hub_server import TOKEN, HubServer
+from tests.support.hub_server import TOKEN, HubServer
 
 pytestmark = pytest.mark.filterwarnings("ignore:Use .content=:DeprecationWarning")  # inside the LFS client
 N = 20

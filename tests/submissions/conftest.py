@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from leaderboard.service import Leaderboard
-from tests.submissions.support import board, write_gold
+from tests.support.submissions import board, write_gold
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from leaderboard.service import Leaderboard
 from scoring import SCORER_VERSION
 from store import layout
 from submissions.records import SubmissionForm
-from tests.submissions.support import ALICE, scored, write_submission
+from tests.support.submissions import ALICE, scored, write_submission
 
 
 def test_latest_result_takes_the_newest_scorer_by_version_not_by_text(lb: Leaderboard, tmp_path) -> None:

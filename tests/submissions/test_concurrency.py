@@ -16,7 +16,7 @@ from scoring import SCORER_VERSION
 from store import layout
 from submissions import lifecycle
 from submissions.records import Identity, Status
-from tests.submissions.support import (
+from tests.support.submissions import (
     board,
     files_of,
     form,

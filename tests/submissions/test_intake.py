@@ -15,7 +15,7 @@ from scoring import SCORER_VERSION
 from store import layout
 from store.base import AlreadyExists
 from submissions.records import Identity, Status, SubmissionMeta
-from tests.submissions.support import (
+from tests.support.submissions import (
     ALICE,
     N_QUESTIONS,
     board,

@@ -17,7 +17,7 @@ from submissions import intake, lifecycle
 from submissions.answer import SubmitAnswer
 from submissions.lifecycle import MAX_FAILURES
 from submissions.records import Status
-from tests.submissions.support import (
+from tests.support.submissions import (
     ALICE,
     MAINTAINER,
     files_of,

@@ -12,7 +12,7 @@ from leaderboard import demo
 from leaderboard.service import Leaderboard
 from submissions.quotas import QuotaPolicy, day_start, quota_status
 from submissions.records import Identity, Status
-from tests.submissions.support import (
+from tests.support.submissions import (
     ALICE,
     MAINTAINER,
     board,

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.app_server import ADMIN_TOKEN, CHROMIUM, CHROMIUM_ARGS, AppServer
+from tests.support.app_server import ADMIN_TOKEN, CHROMIUM, CHROMIUM_ARGS, AppServer
 
 __all__ = ["ADMIN_TOKEN", "SCREENSHOTS", "browser", "shot", "start_app"]
 
@@ -40,6 +40,6 @@ def shot(page, name: str) -> Path:
 @pytest.fixture
 def lb(tmp_path: Path):
     """A local board on the small SCB test gold (140 questions), no browser."""
-    from tests.submissions.support import board, write_gold
+    from tests.support.submissions import board, write_gold
 
     return board(tmp_path / "data", write_gold(tmp_path / "gold.jsonl"))

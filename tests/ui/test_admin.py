@@ -7,7 +7,7 @@ import gradio as gr
 import pytest
 
 from leaderboard.config import UiSettings
-from tests.submissions.support import write_broken, write_submission
+from tests.support.submissions import write_broken, write_submission
 from tests.ui.fakes import Profile
 from tests.ui.test_submit import submit
 from ui.admin import Maintainers, rescore_markdown

@@ -7,7 +7,7 @@ import gradio as gr
 
 from leaderboard.config import UiSettings
 from scoring.benchmarks import get_benchmark
-from tests.submissions.support import write_submission
+from tests.support.submissions import write_submission
 from tests.ui.fakes import Request
 from ui.auth import Auth
 from ui.board import BoardPages, BoardTab, Filters, summary_markdown

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from leaderboard.config import UiSettings
-from tests.submissions.support import write_broken, write_submission
+from tests.support.submissions import write_broken, write_submission
 from tests.ui.fakes import Profile, Request
 from tests.ui.test_submit import submit
 from ui.auth import Auth

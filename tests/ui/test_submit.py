@@ -4,7 +4,7 @@ answer, refusals included, carries every documented key."""
 from __future__ import annotations
 
 from leaderboard.config import UiSettings
-from tests.submissions.support import write_broken, write_submission
+from tests.support.submissions import write_broken, write_submission
 from tests.ui.fakes import Request
 from ui.auth import Auth
 from ui.submit import Submitter

@@ -4,6 +4,7 @@ hand-made gold records."""
 from __future__ import annotations
 
 import json
+import os
 import random
 from collections.abc import Iterable
 from pathlib import Path
@@ -14,7 +15,7 @@ import scoring
 from leaderboard import demo
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-SHARED_DATA = (REPO_ROOT / "../shared/data").resolve()
+SHARED_DATA = Path(os.environ.get("SHARED_DATA_DIR") or REPO_ROOT / "../shared/data").resolve()  # beside the repo
 REAL_KVISCUIT = SHARED_DATA / "k-viscuit" / "annotations.jsonl"
 SYNTHETIC_SCB = SHARED_DATA / "scb-synthetic" / "gold.jsonl"
 PAPER_BASELINES = REPO_ROOT / "leaderboard" / "data" / "paper-baselines.json"

@@ -52,7 +52,7 @@ from urllib.parse import parse_qs, unquote, urlencode, urlsplit
 
 TOKEN = "hf_test_dummy_token"
 USER = "tester"
-ORG = "leaderboard"  # the org of the test repos (tests.hub_fixture.hub_repo_ids); USER belongs to it
+ORG = "leaderboard"  # the org of the test repos (tests.support.hub_fixture.hub_repo_ids); USER belongs to it
 REGULAR_MAX = 10 * 1024 * 1024  # the Hub stores bigger files only through LFS/Xet
 QUOTA_MESSAGE = "You have exceeded our hourly quotas for action: commit. We invite you to retry later."
 HANG_CAP = 120.0  # a held request gives up after this long even if the test never releases it

@@ -15,7 +15,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
 ADMIN_TOKEN = "hardening-admin-token"
 CHROMIUM_ARGS = [

@@ -2,7 +2,7 @@
 
 Fixtures
 --------
-``hub_server``   a fresh :class:`tests.hub_server.HubServer` per test, already listening on
+``hub_server``   a fresh :class:`tests.support.hub_server.HubServer` per test, already listening on
                  127.0.0.1 at a free port and stopped after the test. Its ``url`` is the endpoint
                  and ``token`` the only accepted token (the same as the test ``HF_TOKEN``). Tree
                  listings come in pages of ``PAGE_SIZE`` entries, so every Hub test also checks
@@ -37,7 +37,7 @@ from typing import Any
 
 import pytest
 
-from tests.hub_server import HubServer
+from tests.support.hub_server import HubServer
 
 PAGE_SIZE = 5  # the real Hub pages by 1000: small pages make single-page readers fail here
 

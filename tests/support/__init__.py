@@ -1,0 +1,1 @@
+"""Shared test support: app and Hub servers, fixture factories (imported by tests and perf/)."""
