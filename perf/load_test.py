@@ -194,7 +194,11 @@ def submission_file(folder: Path, golds: dict, client: int, n: int) -> tuple[str
 def submit_loop(url, golds, folder, client_no, rec, stop_at, max_uploads, think, answers) -> None:
     import gradio_client
 
-    client = gradio_client.Client(url, verbose=False)
+    try:  # the client reads /config first: on an overloaded host that can time out
+        client = gradio_client.Client(url, verbose=False, httpx_kwargs={"timeout": 120})
+    except Exception as e:
+        rec.error(f"submit client {client_no}: {type(e).__name__}: {e}")
+        return
     n = 0
     while time.time() < stop_at and n < max_uploads:
         benchmark, path = submission_file(folder, golds, client_no, n)
