@@ -12,6 +12,7 @@ from leaderboard.config import Settings
 from leaderboard.service import Leaderboard
 from ui import build_app, launch_options
 from ui.jobs import start_jobs
+from ui.page import quiet_analytics
 
 
 def open_leaderboard(settings: Settings) -> Leaderboard:
@@ -27,7 +28,10 @@ def main() -> None:
     for chatty in ("apscheduler", "httpx"):
         logging.getLogger(chatty).setLevel(logging.WARNING)
     settings = Settings.from_env()
+    quiet_analytics()
     leaderboard = open_leaderboard(settings)
+    if settings.scoring_workers:
+        leaderboard.use_scoring_pool(settings.scoring_workers)
     start_jobs(leaderboard, settings.ui.refresh_seconds)
     app = build_app(leaderboard, settings.ui)
     # Reads are cached and thread-safe: let many visitors load at once (Gradio runs one at a time by default).

@@ -121,6 +121,7 @@ class Settings:
     demo: bool = True  # seed an empty local store with demo gold and submissions
     ui: UiSettings = field(default_factory=UiSettings)
     plugins: tuple[str, ...] = ()  # modules that register more benchmarks (and their demos) on import
+    scoring_workers: int = 1  # the app scores uploads in this many niced worker processes (0: in process)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "hub_repos", MappingProxyType(dict(self.hub_repos)))
@@ -144,4 +145,5 @@ class Settings:
             demo=env.flag("LEADERBOARD_DEMO", True),
             ui=UiSettings.from_env(environ),
             plugins=env.names("LEADERBOARD_PLUGINS"),
+            scoring_workers=env.whole("LEADERBOARD_SCORING_WORKERS", 1, maximum=64),
         )

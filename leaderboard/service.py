@@ -263,6 +263,12 @@ class Leaderboard:
             self.catalog.refresh()
             publish(self.store, benchmark, self.board(benchmark).rows)
 
+    def use_scoring_pool(self, workers: int) -> None:
+        """Score uploads in ``workers`` lower-priority processes, so browsing keeps the CPU."""
+        from submissions.worker import ScoringPool
+
+        self.intake.evaluator = ScoringPool(workers).evaluate
+
     # ---- first start ----
     def seed_demo(self) -> bool:
         """Give an empty store every registered demo (gold, then its teams' submissions; the paper

@@ -40,6 +40,7 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from leaderboard import demo  # noqa: E402
+from tests.support import app_server  # noqa: E402
 from tests.support.app_server import AppServer  # noqa: E402
 
 ALL_TYPES = ["open", "closed", "api"]
@@ -64,8 +65,9 @@ class Recorder:
 # --------------------------------------------------------------------------- the page's events
 
 
-def page_events(config: dict) -> tuple[list[tuple[int, list]], dict[str, int]]:
-    """The load events of the page (fn_index, inputs) and the view-change event of each board."""
+def page_events(config: dict) -> tuple[list[tuple[int, list]], dict[str, int], set[int]]:
+    """The load events of the page (fn_index, inputs), the view-change event of each board, and
+    the events declared ``queue=False`` (the page's JavaScript posts those to ``/run/predict``)."""
     comps = {c["id"]: c for c in config["components"]}
 
     def default(cid: int):
@@ -75,25 +77,42 @@ def page_events(config: dict) -> tuple[list[tuple[int, list]], dict[str, int]]:
 
     loads = []
     renders = {}
+    direct = set()
+    views = {c["props"].get("elem_id"): cid for cid, c in comps.items() if c.get("props", {}).get("elem_id")}
     for i, dep in enumerate(config["dependencies"]):
         fn_index = dep.get("id", i)
+        if dep.get("queue") is False:
+            direct.add(fn_index)
         if any(t[1] == "load" for t in dep.get("targets", [])):
             loads.append((fn_index, [default(cid) for cid in dep["inputs"]]))
-        name = dep.get("api_name") or ""
-        if name in ("render_scb", "render_kviscuit"):
-            renders[name.removeprefix("render_")] = fn_index
-    return loads, renders
+        for bench in ("scb", "kviscuit"):  # the View radio's change event
+            if [views.get(f"{bench}-view"), "change"] in [list(t) for t in dep.get("targets", [])]:
+                renders[bench] = fn_index
+    return loads, renders, direct
 
 
 class Browser:
     """One simulated visitor: plain HTTP, as the page's JavaScript does it (protocol sse_v3)."""
 
-    def __init__(self, url: str, rec: Recorder) -> None:
-        self.url, self.rec = url, rec
+    def __init__(self, url: str, rec: Recorder, direct: set[int]) -> None:
+        self.url, self.rec, self.direct = url, rec, direct
         self.http = httpx.Client(base_url=url, timeout=120)
 
-    def run_events(self, events: list[tuple[int, list]], kind: str) -> None:
-        session = secrets.token_hex(6)
+    def run_events(self, events: list[tuple[int, list]], kind: str, session: str) -> None:
+        """Run events in one session (a browser tab): ``queue=False`` ones as direct POSTs,
+        the others through the queue and its SSE stream."""
+        for fn_index, data in [e for e in events if e[0] in self.direct]:
+            t0 = time.perf_counter()
+            body = {"data": data, "event_data": None, "fn_index": fn_index, "trigger_id": None, "session_hash": session}
+            r = self.http.post("/gradio_api/run/predict", json=body)
+            if r.status_code != 200:
+                raise RuntimeError(f"run {fn_index}: HTTP {r.status_code} {r.text[:200]}")
+            self.rec.add(kind, time.perf_counter() - t0)
+        queued = [e for e in events if e[0] not in self.direct]
+        if queued:
+            self._run_queued(queued, kind, session)
+
+    def _run_queued(self, events: list[tuple[int, list]], kind: str, session: str) -> None:
         started: dict[str, float] = {}
         for fn_index, data in events:
             t0 = time.perf_counter()
@@ -136,17 +155,18 @@ class Browser:
         if r.status_code != 200 or b"gradio" not in r.content:
             raise RuntimeError(f"GET /: HTTP {r.status_code}")
         self.rec.add("browse: GET /", time.perf_counter() - t0)
-        self.run_events(loads, "browse: load event")
+        session = secrets.token_hex(6)  # one tab: its load events and its view change share a session
+        self.run_events(loads, "browse: load event", session)
         self.rec.add("browse: page with data", time.perf_counter() - t0)
         bench = "scb" if secrets.randbelow(2) else "kviscuit"
         view = "type"
         t1 = time.perf_counter()
-        self.run_events([(renders[bench], [view, ALL_TYPES, ALL_SOURCES, ""])], "browse: view change")
+        self.run_events([(renders[bench], [view, ALL_TYPES, ALL_SOURCES, ""])], "browse: view change", session)
         self.rec.add("browse: view change (total)", time.perf_counter() - t1)
 
 
-def browse(url: str, loads, renders, rec: Recorder, stop_at: float, max_pages: int, think: float) -> int:
-    client = Browser(url, rec)
+def browse(url: str, loads, renders, direct, rec: Recorder, stop_at: float, max_pages: int, think: float) -> int:
+    client = Browser(url, rec, direct)
     pages = 0
     while time.time() < stop_at and pages < max_pages:
         try:
@@ -174,7 +194,11 @@ def submission_file(folder: Path, golds: dict, client: int, n: int) -> tuple[str
 def submit_loop(url, golds, folder, client_no, rec, stop_at, max_uploads, think, answers) -> None:
     import gradio_client
 
-    client = gradio_client.Client(url, verbose=False)
+    try:  # the client reads /config first: on an overloaded host that can time out
+        client = gradio_client.Client(url, verbose=False, httpx_kwargs={"timeout": 120})
+    except Exception as e:
+        rec.error(f"submit client {client_no}: {type(e).__name__}: {e}")
+        return
     n = 0
     while time.time() < stop_at and n < max_uploads:
         benchmark, path = submission_file(folder, golds, client_no, n)
@@ -198,6 +222,29 @@ def submit_loop(url, golds, folder, client_no, rec, stop_at, max_uploads, think,
 # --------------------------------------------------------------------------- main
 
 
+def process_tree_cpu(pid: int) -> float:
+    """CPU seconds (user + system) used so far by a process and its live descendants (a
+    scoring pool's workers), from /proc."""
+    tick = os.sysconf("SC_CLK_TCK")
+    parents: dict[int, int] = {}
+    times: dict[int, float] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parents[int(entry.name)] = int(fields[1])
+        times[int(entry.name)] = (int(fields[11]) + int(fields[12])) / tick
+    tree, frontier = {pid}, [pid]
+    while frontier:
+        children = [p for p, parent in parents.items() if parent in frontier and p not in tree]
+        tree.update(children)
+        frontier = children
+    return sum(times.get(p, 0.0) for p in tree)
+
+
 def pct(values: list[float], q: float) -> float:
     if not values:
         return float("nan")
@@ -213,13 +260,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--submitters", type=int, default=10)
     parser.add_argument("--think", type=float, default=1.0, help="pause between a client's requests (s)")
     parser.add_argument("--max-per-client", type=int, default=200, help="bound on each client's loop")
+    parser.add_argument("--app-root", type=Path, help="run app.py of this checkout (e.g. an old commit)")
+    parser.add_argument("--env", action="append", default=[], help="KEY=VALUE for the app (repeatable)")
     args = parser.parse_args(argv)
     seconds = 15.0 if args.quick else args.seconds
 
     with tempfile.TemporaryDirectory(prefix="load-test-") as tmp:
         root = Path(tmp)
+        if args.app_root:  # the same harness against another checkout's app.py
+            app_server.ROOT = args.app_root.resolve()
         app = AppServer(
             root / "data",
+            **dict(pair.split("=", 1) for pair in args.env),
             LEADERBOARD_MAX_SCORED_PER_DAY="100000",
             LEADERBOARD_MAX_ATTEMPTS_PER_DAY="100000",
         )
@@ -227,18 +279,19 @@ def main(argv: list[str] | None = None) -> int:
         try:
             golds = {"scb": demo.scb_gold(0), "kviscuit": demo.kviscuit_gold(0)}
             config = httpx.get(app.url + "/config", timeout=30).json()
-            loads, renders = page_events(config)
+            loads, renders, direct = page_events(config)
             assert len(loads) >= 2 and set(renders) == {"scb", "kviscuit"}, (loads, renders)
             before = {p for b in ("scb", "kviscuit") for p in (app.data_dir / "submissions" / b).iterdir()}
             rec = Recorder()
             answers: list = []
             files = root / "files"
             files.mkdir()
+            cpu_start = process_tree_cpu(app.proc.pid)
             t_start = time.time()
             stop_at = t_start + seconds
             threads = [
                 threading.Thread(
-                    target=browse, args=(app.url, loads, renders, rec, stop_at, args.max_per_client, args.think)
+                    target=browse, args=(app.url, loads, renders, direct, rec, stop_at, args.max_per_client, args.think)
                 )
                 for _ in range(args.browsers)
             ] + [
@@ -253,6 +306,7 @@ def main(argv: list[str] | None = None) -> int:
             for t in threads:
                 t.join(timeout=seconds + 300)
             elapsed = time.time() - t_start
+            app_cpu = process_tree_cpu(app.proc.pid) - cpu_start
             rss = app.rss_mb()
             app_alive = app.proc.poll() is None
         finally:
@@ -289,13 +343,16 @@ def main(argv: list[str] | None = None) -> int:
     print("| requests | n | p50 ms | p95 ms | max ms |\n|---|---|---|---|---|")
     print("\n".join(rows))
     total = sum(len(v) for v in rec.latency.values())
+    pages = len(rec.latency.get("browse: page with data", []))
     print(
         f"\n| check | value |\n|---|---|\n| requests completed | {total} |\n| errors | {len(rec.errors)} |\n"
         f"| submissions scored | {len(ids)} (kviscuit {sum(1 for b, _ in answers if b == 'kviscuit')}, "
         f"scb {sum(1 for b, _ in answers if b == 'scb')}) |\n"
         f"| stored and scored exactly once | {'yes' if not problems else 'NO: ' + '; '.join(problems[:5])} |\n"
         f"| tracebacks in the app log | {len(log_errors)} |\n| app RSS at the end | {rss:.0f} MB |\n"
-        f"| app alive at the end | {app_alive} |"
+        f"| app alive at the end | {app_alive} |\n| pages served | {pages} |\n"
+        f"| app CPU (app + its children) | {app_cpu:.1f} s |\n"
+        f"| app CPU per page (submissions included) | {1000 * app_cpu / max(pages, 1):.0f} ms |"
     )
     for error in rec.errors[:10]:
         print("error:", error)

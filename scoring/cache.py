@@ -20,6 +20,10 @@ from scoring.benchmarks import get_benchmark
 from scoring.engine import SCORER_VERSION
 from scoring.gold import Gold
 
+COMPILED_FORMAT = 2
+"""Bump when the compiled form changes shape (2: masks in one compact MaskTable), so that an
+entry written by an older build is compiled again rather than read."""
+
 _UNREADABLE = (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, IndexError, TypeError)
 """What a truncated, foreign or stale pickle raises; such an entry is compiled again."""
 
@@ -54,7 +58,7 @@ class GoldCache:
 
     def entry(self, benchmark: str, data: bytes, suffix: str) -> Path:
         digest = hashlib.sha256(data).hexdigest()
-        return self.folder / f"{benchmark}-{suffix.lstrip('.')}-{digest}-{SCORER_VERSION}.pickle"
+        return self.folder / f"{benchmark}-{suffix.lstrip('.')}-{digest}-{SCORER_VERSION}-c{COMPILED_FORMAT}.pickle"
 
     def _write(self, entry: Path, gold: Gold) -> None:
         try:

@@ -200,8 +200,12 @@ def score_predictions(benchmark: str | Benchmark, gold: Gold, predictions: Predi
     if bench.overlap is not None and groundings:
         inter = np.zeros(gold.size, dtype=np.float64)
         union = np.zeros(gold.size, dtype=np.float64)
-        for row in np.flatnonzero(correct).tolist():
-            inter[row], union[row] = bench.overlap(groundings.get(row), gold, row)
+        rows = np.flatnonzero(correct)
+        if bench.overlaps is not None:
+            inter[rows], union[rows] = bench.overlaps(groundings, gold, rows)
+        else:
+            for row in rows.tolist():
+                inter[row], union[row] = bench.overlap(groundings.get(row), gold, row)
     figures = group_figures(question_stats(correct, inter, union), gold.groups, bench.metrics)
     counts = {
         "questions": gold.size,

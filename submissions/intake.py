@@ -21,7 +21,7 @@ from store.golds import GoldRegistry
 from store.layout import SubmissionFile
 from submissions.answer import SubmitAnswer
 from submissions.catalog import Catalog
-from submissions.lifecycle import known_answer, process
+from submissions.lifecycle import Evaluator, known_answer, process
 from submissions.quotas import QuotaPolicy, QuotaStatus, quota_status
 from submissions.records import Identity, Status, SubmissionForm, SubmissionMeta
 
@@ -59,6 +59,7 @@ class Intake:
         self.policy, self.limits = policy, limits
         self.lock_dir = lock_dir
         self.on_scored = on_scored
+        self.evaluator: Evaluator | None = None  # None: score in this process (see submissions/worker.py)
         self._locks: dict[str, threading.Lock] = {}
         self._locks_guard = threading.Lock()
 
@@ -110,7 +111,7 @@ class Intake:
                 return SubmitAnswer.refused("Daily limit reached. " + quota.message(), quota=quota)
             meta = self._store(benchmark, data, form, identity, digest, filename)
         step(0.3, "Validating and scoring")
-        answer = process(self.store, self.catalog, meta, gold, self.limits, raw=data)
+        answer = process(self.store, self.catalog, meta, gold, self.limits, raw=data, evaluator=self.evaluator)
         step(0.9, "Updating the leaderboard")
         if answer.status is Status.SCORED and self.on_scored:
             self.on_scored(benchmark)

@@ -100,17 +100,27 @@ def known_answer(state: SubmissionState, gold_version: str) -> SubmitAnswer:
     )
 
 
+Evaluator = Callable[[SubmissionMeta, Gold, Path | bytes, Limits], SubmitAnswer]
+"""Where the CPU work of :func:`evaluate` runs: in process, or a worker pool (submissions/worker.py)."""
+
+
 def process(
-    store: Store, catalog: Catalog, meta: SubmissionMeta, gold: Gold, limits: Limits, raw: bytes | None = None
+    store: Store,
+    catalog: Catalog,
+    meta: SubmissionMeta,
+    gold: Gold,
+    limits: Limits,
+    raw: bytes | None = None,
+    evaluator: Evaluator | None = None,
 ) -> SubmitAnswer:
     """Bring one submission to scored or rejected for ``gold`` (idempotent). ``raw`` saves
-    reading back the upload a writer has just stored."""
+    reading back the upload a writer has just stored; ``evaluator`` replaces :func:`evaluate`."""
     state = catalog.get(meta.id)
     if state is not None and (known := known_answer(state, gold.version)).status in (Status.SCORED, Status.REJECTED):
         return known
     try:
         source = raw if raw is not None else store.read("submissions", layout.raw(meta.benchmark, meta.id))
-        return record(store, catalog, meta, gold, evaluate(meta, gold, source, limits))
+        return record(store, catalog, meta, gold, (evaluator or evaluate)(meta, gold, source, limits))
     except Exception:
         log.exception("internal error while scoring %s", meta.id)
         _record_failure(store, catalog, meta, gold, traceback.format_exc(limit=3)[-2000:])

@@ -19,6 +19,7 @@ from ui.auth import Auth
 from ui.board import BoardPages, BoardTab, Redraw
 from ui.downloads import Downloads
 from ui.mine import MineTab, MySubmissions
+from ui.page import launch_extras
 from ui.style import CSS, theme
 from ui.submit import SubmitTab, Submitter
 
@@ -57,9 +58,15 @@ def header(auth: Auth, page: gr.Blocks) -> None:
         if auth.oauth:
             gr.LoginButton(scale=0)
         identity = gr.Markdown(auth.greeting(), elem_classes="identity", elem_id="identity")
-    page.load(auth.greeting, None, identity, api_visibility="private")
+    page.load(auth.greeting, None, identity, api_visibility="private", queue=False)
 
 
 def launch_options(settings: UiSettings) -> dict:
     """Keyword arguments of ``Blocks.launch``: where to listen, and the page's look."""
-    return {"server_name": settings.server_name, "server_port": settings.server_port, "css": CSS, "theme": theme()}
+    return {
+        "server_name": settings.server_name,
+        "server_port": settings.server_port,
+        "css": CSS,
+        "theme": theme(),
+        **launch_extras(),
+    }

@@ -20,7 +20,7 @@ from leaderboard.table import to_csv_bytes, to_parquet_bytes, views
 from scoring.benchmarks import get_benchmark
 from scoring.benchmarks.base import Benchmark
 from store.golds import GoldInfo
-from ui import display
+from ui import display, page
 from ui.downloads import Downloads
 
 RENDERINGS_KEPT = 64
@@ -185,15 +185,14 @@ class BoardTab:
         return board
 
     def _wire(self, opened, timer: gr.Timer) -> None:
+        reads = {"api_visibility": "private", **page.READS}  # reads skip the queue (ui/page.py)
         for control in (self.view, self.types, self.sources):
-            control.change(self.render, self.filters, list(self.outputs), api_visibility="private")
-        self.query.submit(self.render, self.filters, list(self.outputs), api_visibility="private")
-        self.search.click(self.render, self.filters, list(self.outputs), api_visibility="private")
+            control.change(self.render, self.filters, list(self.outputs), **reads)
+        self.query.submit(self.render, self.filters, list(self.outputs), **reads)
+        self.search.click(self.render, self.filters, list(self.outputs), **reads)
         self.refresh.click(self.refresh_and_draw, self.filters, self.drawn, api_visibility="private")
-        opened(self.draw, self.filters, self.drawn, api_visibility="private")
-        timer.tick(
-            self.tick, [self.fingerprint, *self.filters], self.drawn, api_visibility="private", show_progress="hidden"
-        )
+        opened(self.draw, self.filters, self.drawn, **reads)
+        timer.tick(self.tick, [self.fingerprint, *self.filters], self.drawn, show_progress="hidden", **reads)
 
 
 def _board_components(bench: Benchmark) -> tuple:

@@ -209,6 +209,9 @@ class Benchmark:
     overlap: Callable[[object, Gold, int], tuple[int, int]] | None = None
     """Grounding benchmarks: (intersection, union) in pixels of a grounding (or None) with the
     gold region of a row."""
+    overlaps: Callable[[dict, Gold, object], tuple[object, object]] | None = None
+    """Optional, for speed: ``overlap`` of many rows at once, ``(groundings by row, gold, rows
+    array) -> (intersections, unions)`` arrays in the order of ``rows``; the same integers."""
     example_lines: tuple[str, ...] = ()
     example_fields: Mapping[str, object] = field(default_factory=dict)
     """Fields added to every line of a template submission (e.g. a box), beside key and answer."""

@@ -1,0 +1,101 @@
+"""Scoring off the web process: a small pool of spawned, lower-priority worker processes.
+
+Validating and scoring a file is pure CPU under the GIL; in the web process it starves every
+page being served (page-performance.md 1.4: a cheap request's p95 went from 5 to 74 ms while
+two polygon files scored). :class:`ScoringPool` runs :func:`submissions.lifecycle.evaluate` in
+``workers`` spawned processes that lower their own priority (``os.nice``) and load the parent's
+benchmark plugins, so browsing keeps the CPU when both want it. The caller still waits for the
+answer (same contract); only where the CPU work happens changes. The parent keeps writing files.
+
+A gold reaches the workers once per version, through a pickle file in the pool's folder (as
+rescoring does); each worker keeps the last gold it loaded per benchmark.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+import pickle
+import tempfile
+import threading
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
+
+from scoring import Gold, Limits
+from scoring.benchmarks import load_plugins, loaded_plugins
+from submissions.answer import SubmitAnswer
+from submissions.lifecycle import evaluate
+from submissions.records import SubmissionMeta
+
+log = logging.getLogger(__name__)
+NICE = 10
+"""How much lower than the web process workers run (0-19)."""
+
+_GOLDS: dict[str, Gold] = {}  # in a worker: benchmark -> the last gold loaded
+
+
+def _start_worker(nice: int, plugins: tuple[str, ...]) -> None:
+    if nice:
+        os.nice(nice)
+    load_plugins(plugins)  # a spawned worker knows only the built-in benchmarks until it loads the parent's
+
+
+def _evaluate_in_worker(meta: SubmissionMeta, gold_file: str, version: str, source: bytes, limits: Limits):
+    gold = _GOLDS.get(meta.benchmark)
+    if gold is None or gold.version != version:
+        with open(gold_file, "rb") as f:
+            gold = _GOLDS[meta.benchmark] = pickle.load(f)
+    return evaluate(meta, gold, source, limits)
+
+
+class ScoringPool:
+    """Evaluates uploads in worker processes; ``evaluate`` has the signature of the lifecycle's."""
+
+    def __init__(self, workers: int = 1, nice: int = NICE) -> None:
+        if workers < 1:
+            raise ValueError(f"a scoring pool needs at least one worker, got {workers}")
+        self.workers, self.nice = workers, nice
+        self._folder = tempfile.TemporaryDirectory(prefix="scoring-pool-")
+        self._gold_files: dict[tuple[str, str], str] = {}
+        self._lock = threading.Lock()
+        self._pool = self._new_pool()
+
+    def _new_pool(self) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(
+            self.workers,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_start_worker,
+            initargs=(self.nice, loaded_plugins()),
+        )
+
+    def _gold_file(self, gold: Gold) -> str:
+        """The pickle of this gold version, written once (and the previous one of its benchmark removed)."""
+        key = (gold.benchmark, gold.version)
+        with self._lock:
+            if key not in self._gold_files:
+                path = Path(self._folder.name) / f"{gold.benchmark}-{gold.version}.pickle"
+                with open(path, "wb") as f:
+                    pickle.dump(gold, f, protocol=pickle.HIGHEST_PROTOCOL)
+                for old in [k for k in self._gold_files if k[0] == gold.benchmark]:
+                    Path(self._gold_files.pop(old)).unlink(missing_ok=True)
+                self._gold_files[key] = str(path)
+            return self._gold_files[key]
+
+    def evaluate(self, meta: SubmissionMeta, gold: Gold, source: Path | bytes, limits: Limits) -> SubmitAnswer:
+        """:func:`submissions.lifecycle.evaluate` in a worker; waits for the answer."""
+        data = source.read_bytes() if isinstance(source, Path) else source
+        job = (meta, self._gold_file(gold), gold.version, data, limits)
+        try:
+            return self._pool.submit(_evaluate_in_worker, *job).result()
+        except BrokenProcessPool:
+            log.error("a scoring worker died while scoring %s; starting a new pool", meta.id)
+            with self._lock:
+                self._pool.shutdown(wait=False, cancel_futures=True)
+                self._pool = self._new_pool()
+            raise
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+        self._folder.cleanup()
