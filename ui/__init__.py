@@ -19,6 +19,7 @@ from ui.auth import Auth
 from ui.board import BoardPages, BoardTab, Redraw
 from ui.downloads import Downloads
 from ui.mine import MineTab, MySubmissions
+from ui.oauth import use_real_oauth
 from ui.style import CSS, theme
 from ui.submit import SubmitTab, Submitter
 
@@ -60,6 +61,22 @@ def header(auth: Auth, page: gr.Blocks) -> None:
     page.load(auth.greeting, None, identity, api_visibility="private")
 
 
-def launch_options(settings: UiSettings) -> dict:
-    """Keyword arguments of ``Blocks.launch``: where to listen, and the page's look."""
-    return {"server_name": settings.server_name, "server_port": settings.server_port, "css": CSS, "theme": theme()}
+def launch_options(settings: UiSettings, max_upload_bytes: int) -> dict:
+    """Keyword arguments of ``Blocks.launch``: where to listen (127.0.0.1 unless
+    ``GRADIO_SERVER_NAME`` says otherwise), the upload limit Gradio enforces while the upload
+    streams in (nothing larger reaches the disk), and the page's look."""
+    return {
+        "server_name": settings.server_name,
+        "server_port": settings.server_port,
+        "max_file_size": max_upload_bytes,
+        "css": CSS,
+        "theme": theme(),
+    }
+
+
+def launch(page: gr.Blocks, settings: UiSettings, max_upload_bytes: int) -> None:
+    """Serve the app; with sign-in on, only through the real OAuth routes (:mod:`ui.oauth`)."""
+    if settings.oauth:
+        use_real_oauth(settings)
+    # Reads are cached and thread-safe: let many visitors load at once (Gradio runs one at a time by default).
+    page.queue(default_concurrency_limit=16).launch(**launch_options(settings, max_upload_bytes))
