@@ -33,7 +33,12 @@ INTRO = (
 
 
 def build_app(leaderboard: Leaderboard, settings: UiSettings) -> gr.Blocks:
-    """Place the header and the tabs; every board is redrawn after changes made on other tabs."""
+    """Place the header and the tabs; every board is redrawn after changes made on other tabs.
+
+    With sign-in on, only the real OAuth routes are mounted (:mod:`ui.oauth`): Gradio builds
+    its server when the ``Blocks`` context closes, so this comes first."""
+    if settings.oauth:
+        use_real_oauth(settings)
     auth = Auth(settings)
     downloads = Downloads()
     pages = BoardPages(leaderboard, downloads)
@@ -57,7 +62,8 @@ def header(auth: Auth, page: gr.Blocks) -> None:
     with gr.Row():
         if auth.oauth:
             gr.LoginButton(scale=0)
-        identity = gr.Markdown(auth.greeting(), elem_classes="identity", elem_id="identity")
+        first = "Checking who is signed in…" if auth.oauth else auth.greeting()  # the page's load says who
+        identity = gr.Markdown(first, elem_classes="identity", elem_id="identity")
     page.load(auth.greeting, None, identity, api_visibility="private")
 
 
@@ -75,8 +81,6 @@ def launch_options(settings: UiSettings, max_upload_bytes: int) -> dict:
 
 
 def launch(page: gr.Blocks, settings: UiSettings, max_upload_bytes: int) -> None:
-    """Serve the app; with sign-in on, only through the real OAuth routes (:mod:`ui.oauth`)."""
-    if settings.oauth:
-        use_real_oauth(settings)
+    """Serve the app built by :func:`build_app`."""
     # Reads are cached and thread-safe: let many visitors load at once (Gradio runs one at a time by default).
     page.queue(default_concurrency_limit=16).launch(**launch_options(settings, max_upload_bytes))

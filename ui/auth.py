@@ -126,11 +126,15 @@ def hub_whoami(token: str) -> TokenCheck:
 
 
 def request_token(request: gr.Request | None, oauth_token: gr.OAuthToken | None = None) -> str:
-    """The caller's HF token: a ``gr.OAuthToken``, else ``X-HF-Authorization``, else ``Authorization``."""
+    """The caller's HF token: a ``gr.OAuthToken``, else ``Authorization``, else ``X-HF-Authorization``.
+
+    gradio_client puts ``token=`` (or, without one, the machine's saved HF login) into
+    ``X-HF-Authorization`` and never sets ``Authorization`` itself, so an ``Authorization``
+    header is the caller's explicit choice and goes first."""
     if oauth_token is not None and oauth_token.token:
         return oauth_token.token.strip()
     headers = getattr(request, "headers", None) or {}
-    for name in ("x-hf-authorization", "authorization"):
+    for name in ("authorization", "x-hf-authorization"):
         value = (headers.get(name) or "").strip()
         if value[:7].lower() == "bearer ":
             return value[7:].strip()

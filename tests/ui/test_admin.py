@@ -13,8 +13,8 @@ from tests.ui.test_auth import Clock
 from tests.ui.test_submit import submit
 from ui.admin import Maintainers, rescore_markdown
 from ui.auth import Auth
-from ui.throttle import Backoff
 from ui.submit import Submitter
+from ui.throttle import Backoff
 
 LOCAL = UiSettings(admin_token="open-sesame")
 

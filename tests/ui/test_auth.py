@@ -68,12 +68,13 @@ def test_the_three_ways_to_send_a_token_name_the_same_account():
     assert auth.identity(None, gradio_client_header) == expected
     assert auth.identity(None, Request(), oauth_token) == expected
     assert auth.identity(None, Request({"authorization": "Basic Z29vZA=="})) is None  # only bearer tokens
+    both = Request({"authorization": "Bearer good", "x-hf-authorization": "Bearer saved-login"})
+    assert auth.identity(None, both) == expected  # an explicit Authorization beats gradio_client's saved login
 
 
 def test_the_browser_profile_brings_its_orgs():
-    profile = gr.OAuthProfile(
-        {"name": "A", "preferred_username": "ann", "profile": "", "picture": "", "orgs": [{"preferred_username": "lab"}]}
-    )
+    userinfo = {"name": "A", "preferred_username": "ann", "profile": "", "picture": ""}
+    profile = gr.OAuthProfile({**userinfo, "orgs": [{"preferred_username": "lab"}]})
     assert Auth(ON_SPACE).identity(profile, Request()).orgs == ("lab",)
 
 
