@@ -10,7 +10,7 @@ import logging
 
 from leaderboard.config import Settings
 from leaderboard.service import Leaderboard
-from ui import build_app, launch_options
+from ui import build_app, launch
 from ui.jobs import start_jobs
 from ui.page import quiet_analytics
 
@@ -33,9 +33,7 @@ def main() -> None:
     if settings.scoring_workers:
         leaderboard.use_scoring_pool(settings.scoring_workers)
     start_jobs(leaderboard, settings.ui.refresh_seconds)
-    app = build_app(leaderboard, settings.ui)
-    # Reads are cached and thread-safe: let many visitors load at once (Gradio runs one at a time by default).
-    app.queue(default_concurrency_limit=16).launch(**launch_options(settings.ui))
+    launch(build_app(leaderboard, settings.ui), settings.ui, settings.max_upload_bytes)
 
 
 if __name__ == "__main__":

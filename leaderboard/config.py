@@ -18,6 +18,9 @@ HUB_REPO_VARIABLES = (
     ("results", "LEADERBOARD_RESULTS_REPO"),
 )
 ROW_RULES = ("latest", "best")
+# Gradio's names for the OAuth app; a Space with ``hf_oauth: true`` injects them.
+OAUTH_APP_VARIABLES = ("OAUTH_CLIENT_ID", "OAUTH_CLIENT_SECRET", "OAUTH_SCOPES", "OPENID_PROVIDER_URL")
+MIN_SESSION_SECRET = 32  # characters of LEADERBOARD_SESSION_SECRET
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("0", "false", "no", "off")
 
@@ -68,6 +71,26 @@ class _Env:
     def names(self, name: str) -> tuple[str, ...]:
         return tuple(v.strip() for v in self.environ.get(name, "").split(",") if v.strip())
 
+    def oauth_app(self, on_space: bool) -> None:
+        """Sign-in needs a real OAuth app, and off a Space a session secret of our own: without
+        them Gradio would sign everyone in as the machine's HF account, with cookies signed by a
+        public constant."""
+        missing = [name for name in OAUTH_APP_VARIABLES if not self.text(name)]
+        if missing:
+            where = (
+                "set `hf_oauth: true` in the Space's README metadata"
+                if on_space
+                else "create an OAuth app at https://huggingface.co/settings/applications and set them"
+            )
+            raise ConfigError(f"Sign in with Hugging Face needs {', '.join(missing)}: {where}")
+        secret = self.text("LEADERBOARD_SESSION_SECRET")
+        if (secret or not on_space) and len(secret) < MIN_SESSION_SECRET:
+            raise ConfigError(
+                f"LEADERBOARD_SESSION_SECRET must be a random string of at least {MIN_SESSION_SECRET} characters "
+                "to sign session cookies outside a Space "
+                "(e.g. `python -c 'import secrets; print(secrets.token_hex(32))'`)"
+            )
+
     def hub_repos(self) -> dict[str, str]:
         repos = {repo: self.text(var) for repo, var in HUB_REPO_VARIABLES if self.text(var)}
         if repos and len(repos) != len(HUB_REPO_VARIABLES):
@@ -80,7 +103,10 @@ class _Env:
 class UiSettings:
     """What only the web app reads: who may act, how often boards redraw, where it listens."""
 
-    oauth: bool = False  # Sign in with Hugging Face: on a Space, or asked for (offline it would crash)
+    oauth: bool = False  # Sign in with Hugging Face: on a Space, or asked for (with a real OAuth app)
+    on_space: bool = False  # Gradio's own test: SYSTEM=spaces and SPACE_ID set
+    space_id: str | None = None
+    session_secret: str | None = field(default=None, repr=False)  # signs the session cookie; None: Gradio's
     maintainers: tuple[str, ...] = ()
     admin_token: str | None = None
     local_user: str = "local-user"
@@ -91,8 +117,16 @@ class UiSettings:
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> UiSettings:
         env = _Env(os.environ if environ is None else environ)
+        space_id = env.optional("SPACE_ID")
+        on_space = bool(space_id) and env.text("SYSTEM") == "spaces"
+        oauth = bool(space_id) or env.flag("LEADERBOARD_OAUTH", False)
+        if oauth:
+            env.oauth_app(on_space)
         return cls(
-            oauth=bool(env.text("SPACE_ID")) or env.flag("LEADERBOARD_OAUTH", False),
+            oauth=oauth,
+            on_space=on_space,
+            space_id=space_id,
+            session_secret=env.optional("LEADERBOARD_SESSION_SECRET"),
             maintainers=env.names("LEADERBOARD_MAINTAINERS"),
             admin_token=env.optional("LEADERBOARD_ADMIN_TOKEN"),
             local_user=env.text("LEADERBOARD_LOCAL_USER", "local-user"),

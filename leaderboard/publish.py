@@ -1,47 +1,202 @@
 """The public results dataset: only aggregates, one Parquet and one CSV per benchmark, and a
-dataset card whose configs make ``datasets.load_dataset(repo, benchmark_id)`` work for every registered benchmark."""
+dataset card whose configs make ``datasets.load_dataset(repo)`` (every benchmark) and
+``load_dataset(repo, benchmark_id)`` work for every registered benchmark.
+
+The card is generated from the benchmark declarations (column dictionary included), between
+two markers: text a maintainer writes outside them, and front-matter keys they add or change
+(except ``configs``, which must match the files), survive the next publish.
+"""
 
 from __future__ import annotations
 
+import pandas as pd
+import yaml
+
+from leaderboard.baselines import PAPER_SOURCE
+from leaderboard.columns import Column, Kind, export_columns
 from leaderboard.table import BoardRow, frame, to_csv_bytes, to_parquet_bytes
 from scoring.benchmarks import BENCHMARKS
+from scoring.benchmarks.base import Benchmark
 from store import layout
-from store.base import Store
+from store.base import NotFound, Store
 
-CARD = """---
-license: cc-by-4.0
-pretty_name: Cultural VLM leaderboard results
-configs:
-{configs}
----
-# Cultural VLM leaderboard: public results
+CARD_PATH = "README.md"
+BEGIN = "<!-- BEGIN GENERATED: rewritten on every publish; write your own text outside these markers -->"
+END = "<!-- END GENERATED -->"
+FRONT_MATTER = {
+    "license": "cc-by-4.0",
+    "pretty_name": "Cultural VLM leaderboard results",
+    "language": ["en"],
+    "task_categories": ["visual-question-answering"],
+    "tags": ["leaderboard", "culture", "vision-language", "evaluation"],
+}
+CITATIONS = """```bibtex
+@inproceedings{satar-etal-2025-seeing,
+  title     = "Seeing Culture: A Benchmark for Visual Reasoning and Grounding",
+  author    = "Satar, Burak and Ma, Zhixin and Irawan, Patrick Amadeus and Mulyawan, Wilfried Ariel and
+               Jiang, Jing and Lim, Ee-Peng and Ngo, Chong-Wah",
+  booktitle = "Proceedings of the 2025 Conference on Empirical Methods in Natural Language Processing",
+  year      = "2025",
+  address   = "Suzhou, China",
+  publisher = "Association for Computational Linguistics",
+  url       = "https://aclanthology.org/2025.emnlp-main.1131/",
+  pages     = "22238--22254"
+}
 
-Aggregate scores of the submissions to the leaderboard, one table per benchmark
-({names}). Rows marked "reported in paper" are the published figures of the benchmark
-papers, not scored here. Percentages at full precision; `*_ci` columns hold the half-width of
-the 95% bootstrap interval. No gold answer, mask or per-question result is in this dataset.
+@misc{park2024kviscuit,
+  title         = {Evaluating Visual and Cultural Interpretation: The K-Viscuit Benchmark with Human-VLM Collaboration},
+  author        = {Park, ChaeHun and Baek, Yujin and Kim, Jaeseok and Heo, Yu-Jung and Chang, Du-Seong and
+                   Choo, Jaegul},
+  year          = {2024},
+  eprint        = {2406.16469},
+  archivePrefix = {arXiv},
+  url           = {https://arxiv.org/abs/2406.16469}
+}
+```"""
+FIXED_COLUMNS = {
+    Kind.RANK: "place on the board, 1 = best by the primary metric; ties go to the earlier submission",
+    Kind.MODEL: "the model's name as submitted",
+    Kind.MODEL_TYPE: "open weights, closed weights or API only",
+    Kind.DATE: "when it was submitted (UTC; a timestamp in the Parquet, empty for the papers' rows)",
+    Kind.URL: "a link the team gave (may be empty)",
+}
+TEXT_COLUMNS = {
+    "team": "the team's name as submitted",
+    "source": f'who measured it: "{PAPER_SOURCE}" or this leaderboard',
+}
 
-```python
-from datasets import load_dataset
-table = load_dataset("<this repo>", "{example}", split="train")
-```
-"""
+
+# ---------------------------------------------------------------- the tables
 
 
-def card() -> bytes:
-    configs = "\n".join(
-        f"- config_name: {b}\n  data_files:\n  - split: train\n    path: {layout.public_table(b, 'parquet')}"
-        for b in BENCHMARKS
+def public_frame(benchmark: str, rows: list[BoardRow]) -> pd.DataFrame:
+    """All views' columns, keys with ``_`` for ``.`` (``overall_acc``), dates typed as timestamps."""
+    df = frame(benchmark, rows, "all")
+    for col in export_columns(BENCHMARKS[benchmark]):
+        if col.kind == Kind.DATE:
+            df[col.key] = pd.to_datetime(df[col.key].replace("", None), utc=True, errors="coerce")
+    return df.rename(columns=parquet_name)
+
+
+def parquet_name(key: str) -> str:
+    return key.replace(".", "_")
+
+
+# ---------------------------------------------------------------- the card
+
+
+def describe(bench: Benchmark, col: Column) -> str:
+    """One line of the column dictionary, from the declarations."""
+    if col.figure is None:
+        return TEXT_COLUMNS.get(col.key) or FIXED_COLUMNS.get(col.kind) or col.header
+    section, label, name = col.figure
+    metric = next((m for m in bench.metrics if name in (m.name, m.ci)), None)
+    if metric is None:
+        return col.header
+    grouping = bench.grouping(section) if label is not None else None
+    where = "overall" if grouping is None else f"{grouping.label.lower()} {grouping.show(label)} only"
+    if col.kind == Kind.CI:
+        return (
+            f"half-width of the 95% bootstrap percentile interval of {metric.label}, {where} "
+            "(percentage points; empty for the papers' rows)"
+        )
+    direction = "higher is better" if metric.higher_is_better else "lower is better"
+    return f"{metric.label}, {where}: {metric.description} (percent, {direction})"
+
+
+def benchmark_section(bench: Benchmark) -> str:
+    groups = "; ".join(f"{g.label.lower()}: {', '.join(g.show(v) for v in g.order)}" for g in bench.groupings)
+    rows = "\n".join(f"| `{parquet_name(c.key)}` | {describe(bench, c)} |" for c in export_columns(bench) if c.in_frame)
+    return (
+        f"### {bench.name} (config `{bench.id}`)\n\n{bench.description}\n\nPaper: *{bench.paper}*. "
+        f"Groups: {groups}.\n\nFiles: `{layout.public_table(bench.id, 'parquet')}` (also as CSV), "
+        f"question list `{layout.public_questions(bench.id)}`.\n\n| column | meaning |\n|---|---|\n{rows}\n"
     )
-    return CARD.format(configs=configs, names=", ".join(BENCHMARKS), example=next(iter(BENCHMARKS))).encode()
 
 
-def publish(store: Store, benchmark: str, rows: list[BoardRow]) -> None:
-    """Write the benchmark's public table (all views' columns) and the card, in one commit."""
-    df = frame(benchmark, rows, "all").rename(columns=lambda c: c.replace(".", "_"))
+def generated_body(dataset_id: str, space_id: str | None) -> str:
+    """Everything between the markers: description, loading, question lists, columns, citations."""
+    first = next(iter(BENCHMARKS))
+    space = (
+        f"The leaderboard itself, where models are submitted: https://huggingface.co/spaces/{space_id}\n\n"
+        if space_id
+        else ""
+    )
+    return (
+        "# Cultural VLM leaderboard: public results\n\n"
+        "Aggregate scores of every model on the leaderboard, one table per benchmark "
+        f'({", ".join(f"`{b}`" for b in BENCHMARKS)}). Rows whose `source` is "{PAPER_SOURCE}" are '
+        "the benchmark papers' published figures, not scored here. Figures are percentages at full "
+        "precision. No gold answer, mask, image size or per-question result is in this dataset.\n\n"
+        + space
+        + "## Loading\n\n```python\nfrom datasets import load_dataset\n\n"
+        + "\n".join(f'{b.replace("-", "_")} = load_dataset("{dataset_id}", "{b}", split="train")' for b in BENCHMARKS)
+        + f'\nsame_as_{first} = load_dataset("{dataset_id}", split="train")  # the default config\n```\n\n'
+        "One config per benchmark, since their columns differ; the first is the default.\n\n"
+        "## Question lists\n\n`questions/<benchmark>.jsonl` holds the public side of each benchmark's "
+        "questions (id, type and group labels; for K-Viscuit also the question and options), never the "
+        "answers: what a submission must answer. They come from the benchmarks' own releases and keep "
+        "those releases' terms.\n\n## Columns\n\n"
+        + "\n".join(benchmark_section(b) for b in BENCHMARKS.values())
+        + "\n## Citation\n\nIf you use these results, cite the benchmarks:\n\n"
+        + CITATIONS
+        + "\n"
+    )
+
+
+def configs() -> list[dict]:
+    """One config per benchmark; the first is the ``default`` one, so ``load_dataset(repo)``
+    works (the tables have different columns, so they cannot be stacked into one config)."""
+    return [
+        {
+            "config_name": b,
+            **({"default": True} if i == 0 else {}),
+            "data_files": [{"split": "train", "path": layout.public_table(b, "parquet")}],
+        }
+        for i, b in enumerate(BENCHMARKS)
+    ]
+
+
+def split_card(text: str) -> tuple[dict, str, str]:
+    """(front matter, text before the generated block, text after it) of an existing card; a
+    card without markers keeps all its text after the block."""
+    meta: dict = {}
+    if text.startswith("---\n") and "\n---" in text[4:]:
+        head, text = text[4:].split("\n---", 1)
+        loaded = yaml.safe_load(head)
+        meta = loaded if isinstance(loaded, dict) else {}
+        text = text.lstrip("\n")
+    if BEGIN in text and END in text:
+        before, rest = text.split(BEGIN, 1)
+        return meta, before, rest.split(END, 1)[1]
+    return meta, "", ("\n" + text) if text.strip() else ""
+
+
+def card(dataset_id: str, existing: str = "", space_id: str | None = None) -> bytes:
+    """The card: our front matter under the maintainer's (``configs`` always ours), the
+    generated block, and the maintainer's text around it."""
+    old_meta, before, after = split_card(existing)
+    meta = {**FRONT_MATTER, **old_meta, "configs": configs()}
+    head = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True)
+    return f"---\n{head}---\n{before}{BEGIN}\n{generated_body(dataset_id, space_id)}{END}{after}".encode()
+
+
+def publish(
+    store: Store, benchmark: str, rows: list[BoardRow], dataset_id: str = "results", space_id: str | None = None
+) -> None:
+    """Write the benchmark's public table (all views' columns) and the card, in one commit.
+    ``dataset_id``: what ``load_dataset`` is given (the Hub repo id, or the local folder)."""
+    df = public_frame(benchmark, rows)
     files = {
         layout.public_table(benchmark, "parquet"): to_parquet_bytes(df),
         layout.public_table(benchmark, "csv"): to_csv_bytes(df),
-        "README.md": card(),
+        CARD_PATH: card(dataset_id, existing_card(store), space_id),
     }
     store.put("results", files, f"Update {benchmark} results", overwrite=True)
+
+
+def existing_card(store: Store) -> str:
+    try:
+        return store.read("results", CARD_PATH).decode("utf-8", errors="replace")
+    except NotFound:
+        return ""

@@ -261,7 +261,8 @@ class Leaderboard:
         locks.mkdir(parents=True, exist_ok=True)
         with FileLock(str(locks / f"publish-{benchmark}.lock")):
             self.catalog.refresh()
-            publish(self.store, benchmark, self.board(benchmark).rows)
+            dataset_id = self.settings.hub_repos.get("results") or str(self.settings.data_dir / "results")
+            publish(self.store, benchmark, self.board(benchmark).rows, dataset_id, self.settings.ui.space_id)
 
     def use_scoring_pool(self, workers: int) -> None:
         """Score uploads in ``workers`` lower-priority processes, so browsing keeps the CPU."""

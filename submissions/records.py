@@ -96,3 +96,4 @@ class Identity:
     username: str
     is_maintainer: bool = False
     source: str = "local"  # "huggingface" or "local"
+    orgs: tuple[str, ...] = ()  # the user's Hugging Face organisations (whoami / OAuth), for team ownership

@@ -19,6 +19,7 @@ from ui.auth import Auth
 from ui.board import BoardPages, BoardTab, Redraw
 from ui.downloads import Downloads
 from ui.mine import MineTab, MySubmissions
+from ui.oauth import use_real_oauth
 from ui.page import launch_extras
 from ui.style import CSS, theme
 from ui.submit import SubmitTab, Submitter
@@ -33,7 +34,12 @@ INTRO = (
 
 
 def build_app(leaderboard: Leaderboard, settings: UiSettings) -> gr.Blocks:
-    """Place the header and the tabs; every board is redrawn after changes made on other tabs."""
+    """Place the header and the tabs; every board is redrawn after changes made on other tabs.
+
+    With sign-in on, only the real OAuth routes are mounted (:mod:`ui.oauth`): Gradio builds
+    its server when the ``Blocks`` context closes, so this comes first."""
+    if settings.oauth:
+        use_real_oauth(settings)
     auth = Auth(settings)
     downloads = Downloads()
     pages = BoardPages(leaderboard, downloads)
@@ -57,16 +63,26 @@ def header(auth: Auth, page: gr.Blocks) -> None:
     with gr.Row():
         if auth.oauth:
             gr.LoginButton(scale=0)
-        identity = gr.Markdown(auth.greeting(), elem_classes="identity", elem_id="identity")
+        first = "Checking who is signed in…" if auth.oauth else auth.greeting()  # the page's load says who
+        identity = gr.Markdown(first, elem_classes="identity", elem_id="identity")
     page.load(auth.greeting, None, identity, api_visibility="private", queue=False)
 
 
-def launch_options(settings: UiSettings) -> dict:
-    """Keyword arguments of ``Blocks.launch``: where to listen, and the page's look."""
+def launch_options(settings: UiSettings, max_upload_bytes: int) -> dict:
+    """Keyword arguments of ``Blocks.launch``: where to listen (127.0.0.1 unless
+    ``GRADIO_SERVER_NAME`` says otherwise), the upload limit Gradio enforces while the upload
+    streams in (nothing larger reaches the disk), and the page's look."""
     return {
         "server_name": settings.server_name,
         "server_port": settings.server_port,
+        "max_file_size": max_upload_bytes,
         "css": CSS,
         "theme": theme(),
         **launch_extras(),
     }
+
+
+def launch(page: gr.Blocks, settings: UiSettings, max_upload_bytes: int) -> None:
+    """Serve the app built by :func:`build_app`."""
+    # Reads are cached and thread-safe: let many visitors load at once (Gradio runs one at a time by default).
+    page.queue(default_concurrency_limit=16).launch(**launch_options(settings, max_upload_bytes))

@@ -1,13 +1,15 @@
 """The Maintainers tab: current gold, rescoring, hiding submissions, rejected uploads.
 
-It opens for a session with the admin token, or for a signed-in maintainer account. Every
-callback checks again: a hidden panel is not a permission.
+It opens with the admin token, or for a signed-in maintainer account. Every callback checks
+again, from the token field's value sent with it: a hidden panel or a session is not a permission.
 """
 
 from __future__ import annotations
 
+import logging
+import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import gradio as gr
 import pandas as pd
@@ -18,6 +20,9 @@ from scoring.errors import Issue
 from ui.auth import Auth
 from ui.board import Redraw
 from ui.display import escape_markdown
+from ui.throttle import Backoff, client_of
+
+log = logging.getLogger(__name__)
 
 REJECTED_COLUMNS = ["id", "benchmark", "model", "team", "submitter", "errors", "first errors"]
 
@@ -90,39 +95,67 @@ def rescore_markdown(report: dict) -> str:
 
 @dataclass(frozen=True, eq=False)
 class Maintainers:
-    """The tab's callbacks. ``unlocked`` is the session's state: the admin token was given."""
+    """The tab's callbacks. Every one checks the caller again: the admin token typed in the tab
+    (sent with each action, never remembered by the session) or a maintainer account. Wrong
+    tokens are logged (without the token) and slow the next tries down (:mod:`ui.throttle`)."""
 
     leaderboard: Leaderboard
     auth: Auth
+    backoff: Backoff = field(default_factory=Backoff)
 
-    def allowed(self, unlocked: bool, profile: gr.OAuthProfile | None) -> bool:
-        return bool(unlocked) or self.auth.is_maintainer(profile)
+    def check(self, token: str, profile: gr.OAuthProfile | None, request: gr.Request | None) -> str:
+        """ "" if the caller may act, else why not."""
+        if self.auth.is_maintainer(profile, request):
+            return ""
+        if not token:
+            return "Maintainers only: enter the admin token" + (
+                " or sign in with a maintainer account." if self.auth.oauth else "."
+            )
+        client = client_of(request)
+        wait = self.backoff.wait_seconds(client)
+        if wait > 0:
+            log.warning("admin token try from %s refused: backing off %.0f s", client, wait)
+            return f"Too many wrong admin tokens: try again in {math.ceil(wait)} s."
+        if self.auth.admin_token_matches(token):
+            self.backoff.succeeded(client)
+            return ""
+        tries = self.backoff.failed(client)
+        log.warning("wrong admin token from %s (%d in a row)", client, tries)
+        return "Wrong token (or not a maintainer)."
 
-    def unlock(self, token: str, profile: gr.OAuthProfile | None) -> tuple:
-        ok = self.auth.admin_token_matches(token) or self.auth.is_maintainer(profile)
-        msg = "Unlocked for this session." if ok else "Wrong token (or not a maintainer)."
-        return ok, gr.Column(visible=ok), msg, *(self.view(ok, profile) if ok else [gr.skip()] * 3)
+    def unlock(self, token: str, profile: gr.OAuthProfile | None, request: gr.Request | None = None) -> tuple:
+        refused = self.check(token, profile, request)
+        msg = refused or "Unlocked: each action checks the token again."
+        ok = not refused
+        return gr.Column(visible=ok), msg, *(self._view() if ok else [gr.skip()] * 3)
 
-    def view(self, unlocked: bool, profile: gr.OAuthProfile | None) -> tuple:
+    def view(self, token: str, profile: gr.OAuthProfile | None, request: gr.Request | None = None) -> tuple:
         """Current gold, the submission picker and the rejected uploads."""
-        if not self.allowed(unlocked, profile):
+        if self.check(token, profile, request):
             return gr.skip(), gr.skip(), gr.skip()
+        return self._view()
+
+    def _view(self) -> tuple:
         lb = self.leaderboard
         return gold_markdown(lb), gr.Dropdown(choices=submission_choices(lb)), rejected_frame(lb)
 
-    def rescore(self, unlocked: bool, profile: gr.OAuthProfile | None, progress=gr.Progress()) -> str:
-        self._check(unlocked, profile)
+    def rescore(
+        self, token: str, profile: gr.OAuthProfile | None, request: gr.Request | None = None, progress=gr.Progress()
+    ) -> str:
+        self._require(token, profile, request)
         progress(0.1, desc="Rescoring every submission on the current gold")
         return rescore_markdown(self.leaderboard.rescore())
 
-    def hide(self, sid: str, unlocked: bool, profile: gr.OAuthProfile | None) -> tuple:
-        return self._set_hidden(sid, True, unlocked, profile)
+    def hide(self, sid: str, token: str, profile: gr.OAuthProfile | None, request: gr.Request | None = None) -> tuple:
+        return self._set_hidden(sid, True, token, profile, request)
 
-    def unhide(self, sid: str, unlocked: bool, profile: gr.OAuthProfile | None) -> tuple:
-        return self._set_hidden(sid, False, unlocked, profile)
+    def unhide(self, sid: str, token: str, profile: gr.OAuthProfile | None, request: gr.Request | None = None) -> tuple:
+        return self._set_hidden(sid, False, token, profile, request)
 
-    def _set_hidden(self, sid: str, hidden: bool, unlocked: bool, profile: gr.OAuthProfile | None) -> tuple:
-        self._check(unlocked, profile)
+    def _set_hidden(
+        self, sid: str, hidden: bool, token: str, profile: gr.OAuthProfile | None, request: gr.Request | None
+    ) -> tuple:
+        self._require(token, profile, request)
         if not sid:
             return "Choose a submission first.", gr.skip()
         done = self.leaderboard.set_hidden(sid, hidden, profile.username if profile is not None else "admin-token")
@@ -130,16 +163,16 @@ class Maintainers:
         msg = f"{verb}: `{sid}`." if done else f"Unknown submission `{escape_markdown(sid)}`."
         return msg, gr.Dropdown(choices=submission_choices(self.leaderboard), value=sid)
 
-    def _check(self, unlocked: bool, profile: gr.OAuthProfile | None) -> None:
-        if not self.allowed(unlocked, profile):
-            raise gr.Error("Maintainers only.")
+    def _require(self, token: str, profile: gr.OAuthProfile | None, request: gr.Request | None) -> None:
+        refused = self.check(token, profile, request)
+        if refused:
+            raise gr.Error(refused)
 
 
 @dataclass(frozen=True, eq=False)
 class AdminTab:
     """The tab's components (the panel stays hidden until unlocked)."""
 
-    unlocked: gr.State
     token: gr.Textbox
     unlock: gr.Button
     message: gr.Markdown
@@ -161,25 +194,21 @@ class AdminTab:
     @classmethod
     def mount(cls, maintainers: Maintainers, redraw: Redraw) -> AdminTab:
         with gr.Tab("Maintainers", id="tab-admin", elem_id="tab-admin"):
-            tab = cls(gr.State(False), *_lock_components(maintainers.auth.oauth), *_panel_components())
+            tab = cls(*_lock_components(maintainers.auth.oauth), *_panel_components())
         tab._wire(maintainers, redraw)
         return tab
 
     def _wire(self, maintainers: Maintainers, redraw: Redraw) -> None:
+        """Each action sends the token field along: the server checks it every time."""
         for trigger in (self.unlock.click, self.token.submit):
-            trigger(
-                maintainers.unlock,
-                self.token,
-                [self.unlocked, self.panel, self.message, *self.view],
-                api_visibility="private",
-            )
-        self.refresh.click(maintainers.view, self.unlocked, self.view, api_visibility="private")
-        self.rescore.click(maintainers.rescore, self.unlocked, self.rescore_report, api_visibility="private").then(
-            maintainers.view, self.unlocked, self.view, api_visibility="private"
+            trigger(maintainers.unlock, self.token, [self.panel, self.message, *self.view], api_visibility="private")
+        self.refresh.click(maintainers.view, self.token, self.view, api_visibility="private")
+        self.rescore.click(maintainers.rescore, self.token, self.rescore_report, api_visibility="private").then(
+            maintainers.view, self.token, self.view, api_visibility="private"
         )
         for button, callback in ((self.hide, maintainers.hide), (self.unhide, maintainers.unhide)):
             moderated = button.click(
-                callback, [self.pick, self.unlocked], [self.hide_message, self.pick], api_visibility="private"
+                callback, [self.pick, self.token], [self.hide_message, self.pick], api_visibility="private"
             )
             redraw.after(moderated)
 

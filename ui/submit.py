@@ -55,12 +55,14 @@ class Submitter:
         request: gr.Request,
         profile: gr.OAuthProfile | None,
         progress=gr.Progress(),
+        oauth_token: gr.OAuthToken | None = None,
     ) -> dict:
         """Validate and score one predictions file; returns the aggregate result, the new rank
         or the line-numbered errors, and the quota left. Same identity and quota as the web form."""
-        identity = self.auth.identity(profile, request)
+        caller = self.auth.caller(profile, request, oauth_token)
+        identity = caller.identity
         if identity is None:
-            return refusal("Sign in with Hugging Face to submit.")
+            return refusal(caller.refusal)
         if not file:
             quota = self.leaderboard.quota(identity, benchmark) if benchmark in BENCHMARKS else None
             return refusal("Choose a predictions file.", quota)

@@ -8,6 +8,13 @@ import pytest
 
 from leaderboard.config import ConfigError, Settings, UiSettings
 
+OAUTH_APP = {
+    "OAUTH_CLIENT_ID": "app-id",
+    "OAUTH_CLIENT_SECRET": "app-secret",
+    "OAUTH_SCOPES": "openid profile",
+    "OPENID_PROVIDER_URL": "https://huggingface.co",
+}
+SESSION_SECRET = {"LEADERBOARD_SESSION_SECRET": "s" * 32}
 REPOS = {
     "LEADERBOARD_GOLD_REPO": "org/gold",
     "LEADERBOARD_SUBMISSIONS_REPO": "org/subs",
@@ -28,6 +35,8 @@ def test_defaults_with_an_empty_environment():
 def test_every_documented_variable_is_read():
     env = {
         **REPOS,
+        **OAUTH_APP,
+        **SESSION_SECRET,
         "LEADERBOARD_DATA_DIR": "/srv/lb",
         "HF_TOKEN": "hf_x",
         "HF_ENDPOINT": "http://127.0.0.1:9",
@@ -55,6 +64,7 @@ def test_every_documented_variable_is_read():
     assert s.row_rule == "best" and s.demo is False and s.uses_hub
     assert s.ui == UiSettings(
         oauth=True,
+        session_secret="s" * 32,
         maintainers=("ann", "bob"),
         admin_token="secret",
         local_user="me",
@@ -65,8 +75,27 @@ def test_every_documented_variable_is_read():
 
 
 def test_a_space_turns_oauth_on():
-    assert UiSettings.from_env({"SPACE_ID": "org/space"}).oauth
+    space = {"SPACE_ID": "org/space", "SYSTEM": "spaces", **OAUTH_APP}
+    settings = UiSettings.from_env(space)
+    assert settings.oauth and settings.on_space and settings.space_id == "org/space"
+    assert settings.session_secret is None  # on a Space Gradio's key from the secret OAuth client secret will do
     assert not UiSettings.from_env({"LEADERBOARD_OAUTH": "0"}).oauth
+
+
+def test_sign_in_needs_a_real_oauth_app():
+    with pytest.raises(ConfigError, match="OAUTH_CLIENT_SECRET, OAUTH_SCOPES.*hf_oauth: true"):
+        UiSettings.from_env({"SPACE_ID": "org/space", "SYSTEM": "spaces", "OAUTH_CLIENT_ID": "x"})
+    with pytest.raises(ConfigError, match="OAUTH_CLIENT_ID, OAUTH_CLIENT_SECRET.*settings/applications"):
+        UiSettings.from_env({"LEADERBOARD_OAUTH": "1"})
+
+
+def test_off_a_space_sign_in_needs_a_long_session_secret():
+    for env in ({"LEADERBOARD_OAUTH": "1"}, {"SPACE_ID": "org/space"}):  # SPACE_ID alone is not a Space
+        with pytest.raises(ConfigError, match="LEADERBOARD_SESSION_SECRET"):
+            UiSettings.from_env({**env, **OAUTH_APP})
+        with pytest.raises(ConfigError, match="at least 32"):
+            UiSettings.from_env({**env, **OAUTH_APP, "LEADERBOARD_SESSION_SECRET": "short"})
+        assert UiSettings.from_env({**env, **OAUTH_APP, **SESSION_SECRET}).oauth
 
 
 @pytest.mark.parametrize(

@@ -8,53 +8,85 @@ import pytest
 
 from leaderboard.config import UiSettings
 from tests.support.submissions import write_broken, write_submission
-from tests.ui.fakes import Profile
+from tests.ui.fakes import Profile, Request
+from tests.ui.test_auth import Clock
 from tests.ui.test_submit import submit
 from ui.admin import Maintainers, rescore_markdown
 from ui.auth import Auth
 from ui.submit import Submitter
+from ui.throttle import Backoff
 
 LOCAL = UiSettings(admin_token="open-sesame")
 
 
 def test_unlock_with_the_token_or_a_maintainer_account(lb):
-    ok, panel, message, gold, picker, rejected = Maintainers(lb, Auth(LOCAL)).unlock("open-sesame", None)
-    assert ok and panel.visible and message == "Unlocked for this session."
+    panel, message, gold, picker, rejected = Maintainers(lb, Auth(LOCAL)).unlock("open-sesame", None)
+    assert panel.visible and message.startswith("Unlocked")
     assert "| scb | `" in gold and "| kviscuit | none |" in gold and list(rejected.columns)[0] == "id"
-    ok, panel, message, *rest = Maintainers(lb, Auth(LOCAL)).unlock("guess", None)
-    assert not ok and not panel.visible and message == "Wrong token (or not a maintainer)."
+    panel, message, *rest = Maintainers(lb, Auth(LOCAL)).unlock("guess", None)
+    assert not panel.visible and message == "Wrong token (or not a maintainer)."
     assert all(isinstance(r, type(gr.skip())) for r in rest)
     on_space = Auth(UiSettings(oauth=True, maintainers=("boss",)))
-    assert Maintainers(lb, on_space).unlock("", Profile("boss"))[0]
-    assert not Maintainers(lb, on_space).unlock("", Profile("eve"))[0]
+    assert Maintainers(lb, on_space).unlock("", Profile("boss"))[0].visible
+    assert not Maintainers(lb, on_space).unlock("", Profile("eve"))[0].visible
 
 
-def test_every_action_checks_again(lb):
+def test_every_action_checks_the_token_it_is_sent(lb):
     maintainers = Maintainers(lb, Auth(LOCAL))
-    with pytest.raises(gr.Error):
-        maintainers.rescore(False, None, lambda *a, **k: None)
-    with pytest.raises(gr.Error):
-        maintainers.hide("any", False, None)
-    assert all(isinstance(r, type(gr.skip())) for r in maintainers.view(False, None))
+    assert maintainers.unlock("open-sesame", None)[0].visible  # an unlock is remembered nowhere
+    assert maintainers.hide("", "open-sesame", None)[0] == "Choose a submission first."
+    for token in ("", "guess"):
+        with pytest.raises(gr.Error):
+            maintainers.rescore(token, None, None, lambda *a, **k: None)
+        with pytest.raises(gr.Error):
+            maintainers.hide("any", token, None)
+        assert all(isinstance(r, type(gr.skip())) for r in maintainers.view(token, None))
+
+
+def test_wrong_tokens_back_off_and_are_logged_without_the_token(lb, caplog):
+    clock = Clock()
+    maintainers = Maintainers(lb, Auth(LOCAL), Backoff(free=3, global_free=100, base=1.0, clock=clock))
+    alice, bob = Request(client="10.0.0.1"), Request(client="10.0.0.2")
+    answers = [maintainers.unlock(f"guess-{i}", None, alice)[1] for i in range(4)]
+    assert answers[:3] == ["Wrong token (or not a maintainer)."] * 3
+    assert answers[3] == "Too many wrong admin tokens: try again in 1 s."
+    assert maintainers.unlock("open-sesame", None, alice)[1].startswith("Too many")  # not even checked
+    assert maintainers.unlock("open-sesame", None, bob)[0].visible  # another client is not slowed
+    clock.now = 1.0
+    assert maintainers.unlock("guess-4", None, alice)[1] == "Wrong token (or not a maintainer)."
+    assert maintainers.unlock("open-sesame", None, alice)[1] == "Too many wrong admin tokens: try again in 2 s."
+    clock.now = 3.0
+    assert maintainers.unlock("open-sesame", None, alice)[0].visible
+    assert "wrong admin token from 10.0.0.1 (4 in a row)" in caplog.text and "guess-" not in caplog.text
+
+
+def test_everyone_together_backs_off_too():
+    clock = Clock()
+    backoff = Backoff(free=3, global_free=5, base=2.0, clock=clock)
+    for i in range(5):
+        backoff.failed(f"10.0.0.{i}")  # one wrong try from each of five addresses
+    assert backoff.wait_seconds("10.9.9.9") == 2.0
+    clock.now = 2.0
+    assert backoff.wait_seconds("10.9.9.9") == 0.0
 
 
 def test_hide_and_unhide_a_submission(lb, tmp_path):
     answer = submit(Submitter(lb, Auth(LOCAL)), write_submission(tmp_path / "s.jsonl", accuracy=0.8))
     sid = answer["submission_id"]
     maintainers = Maintainers(lb, Auth(LOCAL))
-    message, picker = maintainers.hide(sid, True, None)
+    message, picker = maintainers.hide(sid, "open-sesame", None)
     assert message == f"Hidden: `{sid}`." and lb.rank_of("scb", sid) is None
     assert any(label.endswith("HIDDEN") for label, value in picker.choices if value == sid)
-    assert maintainers.unhide(sid, True, None)[0] == f"Unhidden: `{sid}`." and lb.rank_of("scb", sid)
-    assert maintainers.hide("", True, None)[0] == "Choose a submission first."
-    unknown = maintainers.hide("no-such-id", True, None)[0]
+    assert maintainers.unhide(sid, "open-sesame", None)[0] == f"Unhidden: `{sid}`." and lb.rank_of("scb", sid)
+    assert maintainers.hide("", "open-sesame", None)[0] == "Choose a submission first."
+    unknown = maintainers.hide("no-such-id", "open-sesame", None)[0]
     assert unknown == r"Unknown submission `no\-such\-id`."  # escaped, though a code span shows the backslashes
 
 
 def test_rejected_uploads_and_the_rescore_report(lb, tmp_path):
     submit(Submitter(lb, Auth(LOCAL)), write_broken(tmp_path / "b.jsonl"))
-    rejected = Maintainers(lb, Auth(LOCAL)).view(True, None)[2]
+    rejected = Maintainers(lb, Auth(LOCAL)).view("open-sesame", None)[2]
     assert list(rejected["errors"]) == [3] and rejected["first errors"].iloc[0].startswith("line 2: ")
-    report = Maintainers(lb, Auth(LOCAL)).rescore(True, None, lambda *a, **k: None)
+    report = Maintainers(lb, Auth(LOCAL)).rescore("open-sesame", None, None, lambda *a, **k: None)
     assert report.startswith("### Rescore report") and "**scb**" in report
     assert rescore_markdown({}) == "Nothing to rescore (no gold loaded)."

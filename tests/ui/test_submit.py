@@ -6,7 +6,7 @@ from __future__ import annotations
 from leaderboard.config import UiSettings
 from tests.support.submissions import write_broken, write_submission
 from tests.ui.fakes import Request
-from ui.auth import Auth
+from ui.auth import NO_TOKEN, Auth
 from ui.submit import Submitter
 
 KEYS = {"status", "message", "submission_id", "result", "rank", "errors", "total_errors", "quota", "duplicate_of"}
@@ -39,7 +39,7 @@ def test_a_broken_file_gets_its_line_numbers(lb, tmp_path):
 def test_refusals_hold_every_key(lb, tmp_path):
     signed_out = submit(Submitter(lb, Auth(UiSettings(oauth=True))), write_submission(tmp_path / "s.jsonl"))
     assert set(signed_out) == KEYS
-    assert (signed_out["status"], signed_out["message"]) == ("rejected", "Sign in with Hugging Face to submit.")
+    assert (signed_out["status"], signed_out["message"]) == ("rejected", NO_TOKEN)  # says how to send a token
     no_file = submit(Submitter(lb, Auth(UiSettings())), None)
     assert set(no_file) == KEYS and no_file["message"] == "Choose a predictions file."
     assert "attempts left" in no_file["quota"]
