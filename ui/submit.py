@@ -145,7 +145,8 @@ def guide_markdown(benchmark: str) -> str:
         f"`python -m scoring validate --benchmark {bench.id} --questions QUESTIONS.jsonl --predictions FILE`, "
         "or tick *Validate only* here (nothing is scored, stored or counted).\n\n"
         f"```json\n{example}\n```\n\n"
-        "**What becomes public**: a scored submission's model name, team, model type, links and aggregate "
+        + (f"**Question list**: {bench.questions_note}\n\n" if bench.questions_note else "")
+        + "**What becomes public**: a scored submission's model name, team, model type, links and aggregate "
         "figures appear on the board and in the public results dataset at once; your file and its "
         "per-question results do not. Full guide: docs/submitting.md (linked from About)."
     )

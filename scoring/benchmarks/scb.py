@@ -449,7 +449,7 @@ SCB = Benchmark(
     questions_note=(
         "One line per question: question_id, type, country, category, concept, the question text "
         "(question) and the grounding prompt (grounding_prompt) where the release has them, and the "
-        "four option images A-D in letter order (options: letter, image_id, width, height, url). "
+        "four option images A-D in letter order (options, each with its letter, image id, width, height and url). "
         "Images come from the benchmark's release: url is the image's path in it. Boxes, polygons "
         "and masks are given in pixels of the option image the line answers (its width and height "
         "here), after the box format's conversion. No answers and no masks."
