@@ -54,6 +54,18 @@ class _Env:
             raise ConfigError(f"{name} must be {bounds}, got {value}")
         return value
 
+    def share(self, name: str, default: float) -> float:
+        raw = self.text(name)
+        if not raw:
+            return default
+        try:
+            value = float(raw)
+        except ValueError:
+            raise ConfigError(f"{name} must be a share between 0 and 1, e.g. 0.95; got {raw!r}") from None
+        if not 0 <= value <= 1:
+            raise ConfigError(f"{name} must be a share between 0 and 1, e.g. 0.95; got {raw!r}")
+        return value
+
     def flag(self, name: str, default: bool) -> bool:
         raw = self.text(name).lower()
         if not raw:
@@ -152,6 +164,7 @@ class Settings:
     max_attempts_per_day: int = 20
     max_upload_bytes: int = 50 * 1024 * 1024
     row_rule: str = "latest"  # or "best": which submission of a (team, model) is its row
+    min_coverage: float = 0.95  # a scored file answers at least this share of the questions (0 turns it off)
     demo: bool = True  # seed an empty local store with demo gold and submissions
     ui: UiSettings = field(default_factory=UiSettings)
     plugins: tuple[str, ...] = ()  # modules that register more benchmarks (and their demos) on import
@@ -176,6 +189,7 @@ class Settings:
             max_attempts_per_day=env.whole("LEADERBOARD_MAX_ATTEMPTS_PER_DAY", 20),
             max_upload_bytes=env.whole("LEADERBOARD_MAX_UPLOAD_MB", 50, minimum=1) * 1024 * 1024,
             row_rule=env.choice("LEADERBOARD_ROW_RULE", "latest", ROW_RULES),
+            min_coverage=env.share("LEADERBOARD_MIN_COVERAGE", 0.95),
             demo=env.flag("LEADERBOARD_DEMO", True),
             ui=UiSettings.from_env(environ),
             plugins=env.names("LEADERBOARD_PLUGINS"),

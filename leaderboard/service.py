@@ -21,6 +21,7 @@ from leaderboard.publish import publish
 from leaderboard.table import Board, BoardRow, baseline_rows, frame, scored_rows
 from scoring import BENCHMARKS, SCORER_VERSION, Limits
 from scoring.benchmarks import load_plugins
+from scoring.engine import UnparsedLine
 from store import layout
 from store.base import NotFound, Store
 from store.golds import GoldInfo, GoldRegistry
@@ -72,6 +73,7 @@ class Leaderboard:
             self.limits,
             settings.data_dir / "locks",
             on_scored=self.publish,
+            min_coverage=settings.min_coverage or None,
         )
         self._boards: dict[str, tuple[tuple, Board]] = {}
         self._lock = threading.Lock()
@@ -120,10 +122,14 @@ class Leaderboard:
         identity: Identity,
         filename: str = "",
         progress: Progress | None = None,
+        validate_only: bool = False,
+        confirm_box_format: bool = False,
     ) -> SubmitAnswer:
         """Store, validate and score one upload: the answer the form, the API and the CLI give,
-        with the new rank when it was scored."""
-        answer = self.intake.submit(benchmark, Path(path), form, identity, filename, progress)
+        with the new rank when it was scored. ``validate_only``: check it, store nothing."""
+        answer = self.intake.submit(
+            benchmark, Path(path), form, identity, filename, progress, validate_only, confirm_box_format
+        )
         if answer.result is None:
             return answer
         return answer.with_rank(self.rank_of(benchmark, answer.submission_id))
@@ -142,6 +148,13 @@ class Leaderboard:
 
     def submissions_of(self, identity: Identity) -> list[SubmissionState]:
         return self.catalog.by_submitter(identity.username)
+
+    def unparsed_lines(self, state: SubmissionState) -> tuple[UnparsedLine, ...]:
+        """The lines of a scored submission whose response stated no letter (line and text: the
+        submitter's own words), on the current gold; empty when not scored."""
+        info = self.golds.info(state.meta.benchmark)
+        result = state.latest_result(info.version) if info else None
+        return result.unparsed_lines if result is not None else ()
 
     def status(self, state: SubmissionState) -> Status:
         info = self.golds.info(state.meta.benchmark)

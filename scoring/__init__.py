@@ -20,8 +20,17 @@ def load_gold(benchmark: str, path: str | Path) -> Gold:
     return get_benchmark(benchmark).load_gold(Path(path))
 
 
+def load_questions(benchmark: str, path: str | Path) -> Gold:
+    """Load a public question list of ``benchmark`` as a public gold: it validates a file with the
+    server's checks and codes, and cannot score it (GoldError if the list is broken)."""
+    bench = get_benchmark(benchmark)
+    if bench.load_public_gold is None:
+        raise GoldError(f"{bench.name} publishes no question list to validate against")
+    return bench.load_public_gold(Path(path))
+
+
 __all__ = [
     "BENCHMARKS", "SCORER_VERSION", "Benchmark", "Gold", "GoldError", "Issue", "Limits",
-    "Predictions", "ResultRecord", "SubmissionError", "get_benchmark", "load_gold", "score_file",
+    "Predictions", "ResultRecord", "SubmissionError", "get_benchmark", "load_gold", "load_questions", "score_file",
     "score_predictions", "validate_file",
 ]  # fmt: skip

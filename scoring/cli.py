@@ -1,7 +1,9 @@
-"""``python -m scoring score ...``: score a submission from the shell (SPEC "command line").
+"""``python -m scoring score|validate ...``: score or check a submission from the shell (SPEC "command line").
 
-Exit 0 with the result, 2 with line-numbered format errors (no traceback), 1 when the gold or
-the command is wrong. Compiled gold is kept in the one cache (scoring/cache.py) under
+``score`` needs the gold; ``validate`` needs only the public question list (the About tab links
+it) and runs the server's checks with the server's codes, scoring nothing. Exit 0 with the
+result (or "valid"), 2 with line-numbered format errors (no traceback), 1 when the gold, the
+question list or the command is wrong. Compiled gold is kept in the one cache (scoring/cache.py) under
 ``$SCORING_CACHE_DIR`` or the user's cache folder, so a cold start does not rasterise 3,178
 masks again.
 """
@@ -14,10 +16,14 @@ import os
 import sys
 from pathlib import Path
 
-from scoring import BENCHMARKS, GoldError, SubmissionError, get_benchmark, score_file
+from scoring import BENCHMARKS, GoldError, SubmissionError, get_benchmark, load_questions, score_file
 from scoring.cache import GoldCache
 from scoring.engine import ResultRecord
 from scoring.geometry import BOX_FORMATS
+from scoring.validation import check_file
+
+LEADERBOARD_MIN_COVERAGE = 0.95
+"""The leaderboard's default minimum coverage; ``validate`` warns below it."""
 
 
 def _fmt(value: float | None, ci: list | None = None) -> str:
@@ -69,7 +75,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     score.add_argument("--json", action="store_true", help="print one JSON result record")
     score.add_argument("--no-cache", action="store_true", help="do not read or write compiled gold")
+    _validate_parser(sub)
     args = parser.parse_args(argv)
+    if args.command == "validate":
+        return validate(args)
     cache = GoldCache(None if args.no_cache else _cache_folder())
     try:
         gold = cache.load(args.benchmark, args.gold)
@@ -89,6 +98,67 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: predictions: {e}", file=sys.stderr)
         return 1
     print(json.dumps(result.to_dict()) if args.json else render_table(result))
+    return 0
+
+
+def _validate_parser(sub: argparse._SubParsersAction) -> None:
+    check = sub.add_parser(
+        "validate", help="check a submission against the public question list (no gold, nothing scored)"
+    )
+    check.add_argument("--benchmark", required=True, choices=list(BENCHMARKS))
+    check.add_argument("--questions", required=True, type=Path, help="the public question list (About tab)")
+    check.add_argument("--predictions", required=True, type=Path)
+    check.add_argument("--bbox-format", default="xyxy", choices=list(BOX_FORMATS))
+    check.add_argument(
+        "--min-coverage",
+        type=_share,
+        default=LEADERBOARD_MIN_COVERAGE,
+        metavar="SHARE",
+        help="warn when the file answers fewer than this share of the questions (default 0.95, the leaderboard's)",
+    )
+    check.add_argument(
+        "--confirm-box-format", action="store_true", help="the box format is right: skip the box-format check"
+    )
+    check.add_argument("--json", action="store_true", help="print the report (or the errors) as JSON")
+
+
+def validate(args: argparse.Namespace) -> int:
+    """``python -m scoring validate``: the server's validate-only check, offline."""
+    try:
+        questions = load_questions(args.benchmark, args.questions)
+    except (GoldError, OSError) as e:
+        print(f"error: question list: {e}", file=sys.stderr)
+        return 1
+    try:
+        report = check_file(
+            args.benchmark,
+            questions,
+            args.predictions,
+            bbox_format=args.bbox_format,
+            min_coverage=args.min_coverage,
+            confirm_box_format=args.confirm_box_format,
+        )
+    except SubmissionError as e:
+        if args.json:
+            print(json.dumps({"status": "rejected", "errors": [i.to_dict() for i in e.issues], "total": e.total}))
+        print(e.summary(), file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(f"error: predictions: {e}", file=sys.stderr)
+        return 1
+    if args.json:
+        body = {
+            "status": "valid",
+            "questions": report.questions,
+            "answered": report.answered,
+            "unparsed": report.unparsed,
+            "lenient": report.lenient,
+            "unparsed_lines": [{"line": u.line, "text": u.text} for u in report.unparsed_lines],
+            "warnings": [w.to_dict() for w in report.warnings],
+        }
+        print(json.dumps(body, ensure_ascii=False))
+    else:
+        print(report.summary())
     return 0
 
 

@@ -12,16 +12,32 @@ from pathlib import Path
 
 import numpy as np
 
-from scoring.answers import describe, extract_answer, normalize_answer
+from scoring import boxcheck
+from scoring.answers import describe, normalize_answer, read_response
 from scoring.benchmarks import Benchmark, get_benchmark
 from scoring.errors import LineError
 from scoring.geometry import BOX_FORMATS
 from scoring.gold import Gold
+from scoring.hints import key_hint
 from scoring.jsonl import IssueLog, Limits, read_objects
 from scoring.metrics import group_figures, question_stats
 
-SCORER_VERSION = "1.1.0"
-"""Bump when any figure could change: results are keyed by (submission, gold, scorer)."""
+SCORER_VERSION = "1.2.0"
+"""Bump when any figure could change: results are keyed by (submission, gold, scorer).
+1.2: the response extractor reads more phrasings and option texts; counts gain ``lenient``."""
+
+MAX_UNPARSED_LISTED = 100
+"""How many unparsed lines a result lists (line number and the start of the text)."""
+UNPARSED_TEXT_CHARS = 200
+
+
+@dataclass(frozen=True)
+class UnparsedLine:
+    """A line whose ``response`` states no letter: its line number and the start of its text
+    (the submitter's own words; nothing of the gold)."""
+
+    line: int
+    text: str
 
 
 @dataclass(frozen=True)
@@ -34,6 +50,8 @@ class ResultRecord:
     counts: dict[str, int]
     overall: dict
     groups: dict[str, dict[str, dict]] = field(default_factory=dict)
+    unparsed_lines: tuple[UnparsedLine, ...] = ()
+    """The first unparsed lines; kept beside the record (store/records.py), not in ``to_dict``."""
 
     def to_dict(self) -> dict:
         return {
@@ -74,6 +92,14 @@ class Predictions:
     submitted: np.ndarray  # bool per row
     groundings: dict[int, object]  # row -> the benchmark's grounding object
     unparsed: int
+    lenient: int = 0  # response lines read by a rule looser than the official one
+    responses: int = 0  # lines that gave a response (and no answer)
+    unparsed_lines: tuple[UnparsedLine, ...] = ()
+    box_samples: tuple[boxcheck.BoxSample, ...] = ()  # boxes in the file's format, for the sanity check
+
+    @property
+    def answered(self) -> int:
+        return int(self.submitted.sum())
 
 
 def score_file(
@@ -99,12 +125,15 @@ def validate_file(
     bbox_format: str = "xyxy",
     limits: Limits | None = None,
     min_coverage: float | None = None,
+    check_box_format: bool = False,
 ) -> Predictions:
     """Stream and check the submission (its path or its bytes: a store need not write a temp
     file); raises SubmissionError listing line-numbered issues.
 
     ``min_coverage`` (a share, 0-1): a file answering fewer questions is a whole-file error
-    (SPEC: the leaderboard's rule; the library applies it only when asked)."""
+    (SPEC: the leaderboard's rule; the library applies it only when asked).
+    ``check_box_format``: a box format the boxes do not fit (scoring/boxcheck.py) is an error;
+    a file with other errors gets that advice as its first issue anyway."""
     bench = _declaration(benchmark)
     if gold.benchmark != bench.id:
         raise ValueError(f"gold is for {gold.benchmark!r}, not {bench.id!r}")
@@ -119,62 +148,108 @@ def validate_file(
             f"unknown box format {bbox_format!r}; known: {', '.join(BOX_FORMATS)}",
         )
         log.raise_if_any()
-    n = gold.size
-    letters = np.full(n, -1, dtype=np.int8)
-    first_line = np.zeros(n, dtype=np.int64)
-    groundings: dict[int, object] = {}
-    unparsed = 0
-    key_field = bench.key_field
-    letters_text = describe(bench.choices)
+    reader = _LineReader(bench, gold, bbox_format, log)
     for line_no, obj in read_objects(source, log, _limits_for(gold, limits)):
+        reader.read(line_no, obj)
+    predictions = reader.predictions()
+    if min_coverage is not None:
+        check_coverage(log, predictions.answered, gold.size, min_coverage)
+    advice = boxcheck.advice(predictions.box_samples, bbox_format) if bench.grounding else None
+    if advice is not None and (log.total or check_box_format):
+        log.add_first(advice)
+    log.raise_if_any()
+    return predictions
+
+
+class _LineReader:
+    """Checks one line at a time and gathers the per-question arrays of :class:`Predictions`."""
+
+    def __init__(self, bench: Benchmark, gold: Gold, bbox_format: str, log: IssueLog) -> None:
+        self.bench, self.gold, self.bbox_format, self.log = bench, gold, bbox_format, log
+        self.letters = np.full(gold.size, -1, dtype=np.int8)
+        self.first_line = np.zeros(gold.size, dtype=np.int64)
+        self.groundings: dict[int, object] = {}
+        self.unparsed_lines: list[UnparsedLine] = []
+        self.unparsed = self.lenient = self.responses = 0
+        self.box_samples: list[boxcheck.BoxSample] = []
+        self.letters_text = describe(bench.choices)
+
+    def read(self, line_no: int, obj: dict) -> None:
+        row = self._row(line_no, obj)
+        if row is None:
+            return
+        found, letter = self._letter(line_no, obj, row)
+        if not found:
+            return
+        if self.bench.box_sample is not None:
+            sample = self.bench.box_sample(obj, self.gold, row, letter)
+            if sample is not None:
+                self.box_samples.append(sample)
+        try:
+            grounding = self.bench.read_line(obj, self.gold, row, self.bbox_format, letter)
+        except LineError as e:
+            self.log.add(e.code, line_no, e.field, str(e))
+            return
+        if letter is not None:
+            self.letters[row] = self.bench.choices.index(letter)
+        if grounding is not None:
+            self.groundings[row] = grounding
+
+    def _row(self, line_no: int, obj: dict) -> int | None:
+        key_field, log = self.bench.key_field, self.log
         if key_field not in obj:
             log.add("missing_question_id", line_no, key_field, f"{key_field} is missing")
-            continue
-        key = bench.parse_key(obj[key_field])
-        row = gold.index.get(key) if key is not None else None
+            return None
+        key = self.bench.parse_key(obj[key_field])
+        row = self.gold.index.get(key) if key is not None else None
         if row is None:
-            log.add("unknown_question_id", line_no, key_field, f"unknown {key_field} {str(obj[key_field])[:60]!r}")
-            continue
-        if first_line[row]:
-            log.add(
-                "duplicate_question_id",
-                line_no,
-                key_field,
-                f"{key_field} {key!r} already given on line {first_line[row]}",
-            )
-            continue
-        first_line[row] = line_no
+            hint = key_hint(obj[key_field], self.gold.keys) if log.will_list else ""
+            message = f"unknown {key_field} {str(obj[key_field])[:60]!r}" + (f"; {hint}" if hint else "")
+            log.add("unknown_question_id", line_no, key_field, message)
+            return None
+        if self.first_line[row]:
+            message = f"{key_field} {key!r} already given on line {self.first_line[row]}"
+            log.add("duplicate_question_id", line_no, key_field, message)
+            return None
+        self.first_line[row] = line_no
+        return row
+
+    def _letter(self, line_no: int, obj: dict, row: int) -> tuple[bool, str | None]:
+        """(whether the line is usable, its letter or None when its response is unparsed)."""
         if "answer" in obj:
-            letter = normalize_answer(obj["answer"], bench.choices)
+            letter = normalize_answer(obj["answer"], self.bench.choices)
             if letter is None:
                 got = str(obj["answer"])[:40]
-                log.add("bad_answer", line_no, "answer", f"answer must be a letter {letters_text}, got {got!r}")
-                continue
-        elif "response" in obj:
-            if not isinstance(obj["response"], str):
-                log.add("bad_response", line_no, "response", "response must be a string")
-                continue
-            letter = extract_answer(obj["response"], bench.choices)
-            unparsed += letter is None
-        else:
-            log.add("missing_answer", line_no, "answer", f"each line needs an answer ({letters_text}) or a response")
-            continue
-        try:
-            grounding = bench.read_line(obj, gold, row, bbox_format, letter)
-        except LineError as e:
-            log.add(e.code, line_no, e.field, str(e))
-            continue
-        if letter is not None:
-            letters[row] = bench.choices.index(letter)
-        if grounding is not None:
-            groundings[row] = grounding
-    if min_coverage is not None:
-        _check_coverage(log, int((first_line > 0).sum()), n, min_coverage)
-    log.raise_if_any()
-    return Predictions(bench.id, gold.version, letters, first_line > 0, groundings, unparsed)
+                self.log.add(
+                    "bad_answer", line_no, "answer", f"answer must be a letter {self.letters_text}, got {got!r}"
+                )
+            return letter is not None, letter
+        if "response" not in obj:
+            message = f"each line needs an answer ({self.letters_text}) or a response"
+            self.log.add("missing_answer", line_no, "answer", message)
+            return False, None
+        if not isinstance(obj["response"], str):
+            self.log.add("bad_response", line_no, "response", "response must be a string")
+            return False, None
+        options = self.gold.option_texts[row] if self.gold.option_texts is not None else None
+        reading = read_response(obj["response"], self.bench.choices, options)
+        self.responses += 1
+        if reading.letter is None:
+            self.unparsed += 1
+            if len(self.unparsed_lines) < MAX_UNPARSED_LISTED:
+                self.unparsed_lines.append(UnparsedLine(line_no, obj["response"][:UNPARSED_TEXT_CHARS]))
+        elif not reading.strict:
+            self.lenient += 1
+        return True, reading.letter
+
+    def predictions(self) -> Predictions:
+        return Predictions(
+            self.bench.id, self.gold.version, self.letters, self.first_line > 0, self.groundings, self.unparsed,
+            self.lenient, self.responses, tuple(self.unparsed_lines), tuple(self.box_samples),
+        )  # fmt: skip
 
 
-def _check_coverage(log: IssueLog, submitted: int, questions: int, min_coverage: float) -> None:
+def check_coverage(log: IssueLog, submitted: int, questions: int, min_coverage: float) -> None:
     """``too_few_answers`` when fewer than ``min_coverage`` of the questions have a line; the
     counts are public (the question list is)."""
     needed = math.ceil(min_coverage * questions - 1e-9)
@@ -192,6 +267,8 @@ def _check_coverage(log: IssueLog, submitted: int, questions: int, min_coverage:
 def score_predictions(benchmark: str | Benchmark, gold: Gold, predictions: Predictions) -> ResultRecord:
     """Stage 1 (answers) for every question, stage 2 (IoU) for the correct ones, then figures."""
     bench = _declaration(benchmark)
+    if gold.public:
+        raise ValueError("a public question list has no answers: it can validate a file, not score it")
     if predictions.gold_version != gold.version:
         raise ValueError("predictions were validated against another gold version")
     letters, submitted, groundings = predictions.letters, predictions.submitted, predictions.groundings
@@ -213,7 +290,11 @@ def score_predictions(benchmark: str | Benchmark, gold: Gold, predictions: Predi
         "missing": int(gold.size - submitted.sum()),
         "unparsed": predictions.unparsed,
     }
+    if predictions.responses:
+        counts["lenient"] = predictions.lenient
     if bench.grounding:
         counts["grounded"] = sum(1 for row in groundings if correct[row])
     overall = figures.pop("overall")[""]
-    return ResultRecord(bench.id, gold.version, SCORER_VERSION, counts, overall, figures)
+    return ResultRecord(
+        bench.id, gold.version, SCORER_VERSION, counts, overall, figures, predictions.unparsed_lines
+    )  # fmt: skip

@@ -22,7 +22,8 @@ class Gold:
     """A benchmark's gold, compiled once for fast scoring (picklable, cached by version).
 
     ``groups`` maps a grouping name (``type``, ``country``...) to its label list and the label
-    index of every row; ``masks`` (grounding benchmarks) holds one Runs per row.
+    index of every row; ``masks`` (grounding benchmarks) holds one Runs per row. A *public* gold
+    (``public``) has answers of -1 and no masks: the offline validator's stand-in.
     """
 
     benchmark: str
@@ -32,6 +33,12 @@ class Gold:
     groups: dict[str, tuple[list[str], np.ndarray]]
     index: dict = field(default_factory=dict)
     extra: dict = field(default_factory=dict)
+    option_texts: list[tuple[str, ...]] | None = None
+    """Each row's option texts in letter order, for benchmarks whose options are text (read by
+    the response extractor); None when options are images."""
+    public: bool = False
+    """Built from a public question list: keys and public facts only, no answers (it can
+    validate a file, never score one)."""
 
     def __post_init__(self) -> None:
         if not self.index:

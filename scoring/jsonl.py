@@ -40,6 +40,16 @@ class IssueLog:
         if len(self.listed) < MAX_LISTED:
             self.listed.append(Issue(code, line, field_name, message))
 
+    @property
+    def will_list(self) -> bool:
+        """Whether the next issue will be listed (costly hints are worked out only for those)."""
+        return len(self.listed) < MAX_LISTED
+
+    def add_first(self, issue: Issue) -> None:
+        """A whole-file issue that explains the others (listed first, even past the limit)."""
+        self.total += 1
+        self.listed = [issue, *self.listed][:MAX_LISTED]
+
     def raise_if_any(self) -> None:
         if self.total:
             raise SubmissionError(self.listed, self.total)
@@ -78,6 +88,7 @@ def _decode(raw: bytes, line_no: int, log: IssueLog) -> object | None:
         text = text.removeprefix("\ufeff")  # a BOM is harmless: accept it
     if not text.strip():
         return None
+    text = text.rstrip("\r\n")  # else an unfinished line is reported at column 1 of the next
     try:
         return (_STRICT if _BIG_EXPONENT.search(text) else _PLAIN).decode(text)
     except _NonFinite as e:

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import json
 import typing
-from dataclasses import MISSING, asdict, dataclass, fields
+from dataclasses import MISSING, asdict, dataclass, fields, replace
 from functools import cache
 from typing import TypeVar
 
-from scoring.engine import ResultRecord
+from scoring.engine import ResultRecord, UnparsedLine
 from scoring.errors import Issue
 
 _T = TypeVar("_T")
@@ -95,22 +95,31 @@ class SubmissionMeta:
 
 @dataclass(frozen=True)
 class StoredResult:
-    """``result-{gold}-{scorer}.json``: a result record and when it was scored."""
+    """``result-{gold}-{scorer}.json``: a result record and when it was scored. The record's
+    unparsed lines (line number and the start of the submitter's text, shown only to the
+    submitter) are kept beside it under ``unparsed_lines``, absent in older files."""
 
     submission_id: str
     scored_at: str  # ISO 8601, UTC
     result: ResultRecord
 
     def to_bytes(self) -> bytes:
-        return _dumps(
-            {"submission_id": self.submission_id, "scored_at": self.scored_at, "result": self.result.to_dict()}
-        )
+        body = {"submission_id": self.submission_id, "scored_at": self.scored_at, "result": self.result.to_dict()}
+        if self.result.unparsed_lines:
+            body["unparsed_lines"] = [asdict(u) for u in self.result.unparsed_lines]
+        return _dumps(body)
 
     @classmethod
     def from_bytes(cls, data: bytes, where: str) -> StoredResult:
         raw = _object(data, where)
         head = _flat(_ResultHead, raw, where)
-        return cls(head.submission_id, head.scored_at, _result(raw.get("result"), where))
+        listed = raw.get("unparsed_lines", [])
+        if not isinstance(listed, list) or not all(isinstance(u, dict) for u in listed):
+            raise CorruptRecord(where, "unparsed_lines should be a list of objects")
+        unparsed = tuple(_flat(UnparsedLine, u, where) for u in listed)
+        return cls(
+            head.submission_id, head.scored_at, replace(_result(raw.get("result"), where), unparsed_lines=unparsed)
+        )
 
 
 @dataclass(frozen=True)

@@ -11,14 +11,19 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from scoring import ResultRecord, get_benchmark
+from scoring.engine import UnparsedLine
 from scoring.errors import Issue
+from scoring.validation import ValidationReport
 from submissions.quotas import QuotaStatus
 from submissions.records import Status
 
 API_KEYS = (
     "status", "message", "submission_id", "result", "rank", "errors", "total_errors", "quota", "duplicate_of",
+    "warnings", "unparsed_lines",
 )  # fmt: skip
-"""The documented keys of a ``/submit`` answer, in order."""
+"""The documented keys of a ``/submit`` answer, in order (extended at the end, never renamed):
+``warnings`` (issues that did not stop the file, e.g. too few answers in validate-only) and
+``unparsed_lines`` (``line`` and ``text`` of responses that state no letter)."""
 
 NO_GOLD = "This benchmark has no gold yet; a maintainer must add it first."
 _FIXED_RESULT_KEYS = ("benchmark", "gold_version", "scorer_version", "counts", "overall")
@@ -32,6 +37,7 @@ def _message(status: Status, total_issues: int) -> str:
         Status.RECEIVED: "Received; scoring is pending.",
         Status.VALIDATED: "Validated; scoring is pending.",
         Status.UNAVAILABLE: NO_GOLD,
+        Status.VALID: "Valid; nothing was scored or stored (validate only).",
     }[status]
 
 
@@ -48,6 +54,8 @@ class SubmitAnswer:
     total_issues: int = 0
     quota: QuotaStatus | None = None
     duplicate_of: str | None = None
+    warnings: tuple[Issue, ...] = ()
+    unparsed_lines: tuple[UnparsedLine, ...] = ()
 
     @classmethod
     def of(
@@ -68,6 +76,23 @@ class SubmitAnswer:
     def refused(cls, message: str, *issues: Issue, quota: QuotaStatus | None = None) -> SubmitAnswer:
         """Turned away before anything was stored (form, size, sign-in, quota...)."""
         return cls(Status.REJECTED, message, issues=issues, total_issues=len(issues), quota=quota)
+
+    @classmethod
+    def valid(cls, report: ValidationReport, quota: QuotaStatus | None = None) -> SubmitAnswer:
+        """Validate only: the file passed every check; what was read, and the warnings."""
+        message = (
+            f"Valid: the file answers {report.answered:,} of {report.questions:,} questions "
+            f"({report.unparsed:,} unparsed); nothing was scored or stored (validate only)."
+        )
+        return cls(
+            Status.VALID, message, quota=quota, warnings=report.warnings, unparsed_lines=report.unparsed_lines
+        )  # fmt: skip
+
+    @classmethod
+    def not_valid(cls, issues: tuple[Issue, ...], total: int, quota: QuotaStatus | None = None) -> SubmitAnswer:
+        """Validate only, or a check before a scored slot is spent: the file's issues, nothing stored."""
+        message = f"Not valid: {total} issue(s); nothing was scored or stored."
+        return cls(Status.REJECTED, message, issues=tuple(issues), total_issues=total, quota=quota)
 
     @classmethod
     def unavailable(cls, quota: QuotaStatus | None = None) -> SubmitAnswer:
@@ -97,7 +122,16 @@ class SubmitAnswer:
             "total_errors": self.total_issues or len(self.issues),
             "quota": self.quota.message() if self.quota else "",
             "duplicate_of": self.duplicate_of,
+            "warnings": [
+                {"line": i.line, "field": i.field, "code": i.code, "message": i.message} for i in self.warnings
+            ],
+            "unparsed_lines": [{"line": u.line, "text": u.text} for u in self.unparsed],
         }
+
+    @property
+    def unparsed(self) -> tuple[UnparsedLine, ...]:
+        """The unparsed lines: of the validation, or of the scored result."""
+        return self.unparsed_lines or (self.result.unparsed_lines if self.result is not None else ())
 
 
 def _public(result: ResultRecord | None) -> dict | None:

@@ -14,8 +14,10 @@ from pathlib import Path
 
 from filelock import FileLock
 
-from scoring import BENCHMARKS, Limits
+from scoring import BENCHMARKS, Gold, Limits, SubmissionError
+from scoring.engine import validate_file
 from scoring.errors import Issue
+from scoring.validation import check_file
 from store.base import Store
 from store.golds import GoldRegistry
 from store.layout import SubmissionFile
@@ -26,11 +28,21 @@ from submissions.quotas import QuotaPolicy, QuotaStatus, quota_status
 from submissions.records import Identity, Status, SubmissionForm, SubmissionMeta
 
 Progress = Callable[[float, str], None]
+DUPLICATE_FIELDS = ("team", "model", "model_type", "bbox_format", "paper_url", "code_url", "description")
+"""With the file's sha256, what makes an upload a repeat of an earlier one."""
+PRE_CHECKS = frozenset({"too_few_answers", "suspect_bbox_format"})
+"""Whole-file issues found before a scored slot is spent: such a file is turned away, not stored."""
 
 
 def new_submission_id(now: datetime) -> str:
     """Sortable by time, unique without coordination."""
     return f"{now:%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:10]}"
+
+
+def same_form(meta: SubmissionMeta, form: SubmissionForm) -> bool:
+    """Whether a stored upload was sent with the same form: the same file with another box format,
+    model name or description is a new submission, not a repeat."""
+    return all(getattr(meta, f) == getattr(form, f) for f in DUPLICATE_FIELDS)
 
 
 def file_sha256(path: Path) -> str:
@@ -54,12 +66,14 @@ class Intake:
         limits: Limits,
         lock_dir: Path,
         on_scored: Callable[[str], None] | None = None,
+        min_coverage: float | None = None,
     ) -> None:
         self.store, self.catalog, self.golds = store, catalog, golds
         self.policy, self.limits = policy, limits
         self.lock_dir = lock_dir
         self.on_scored = on_scored
         self.evaluator: Evaluator | None = None  # None: score in this process (see submissions/worker.py)
+        self.min_coverage = min_coverage
         self._locks: dict[str, threading.Lock] = {}
         self._locks_guard = threading.Lock()
 
@@ -81,8 +95,12 @@ class Intake:
         identity: Identity,
         filename: str = "",
         progress: Progress | None = None,
+        validate_only: bool = False,
+        confirm_box_format: bool = False,
     ) -> SubmitAnswer:
-        """Store, validate and score one upload; see module doc."""
+        """Store, validate and score one upload; see module doc. ``validate_only``: run every
+        check and store, count or score nothing. ``confirm_box_format``: the submitter says the
+        box format is right, so a format the boxes do not seem to fit does not stop the file."""
         step = progress or (lambda _f, _m: None)
         if benchmark not in BENCHMARKS:
             return SubmitAnswer.refused(f"Unknown benchmark {benchmark!r}; known: {', '.join(BENCHMARKS)}.")
@@ -96,6 +114,8 @@ class Intake:
             return SubmitAnswer.unavailable(self.quota(identity, benchmark))
         step(0.1, "Checking the file")
         data = path.read_bytes()
+        if validate_only:
+            return self._validate_only(benchmark, gold, data, form, confirm_box_format, self.quota(identity, benchmark))
         digest = hashlib.sha256(data).hexdigest()
         # One upload at a time per submitter: quota and duplicate checks must see each other.
         self.lock_dir.mkdir(parents=True, exist_ok=True)
@@ -103,9 +123,12 @@ class Intake:
         with self._user_lock(identity.username), FileLock(str(self.lock_dir / f"{safe_user}.lock")):
             self.catalog.refresh()
             for state in self.catalog.by_submitter(identity.username, benchmark):
-                if state.meta.sha256 == digest and state.meta.team == form.team:
+                if state.meta.sha256 == digest and same_form(state.meta, form):
                     answer = known_answer(state, gold.version).as_duplicate()
                     return answer.with_quota(self.quota(identity, benchmark))
+            refused = self._pre_check(benchmark, gold, data, form, confirm_box_format)
+            if refused is not None:
+                return refused.with_quota(self.quota(identity, benchmark))
             quota = self.quota(identity, benchmark)
             if not quota.allows_submission:
                 return SubmitAnswer.refused("Daily limit reached. " + quota.message(), quota=quota)
@@ -116,6 +139,47 @@ class Intake:
         if answer.status is Status.SCORED and self.on_scored:
             self.on_scored(benchmark)
         return answer.with_quota(self.quota(identity, benchmark))
+
+    def _validate_only(
+        self, benchmark: str, gold: Gold, data: bytes, form: SubmissionForm, confirm: bool, quota: QuotaStatus
+    ) -> SubmitAnswer:
+        """Every check of a scored submission, with coverage as a warning; nothing stored or counted."""
+        try:
+            report = check_file(
+                benchmark,
+                gold,
+                data,
+                bbox_format=form.bbox_format,
+                limits=self.limits,
+                min_coverage=self.min_coverage,
+                confirm_box_format=confirm,
+            )
+        except SubmissionError as e:
+            return SubmitAnswer.not_valid(tuple(e.issues), e.total, quota)
+        return SubmitAnswer.valid(report, quota)
+
+    def _pre_check(
+        self, benchmark: str, gold: Gold, data: bytes, form: SubmissionForm, confirm: bool
+    ) -> SubmitAnswer | None:
+        """Turn away, before a slot is spent and without storing, a file whose only problems are
+        too few answers or a box format its boxes do not fit; a file with format errors goes on
+        to be stored and rejected as before (it costs an attempt)."""
+        if self.min_coverage is None and confirm:
+            return None
+        try:
+            validate_file(
+                benchmark,
+                gold,
+                data,
+                bbox_format=form.bbox_format,
+                limits=self.limits,
+                min_coverage=self.min_coverage,
+                check_box_format=not confirm,
+            )
+        except SubmissionError as e:
+            if e.total == len(e.issues) and all(i.code in PRE_CHECKS for i in e.issues):
+                return SubmitAnswer.not_valid(tuple(e.issues), e.total)
+        return None
 
     def _too_large(self, path: Path) -> Issue | None:
         size = path.stat().st_size

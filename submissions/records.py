@@ -30,7 +30,7 @@ class Status(StrEnum):
     """received -> validated -> scored; or rejected (format errors) or failed (internal, retried).
 
     ``unavailable`` is only ever an answer, never a stored state: the benchmark has no gold yet,
-    so nothing was stored, counted or scored.
+    so nothing was stored, counted or scored. So is ``valid``: a validate-only check passed.
     """
 
     RECEIVED = "received"
@@ -39,6 +39,7 @@ class Status(StrEnum):
     REJECTED = "rejected"
     FAILED = "failed"
     UNAVAILABLE = "unavailable"
+    VALID = "valid"
 
 
 def clean_text(value: object, limit: int) -> str:

@@ -12,6 +12,7 @@ from leaderboard.service import Leaderboard
 from submissions.catalog import SubmissionState
 from ui import display
 from ui.auth import Auth
+from ui.unparsed import unparsed_cell
 
 
 @dataclass(frozen=True, eq=False)
@@ -40,6 +41,9 @@ class MySubmissions:
             "status": self.leaderboard.status(state).value + (" (hidden)" if state.hidden else ""),
             "accuracy": display.fmt_number(result.overall.get("acc") if result else None),
             "rank": self.leaderboard.rank_of(state.meta.benchmark, state.meta.id) or "-",
+            "unparsed lines": unparsed_cell(
+                self.leaderboard.unparsed_lines(state), result.counts.get("unparsed") if result else None
+            ),
             "id": state.meta.id,
         }
 

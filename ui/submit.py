@@ -1,7 +1,8 @@
 """The Submit tab and the ``/submit`` API: one function serves the button and scripts.
 
 Its parameter names (``benchmark, file, model, team, model_type, bbox_format, paper_url,
-code_url, description``) and the answer's keys are a contract people script against (README).
+code_url, description, validate_only, confirm_box_format``) and the answer's keys are a contract
+people script against (README, docs/submitting.md); new ones are added at the end with defaults.
 Every answer, the early refusals included, is a :class:`SubmitAnswer` turned into its API dict.
 """
 
@@ -55,10 +56,14 @@ class Submitter:
         request: gr.Request,
         profile: gr.OAuthProfile | None,
         progress=gr.Progress(),
+        validate_only: bool = False,
+        confirm_box_format: bool = False,
         oauth_token: gr.OAuthToken | None = None,
     ) -> dict:
         """Validate and score one predictions file; returns the aggregate result, the new rank
-        or the line-numbered errors, and the quota left. Same identity and quota as the web form."""
+        or the line-numbered errors, and the quota left. Same identity and quota as the web form.
+        ``validate_only``: check only (nothing scored, stored or counted); ``confirm_box_format``:
+        the box format is right even if the boxes do not seem to fit it."""
         caller = self.auth.caller(profile, request, oauth_token)
         identity = caller.identity
         if identity is None:
@@ -77,7 +82,17 @@ class Submitter:
         )
         progress(0.0, desc="Uploading")
         report = lambda fraction, message: progress(fraction, desc=message)  # noqa: E731
-        return self.leaderboard.submit(benchmark, Path(file), form, identity, Path(file).name, report).to_api()
+        answer = self.leaderboard.submit(
+            benchmark,
+            Path(file),
+            form,
+            identity,
+            Path(file).name,
+            report,
+            bool(validate_only),
+            bool(confirm_box_format),
+        )
+        return answer.to_api()
 
     def quota_left(self, identity: Identity, benchmark: str) -> str:
         return self.leaderboard.quota(identity, benchmark).message() if benchmark in BENCHMARKS else ""
@@ -94,10 +109,55 @@ class Submitter:
         bench = get_benchmark(benchmark) if benchmark in BENCHMARKS else None
         errors = display.errors_frame(answer)
         return (
-            display.result_markdown(answer, bench),
+            display.result_markdown(answer, bench) + checks_markdown(answer),
             gr.Dataframe(value=errors, visible=not errors.empty),
             quota_markdown(answer.get("quota") or ""),
         )
+
+
+def checks_markdown(answer: dict) -> str:
+    """Warnings and unparsed lines of an answer, in full (they are the submitter's own lines)."""
+    parts = []
+    if answer.get("warnings"):
+        parts.append("**Warnings** (they do not stop a validate-only check):")
+        parts += [f"- {display.escape_markdown(w['message'])}" for w in answer["warnings"]]
+    if answer.get("unparsed_lines"):
+        parts.append(unparsed_markdown([(u["line"], u["text"]) for u in answer["unparsed_lines"]]))
+    return "\n\n" + "\n".join(parts) if parts else ""
+
+
+def unparsed_markdown(lines: list[tuple[int, str]]) -> str:
+    """Responses that state no letter, by line number (they count as wrong)."""
+    if not lines:
+        return ""
+    rows = "\n".join(f"- line {n}: {display.escape_markdown(text)}" for n, text in lines)
+    return f"**Unparsed responses** (counted as wrong; first {len(lines)} listed):\n{rows}"
+
+
+def guide_markdown(benchmark: str) -> str:
+    """What the Submit tab says about a benchmark: the format, an example, what becomes public."""
+    bench = get_benchmark(benchmark) if benchmark in BENCHMARKS else None
+    if bench is None:
+        return ""
+    fields = ", ".join(f"`{k}`" for k in bench.prediction_fields)
+    example = "\n".join(bench.example_lines)
+    return (
+        f"**Format ({display.escape_markdown(bench.name)})**: JSONL, one object per line, fields {fields}. "
+        "The public question list (About tab) has every question id; check a file offline with "
+        f"`python -m scoring validate --benchmark {bench.id} --questions QUESTIONS.jsonl --predictions FILE`, "
+        "or tick *Validate only* here (nothing is scored, stored or counted).\n\n"
+        f"```json\n{example}\n```\n\n"
+        + (f"**Question list**: {bench.questions_note}\n\n" if bench.questions_note else "")
+        + "**What becomes public**: a scored submission's model name, team, model type, links and aggregate "
+        "figures appear on the board and in the public results dataset at once; your file and its "
+        "per-question results do not. Full guide: docs/submitting.md (linked from About)."
+    )
+
+
+def grounding_fields(benchmark: str) -> tuple:
+    """The box-format controls show only for benchmarks that ground (declaration-driven)."""
+    grounding = benchmark in BENCHMARKS and get_benchmark(benchmark).grounding
+    return gr.Dropdown(visible=grounding), gr.Checkbox(visible=grounding), guide_markdown(benchmark)
 
 
 @dataclass(frozen=True, eq=False)
@@ -113,6 +173,9 @@ class FormFields:
     paper_url: gr.Textbox
     code_url: gr.Textbox
     description: gr.Textbox
+    validate_only: gr.Checkbox
+    confirm_box_format: gr.Checkbox
+    guide: gr.Markdown
     button: gr.Button
 
     @property
@@ -127,6 +190,8 @@ class FormFields:
             self.paper_url,
             self.code_url,
             self.description,
+            self.validate_only,
+            self.confirm_box_format,
         ]
 
     @classmethod
@@ -134,6 +199,7 @@ class FormFields:
         benchmark = gr.Dropdown(
             [(b.name, b.id) for b in BENCHMARKS.values()], value="scb", label="Benchmark", elem_id="sub-bench"
         )
+        guide = gr.Markdown(guide_markdown("scb"), elem_id="sub-guide")
         file = gr.File(label="Predictions (JSONL)", type="filepath", elem_id="sub-file")
         with gr.Row():
             model = gr.Textbox(label="Model name", max_length=100, elem_id="sub-model")
@@ -148,15 +214,27 @@ class FormFields:
             bbox_format = gr.Dropdown(
                 [(f"{k}: {v}", k) for k, v in BOX_FORMATS.items()],
                 value="xyxy",
-                label="Box format (SCB grounding; lines may override with bbox_format)",
+                label="Box format (grounding; lines may override with bbox_format)",
+                info="Gemini box_2d is yxyx_1000; Qwen2-VL and InternVL are xyxy_1000. See About.",
                 elem_id="sub-fmt",
             )
         with gr.Row():
             paper_url = gr.Textbox(label="Paper URL (optional, http/https)", elem_id="sub-paper")
             code_url = gr.Textbox(label="Code URL (optional, http/https)", elem_id="sub-code")
         description = gr.Textbox(label="Description (optional)", lines=2, max_length=1000)
+        with gr.Row():
+            validate_only = gr.Checkbox(
+                label="Validate only: check the file; nothing is scored, stored or counted", elem_id="sub-validate"
+            )
+            confirm = gr.Checkbox(
+                label="The box format is right (submit even if the boxes do not seem to fit it)",
+                elem_id="sub-confirm-fmt",
+            )
         button = gr.Button("Validate and score", variant="primary", elem_id="sub-btn")
-        return cls(benchmark, file, model, team, model_type, bbox_format, paper_url, code_url, description, button)
+        return cls(
+            benchmark, file, model, team, model_type, bbox_format, paper_url, code_url, description,
+            validate_only, confirm, guide, button,
+        )  # fmt: skip
 
 
 @dataclass(frozen=True, eq=False)
@@ -177,8 +255,9 @@ class AnswerFields:
             visible=False,
             interactive=False,
             wrap=True,
-            column_widths=["70px", "110px", "180px", "auto"],
+            column_widths=["60px", "100px", "150px", "auto"],
             elem_id="sub-errors",
+            render=False,  # rendered below the form at full width, so messages are not cut off
         )
         return cls(quota, result, errors, gr.JSON(visible=False))
 
@@ -193,11 +272,13 @@ class SubmitTab:
 
     @classmethod
     def mount(cls, submitter: Submitter, page: gr.Blocks, redraw: Redraw) -> SubmitTab:
-        with gr.Tab("Submit", id="tab-submit", elem_id="tab-submit"), gr.Row():
-            with gr.Column(scale=3):
-                form = FormFields.create()
-            with gr.Column(scale=2):
-                shown = AnswerFields.create()
+        with gr.Tab("Submit", id="tab-submit", elem_id="tab-submit"):
+            with gr.Row():
+                with gr.Column(scale=3):
+                    form = FormFields.create()
+                with gr.Column(scale=2):
+                    shown = AnswerFields.create()
+            shown.errors.render()
         submitted = form.button.click(
             submitter.submit,
             form.inputs,
@@ -213,5 +294,9 @@ class SubmitTab:
         )
         finished = redraw.after(submitted)
         form.benchmark.change(submitter.quota, form.benchmark, shown.quota, api_visibility="private")
+        form.benchmark.change(
+            grounding_fields, form.benchmark, [form.bbox_format, form.confirm_box_format, form.guide],
+            api_visibility="private",
+        )  # fmt: skip
         page.load(submitter.quota, form.benchmark, shown.quota, api_visibility="private")
         return cls(form, shown, finished)

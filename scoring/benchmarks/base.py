@@ -205,7 +205,16 @@ class Benchmark:
     raises LineError. Arguments: the line, the gold, the row, the submission's box format and
     the letter the line answers (None if unreadable): checks may use only public facts."""
     public_questions: Callable[[Path], list[dict]] = lambda path: []
-    """The public side of the gold's questions (no answer, no geometry), for the About page."""
+    """The public side of the gold's questions (no answer, no gold geometry): what a team needs
+    to run its model, published as the question list."""
+    load_public_gold: Callable[[Path], Gold] | None = None
+    """Reads a public question list as a *public* gold (keys and public facts, no answers):
+    what the offline validator checks a file against, with the server's checks and codes."""
+    questions_note: str = ""
+    """One paragraph on the question list: where the inputs come from, how options map to letters."""
+    box_sample: Callable[[dict, Gold, int, str | None], object | None] | None = None
+    """Grounding benchmarks: a line's box in the file's own format and the public frame it is
+    read in (a ``scoring.boxcheck.BoxSample``), or None; feeds the box-format sanity check."""
     overlap: Callable[[object, Gold, int], tuple[int, int]] | None = None
     """Grounding benchmarks: (intersection, union) in pixels of a grounding (or None) with the
     gold region of a row."""

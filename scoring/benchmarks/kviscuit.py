@@ -54,15 +54,46 @@ def load_gold(path: Path) -> Gold:
             "category": group_codes([r["category"] for r in records], list(CATEGORIES)),
         },
         extra={"id_": [r["id_"] for r in records]},
+        option_texts=[tuple(r["options"]) for r in records],
     )
 
 
+IMAGE_FIELDS = ("image_url", "image_path")
+"""Where a question's image is (kept from the official file; not part of the gold version)."""
+
+
 def public_questions(path: Path) -> list[dict]:
-    """Everything but the answer (the data set is public; the leaderboard still hides it)."""
-    return [
-        {"question_id": i, **{k: v for k, v in r.items() if k != "answer"}}
-        for i, r in enumerate(_record(r, f"{path}: row {i}") for i, r in enumerate(read_records(path)))
-    ]
+    """Everything but the answer, with the image's address (the data set is public; the
+    leaderboard still hides the answer)."""
+    out = []
+    for i, raw in enumerate(read_records(path)):
+        rec = _record(raw, f"{path}: row {i}")
+        images = {k: str(raw[k]) for k in IMAGE_FIELDS if raw.get(k) is not None}
+        out.append({"question_id": i, **{k: v for k, v in rec.items() if k != "answer"}, **images})
+    return out
+
+
+def load_public_gold(path: Path) -> Gold:
+    """A public question list as a public gold: row keys, ``id_`` and option texts, no answers."""
+    rows = read_records(path)
+    try:
+        keys = [int(r["question_id"]) for r in rows]
+        ids = [str(r["id_"]) for r in rows]
+        options = [tuple(str(o) for o in r["options"]) for r in rows]
+    except (KeyError, TypeError, ValueError) as e:
+        raise GoldError(f"{path}: every question needs question_id, id_ and options: {e}") from e
+    if len(set(keys)) != len(keys):
+        raise GoldError(f"{path}: a question_id is listed twice")
+    return Gold(
+        benchmark="kviscuit",
+        version="public-" + content_version([{"question_id": k, "id_": i} for k, i in zip(keys, ids, strict=True)]),
+        keys=keys,
+        answers=np.full(len(keys), -1, dtype=np.int8),
+        groups={},
+        extra={"id_": ids},
+        option_texts=options,
+        public=True,
+    )
 
 
 def parse_key(value: object) -> int | None:
@@ -117,5 +148,14 @@ KVISCUIT = Benchmark(
     parse_key=parse_key,
     read_line=read_line,
     public_questions=public_questions,
+    load_public_gold=load_public_gold,
+    questions_note=(
+        "One line per question, in the official row order: question_id (the 0-based row index "
+        "that submissions use), id_, question, options, category, question_type, and the image's "
+        "address (image_url, and image_path in the official release: the Hugging Face dataset "
+        "ddehun/k-viscuit, split test, or dataset/images/ in its GitHub repository). Letters A-D "
+        "are the options in the listed order: A is options[0], D is options[3]. A response that "
+        "is exactly one option's text is read as that option's letter. No answers."
+    ),
     example_lines=('{"question_id": 0, "answer": "A"}', '{"question_id": 1, "answer": "(c)", "id_": "Food.1.1"}'),
 )

@@ -15,6 +15,7 @@ import numpy as np
 from pycocotools import mask as coco_mask
 
 from scoring.benchmarks.base import ACCURACY, Benchmark, Grouping, Heatmap, Metric, Panel, Scatter, Stat
+from scoring.boxcheck import BoxSample
 from scoring.errors import GoldError, LineError
 from scoring.geometry import (
     BOX_FORMATS,
@@ -142,18 +143,72 @@ def _rle(rec: dict, where: str) -> dict:
 
 
 PUBLIC_FIELDS = ("question_id", "type", "country", "category", "concept")
+PROMPT_FIELDS = ("question", "grounding_prompt")
+"""Text a model is given, published when the gold has it (it is not part of the gold version)."""
 
 
-def _records(path: Path) -> list[dict]:
+def _raw_rows(path: Path) -> list[dict]:
     rows = read_records(path)
     if len(rows) == 1 and isinstance(rows[0], dict) and "images" in rows[0] and "annotations" in rows[0]:
         rows = _from_coco(rows[0], Path(path))
-    return [_gold_record(r, f"{path}: record {i + 1}") for i, r in enumerate(rows)]
+    return rows
+
+
+def _records(path: Path) -> list[dict]:
+    return [_gold_record(r, f"{path}: record {i + 1}") for i, r in enumerate(_raw_rows(path))]
+
+
+def _public(raw: dict, rec: dict) -> dict:
+    """One question as a team receives it: the public fields, the prompts, the four option images
+    (id, size, where it is) in letter order. Never the record's own image id or size, the answer
+    or the mask."""
+    out = {k: rec[k] for k in PUBLIC_FIELDS}
+    out |= {k: str(raw[k]) for k in PROMPT_FIELDS if raw.get(k) is not None}
+    if "options" in rec:
+        out["options"] = [{"letter": letter, **opt} for letter, opt in zip(CHOICES, rec["options"], strict=True)]
+    return out
 
 
 def public_questions(path: Path) -> list[dict]:
-    """Question id, type, country, category and concept: no answer, no image size, no mask."""
-    return sorted(({k: r[k] for k in PUBLIC_FIELDS} for r in _records(path)), key=lambda q: q["question_id"])
+    """Every question's public side (:func:`_public`), sorted by id."""
+    rows = _raw_rows(path)
+    records = (_gold_record(r, f"{path}: record {i + 1}") for i, r in enumerate(rows))
+    return sorted((_public(raw, rec) for raw, rec in zip(rows, records, strict=True)), key=lambda q: q["question_id"])
+
+
+def _public_record(rec: dict, where: str) -> dict:
+    """A question of a public list, checked as strictly as gold (GoldError says where)."""
+    try:
+        out = {"question_id": str(rec["question_id"]), **{k: str(rec.get(k, "")) for k in ("country", "category")}}
+    except (KeyError, TypeError) as e:
+        raise GoldError(f"{where}: missing or bad field {e}") from e
+    if rec.get("options") is not None:
+        out["options"] = [_option(o, letter, where) for letter, o in zip(CHOICES, _four(rec["options"], where))]
+    return out
+
+
+def _four(value: object, where: str) -> list:
+    if not isinstance(value, list) or len(value) != len(CHOICES):
+        raise GoldError(f"{where}: options must be a list of the 4 option images A-D")
+    return value
+
+
+def load_public_gold(path: Path) -> Gold:
+    """A public question list as a public gold: ids and option image sizes, no answers or masks."""
+    records = [_public_record(r, f"{path}: question {i + 1}") for i, r in enumerate(read_records(path))]
+    records.sort(key=lambda r: r["question_id"])
+    keys = [r["question_id"] for r in records]
+    if len(set(keys)) != len(keys):
+        raise GoldError(f"{path}: a question_id is listed twice")
+    return Gold(
+        benchmark="scb",
+        version="public-" + content_version(records),
+        keys=keys,
+        answers=np.full(len(keys), -1, dtype=np.int8),
+        groups={},
+        extra={"option_sizes": _option_sizes(records)},
+        public=True,
+    )
 
 
 def load_gold(path: Path) -> Gold:
@@ -204,6 +259,21 @@ def _option_sizes(records: list[dict]) -> np.ndarray:
         for k, opt in enumerate(r.get("options", ())):
             sizes[row, k] = opt["width"], opt["height"]
     return sizes
+
+
+def box_sample(line: dict, gold: Gold, row: int, letter: str | None) -> BoxSample | None:
+    """The line's box for the box-format sanity check: only a box in the file's format (no
+    per-line ``bbox_format`` or ``bbox_ref_size``) with 4 numbers, in a public frame."""
+    values = line.get("bbox")
+    if line.get("bbox_format") is not None or line.get("bbox_ref_size") is not None or not isinstance(values, list):
+        return None
+    if len(values) != 4 or not all(type(v) in (int, float) for v in values):
+        return None
+    frame = answered_frame(gold, row, letter)
+    try:
+        return BoxSample(tuple(float(v) for v in values), frame) if frame else None
+    except OverflowError:  # an integer with hundreds of digits: read_line reports it
+        return None
 
 
 def parse_key(value: object) -> str | None:
@@ -396,6 +466,16 @@ SCB = Benchmark(
     parse_key=parse_key,
     read_line=read_line,
     public_questions=public_questions,
+    load_public_gold=load_public_gold,
+    box_sample=box_sample,
+    questions_note=(
+        "One line per question: question_id, type, country, category, concept, the question text "
+        "(question) and the grounding prompt (grounding_prompt) where the release has them, and the "
+        "four option images A-D in letter order (options, each with its letter, image id, width, height and url). "
+        "Images come from the benchmark's release: url is the image's path in it. Boxes, polygons "
+        "and masks are given in pixels of the option image the line answers (its width and height "
+        "here), after the box format's conversion. No answers and no masks."
+    ),
     overlap=intersection_and_union,
     overlaps=overlaps,
     example_lines=(

@@ -24,7 +24,10 @@ def board(tmp_path_factory) -> tuple[Leaderboard, list[dict]]:
     gold = demo.scb_gold(sizes=(30, 30, 40))
     gold_path = folder / "gold.jsonl"
     demo.write_jsonl(gold_path, gold)
-    lb = Leaderboard(Settings(data_dir=folder / "data", max_upload_bytes=20 * 1024 * 1024, max_attempts_per_day=1000))
+    # short hostile files on purpose: the coverage rule is tested in tests/submissions/test_checks.py
+    lb = Leaderboard(
+        Settings(data_dir=folder / "data", max_upload_bytes=20 * 1024 * 1024, max_attempts_per_day=1000, min_coverage=0)
+    )
     lb.add_gold("scb", gold_path, "test")
     return lb, gold
 

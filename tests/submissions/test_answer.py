@@ -23,8 +23,10 @@ README_KEYS = {
     "total_errors",
     "quota",
     "duplicate_of",
+    "warnings",
+    "unparsed_lines",
 }
-"""The keys README "Submitting through the API" documents, written out independently."""
+"""The keys README "Submitting through the API" and docs/submitting.md document, written out independently."""
 
 RESULT = ResultRecord(
     "scb", "g" * 64, "1.0.0", {"questions": 3}, {"acc": 50.0},

@@ -102,10 +102,14 @@ def test_form_errors_are_reported(client, tmp_path):
 def test_endpoint_is_documented_and_named(client):
     info = client.view_api(print_info=False, return_format="dict")
     assert "/submit" in info["named_endpoints"]
-    params = [p["parameter_name"] for p in info["named_endpoints"]["/submit"]["parameters"]]
+    described = info["named_endpoints"]["/submit"]["parameters"]
+    params = [p["parameter_name"] for p in described]
     assert params == [
         "benchmark", "file", "model", "team", "model_type", "bbox_format", "paper_url", "code_url", "description",
+        "validate_only", "confirm_box_format",
     ]  # fmt: skip
+    # the two added at the end have defaults: scripts passing the first nine keep working
+    assert [(p["parameter_has_default"], p["parameter_default"]) for p in described[-2:]] == [(True, False)] * 2
     # maintainer actions and internal renders are not API endpoints
     assert set(info["named_endpoints"]) == {"/submit"}
 

@@ -9,7 +9,10 @@ from tests.ui.fakes import Request
 from ui.auth import NO_TOKEN, Auth
 from ui.submit import Submitter
 
-KEYS = {"status", "message", "submission_id", "result", "rank", "errors", "total_errors", "quota", "duplicate_of"}
+KEYS = {
+    "status", "message", "submission_id", "result", "rank", "errors", "total_errors", "quota", "duplicate_of",
+    "warnings", "unparsed_lines",
+}  # fmt: skip
 
 
 def no_progress(*args, **kwargs) -> None:

@@ -1,0 +1,25 @@
+"""How a submission's unparsed responses are shown to their submitter (My submissions)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from scoring.engine import UnparsedLine
+
+CELL_LINES = 10
+"""Lines listed in one table cell; the rest are counted."""
+
+
+def unparsed_cell(lines: Sequence[UnparsedLine], total: int | None = None) -> str:
+    """``line 12: "Image C shows it."; line 40: ...`` (the submitter's own text, in full), or "-".
+
+    >>> unparsed_cell([UnparsedLine(12, "I cannot tell."), UnparsedLine(40, "A or B?")], total=5)
+    'line 12: "I cannot tell."; line 40: "A or B?"; and 3 more'
+    >>> unparsed_cell([])
+    '-'
+    """
+    if not lines:
+        return "-"
+    shown = [f'line {u.line}: "{u.text}"' for u in lines[:CELL_LINES]]
+    rest = (total if total is not None else len(lines)) - len(shown)
+    return "; ".join(shown + ([f"and {rest} more"] if rest > 0 else []))
