@@ -284,8 +284,11 @@ class Leaderboard:
 
 
 def _rank_changes(before, after) -> list[RankChange]:
-    old = {(r.team, r.model): int(r.rank) for r in before.itertuples()}
-    new = {(r.team, r.model): int(r.rank) for r in after.itertuples()}
+    """Rows whose place in the table's order moved. Places, not the honest ranks the board shows
+    (leaderboard.ranks): two rows with overlapping intervals that swap share a rank before and
+    after, and a maintainer must still see that a gold change swapped them."""
+    old = {(r.team, r.model): place for place, r in enumerate(before.itertuples(), 1)}
+    new = {(r.team, r.model): place for place, r in enumerate(after.itertuples(), 1)}
     return [
         RankChange(team, model, old.get((team, model)), new.get((team, model)))
         for team, model in sorted(set(old) | set(new))

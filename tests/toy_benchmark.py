@@ -51,7 +51,7 @@ def parse_key(value: object) -> str | None:
     return value if isinstance(value, str) and 0 < len(value) <= 50 else None
 
 
-def read_line(line: dict, gold: Gold, row: int, box_format: str) -> None:
+def read_line(line: dict, gold: Gold, row: int, box_format: str, letter: str | None) -> None:
     return None  # nothing beyond the answer
 
 

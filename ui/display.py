@@ -18,12 +18,16 @@ import pandas as pd
 
 from leaderboard.baselines import PAPER_SOURCE
 from leaderboard.columns import PLAIN_GROUPS, Column, Kind, figure_key, shown_columns
-from leaderboard.table import SCORED_SOURCE
+from leaderboard.ranks import RankRange
+from leaderboard.table import SCORED_SOURCE, BoardRow
 from scoring.benchmarks import BENCHMARKS, Benchmark, Plot, Scatter
 
 MISSING = "-"
 _URL = re.compile(r"^https?://[^\s<>\"'`]+$", re.IGNORECASE)
-MODEL_TYPE_LABELS = {"open": "open", "closed": "closed", "api": "API"}
+MODEL_TYPE_LABELS = {"open": "open weights", "closed": "closed / API", "api": "closed / API"}
+"""One label per kind of access: a model served only through an API is closed, whoever submitted it."""
+TYPE_FILTERS = {"open": ("open",), "closed": ("closed", "api")}
+"""The board's Model type choices and the stored types each one keeps."""
 SOURCES = (SCORED_SOURCE, PAPER_SOURCE)
 
 # Soft tints that read on light and dark themes: one per column group, cycled.
@@ -118,26 +122,60 @@ def short_label(bench: Benchmark, grouping: str, label: str) -> str:
     return bench.grouping(grouping).abbrev(label)
 
 
+def search_terms(query: str | None) -> list[str]:
+    """``"qwen; gpt"`` -> ``["qwen", "gpt"]``: terms separated by ``;``, any of which may match.
+
+    >>> search_terms(" Qwen ; ;GPT-4o "), search_terms(None)
+    (['qwen', 'gpt-4o'], [])
+    """
+    return [t.strip().casefold() for t in (query or "").split(";") if t.strip()]
+
+
+def wanted_types(model_types: Iterable[str] | None) -> set[str] | None:
+    """The stored model types a choice of :data:`TYPE_FILTERS` keeps (None: all); unknown choices keep themselves."""
+    if model_types is None:
+        return None
+    return {t for choice in model_types for t in TYPE_FILTERS.get(str(choice).lower(), (str(choice).lower(),))}
+
+
+def row_filter(model_types: Iterable[str] | None, sources: Iterable[str] | None, query: str = ""):
+    """A predicate on board rows: model type and source among those chosen, and model or team
+    containing any search term (case-insensitive). The board ranks the rows it keeps."""
+    types = wanted_types(model_types)
+    kept_sources = None if sources is None else set(sources)
+    terms = search_terms(query)
+
+    def keep(row: BoardRow) -> bool:
+        if types is not None and str(row.model_type).lower() not in types:
+            return False
+        if kept_sources is not None and row.source not in kept_sources:
+            return False
+        hay = f"{row.model} {row.team}".casefold()
+        return not terms or any(t in hay for t in terms)
+
+    return keep
+
+
 def filter_frame(
     df: pd.DataFrame,
     model_types: Iterable[str] | None = None,
     sources: Iterable[str] | None = None,
     query: str = "",
 ) -> pd.DataFrame:
-    """Rows whose model type and source are among those chosen and whose model or team
-    contains ``query`` (case-insensitive); the server's order and ranks are kept."""
+    """Rows of a ranked frame that :func:`row_filter` would keep, in the frame's order and with
+    its ranks (to rank within the kept rows, filter the board's rows instead)."""
     if df.empty:
         return df
     mask = pd.Series(True, index=df.index)
-    if model_types is not None:
-        wanted = {str(t).lower() for t in model_types}
-        mask &= df["model_type"].astype(str).str.lower().isin(wanted)
+    types = wanted_types(model_types)
+    if types is not None:
+        mask &= df["model_type"].astype(str).str.lower().isin(types)
     if sources is not None:
         mask &= df["source"].isin(list(sources))
-    q = (query or "").strip().casefold()
-    if q:
+    terms = search_terms(query)
+    if terms:
         hay = (df["model"].astype(str) + " " + df["team"].astype(str)).str.casefold()
-        mask &= hay.str.contains(q, regex=False)
+        mask &= pd.concat([hay.str.contains(t, regex=False) for t in terms], axis=1).any(axis=1)
     return df[mask]
 
 
@@ -159,7 +197,8 @@ def _cell(row: Mapping, col: Column) -> tuple[object, str]:
     if col.kind is Kind.MODEL:  # the sort key is escaped too: no raw user text in an HTML column
         return html.escape(str(value)), model_html(value, row.get("paper_url"), row.get("code_url"))
     if col.kind is Kind.RANK:
-        return int(value), str(int(value))
+        worst = row.get("rank_worst")
+        return int(value), RankRange(int(value), int(value) if is_missing(worst) else int(worst)).text()
     if col.kind is Kind.MODEL_TYPE:
         text = str(value or "")
         return text, MODEL_TYPE_LABELS.get(text.lower(), text) or MISSING
