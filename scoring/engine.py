@@ -14,6 +14,7 @@ import numpy as np
 
 from scoring.answers import describe, extract_answer, normalize_answer
 from scoring.benchmarks import Benchmark, get_benchmark
+from scoring.benchmarks.base import Stat
 from scoring.errors import LineError
 from scoring.geometry import BOX_FORMATS
 from scoring.gold import Gold
@@ -189,20 +190,30 @@ def _check_coverage(log: IssueLog, submitted: int, questions: int, min_coverage:
         )
 
 
-def score_predictions(benchmark: str | Benchmark, gold: Gold, predictions: Predictions) -> ResultRecord:
-    """Stage 1 (answers) for every question, stage 2 (IoU) for the correct ones, then figures."""
+def question_columns(benchmark: str | Benchmark, gold: Gold, predictions: Predictions) -> dict[Stat, np.ndarray]:
+    """Per-question statistic columns (stage 1 for every question, stage 2 IoU for the correct
+    ones): what every figure reduces. Secret (they say which answers are right): callers keep
+    them server-side and publish only aggregates."""
     bench = _declaration(benchmark)
     if predictions.gold_version != gold.version:
         raise ValueError("predictions were validated against another gold version")
-    letters, submitted, groundings = predictions.letters, predictions.submitted, predictions.groundings
-    correct = letters == gold.answers
+    correct = predictions.letters == gold.answers
     inter = union = None
-    if bench.overlap is not None and groundings:
+    if bench.overlap is not None and predictions.groundings:
         inter = np.zeros(gold.size, dtype=np.float64)
         union = np.zeros(gold.size, dtype=np.float64)
         for row in np.flatnonzero(correct).tolist():
-            inter[row], union[row] = bench.overlap(groundings.get(row), gold, row)
-    figures = group_figures(question_stats(correct, inter, union), gold.groups, bench.metrics)
+            inter[row], union[row] = bench.overlap(predictions.groundings.get(row), gold, row)
+    return question_stats(correct, inter, union)
+
+
+def score_predictions(benchmark: str | Benchmark, gold: Gold, predictions: Predictions) -> ResultRecord:
+    """Stage 1 (answers) for every question, stage 2 (IoU) for the correct ones, then figures."""
+    bench = _declaration(benchmark)
+    submitted, groundings = predictions.submitted, predictions.groundings
+    stats = question_columns(bench, gold, predictions)
+    correct = stats[Stat.CORRECT] > 0
+    figures = group_figures(stats, gold.groups, bench.metrics)
     counts = {
         "questions": gold.size,
         "submitted": int(submitted.sum()),
