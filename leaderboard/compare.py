@@ -83,9 +83,7 @@ def _number(value: float) -> float | None:
     return float(value) if np.isfinite(value) else None
 
 
-def compare_pair(
-    bench: Benchmark, groups: Mapping, a: Columns, b: Columns, names: tuple[str, str]
-) -> Pairing:
+def compare_pair(bench: Benchmark, groups: Mapping, a: Columns, b: Columns, names: tuple[str, str]) -> Pairing:
     """Every metric both models have, in every group: see module doc."""
     n = a[Stat.QUESTIONS].size
     columns, member = membership(groups, n)

@@ -39,8 +39,8 @@ class RankRange:
     worst: int
 
     def text(self) -> str:
-        """``"2"``, or ``"2 (1-4)"`` when the range is wider than one place."""
-        return str(self.best) if self.best == self.worst else f"{self.best} ({self.best}\u2013{self.worst})"
+        """``"2"``, or ``"2–4"`` (2nd to 4th) when the data cannot place it more exactly."""
+        return str(self.best) if self.best == self.worst else f"{self.best}\u2013{self.worst}"
 
 
 def bounds(figures: dict, metric: Metric) -> tuple[float, float]:
@@ -60,7 +60,7 @@ def rank_ranges(intervals: Sequence[tuple[float, float]], higher_is_better: bool
     """The rank range of every row from its interval of the primary figure (see module doc).
 
     >>> [r.text() for r in rank_ranges([(80.0, 86.0), (81.58, 81.58), (70.0, 72.0), (77.44, 77.44), (77.44, 77.44)])]
-    ['1 (1\u20132)', '1 (1\u20132)', '5', '3 (3\u20134)', '3 (3\u20134)']
+    ['1\u20132', '1\u20132', '5', '3\u20134', '3\u20134']
     """
     n = len(intervals)
     if n == 0:

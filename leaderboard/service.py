@@ -22,9 +22,8 @@ from leaderboard.config import Settings
 from leaderboard.publish import publish
 from leaderboard.table import SCORED_SOURCE, Board, BoardRow, baseline_rows, frame, scored_rows
 from scoring import BENCHMARKS, SCORER_VERSION, Limits
-from scoring.benchmarks import get_benchmark
+from scoring.benchmarks import get_benchmark, load_plugins
 from scoring.engine import question_columns, validate_file
-from scoring.benchmarks import load_plugins
 from store import layout
 from store.base import NotFound, Store
 from store.golds import GoldInfo, GoldRegistry
@@ -123,8 +122,9 @@ class Leaderboard:
             self._boards[benchmark] = (key, board)
         return board
 
-    def table(self, benchmark: str, view: str = "overall"):
-        return self.board(benchmark).view(view)
+    def table(self, benchmark: str, view: str = "overall", keep=None):
+        """A view of the rows ``keep`` accepts (all by default), ranked among themselves."""
+        return self.board(benchmark).view(view, keep)
 
     def gold_info(self, benchmark: str) -> GoldInfo | None:
         return self.golds.info(benchmark)

@@ -115,6 +115,14 @@ class Maintainers:
         progress(0.1, desc="Rescoring every submission on the current gold")
         return rescore_markdown(self.leaderboard.rescore())
 
+    def rescore_if_confirmed(
+        self, unlocked: bool, confirmed: bool, profile: gr.OAuthProfile | None, progress=gr.Progress()
+    ) -> str:
+        """ "Rescore all" after the browser's confirmation (``CONFIRM_RESCORE_JS``): it can take minutes."""
+        if not confirmed:
+            return "Rescore cancelled."
+        return self.rescore(unlocked, profile, progress)
+
     def hide(self, sid: str, unlocked: bool, profile: gr.OAuthProfile | None) -> tuple:
         return self._set_hidden(sid, True, unlocked, profile)
 
@@ -174,7 +182,13 @@ class AdminTab:
                 api_visibility="private",
             )
         self.refresh.click(maintainers.view, self.unlocked, self.view, api_visibility="private")
-        self.rescore.click(maintainers.rescore, self.unlocked, self.rescore_report, api_visibility="private").then(
+        self.rescore.click(
+            maintainers.rescore_if_confirmed,
+            [self.unlocked, self.unlocked],
+            self.rescore_report,
+            js=CONFIRM_RESCORE_JS,
+            api_visibility="private",
+        ).then(  # fmt: skip
             maintainers.view, self.unlocked, self.view, api_visibility="private"
         )
         for button, callback in ((self.hide, maintainers.hide), (self.unhide, maintainers.unhide)):
@@ -198,6 +212,10 @@ def _lock_components(oauth: bool) -> tuple:
         "Maintainers rescore, hide or unhide submissions and see rejected uploads. " + how, elem_id="admin-msg"
     )
     return token, unlock, message
+
+
+CONFIRM_RESCORE_JS = """(unlocked, _) => [unlocked, window.confirm(
+  "Rescore every submission on the current gold? This can take minutes and may change public ranks.")]"""
 
 
 def _panel_components() -> tuple:

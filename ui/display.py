@@ -20,7 +20,7 @@ from leaderboard.baselines import PAPER_SOURCE
 from leaderboard.columns import PLAIN_GROUPS, Column, Kind, figure_key, shown_columns
 from leaderboard.ranks import RankRange
 from leaderboard.table import SCORED_SOURCE, BoardRow
-from scoring.benchmarks import BENCHMARKS, Benchmark, Plot, Scatter
+from scoring.benchmarks import BENCHMARKS, Benchmark, Heatmap, Plot, Scatter
 
 MISSING = "-"
 _URL = re.compile(r"^https?://[^\s<>\"'`]+$", re.IGNORECASE)
@@ -210,12 +210,27 @@ def _cell(row: Mapping, col: Column) -> tuple[object, str]:
     return text, text or MISSING
 
 
-def table_value(df: pd.DataFrame, bench: Benchmark, view: str = "overall") -> dict:
+def visible_columns(bench: Benchmark, view: str = "overall", hidden: Iterable[str] = ()) -> list[Column]:
+    """The shown columns minus the groups a visitor hid (the Model group, with Rank and Model, always stays)."""
+    hidden = set(hidden) - {PLAIN_GROUPS[0]}
+    return [c for c in shown_columns(bench, view) if c.group not in hidden]
+
+
+def column_groups(bench: Benchmark, view: str = "overall") -> list[str]:
+    """The column groups a visitor may hide in a view, in page order."""
+    groups: list[str] = []
+    for c in shown_columns(bench, view):
+        if c.group != PLAIN_GROUPS[0] and c.group not in groups:
+            groups.append(c.group)
+    return groups
+
+
+def table_value(df: pd.DataFrame, bench: Benchmark, view: str = "overall", hidden: Iterable[str] = ()) -> dict:
     """The value for a ``gr.Dataframe``: ``data`` keeps full-precision numbers (so sorting a
     column is numeric, missing sorts lowest), ``metadata.display_value`` the rounded text with
     its ``±`` interval and ``-`` for missing. Column-group tints come from :func:`group_css`,
     once per column instead of once per cell (a 1,000-row board would ship 0.9 MB of styles)."""
-    shown = shown_columns(bench, view)
+    shown = visible_columns(bench, view, hidden)
     data, display = [], []
     for row in df.to_dict(orient="records"):
         cells = [_cell(row, c) for c in shown]
@@ -228,10 +243,10 @@ def table_value(df: pd.DataFrame, bench: Benchmark, view: str = "overall") -> di
     }
 
 
-def group_css(bench: Benchmark, view: str, table_id: str) -> str:
+def group_css(bench: Benchmark, view: str, table_id: str, hidden: Iterable[str] = ()) -> str:
     """A ``<style>`` tinting the columns of each group in the table ``#table_id`` (Gradio 6
     renders body cells as ``role="gridcell"`` elements with a 0-based ``data-col``)."""
-    shown = shown_columns(bench, view)
+    shown = visible_columns(bench, view, hidden)
     tints = group_tints(shown)
     rules = [
         f'#{table_id} [role="gridcell"][data-col="{i}"] {{background-color: {tints[c.group]};}}'
@@ -241,13 +256,13 @@ def group_css(bench: Benchmark, view: str, table_id: str) -> str:
     return "<style>" + "\n".join(rules) + "</style>"
 
 
-def datatypes(bench: Benchmark, view: str = "overall") -> list[str]:
-    return [c.datatype for c in shown_columns(bench, view)]
+def datatypes(bench: Benchmark, view: str = "overall", hidden: Iterable[str] = ()) -> list[str]:
+    return [c.datatype for c in visible_columns(bench, view, hidden)]
 
 
-def group_legend_html(bench: Benchmark, view: str = "overall") -> str:
+def group_legend_html(bench: Benchmark, view: str = "overall", hidden: Iterable[str] = ()) -> str:
     """A one-line legend of the column groups with the tints the table uses."""
-    shown = shown_columns(bench, view)
+    shown = visible_columns(bench, view, hidden)
     tints = group_tints(shown)
     chips = []
     for group, tint in tints.items():
@@ -274,14 +289,49 @@ def plot_title(bench: Benchmark, plot: Plot) -> str:
     return f"{bench.heatmap_metric(plot).label} by {bench.grouping(plot.grouping).label.lower()}"
 
 
-def plot_values(df: pd.DataFrame, bench: Benchmark) -> list[pd.DataFrame | str]:
-    """The value of every plot the benchmark declares, in order: a frame for a scatter, HTML for a heatmap."""
+def drawn_plots(bench: Benchmark) -> list[Plot]:
+    """The declared plots as drawn: a heatmap that names no metric is drawn once per metric of
+    the grouping views (``view_metrics``: accuracy, and mIoU on a grounding benchmark)."""
+    out: list[Plot] = []
+    for plot in bench.plots:
+        if isinstance(plot, Heatmap) and plot.metric is None:
+            out += [Heatmap(plot.grouping, m) for m in bench.view_metrics]
+        else:
+            out.append(plot)
+    return out
+
+
+def plot_values(
+    df: pd.DataFrame, bench: Benchmark, sizes: Mapping[str, Mapping[str, int]] | None = None
+) -> list[pd.DataFrame | str]:
+    """The value of every plot the benchmark declares, in order: a frame for a scatter, HTML for
+    a heatmap (headed by each group's question count when ``sizes`` gives them)."""
     return [
         scatter_frame(df, bench, plot)
         if isinstance(plot, Scatter)
-        else heatmap_html(df, bench, plot.grouping, bench.heatmap_metric(plot).name, title=plot_title(bench, plot))
-        for plot in bench.plots
+        else heatmap_html(
+            df,
+            bench,
+            plot.grouping,
+            bench.heatmap_metric(plot).name,
+            title=plot_title(bench, plot),
+            sizes=(sizes or {}).get(plot.grouping),
+        )  # fmt: skip
+        for plot in drawn_plots(bench)
     ]
+
+
+def scatter_note(df: pd.DataFrame, bench: Benchmark, plot: Scatter) -> str:
+    """Which rows the scatter leaves out (no figure for one of its axes), named, so no model is
+    silently missing from the plot."""
+    keys = [figure_key(plot.x), figure_key(plot.y)]
+    if df.empty or not set(keys) <= set(df.columns):
+        return ""
+    left_out = df[df[keys].isna().any(axis=1)]
+    if left_out.empty:
+        return f"Every row shown has both {bench.metric(plot.x).label} and {bench.metric(plot.y).label}."
+    names = ", ".join(escape_markdown(m) for m in left_out["model"].astype(str))
+    return f"Not plotted (no {bench.metric(plot.x).label} or {bench.metric(plot.y).label}): {names}."
 
 
 def _declared_scatter(df: pd.DataFrame) -> tuple[Benchmark, Scatter] | None:
@@ -320,25 +370,37 @@ def scatter_frame(df: pd.DataFrame, bench: Benchmark | None = None, plot: Scatte
 
 
 def _heat_colour(value: float) -> str:
-    """Light red (0) to light green (100), readable under dark text."""
+    """Pale yellow (0) to blue (100), one hue ramp that reads for red-green colour blindness and under dark text."""
     v = max(0.0, min(100.0, value)) / 100
-    return f"hsl({round(10 + 120 * v)}, 70%, {round(88 - 8 * v)}%)"
+    return f"hsl({round(50 + 160 * v)}, 75%, {round(90 - 20 * v)}%)"
 
 
 def heatmap_html(
-    df: pd.DataFrame, bench: Benchmark, grouping: str, metric: str | None = None, max_rows: int = 20, title: str = ""
+    df: pd.DataFrame,
+    bench: Benchmark,
+    grouping: str,
+    metric: str | None = None,
+    max_rows: int = 20,
+    title: str = "",
+    sizes: Mapping[str, int] | None = None,
 ) -> str:
     """An HTML heatmap of ``metric`` (the primary one by default): one row per model (in rank
-    order), one column per group label."""
+    order), one column per group label headed by its question count when known, cells with the
+    metric's declared decimals (as the table)."""
     if df.empty:
         return '<p class="empty-note">No rows to plot.</p>'
     labels = list(bench.grouping(grouping).order)
-    name = metric or bench.primary_metric
-    keys = [figure_key(name, grouping, label) for label in labels]
+    declared = bench.metric(metric or bench.primary_metric)
+    keys = [figure_key(declared.name, grouping, label) for label in labels]
     present = [k for k in keys if k in df.columns]
     if not present:
         return '<p class="empty-note">No figures by this grouping.</p>'
-    head = "".join(f"<th>{html.escape(short_label(bench, grouping, label))}</th>" for label in labels)
+    sizes = sizes or {}
+
+    def head(label: str) -> str:
+        n = f'<br><span class="group-n">n={sizes[label]:,}</span>' if label in sizes else ""
+        return f"<th>{html.escape(short_label(bench, grouping, label))}{n}</th>"
+
     body = []
     for _, row in df.head(max_rows).iterrows():
         cells = []
@@ -347,13 +409,15 @@ def heatmap_html(
             if is_missing(value):
                 cells.append('<td class="missing">-</td>')
             else:
-                cells.append(f'<td style="background-color:{_heat_colour(float(value))}">{float(value):.1f}</td>')
+                shade = _heat_colour(float(value) if declared.higher_is_better else 100 - float(value))
+                cells.append(f'<td style="background-color:{shade}">{float(value):.{declared.decimals}f}</td>')
         paper = ' <span class="paper-tag">paper</span>' if row.get("source") == SOURCES[1] else ""
         body.append(f'<tr><th class="model">{html.escape(str(row.get("model")))}{paper}</th>{"".join(cells)}</tr>')
     caption = f"<caption>{html.escape(title)}</caption>" if title else ""
     more = f'<p class="empty-note">Top {max_rows} rows shown.</p>' if len(df) > max_rows else ""
     return (
-        f'<div class="heatmap-wrap"><table class="heatmap">{caption}<thead><tr><th>Model</th>{head}</tr></thead>'
+        f'<div class="heatmap-wrap"><table class="heatmap">{caption}<thead><tr><th>Model</th>'
+        f"{''.join(head(label) for label in labels)}</tr></thead>"
         f"<tbody>{''.join(body)}</tbody></table>{more}</div>"
     )
 

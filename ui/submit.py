@@ -130,7 +130,10 @@ class FormFields:
     @classmethod
     def create(cls) -> FormFields:
         benchmark = gr.Dropdown(
-            [(b.name, b.id) for b in BENCHMARKS.values()], value="scb", label="Benchmark", elem_id="sub-bench"
+            [(b.name, b.id) for b in BENCHMARKS.values()],
+            value=next(iter(BENCHMARKS)),
+            label="Benchmark",
+            elem_id="sub-bench",
         )
         file = gr.File(label="Predictions (JSONL)", type="filepath", elem_id="sub-file")
         with gr.Row():
@@ -146,8 +149,9 @@ class FormFields:
             bbox_format = gr.Dropdown(
                 [(f"{k}: {v}", k) for k, v in BOX_FORMATS.items()],
                 value="xyxy",
-                label="Box format (SCB grounding; lines may override with bbox_format)",
+                label="Box format (grounding; lines may override with bbox_format)",
                 elem_id="sub-fmt",
+                visible=next(iter(BENCHMARKS.values())).grounding,
             )
         with gr.Row():
             paper_url = gr.Textbox(label="Paper URL (optional, http/https)", elem_id="sub-paper")
@@ -211,5 +215,9 @@ class SubmitTab:
         )
         finished = redraw.after(submitted)
         form.benchmark.change(submitter.quota, form.benchmark, shown.quota, api_visibility="private")
+        form.benchmark.change(  # the box format matters only for a benchmark that grounds
+            lambda b: gr.Dropdown(visible=b in BENCHMARKS and BENCHMARKS[b].grounding),
+            form.benchmark, form.bbox_format, api_visibility="private",
+        )  # fmt: skip
         page.load(submitter.quota, form.benchmark, shown.quota, api_visibility="private")
         return cls(form, shown, finished)
