@@ -33,7 +33,8 @@ table.heatmap caption {font-weight: 600; text-align: left; padding: 4px 0;}
 .model-page h2 {margin-bottom: 0.2em;}
 .model-facts {opacity: 0.9;}
 table.model-table {border-collapse: collapse; font-size: 0.9em; margin: 4px 0 12px;}
-table.model-table th, table.model-table td {padding: 3px 8px; border: 1px solid rgba(128,128,128,0.25); text-align: left;}
+table.model-table th, table.model-table td {
+  padding: 3px 8px; border: 1px solid rgba(128,128,128,0.25); text-align: left;}
 table.model-table .ci {opacity: 0.7; font-size: 0.9em; white-space: nowrap;}
 .bar-cell {min-width: 120px;}
 .bar {display: inline-block; height: 10px; background: rgba(59,130,246,0.6); border-radius: 2px;}
