@@ -261,7 +261,6 @@ class BoardTab:
         for trigger in (self.query.submit, self.search.click):
             trigger(self.render, self.filters, list(self.outputs), api_visibility="private")
             trigger(None, self.filters, None, js=url_js)
-        self.tab.select(None, self.filters, None, js=url_js)
         self.refresh.click(self.refresh_and_draw, self.filters, self.drawn, api_visibility="private")
         opened(self.draw, self.filters, self.drawn, api_visibility="private")
         timer.tick(
@@ -368,12 +367,15 @@ def _plot_outputs(bench: Benchmark) -> list[Component]:
     for i, plot in enumerate(display.drawn_plots(bench)):
         if isinstance(plot, Scatter):
             x, y = bench.metric(plot.x).label, bench.metric(plot.y).label
+            gr.Markdown(
+                f"#### {display.plot_title(bench, plot)}"
+            )  # a heading wraps on a phone; a Vega title squeezes the plot
             out.append(
                 gr.ScatterPlot(
                     x=x,
                     y=y,
                     color="Source",
-                    title=display.plot_title(bench, plot),
+                    show_label=False,
                     tooltip=["Model", "Team", y, x],
                     x_lim=[0, 100],
                     y_lim=[0, 100],

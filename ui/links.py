@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from urllib.parse import parse_qs
 
 import gradio as gr
 
@@ -19,6 +20,10 @@ from ui import display
 from ui.board import BoardTab
 from ui.compare import CompareTab, Comparisons
 from ui.model import ModelPages, ModelTab
+
+
+READ_ADDRESS_JS = "(_) => [window.location.search]"
+"""The query string as the visitor opened the page, read in the browser (before any tab rewrites it)."""
 
 
 def _listed(params: Mapping[str, str], key: str, known: list[str], default: list[str]) -> list[str]:
@@ -67,8 +72,9 @@ class DeepLinks:
             out += board.filters
         return out
 
-    def restore(self, request: gr.Request) -> list:
-        params = dict(request.query_params) if request else {}
+    def restore(self, search: str | None) -> list:
+        """Updates for the address's query string (``search``, as ``window.location.search`` gives it)."""
+        params = {k: v[-1] for k, v in parse_qs((search or "").lstrip("?")).items()}
         bench_id = params.get("bench", "")
         skip_boards = [gr.skip()] * (5 * len(self.boards))
         if bench_id not in BENCHMARKS:
@@ -85,7 +91,8 @@ class DeepLinks:
         return [gr.Tabs(selected=f"tab-{bench_id}"), gr.skip(), gr.skip(), gr.skip(), gr.skip(), *updates]
 
     def wire(self, page: gr.Blocks) -> None:
-        restored = page.load(self.restore, None, self.outputs, api_visibility="private")
+        address = gr.Textbox(visible=False, elem_id="page-address")
+        restored = page.load(self.restore, address, self.outputs, js=READ_ADDRESS_JS, api_visibility="private")
         # a ?model= link: draw the page once the states are set (and only then switch to it)
         restored.then(self._open_model, [self.model.bench, self.model.row], [self.model.page, self.tabs],
                       api_visibility="private")  # fmt: skip

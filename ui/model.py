@@ -157,14 +157,15 @@ MODEL_URL_JS = """(bench, row) => {
 @dataclass(frozen=True, eq=False)
 class ModelTab:
     tab: gr.Tab
-    bench: gr.State
-    row: gr.State
+    bench: gr.Textbox  # hidden textboxes, not States: the address bar's js reads them in the browser
+    row: gr.Textbox
     page: gr.HTML
 
     @classmethod
     def mount(cls, pages: ModelPages) -> ModelTab:
         with gr.Tab("Model", id="tab-model", elem_id="tab-model") as tab:
-            bench, row = gr.State(""), gr.State("")
+            bench = gr.Textbox(visible=False, elem_id="model-bench")
+            row = gr.Textbox(visible=False, elem_id="model-row")
             page = gr.HTML(EMPTY, elem_id="model-page")
         return cls(tab, bench, row, page)
 
