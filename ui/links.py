@@ -21,7 +21,6 @@ from ui.board import BoardTab
 from ui.compare import CompareTab, Comparisons
 from ui.model import ModelPages, ModelTab
 
-
 READ_ADDRESS_JS = "(_) => [window.location.search]"
 """The query string as the visitor opened the page, read in the browser (before any tab rewrites it)."""
 

@@ -56,9 +56,10 @@ def test_the_toy_plugin_is_a_board_tab_with_its_rows(desktop, server):
 
 def test_rank_and_model_stay_pinned_when_scrolling_right(desktop, server):
     page = open_page(desktop, server.url, "#scb-table [role=row] >> text=reported in paper")
-    rank, model = page.locator('#scb-table [role=gridcell][data-col="0"]').first, page.locator(
-        '#scb-table [role=gridcell][data-col="1"]'
-    ).first
+    rank, model = (
+        page.locator('#scb-table [role=gridcell][data-col="0"]').first,
+        page.locator('#scb-table [role=gridcell][data-col="1"]').first,
+    )
     before = (rank.bounding_box()["x"], model.bounding_box()["x"])
     page.evaluate("() => { document.querySelector('#scb-table .virtual-table-viewport').scrollLeft = 3000; }")
     page.wait_for_timeout(300)
