@@ -34,6 +34,11 @@ def paper_rows(benchmark: str) -> list[dict]:
     return rows
 
 
+def paper_url(benchmark: str) -> str:
+    """The address of the paper the benchmark's published rows come from ("" when not given)."""
+    return _load().get(benchmark, {}).get("paper_url", "")
+
+
 def source_note(benchmark: str) -> str:
     entry = _load().get(benchmark, {})
     return ". ".join(v.rstrip(".") for v in (entry.get("source", ""), entry.get("note", "")) if v) + "."

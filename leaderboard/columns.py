@@ -35,6 +35,7 @@ class Kind(StrEnum):
     CI = "ci"  # the half-width of a figure's interval (shown folded into the figure)
     DATE = "date"
     URL = "url"  # data only; shown through the LINKS column
+    DATA = "data"  # data only: the rank range's worst end (shown in the Rank cell), the row id
     LINKS = "links"  # display only: paper and code links of the row
 
 
@@ -70,12 +71,13 @@ class Column:
 
     @property
     def shown(self) -> bool:
-        return self.kind not in (Kind.CI, Kind.URL)
+        return self.kind not in (Kind.CI, Kind.URL, Kind.DATA)
 
 
 MODEL_GROUP, ABOUT_GROUP = "Model", "About"
 IDENTITY = (
     Column("rank", "Rank", MODEL_GROUP, Kind.RANK, decimals=0),
+    Column("rank_worst", "Rank (worst)", MODEL_GROUP, Kind.DATA, decimals=0),
     Column("model", "Model", MODEL_GROUP, Kind.MODEL),
     Column("team", "Team", MODEL_GROUP, Kind.TEXT),
     Column("model_type", "Model type", MODEL_GROUP, Kind.MODEL_TYPE),
@@ -86,6 +88,7 @@ PROVENANCE = (
     Column("paper_url", "Paper", ABOUT_GROUP, Kind.URL),
     Column("code_url", "Code", ABOUT_GROUP, Kind.URL),
     Column("links", "Links", ABOUT_GROUP, Kind.LINKS),
+    Column("row_id", "Row id", ABOUT_GROUP, Kind.DATA),
 )
 PLAIN_GROUPS = (MODEL_GROUP, ABOUT_GROUP)
 """Groups of the row's identity and provenance (not figures: the page leaves them untinted)."""

@@ -11,17 +11,19 @@ import io
 import logging
 import tempfile
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
 from filelock import FileLock
 
+from leaderboard.compare import MAX_MODELS, MIN_MODELS, Pairing, compare
 from leaderboard.config import Settings
 from leaderboard.publish import publish
-from leaderboard.table import Board, BoardRow, baseline_rows, frame, scored_rows
+from leaderboard.table import SCORED_SOURCE, Board, BoardRow, baseline_rows, frame, scored_rows
 from scoring import BENCHMARKS, SCORER_VERSION, Limits
-from scoring.benchmarks import load_plugins
-from scoring.engine import UnparsedLine
+from scoring.benchmarks import get_benchmark, load_plugins
+from scoring.engine import UnparsedLine, question_columns, validate_file
 from store import layout
 from store.base import NotFound, Store
 from store.golds import GoldInfo, GoldRegistry
@@ -45,6 +47,30 @@ def make_store(settings: Settings) -> Store:
 
         return HubStore(settings.data_dir / "hub-cache", settings.hub_repos, settings.hub_token, settings.hub_endpoint)
     return LocalStore(settings.data_dir)
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    """One visible submission of a board row's (team, model), newest first on its page."""
+
+    submission_id: str
+    submitted_at: str
+    status: str
+    primary: float | None  # the primary figure on the current gold, if scored on it
+    chosen: bool  # the submission the board shows
+
+
+@dataclass(frozen=True)
+class ModelDetails:
+    """What a model's page shows: the row, its provenance and its submission history (aggregates only)."""
+
+    benchmark: str
+    row: BoardRow
+    description: str
+    box_format: str
+    gold_version: str
+    scorer_version: str
+    history: tuple[HistoryEntry, ...]
 
 
 @dataclass(frozen=True)
@@ -76,6 +102,7 @@ class Leaderboard:
             min_coverage=settings.min_coverage or None,
         )
         self._boards: dict[str, tuple[tuple, Board]] = {}
+        self._columns: OrderedDict[tuple[str, str], dict] = OrderedDict()  # per-question columns, server-side only
         self._lock = threading.Lock()
         self.catalog.refresh()
 
@@ -96,8 +123,9 @@ class Leaderboard:
             self._boards[benchmark] = (key, board)
         return board
 
-    def table(self, benchmark: str, view: str = "overall"):
-        return self.board(benchmark).view(view)
+    def table(self, benchmark: str, view: str = "overall", keep=None):
+        """A view of the rows ``keep`` accepts (all by default), ranked among themselves."""
+        return self.board(benchmark).view(view, keep)
 
     def gold_info(self, benchmark: str) -> GoldInfo | None:
         return self.golds.info(benchmark)
@@ -159,6 +187,94 @@ class Leaderboard:
     def status(self, state: SubmissionState) -> Status:
         info = self.golds.info(state.meta.benchmark)
         return state.status(info.version if info else "", SCORER_VERSION, lifecycle.MAX_FAILURES)
+
+    # ---- model pages and comparisons (aggregates only) ----
+    def details(self, benchmark: str, row_id: str) -> ModelDetails | None:
+        """A board row's page: its figures, provenance and the history of its (team, model)."""
+        row = self.board(benchmark).row(row_id)
+        if row is None:
+            return None
+        info = self.golds.info(benchmark)
+        state = self.catalog.get(row.submission_id) if row.submission_id else None
+        key = (row.team.casefold(), row.model.casefold())
+        mine = [
+            s for s in self.catalog.all(benchmark)
+            if not s.hidden and (s.meta.team.casefold(), s.meta.model.casefold()) == key and row.source == SCORED_SOURCE
+        ]  # fmt: skip
+        primary = get_benchmark(benchmark).primary_metric
+        history = []
+        for s in sorted(mine, key=lambda s: s.meta.submitted_at, reverse=True):
+            result = s.latest_result(info.version) if info else None
+            figure = result.overall.get(primary) if result else None
+            history.append(HistoryEntry(s.meta.id, s.meta.submitted_at, self.status(s).value, figure,
+                                        s.meta.id == row.submission_id))  # fmt: skip
+        figures = row.figures
+        return ModelDetails(
+            benchmark,
+            row,
+            state.meta.description if state else "",
+            state.meta.bbox_format if state else "",
+            str(figures.get("gold_version", "")),
+            str(figures.get("scorer_version", "")),
+            tuple(history),
+        )
+
+    def group_sizes(self, benchmark: str) -> dict[str, dict[str, int]]:
+        """Questions per group of the current gold (public: the question list carries the groups)."""
+        gold = self.golds.get(benchmark)
+        if gold is None:
+            return {}
+        return {
+            name: {label: int((codes == i).sum()) for i, label in enumerate(labels)}
+            for name, (labels, codes) in gold.groups.items()
+        }
+
+    def last_updated(self, benchmark: str) -> str:
+        """When the board last changed: its newest row or its gold, ISO 8601 ("" for neither)."""
+        info = self.golds.info(benchmark)
+        times = [r.submitted_at for r in self.board(benchmark).rows if r.submitted_at]
+        times += [info.added_at] if info else []
+        return max(times, default="")
+
+    def compare(self, benchmark: str, row_ids: list[str]) -> tuple[Pairing, ...]:
+        """The first row against each other one (2-4 rows scored here on the current gold), from
+        per-question correctness recomputed here and never returned; ValueError says what is wrong."""
+        if not MIN_MODELS <= len(row_ids) <= MAX_MODELS:
+            raise ValueError(f"pick {MIN_MODELS} to {MAX_MODELS} models to compare, not {len(row_ids)}")
+        board = self.board(benchmark)
+        info = self.golds.info(benchmark)
+        if info is None:
+            raise ValueError(f"{benchmark} has no gold yet: nothing is scored here to compare")
+        models = []
+        for row_id in row_ids:
+            row = board.row(row_id)
+            if row is None:
+                raise ValueError(f"no row {row_id!r} on the {benchmark} board")
+            if row.source != SCORED_SOURCE:
+                raise ValueError(f"{row.model} is a paper's published row: it has no per-question answers to compare")
+            models.append((f"{row.model} ({row.team})", self._question_columns(benchmark, row.submission_id, info)))
+        gold = self.golds.compiled(info)
+        return compare(get_benchmark(benchmark), gold.groups, models)
+
+    def _question_columns(self, benchmark: str, submission_id: str, info: GoldInfo) -> dict:
+        """Per-question columns of a submission on the current gold, recomputed from its stored
+        upload (the stored result holds aggregates only) and kept for the last 32 asked."""
+        key = (submission_id, info.version)
+        with self._lock:
+            if key in self._columns:
+                self._columns.move_to_end(key)
+                return self._columns[key]
+        state = self.catalog.get(submission_id)
+        gold = self.golds.compiled(info)
+        raw = self.store.read("submissions", layout.raw(benchmark, submission_id))
+        predictions = validate_file(get_benchmark(benchmark), gold, raw, bbox_format=state.meta.bbox_format,
+                                    limits=self.limits)  # fmt: skip
+        columns = question_columns(benchmark, gold, predictions)
+        with self._lock:
+            self._columns[key] = columns
+            while len(self._columns) > 32:
+                self._columns.popitem(last=False)
+        return columns
 
     # ---- maintaining ----
     def add_gold(self, benchmark: str, path: Path, added_by: str) -> GoldInfo:
@@ -304,8 +420,11 @@ class Leaderboard:
 
 
 def _rank_changes(before, after) -> list[RankChange]:
-    old = {(r.team, r.model): int(r.rank) for r in before.itertuples()}
-    new = {(r.team, r.model): int(r.rank) for r in after.itertuples()}
+    """Rows whose place in the table's order moved. Places, not the honest ranks the board shows
+    (leaderboard.ranks): two rows with overlapping intervals that swap share a rank before and
+    after, and a maintainer must still see that a gold change swapped them."""
+    old = {(r.team, r.model): place for place, r in enumerate(before.itertuples(), 1)}
+    new = {(r.team, r.model): place for place, r in enumerate(after.itertuples(), 1)}
     return [
         RankChange(team, model, old.get((team, model)), new.get((team, model)))
         for team, model in sorted(set(old) | set(new))

@@ -7,20 +7,22 @@ numbers stay numbers (rounding is the UI's job).
 
 from __future__ import annotations
 
+import hashlib
 import io
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import pandas as pd
 
-from leaderboard.baselines import PAPER_SOURCE, paper_rows
+from leaderboard.baselines import PAPER_SOURCE, paper_rows, paper_url
 from leaderboard.columns import Column, columns, export_columns, frame_columns, views
+from leaderboard.ranks import bounds, rank_ranges
 from scoring.benchmarks import Metric, get_benchmark
 from submissions.catalog import SubmissionState
 
 __all__ = [  # the column model is leaderboard.columns; these names stay importable from here
-    "ROW_RULES", "SCORED_SOURCE", "Board", "BoardRow", "Column", "baseline_rows", "columns", "csv_safe",
+    "ROW_RULES", "SCORED_SOURCE", "Board", "BoardRow", "Column", "RowFilter", "baseline_rows", "columns", "csv_safe",
     "export_columns", "figure_getter", "frame", "scored_rows", "to_csv_bytes", "to_parquet_bytes", "views",
 ]  # fmt: skip
 
@@ -41,6 +43,17 @@ class BoardRow:
     submission_id: str = ""
     paper_url: str = ""
     code_url: str = ""
+
+    @property
+    def row_id(self) -> str:
+        """A short stable id of the (team, model) pair, whichever submission is its row: what a
+        link to the model's page carries (``?model=<row id>``). Paper rows get their own (the
+        team "(paper)" is theirs)."""
+        key = f"{self.source}\0{self.team.casefold()}\0{self.model.casefold()}".encode()
+        return hashlib.sha256(key).hexdigest()[:12]
+
+
+RowFilter = Callable[[BoardRow], bool]
 
 
 def scored_rows(
@@ -107,7 +120,12 @@ def _negated(text: str) -> tuple[int, ...]:
 def baseline_rows(benchmark: str) -> list[BoardRow]:
     return [
         BoardRow(
-            model=r["model"], team="(paper)", model_type=r["model_type"], source=PAPER_SOURCE, figures=r["figures"]
+            model=r["model"],
+            team="(paper)",
+            model_type=r["model_type"],
+            source=PAPER_SOURCE,
+            figures=r["figures"],
+            paper_url=paper_url(benchmark),
         )
         for r in paper_rows(benchmark)
     ]
@@ -145,23 +163,33 @@ def _rank_value(figures: dict, metric: Metric) -> float:
 
 
 def frame(benchmark: str, rows: list[BoardRow], view: str = "overall") -> pd.DataFrame:
-    """The table of a view, ranked: primary metric, best first in its declared direction, ties
-    to the earlier submission (papers' rows count as the earliest). Absent figures are NaN."""
+    """The table of a view, ranked within ``rows`` (:mod:`leaderboard.ranks`: ties and rows
+    whose intervals overlap share a rank) and ordered by rank, then the primary figure in its
+    declared direction, then the earlier submission (papers' rows count as the earliest).
+    Absent figures are NaN."""
     bench = get_benchmark(benchmark)
     cols = frame_columns(bench, view)
     primary = bench.primary
-    ordered = sorted(
-        rows,
-        key=lambda r: (_rank_value(r.figures, primary), r.submitted_at, r.source != PAPER_SOURCE, r.model),
+    ranges = rank_ranges([bounds(r.figures, primary) for r in rows], primary.higher_is_better)
+    order = sorted(
+        range(len(rows)),
+        key=lambda i: (
+            ranges[i].best,
+            _rank_value(rows[i].figures, primary),
+            rows[i].submitted_at,
+            rows[i].source != PAPER_SOURCE,
+            rows[i].model,
+        ),
     )
     getters = [(c.key, figure_getter(c)) for c in cols if c.figure is not None]
     figure_keys = [k for k, _ in getters]
     records = []
-    for rank, row in enumerate(ordered, 1):
-        figures = row.figures
-        record = {k: get(figures) for k, get in getters}
+    for i in order:
+        row = rows[i]
+        record = {k: get(row.figures) for k, get in getters}
         record.update(
-            rank=rank,
+            rank=ranges[i].best,
+            rank_worst=ranges[i].worst,
             model=row.model,
             team=row.team,
             model_type=row.model_type,
@@ -169,6 +197,7 @@ def frame(benchmark: str, rows: list[BoardRow], view: str = "overall") -> pd.Dat
             submitted=row.submitted_at[:10],
             paper_url=row.paper_url,
             code_url=row.code_url,
+            row_id=row.row_id,
         )
         records.append(record)
     if not records:
@@ -185,8 +214,13 @@ class Board:
     benchmark: str
     rows: list[BoardRow] = field(default_factory=list)
 
-    def view(self, view: str = "overall") -> pd.DataFrame:
-        return frame(self.benchmark, self.rows, view)
+    def view(self, view: str = "overall", keep: RowFilter | None = None) -> pd.DataFrame:
+        """A view of the rows ``keep`` accepts (all by default), ranked among themselves."""
+        rows = self.rows if keep is None else [r for r in self.rows if keep(r)]
+        return frame(self.benchmark, rows, view)
+
+    def row(self, row_id: str) -> BoardRow | None:
+        return next((r for r in self.rows if r.row_id == row_id), None)
 
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")

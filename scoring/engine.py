@@ -15,6 +15,7 @@ import numpy as np
 from scoring import boxcheck
 from scoring.answers import describe, normalize_answer, read_response
 from scoring.benchmarks import Benchmark, get_benchmark
+from scoring.benchmarks.base import Stat
 from scoring.errors import LineError
 from scoring.geometry import BOX_FORMATS
 from scoring.gold import Gold
@@ -264,26 +265,36 @@ def check_coverage(log: IssueLog, submitted: int, questions: int, min_coverage: 
         )
 
 
-def score_predictions(benchmark: str | Benchmark, gold: Gold, predictions: Predictions) -> ResultRecord:
-    """Stage 1 (answers) for every question, stage 2 (IoU) for the correct ones, then figures."""
+def question_columns(benchmark: str | Benchmark, gold: Gold, predictions: Predictions) -> dict[Stat, np.ndarray]:
+    """Per-question statistic columns (stage 1 for every question, stage 2 IoU for the correct
+    ones): what every figure reduces. Secret (they say which answers are right): callers keep
+    them server-side and publish only aggregates."""
     bench = _declaration(benchmark)
     if gold.public:
         raise ValueError("a public question list has no answers: it can validate a file, not score it")
     if predictions.gold_version != gold.version:
         raise ValueError("predictions were validated against another gold version")
-    letters, submitted, groundings = predictions.letters, predictions.submitted, predictions.groundings
-    correct = letters == gold.answers
+    correct = predictions.letters == gold.answers
     inter = union = None
-    if bench.overlap is not None and groundings:
+    if bench.overlap is not None and predictions.groundings:
         inter = np.zeros(gold.size, dtype=np.float64)
         union = np.zeros(gold.size, dtype=np.float64)
         rows = np.flatnonzero(correct)
         if bench.overlaps is not None:
-            inter[rows], union[rows] = bench.overlaps(groundings, gold, rows)
+            inter[rows], union[rows] = bench.overlaps(predictions.groundings, gold, rows)
         else:
             for row in rows.tolist():
-                inter[row], union[row] = bench.overlap(groundings.get(row), gold, row)
-    figures = group_figures(question_stats(correct, inter, union), gold.groups, bench.metrics)
+                inter[row], union[row] = bench.overlap(predictions.groundings.get(row), gold, row)
+    return question_stats(correct, inter, union)
+
+
+def score_predictions(benchmark: str | Benchmark, gold: Gold, predictions: Predictions) -> ResultRecord:
+    """Stage 1 (answers) for every question, stage 2 (IoU) for the correct ones, then figures."""
+    bench = _declaration(benchmark)
+    submitted, groundings = predictions.submitted, predictions.groundings
+    stats = question_columns(bench, gold, predictions)
+    correct = stats[Stat.CORRECT] > 0
+    figures = group_figures(stats, gold.groups, bench.metrics)
     counts = {
         "questions": gold.size,
         "submitted": int(submitted.sum()),

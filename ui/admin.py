@@ -146,6 +146,19 @@ class Maintainers:
         progress(0.1, desc="Rescoring every submission on the current gold")
         return rescore_markdown(self.leaderboard.rescore())
 
+    def rescore_if_confirmed(
+        self,
+        token: str,
+        confirmed: bool,
+        profile: gr.OAuthProfile | None,
+        request: gr.Request | None = None,
+        progress=gr.Progress(),
+    ) -> str:
+        """ "Rescore all" after the browser's confirmation (``CONFIRM_RESCORE_JS``): it can take minutes."""
+        if not confirmed:
+            return "Rescore cancelled."
+        return self.rescore(token, profile, request, progress)
+
     def hide(self, sid: str, token: str, profile: gr.OAuthProfile | None, request: gr.Request | None = None) -> tuple:
         return self._set_hidden(sid, True, token, profile, request)
 
@@ -203,7 +216,13 @@ class AdminTab:
         for trigger in (self.unlock.click, self.token.submit):
             trigger(maintainers.unlock, self.token, [self.panel, self.message, *self.view], api_visibility="private")
         self.refresh.click(maintainers.view, self.token, self.view, api_visibility="private")
-        self.rescore.click(maintainers.rescore, self.token, self.rescore_report, api_visibility="private").then(
+        self.rescore.click(
+            maintainers.rescore_if_confirmed,
+            [self.token, self.token],
+            self.rescore_report,
+            js=CONFIRM_RESCORE_JS,
+            api_visibility="private",
+        ).then(  # fmt: skip
             maintainers.view, self.token, self.view, api_visibility="private"
         )
         for button, callback in ((self.hide, maintainers.hide), (self.unhide, maintainers.unhide)):
@@ -227,6 +246,10 @@ def _lock_components(oauth: bool) -> tuple:
         "Maintainers rescore, hide or unhide submissions and see rejected uploads. " + how, elem_id="admin-msg"
     )
     return token, unlock, message
+
+
+CONFIRM_RESCORE_JS = """(token, _) => [token, window.confirm(
+  "Rescore every submission on the current gold? This can take minutes and may change public ranks.")]"""
 
 
 def _panel_components() -> tuple:

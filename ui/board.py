@@ -7,6 +7,8 @@ every visitor); :class:`BoardTab` holds one tab's components and draws into them
 
 from __future__ import annotations
 
+import html
+import json
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -18,10 +20,11 @@ from gradio.components import Component
 from leaderboard.service import Leaderboard
 from leaderboard.table import to_csv_bytes, to_parquet_bytes, views
 from scoring.benchmarks import get_benchmark
-from scoring.benchmarks.base import Benchmark
+from scoring.benchmarks.base import Benchmark, Scatter
 from store.golds import GoldInfo
 from ui import display, page
 from ui.downloads import Downloads
+from ui.style import PINNED_WIDTHS
 
 RENDERINGS_KEPT = 64
 
@@ -34,10 +37,24 @@ class Filters:
     types: tuple[str, ...]
     sources: tuple[str, ...]
     query: str
+    hidden: tuple[str, ...] = ()  # column groups the visitor hid
 
     @classmethod
-    def of(cls, view: str, types: list[str] | None, sources: list[str] | None, query: str | None) -> Filters:
-        return cls(view, tuple(sorted(types or ())), tuple(sorted(sources or ())), query or "")
+    def of(
+        cls,
+        view: str,
+        types: list[str] | None,
+        sources: list[str] | None,
+        query: str | None,
+        hidden: list[str] | None = None,
+    ) -> Filters:
+        return cls(
+            view, tuple(sorted(types or ())), tuple(sorted(sources or ())), query or "", tuple(sorted(hidden or ()))
+        )
+
+    def keep(self):
+        """The predicate on board rows (the board ranks the rows it keeps)."""
+        return display.row_filter(self.types, self.sources, self.query)
 
     def apply(self, frame: pd.DataFrame) -> pd.DataFrame:
         return display.filter_frame(frame, self.types, self.sources, self.query)
@@ -56,7 +73,7 @@ class BoardPage:
     plots: tuple[object, ...]
 
     def updates(self) -> list:
-        table = gr.Dataframe(value=self.table, datatype=list(self.datatypes))
+        table = gr.Dataframe(value=self.table, datatype=list(self.datatypes), column_widths=PINNED_WIDTHS)
         return [table, self.legend, self.summary, self.csv, self.parquet, *self.plots]
 
 
@@ -75,20 +92,25 @@ def summary_markdown(bench: Benchmark, total: int, shown: int, gold: GoldInfo | 
     return display.summary_text(total, shown, gold.questions if gold else None) + note
 
 
-def heatmap_groupings(bench: Benchmark):
-    """The groupings drawn as heatmaps: all of them, except the first of a grounding benchmark
-    (its place is taken by the accuracy/mIoU scatter)."""
-    return bench.groupings[1:] if bench.grounding else bench.groupings
+def plots(bench: Benchmark, rows: pd.DataFrame, sizes: dict) -> tuple[object, ...]:
+    """The values of the declared plots in page order: a scatter's points then its note (which
+    rows it leaves out), a heatmap's HTML."""
+    values: list[object] = []
+    for plot, value in zip(display.drawn_plots(bench), display.plot_values(rows, bench, sizes), strict=True):
+        values.append(value)
+        if isinstance(plot, Scatter):
+            values.append(display.scatter_note(rows, bench, plot))
+    return tuple(values)
 
 
-def plots(bench: Benchmark, rows: pd.DataFrame) -> tuple[object, ...]:
-    """The scatter (grounding benchmarks) and one heatmap per grouping, from every view's rows."""
-    scatter = (display.scatter_frame(rows),) if bench.grounding else ()
-    heatmaps = tuple(
-        display.heatmap_html(rows, bench, g.name, title=f"Accuracy by {g.label.lower()}")
-        for g in heatmap_groupings(bench)
-    )
-    return scatter + heatmaps
+def context_markdown(leaderboard: Leaderboard, bench_id: str) -> str:
+    """Last updated, and which gold the scored rows are on."""
+    gold = leaderboard.gold_info(bench_id)
+    updated = leaderboard.last_updated(bench_id)
+    parts = [f"Last updated {updated[:16].replace('T', ' ')} UTC"] if updated else []
+    if gold is not None:
+        parts.append(f"gold `{gold.version[:12]}` of {gold.added_at[:10]} ({gold.questions:,} questions)")
+    return " · ".join(parts)
 
 
 class BoardPages:
@@ -119,19 +141,48 @@ class BoardPages:
 
     def render(self, bench_id: str, filters: Filters) -> BoardPage:
         bench = get_benchmark(bench_id)
-        full = self.leaderboard.table(bench_id, filters.view)
-        shown = filters.apply(full)
+        lb = self.leaderboard
+        total = len(lb.board(bench_id).rows)
+        shown = lb.table(bench_id, filters.view, filters.keep())
         stem = f"{bench_id}-{filters.view}"
+        summary = summary_markdown(bench, total, len(shown), lb.gold_info(bench_id))
         return BoardPage(
-            table=display.table_value(shown, bench, filters.view),
-            datatypes=tuple(display.datatypes(bench, filters.view)),
-            legend=display.group_legend_html(bench, filters.view)
-            + display.group_css(bench, filters.view, f"{bench_id}-table"),
-            summary=summary_markdown(bench, len(full), len(shown), self.leaderboard.gold_info(bench_id)),
+            table=display.table_value(shown, bench, filters.view, filters.hidden),
+            datatypes=tuple(display.datatypes(bench, filters.view, filters.hidden)),
+            legend=display.group_legend_html(bench, filters.view, filters.hidden)
+            + display.group_css(bench, filters.view, f"{bench_id}-table", filters.hidden),
+            summary=summary + "\n\n" + context_markdown(lb, bench_id),
             csv=self.downloads.write(f"{stem}.csv", to_csv_bytes(shown)),
             parquet=self.downloads.write(f"{stem}.parquet", to_parquet_bytes(shown)),
-            plots=plots(bench, filters.apply(self.leaderboard.table(bench_id, "all"))),
+            plots=plots(bench, lb.table(bench_id, "all", filters.keep()), lb.group_sizes(bench_id)),
         )
+
+    def row_id_at(self, bench_id: str, filters: Filters, row_value: list) -> str | None:
+        """The row id of a clicked table row, from its Model and Team cells (the client may have
+        sorted the table, so its index says nothing)."""
+        if not row_value or len(row_value) < 3:
+            return None
+        shown = self.leaderboard.table(bench_id, filters.view, filters.keep())
+        for model, team, row_id in zip(shown["model"], shown["team"], shown["row_id"], strict=True):
+            if html.escape(str(model)) == row_value[1] and str(team) == row_value[2]:
+                return row_id
+        return None
+
+
+URL_JS = """(view, types, sources, query, hidden) => {
+  const d = %s;
+  const p = new URLSearchParams();
+  p.set("bench", d.bench);
+  const put = (key, value, dflt) => { if (value !== dflt) p.set(key, value); };
+  put("view", view, "overall");
+  put("types", [...types].sort().join(","), d.types);
+  put("sources", [...sources].sort().join(","), d.sources);
+  put("q", (query || "").trim(), "");
+  put("hide", [...hidden].sort().join(","), "");
+  history.replaceState(null, "", "?" + p.toString() + window.location.hash);
+  return [];
+}"""
+"""Keeps the address bar in step with a board's choices (client-side, nothing sent)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -146,34 +197,47 @@ class BoardTab:
     types: gr.CheckboxGroup
     sources: gr.CheckboxGroup
     query: gr.Textbox
+    hidden: gr.CheckboxGroup
     search: gr.Button
     refresh: gr.Button
     outputs: tuple[Component, ...]  # table, legend, summary, csv, parquet, *plots
 
     @property
     def filters(self) -> list[Component]:
-        return [self.view, self.types, self.sources, self.query]
+        return [self.view, self.types, self.sources, self.query, self.hidden]
 
     @property
     def drawn(self) -> list[Component]:
         return [self.fingerprint, *self.outputs]
 
-    def render(self, view: str, types: list[str], sources: list[str], query: str) -> list:
-        return self.pages.page(self.bench_id, Filters.of(view, types, sources, query)).updates()
+    @property
+    def table(self) -> gr.Dataframe:
+        return self.outputs[0]
 
-    def draw(self, view: str, types: list[str], sources: list[str], query: str) -> list:
+    def render(
+        self, view: str, types: list[str], sources: list[str], query: str, hidden: list[str] | None = None
+    ) -> list:
+        return self.pages.page(self.bench_id, Filters.of(view, types, sources, query, hidden)).updates()
+
+    def draw(
+        self, view: str, types: list[str], sources: list[str], query: str, hidden: list[str] | None = None
+    ) -> list:
         """The board and the fingerprint it was drawn at."""
-        return [self.pages.fingerprint(self.bench_id), *self.render(view, types, sources, query)]
+        return [self.pages.fingerprint(self.bench_id), *self.render(view, types, sources, query, hidden)]
 
-    def refresh_and_draw(self, view: str, types: list[str], sources: list[str], query: str) -> list:
+    def refresh_and_draw(self, view: str, types: list[str], sources: list[str], query: str, hidden=None) -> list:
         self.pages.leaderboard.refresh()
-        return self.draw(view, types, sources, query)
+        return self.draw(view, types, sources, query, hidden)
 
-    def tick(self, drawn_at: str, view: str, types: list[str], sources: list[str], query: str) -> list:
+    def tick(self, drawn_at: str, view: str, types: list[str], sources: list[str], query: str, hidden=None) -> list:
         """Redraw only when the rows could have changed (the scheduler refreshes the store)."""
         if self.pages.fingerprint(self.bench_id) == drawn_at:
             return [gr.skip()] * len(self.drawn)
-        return self.draw(view, types, sources, query)
+        return self.draw(view, types, sources, query, hidden)
+
+    def picked(self, view, types, sources, query, hidden, evt: gr.SelectData) -> str | None:
+        """The row id of the row a visitor clicked (None when it cannot be told)."""
+        return self.pages.row_id_at(self.bench_id, Filters.of(view, types, sources, query, hidden), evt.row_value)
 
     @classmethod
     def mount(cls, pages: BoardPages, bench: Benchmark, timer: gr.Timer, opened=None) -> BoardTab:
@@ -186,45 +250,93 @@ class BoardTab:
 
     def _wire(self, opened, timer: gr.Timer) -> None:
         reads = {"api_visibility": "private", **page.READS}  # reads skip the queue (ui/page.py)
-        for control in (self.view, self.types, self.sources):
+        defaults = {
+            "bench": self.bench_id,
+            "types": ",".join(sorted(display.TYPE_FILTERS)),
+            "sources": ",".join(sorted(display.SOURCES)),
+        }
+        url_js = URL_JS % json.dumps(defaults)
+        for control in (self.view, self.types, self.sources, self.hidden):
             control.change(self.render, self.filters, list(self.outputs), **reads)
-        self.query.submit(self.render, self.filters, list(self.outputs), **reads)
-        self.search.click(self.render, self.filters, list(self.outputs), **reads)
+            control.input(None, self.filters, None, js=url_js, queue=False)
+        for trigger in (self.query.submit, self.search.click):
+            trigger(self.render, self.filters, list(self.outputs), **reads)
+            trigger(None, self.filters, None, js=url_js, queue=False)
         self.refresh.click(self.refresh_and_draw, self.filters, self.drawn, api_visibility="private")
         opened(self.draw, self.filters, self.drawn, **reads)
         timer.tick(self.tick, [self.fingerprint, *self.filters], self.drawn, show_progress="hidden", **reads)
 
 
 def _board_components(bench: Benchmark) -> tuple:
-    """Create the tab's components (in page order): view, types, sources, query, search,
-    refresh, outputs."""
+    """Create the tab's components (in page order): view, types, sources, query, hidden column
+    groups, search, refresh, outputs."""
     gr.Markdown(f"{bench.description} *{bench.paper}.*")
-    with gr.Row(equal_height=True):
+    with gr.Row(equal_height=True, elem_classes="board-controls"):
         view = gr.Radio(
             [(label, v) for v, label in views(bench)],
             value="overall",
             label="View",
             elem_id=f"{bench.id}-view",
             scale=2,
+            min_width=240,
         )
         types = gr.CheckboxGroup(
-            [(label, key) for key, label in display.MODEL_TYPE_LABELS.items()],
-            value=list(display.MODEL_TYPE_LABELS),
+            [(display.MODEL_TYPE_LABELS[key], key) for key in display.TYPE_FILTERS],
+            value=list(display.TYPE_FILTERS),
             label="Model type",
             elem_id=f"{bench.id}-types",
             scale=1,
+            min_width=160,
         )
         sources = gr.CheckboxGroup(
-            list(display.SOURCES), value=list(display.SOURCES), label="Source", elem_id=f"{bench.id}-sources", scale=1
+            list(display.SOURCES),
+            value=list(display.SOURCES),
+            label="Source",
+            elem_id=f"{bench.id}-sources",
+            scale=1,
+            min_width=160,
         )
-        with gr.Column(scale=2):
+        with gr.Column(scale=2, min_width=240):
             query = gr.Textbox(
-                label="Search model or team", placeholder="e.g. qwen", elem_id=f"{bench.id}-query", submit_btn=False
+                label="Search model or team (separate terms with ;)",
+                placeholder="e.g. qwen; gpt",
+                elem_id=f"{bench.id}-query",
+                submit_btn=False,
             )
             with gr.Row():
-                search = gr.Button("Search", size="sm", elem_id=f"{bench.id}-search")
-                refresh = gr.Button("Refresh", size="sm", elem_id=f"{bench.id}-refresh")
-    return view, types, sources, query, search, refresh, _board_outputs(bench)
+                search = gr.Button("Search", size="sm", elem_id=f"{bench.id}-search", min_width=80)
+                refresh = gr.Button("Refresh", size="sm", elem_id=f"{bench.id}-refresh", min_width=80)
+                copy = gr.Button("Copy link", size="sm", elem_id=f"{bench.id}-copy", min_width=80)
+    copy.click(None, None, None, js=COPY_LINK_JS)
+    with gr.Accordion("Columns", open=False, elem_id=f"{bench.id}-columns-box"):
+        hidden = gr.CheckboxGroup(
+            _all_groups(bench),
+            value=[],
+            label="Hide column groups (Rank and Model always stay)",
+            elem_id=f"{bench.id}-hide",
+        )
+    return view, types, sources, query, hidden, search, refresh, _board_outputs(bench)
+
+
+COPY_LINK_JS = """() => {
+  const url = window.location.href;
+  const ask = () => window.prompt("Copy this link", url);
+  const done = () => {
+    const b = document.activeElement;
+    if (b) { const t = b.innerText; b.innerText = "Link copied"; setTimeout(() => b.innerText = t, 1500); }
+  };
+  if (navigator.clipboard && window.isSecureContext) { navigator.clipboard.writeText(url).then(done, ask); }
+  else { ask(); }
+  return [];
+}"""
+
+
+def _all_groups(bench: Benchmark) -> list[str]:
+    """Every hideable column group of every view, once, in page order."""
+    groups: list[str] = []
+    for v, _ in views(bench):
+        groups += [g for g in display.column_groups(bench, v) if g not in groups]
+    return groups
 
 
 def _board_outputs(bench: Benchmark) -> tuple[Component, ...]:
@@ -234,34 +346,48 @@ def _board_outputs(bench: Benchmark) -> tuple[Component, ...]:
         datatype=display.datatypes(bench),
         max_height=620,
         elem_id=f"{bench.id}-table",
+        elem_classes="board-table",
         show_label=False,
         buttons=["fullscreen", "copy"],
         pinned_columns=2,
+        column_widths=PINNED_WIDTHS,
     )
     summary = gr.Markdown(elem_id=f"{bench.id}-summary")
     with gr.Row():
         csv = gr.DownloadButton("Download CSV", size="sm", elem_id=f"{bench.id}-csv", scale=0)
         parquet = gr.DownloadButton("Download Parquet", size="sm", elem_id=f"{bench.id}-parquet", scale=0)
-    gr.Markdown("### Plots")
-    scatter = (
-        (
-            gr.ScatterPlot(
-                x="mIoU",
-                y="Accuracy",
-                color="Source",
-                title="Reasoning vs grounding: accuracy against mIoU (one point per model)",
-                tooltip=["Model", "Team", "Accuracy", "mIoU"],
-                x_lim=[0, 100],
-                y_lim=[0, 100],
-                height=380,
-                elem_id=f"{bench.id}-scatter",
-            ),
-        )
-        if bench.grounding
-        else ()
-    )
-    heatmaps = tuple(gr.HTML(elem_id=f"{bench.id}-heat-{g.name}") for g in heatmap_groupings(bench))
-    return (table, legend, summary, csv, parquet, *scatter, *heatmaps)
+    gr.Markdown("### Plots\nClick a row of the table to open the model's page.")
+    return (table, legend, summary, csv, parquet, *_plot_outputs(bench))
+
+
+def _plot_outputs(bench: Benchmark) -> list[Component]:
+    """One component per declared plot (a scatter also gets a note of the rows it leaves out)."""
+    out: list[Component] = []
+    for i, plot in enumerate(display.drawn_plots(bench)):
+        if isinstance(plot, Scatter):
+            x, y = bench.metric(plot.x).label, bench.metric(plot.y).label
+            gr.Markdown(
+                f"#### {display.plot_title(bench, plot)}"
+            )  # a heading wraps on a phone; a Vega title squeezes the plot
+            out.append(
+                gr.ScatterPlot(
+                    x=x,
+                    y=y,
+                    color="Source",
+                    show_label=False,
+                    tooltip=["Model", "Team", y, x],
+                    x_lim=[0, 100],
+                    y_lim=[0, 100],
+                    height=380,
+                    elem_id=f"{bench.id}-scatter" if i == 0 else f"{bench.id}-scatter-{i}",
+                    elem_classes="board-scatter",
+                )
+            )
+            out.append(gr.Markdown(elem_id=f"{bench.id}-scatter-note"))
+        else:
+            suffix = "" if plot.metric == bench.primary_metric else f"-{plot.metric}"
+            out.append(gr.HTML(elem_id=f"{bench.id}-heat-{plot.grouping}{suffix}"))
+    return out
 
 
 @dataclass(frozen=True, eq=False)

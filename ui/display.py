@@ -18,12 +18,16 @@ import pandas as pd
 
 from leaderboard.baselines import PAPER_SOURCE
 from leaderboard.columns import PLAIN_GROUPS, Column, Kind, figure_key, shown_columns
-from leaderboard.table import SCORED_SOURCE
-from scoring.benchmarks import BENCHMARKS, Benchmark, Plot, Scatter
+from leaderboard.ranks import RankRange
+from leaderboard.table import SCORED_SOURCE, BoardRow
+from scoring.benchmarks import BENCHMARKS, Benchmark, Heatmap, Plot, Scatter
 
 MISSING = "-"
 _URL = re.compile(r"^https?://[^\s<>\"'`]+$", re.IGNORECASE)
-MODEL_TYPE_LABELS = {"open": "open", "closed": "closed", "api": "API"}
+MODEL_TYPE_LABELS = {"open": "open weights", "closed": "closed / API", "api": "closed / API"}
+"""One label per kind of access: a model served only through an API is closed, whoever submitted it."""
+TYPE_FILTERS = {"open": ("open",), "closed": ("closed", "api")}
+"""The board's Model type choices and the stored types each one keeps."""
 SOURCES = (SCORED_SOURCE, PAPER_SOURCE)
 
 # Soft tints that read on light and dark themes: one per column group, cycled.
@@ -118,26 +122,60 @@ def short_label(bench: Benchmark, grouping: str, label: str) -> str:
     return bench.grouping(grouping).abbrev(label)
 
 
+def search_terms(query: str | None) -> list[str]:
+    """``"qwen; gpt"`` -> ``["qwen", "gpt"]``: terms separated by ``;``, any of which may match.
+
+    >>> search_terms(" Qwen ; ;GPT-4o "), search_terms(None)
+    (['qwen', 'gpt-4o'], [])
+    """
+    return [t.strip().casefold() for t in (query or "").split(";") if t.strip()]
+
+
+def wanted_types(model_types: Iterable[str] | None) -> set[str] | None:
+    """The stored model types a choice of :data:`TYPE_FILTERS` keeps (None: all); unknown choices keep themselves."""
+    if model_types is None:
+        return None
+    return {t for choice in model_types for t in TYPE_FILTERS.get(str(choice).lower(), (str(choice).lower(),))}
+
+
+def row_filter(model_types: Iterable[str] | None, sources: Iterable[str] | None, query: str = ""):
+    """A predicate on board rows: model type and source among those chosen, and model or team
+    containing any search term (case-insensitive). The board ranks the rows it keeps."""
+    types = wanted_types(model_types)
+    kept_sources = None if sources is None else set(sources)
+    terms = search_terms(query)
+
+    def keep(row: BoardRow) -> bool:
+        if types is not None and str(row.model_type).lower() not in types:
+            return False
+        if kept_sources is not None and row.source not in kept_sources:
+            return False
+        hay = f"{row.model} {row.team}".casefold()
+        return not terms or any(t in hay for t in terms)
+
+    return keep
+
+
 def filter_frame(
     df: pd.DataFrame,
     model_types: Iterable[str] | None = None,
     sources: Iterable[str] | None = None,
     query: str = "",
 ) -> pd.DataFrame:
-    """Rows whose model type and source are among those chosen and whose model or team
-    contains ``query`` (case-insensitive); the server's order and ranks are kept."""
+    """Rows of a ranked frame that :func:`row_filter` would keep, in the frame's order and with
+    its ranks (to rank within the kept rows, filter the board's rows instead)."""
     if df.empty:
         return df
     mask = pd.Series(True, index=df.index)
-    if model_types is not None:
-        wanted = {str(t).lower() for t in model_types}
-        mask &= df["model_type"].astype(str).str.lower().isin(wanted)
+    types = wanted_types(model_types)
+    if types is not None:
+        mask &= df["model_type"].astype(str).str.lower().isin(types)
     if sources is not None:
         mask &= df["source"].isin(list(sources))
-    q = (query or "").strip().casefold()
-    if q:
+    terms = search_terms(query)
+    if terms:
         hay = (df["model"].astype(str) + " " + df["team"].astype(str)).str.casefold()
-        mask &= hay.str.contains(q, regex=False)
+        mask &= pd.concat([hay.str.contains(t, regex=False) for t in terms], axis=1).any(axis=1)
     return df[mask]
 
 
@@ -159,7 +197,8 @@ def _cell(row: Mapping, col: Column) -> tuple[object, str]:
     if col.kind is Kind.MODEL:  # the sort key is escaped too: no raw user text in an HTML column
         return html.escape(str(value)), model_html(value, row.get("paper_url"), row.get("code_url"))
     if col.kind is Kind.RANK:
-        return int(value), str(int(value))
+        worst = row.get("rank_worst")
+        return int(value), RankRange(int(value), int(value) if is_missing(worst) else int(worst)).text()
     if col.kind is Kind.MODEL_TYPE:
         text = str(value or "")
         return text, MODEL_TYPE_LABELS.get(text.lower(), text) or MISSING
@@ -171,12 +210,27 @@ def _cell(row: Mapping, col: Column) -> tuple[object, str]:
     return text, text or MISSING
 
 
-def table_value(df: pd.DataFrame, bench: Benchmark, view: str = "overall") -> dict:
+def visible_columns(bench: Benchmark, view: str = "overall", hidden: Iterable[str] = ()) -> list[Column]:
+    """The shown columns minus the groups a visitor hid (the Model group, with Rank and Model, always stays)."""
+    hidden = set(hidden) - {PLAIN_GROUPS[0]}
+    return [c for c in shown_columns(bench, view) if c.group not in hidden]
+
+
+def column_groups(bench: Benchmark, view: str = "overall") -> list[str]:
+    """The column groups a visitor may hide in a view, in page order."""
+    groups: list[str] = []
+    for c in shown_columns(bench, view):
+        if c.group != PLAIN_GROUPS[0] and c.group not in groups:
+            groups.append(c.group)
+    return groups
+
+
+def table_value(df: pd.DataFrame, bench: Benchmark, view: str = "overall", hidden: Iterable[str] = ()) -> dict:
     """The value for a ``gr.Dataframe``: ``data`` keeps full-precision numbers (so sorting a
     column is numeric, missing sorts lowest), ``metadata.display_value`` the rounded text with
     its ``±`` interval and ``-`` for missing. Column-group tints come from :func:`group_css`,
     once per column instead of once per cell (a 1,000-row board would ship 0.9 MB of styles)."""
-    shown = shown_columns(bench, view)
+    shown = visible_columns(bench, view, hidden)
     data, display = [], []
     for row in df.to_dict(orient="records"):
         cells = [_cell(row, c) for c in shown]
@@ -189,10 +243,10 @@ def table_value(df: pd.DataFrame, bench: Benchmark, view: str = "overall") -> di
     }
 
 
-def group_css(bench: Benchmark, view: str, table_id: str) -> str:
+def group_css(bench: Benchmark, view: str, table_id: str, hidden: Iterable[str] = ()) -> str:
     """A ``<style>`` tinting the columns of each group in the table ``#table_id`` (Gradio 6
     renders body cells as ``role="gridcell"`` elements with a 0-based ``data-col``)."""
-    shown = shown_columns(bench, view)
+    shown = visible_columns(bench, view, hidden)
     tints = group_tints(shown)
     rules = [
         f'#{table_id} [role="gridcell"][data-col="{i}"] {{background-color: {tints[c.group]};}}'
@@ -202,13 +256,13 @@ def group_css(bench: Benchmark, view: str, table_id: str) -> str:
     return "<style>" + "\n".join(rules) + "</style>"
 
 
-def datatypes(bench: Benchmark, view: str = "overall") -> list[str]:
-    return [c.datatype for c in shown_columns(bench, view)]
+def datatypes(bench: Benchmark, view: str = "overall", hidden: Iterable[str] = ()) -> list[str]:
+    return [c.datatype for c in visible_columns(bench, view, hidden)]
 
 
-def group_legend_html(bench: Benchmark, view: str = "overall") -> str:
+def group_legend_html(bench: Benchmark, view: str = "overall", hidden: Iterable[str] = ()) -> str:
     """A one-line legend of the column groups with the tints the table uses."""
-    shown = shown_columns(bench, view)
+    shown = visible_columns(bench, view, hidden)
     tints = group_tints(shown)
     chips = []
     for group, tint in tints.items():
@@ -235,14 +289,49 @@ def plot_title(bench: Benchmark, plot: Plot) -> str:
     return f"{bench.heatmap_metric(plot).label} by {bench.grouping(plot.grouping).label.lower()}"
 
 
-def plot_values(df: pd.DataFrame, bench: Benchmark) -> list[pd.DataFrame | str]:
-    """The value of every plot the benchmark declares, in order: a frame for a scatter, HTML for a heatmap."""
+def drawn_plots(bench: Benchmark) -> list[Plot]:
+    """The declared plots as drawn: a heatmap that names no metric is drawn once per metric of
+    the grouping views (``view_metrics``: accuracy, and mIoU on a grounding benchmark)."""
+    out: list[Plot] = []
+    for plot in bench.plots:
+        if isinstance(plot, Heatmap) and plot.metric is None:
+            out += [Heatmap(plot.grouping, m) for m in bench.view_metrics]
+        else:
+            out.append(plot)
+    return out
+
+
+def plot_values(
+    df: pd.DataFrame, bench: Benchmark, sizes: Mapping[str, Mapping[str, int]] | None = None
+) -> list[pd.DataFrame | str]:
+    """The value of every plot the benchmark declares, in order: a frame for a scatter, HTML for
+    a heatmap (headed by each group's question count when ``sizes`` gives them)."""
     return [
         scatter_frame(df, bench, plot)
         if isinstance(plot, Scatter)
-        else heatmap_html(df, bench, plot.grouping, bench.heatmap_metric(plot).name, title=plot_title(bench, plot))
-        for plot in bench.plots
+        else heatmap_html(
+            df,
+            bench,
+            plot.grouping,
+            bench.heatmap_metric(plot).name,
+            title=plot_title(bench, plot),
+            sizes=(sizes or {}).get(plot.grouping),
+        )  # fmt: skip
+        for plot in drawn_plots(bench)
     ]
+
+
+def scatter_note(df: pd.DataFrame, bench: Benchmark, plot: Scatter) -> str:
+    """Which rows the scatter leaves out (no figure for one of its axes), named, so no model is
+    silently missing from the plot."""
+    keys = [figure_key(plot.x), figure_key(plot.y)]
+    if df.empty or not set(keys) <= set(df.columns):
+        return ""
+    left_out = df[df[keys].isna().any(axis=1)]
+    if left_out.empty:
+        return f"Every row shown has both {bench.metric(plot.x).label} and {bench.metric(plot.y).label}."
+    names = ", ".join(escape_markdown(m) for m in left_out["model"].astype(str))
+    return f"Not plotted (no {bench.metric(plot.x).label} or {bench.metric(plot.y).label}): {names}."
 
 
 def _declared_scatter(df: pd.DataFrame) -> tuple[Benchmark, Scatter] | None:
@@ -281,25 +370,37 @@ def scatter_frame(df: pd.DataFrame, bench: Benchmark | None = None, plot: Scatte
 
 
 def _heat_colour(value: float) -> str:
-    """Light red (0) to light green (100), readable under dark text."""
+    """Pale yellow (0) to blue (100), one hue ramp that reads for red-green colour blindness and under dark text."""
     v = max(0.0, min(100.0, value)) / 100
-    return f"hsl({round(10 + 120 * v)}, 70%, {round(88 - 8 * v)}%)"
+    return f"hsl({round(50 + 160 * v)}, 75%, {round(90 - 20 * v)}%)"
 
 
 def heatmap_html(
-    df: pd.DataFrame, bench: Benchmark, grouping: str, metric: str | None = None, max_rows: int = 20, title: str = ""
+    df: pd.DataFrame,
+    bench: Benchmark,
+    grouping: str,
+    metric: str | None = None,
+    max_rows: int = 20,
+    title: str = "",
+    sizes: Mapping[str, int] | None = None,
 ) -> str:
     """An HTML heatmap of ``metric`` (the primary one by default): one row per model (in rank
-    order), one column per group label."""
+    order), one column per group label headed by its question count when known, cells with the
+    metric's declared decimals (as the table)."""
     if df.empty:
         return '<p class="empty-note">No rows to plot.</p>'
     labels = list(bench.grouping(grouping).order)
-    name = metric or bench.primary_metric
-    keys = [figure_key(name, grouping, label) for label in labels]
+    declared = bench.metric(metric or bench.primary_metric)
+    keys = [figure_key(declared.name, grouping, label) for label in labels]
     present = [k for k in keys if k in df.columns]
     if not present:
         return '<p class="empty-note">No figures by this grouping.</p>'
-    head = "".join(f"<th>{html.escape(short_label(bench, grouping, label))}</th>" for label in labels)
+    sizes = sizes or {}
+
+    def head(label: str) -> str:
+        n = f'<br><span class="group-n">n={sizes[label]:,}</span>' if label in sizes else ""
+        return f"<th>{html.escape(short_label(bench, grouping, label))}{n}</th>"
+
     body = []
     for _, row in df.head(max_rows).iterrows():
         cells = []
@@ -308,13 +409,15 @@ def heatmap_html(
             if is_missing(value):
                 cells.append('<td class="missing">-</td>')
             else:
-                cells.append(f'<td style="background-color:{_heat_colour(float(value))}">{float(value):.1f}</td>')
+                shade = _heat_colour(float(value) if declared.higher_is_better else 100 - float(value))
+                cells.append(f'<td style="background-color:{shade}">{float(value):.{declared.decimals}f}</td>')
         paper = ' <span class="paper-tag">paper</span>' if row.get("source") == SOURCES[1] else ""
         body.append(f'<tr><th class="model">{html.escape(str(row.get("model")))}{paper}</th>{"".join(cells)}</tr>')
     caption = f"<caption>{html.escape(title)}</caption>" if title else ""
     more = f'<p class="empty-note">Top {max_rows} rows shown.</p>' if len(df) > max_rows else ""
     return (
-        f'<div class="heatmap-wrap"><table class="heatmap">{caption}<thead><tr><th>Model</th>{head}</tr></thead>'
+        f'<div class="heatmap-wrap"><table class="heatmap">{caption}<thead><tr><th>Model</th>'
+        f"{''.join(head(label) for label in labels)}</tr></thead>"
         f"<tbody>{''.join(body)}</tbody></table>{more}</div>"
     )
 

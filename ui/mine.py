@@ -9,6 +9,7 @@ import pandas as pd
 from gradio.events import Dependency
 
 from leaderboard.service import Leaderboard
+from scoring.benchmarks import get_benchmark
 from submissions.catalog import SubmissionState
 from ui import display
 from ui.auth import Auth
@@ -33,13 +34,16 @@ class MySubmissions:
     def row(self, state: SubmissionState) -> dict:
         info = self.leaderboard.gold_info(state.meta.benchmark)
         result = state.latest_result(info.version) if info else None
+        primary = get_benchmark(state.meta.benchmark).primary
         return {
             "submitted": state.meta.submitted_at[:16].replace("T", " "),
             "benchmark": state.meta.benchmark,
             "model": state.meta.model,
             "team": state.meta.team,
             "status": self.leaderboard.status(state).value + (" (hidden)" if state.hidden else ""),
-            "accuracy": display.fmt_number(result.overall.get("acc") if result else None),
+            primary.label.lower(): display.fmt_number(
+                result.overall.get(primary.name) if result else None, primary.decimals
+            ),
             "rank": self.leaderboard.rank_of(state.meta.benchmark, state.meta.id) or "-",
             "unparsed lines": unparsed_cell(
                 self.leaderboard.unparsed_lines(state), result.counts.get("unparsed") if result else None

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import gradio as gr
 
+PINNED_WIDTHS = ["64px", "170px"]
+"""Widths of the pinned Rank and Model columns (the CSS's sticky offset is the first one)."""
 SYSTEM_FONTS = ["ui-sans-serif", "system-ui", "-apple-system", "Segoe UI", "sans-serif"]
 MONO_FONTS = ["ui-monospace", "SFMono-Regular", "Menlo", "monospace"]
 CSS = """
@@ -18,6 +20,30 @@ table.heatmap caption {font-weight: 600; text-align: left; padding: 4px 0;}
 .paper-tag {font-size: 0.75em; opacity: 0.7; font-style: italic;}
 .empty-note {opacity: 0.75; font-style: italic;}
 .identity {font-size: 0.95em;}
+.group-n {font-weight: 400; font-size: 0.85em; opacity: 0.75;}
+/* Rank and Model stay pinned when the board scrolls sideways. Gradio 6's virtual table takes
+   pinned_columns but does not pin: the two columns get fixed widths (column_widths, PINNED_WIDTHS)
+   and sticky offsets here. */
+.board-table .virtual-row, .board-table thead tr {min-width: max-content;}
+.board-table [role="gridcell"][data-col="0"], .board-table th[data-heading="0"] {
+  position: sticky !important; left: 0; z-index: 3; background: var(--background-fill-primary);}
+.board-table [role="gridcell"][data-col="1"], .board-table th[data-heading="1"] {
+  position: sticky !important; left: 64px; z-index: 3; background: var(--background-fill-primary);
+  box-shadow: 2px 0 0 rgba(128,128,128,0.35);}
+.model-page h2 {margin-bottom: 0.2em;}
+.model-facts {opacity: 0.9;}
+table.model-table {border-collapse: collapse; font-size: 0.9em; margin: 4px 0 12px;}
+table.model-table th, table.model-table td {
+  padding: 3px 8px; border: 1px solid rgba(128,128,128,0.25); text-align: left;}
+table.model-table .ci {opacity: 0.7; font-size: 0.9em; white-space: nowrap;}
+.bar-cell {min-width: 120px;}
+.bar {display: inline-block; height: 10px; background: rgba(59,130,246,0.6); border-radius: 2px;}
+.board-scatter {min-width: 300px;}
+@media (max-width: 640px) {
+  .board-controls {flex-direction: column !important;}
+  .board-controls > * {min-width: 100% !important;}
+  .board-scatter {min-width: 0; width: 100% !important;}
+}
 """
 
 

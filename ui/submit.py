@@ -197,9 +197,12 @@ class FormFields:
     @classmethod
     def create(cls) -> FormFields:
         benchmark = gr.Dropdown(
-            [(b.name, b.id) for b in BENCHMARKS.values()], value="scb", label="Benchmark", elem_id="sub-bench"
+            [(b.name, b.id) for b in BENCHMARKS.values()],
+            value=next(iter(BENCHMARKS)),
+            label="Benchmark",
+            elem_id="sub-bench",
         )
-        guide = gr.Markdown(guide_markdown("scb"), elem_id="sub-guide")
+        guide = gr.Markdown(guide_markdown(next(iter(BENCHMARKS))), elem_id="sub-guide")
         file = gr.File(label="Predictions (JSONL)", type="filepath", elem_id="sub-file")
         with gr.Row():
             model = gr.Textbox(label="Model name", max_length=100, elem_id="sub-model")
@@ -217,6 +220,7 @@ class FormFields:
                 label="Box format (grounding; lines may override with bbox_format)",
                 info="Gemini box_2d is yxyx_1000; Qwen2-VL and InternVL are xyxy_1000. See About.",
                 elem_id="sub-fmt",
+                visible=next(iter(BENCHMARKS.values())).grounding,
             )
         with gr.Row():
             paper_url = gr.Textbox(label="Paper URL (optional, http/https)", elem_id="sub-paper")

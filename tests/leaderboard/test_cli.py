@@ -79,7 +79,8 @@ def test_gold_add_submit_and_table(tmp_path: Path) -> None:
     assert float(mine[0]["overall.acc"]) == pytest.approx(50.0) and mine[0]["overall.miou"]
     assert sum(r["source"] == "reported in paper" for r in rows) > 3
     records = table_json(data)
-    assert len(records) == len(rows) and [r["rank"] for r in records] == list(range(1, len(rows) + 1))
+    ranks = [r["rank"] for r in records]  # honest ranks: shared where intervals overlap, so ascending, not strict
+    assert len(records) == len(rows) and ranks[0] == 1 and ranks == sorted(ranks)
     assert [r["model"] for r in records if r["source"] == "scored here"] == ["=HYPERLINK(1)"]  # JSON: as is
     text = cli(data, "table", "--benchmark", "scb").stdout
     assert "=HYPERLINK(1)" in text and "reported in paper" in text

@@ -9,6 +9,7 @@ from leaderboard.config import UiSettings
 from scoring.benchmarks import get_benchmark
 from tests.support.submissions import write_submission
 from tests.ui.fakes import Request
+from ui import display
 from ui.auth import Auth
 from ui.board import BoardPages, BoardTab, Filters, summary_markdown
 from ui.downloads import Downloads
@@ -36,7 +37,8 @@ def test_pages_are_kept_until_the_board_changes(lb, tmp_path):
     second = pages.page("scb", ALL)
     assert second is not first
     assert "New-Model" in str(second.table) and "New-Model" not in str(first.table)
-    assert len(second.plots) == 1 + len(SCB.groupings) - 1  # the scatter, then a heatmap per other grouping
+    # the scatter and its note, then a heatmap per declared grouping heatmap and view metric
+    assert len(second.plots) == 2 + len(display.drawn_plots(SCB)) - 1
 
 
 def test_the_summary_says_why_a_board_is_empty(lb):

@@ -208,7 +208,7 @@ def test_downloads_and_about(page):
     with page.expect_download() as info:
         page.locator("#scb-csv").click()
     csv = info.value.path().read_text()
-    assert csv.startswith("rank,model,team")
+    assert csv.startswith("rank,rank_worst,model,team")  # the rank range (leaderboard.ranks) beside the rank
     assert "GPT-o3" in csv
 
 

@@ -131,9 +131,17 @@ def test_plots_are_the_declared_ones(board):
         "Accuracy by country",
         "Accuracy by category",
     ]
-    scatter, country, category = display.plot_values(board, SCB)
+    # a heatmap that names no metric is drawn for every metric of the grouping views (acc, mIoU)
+    drawn = display.drawn_plots(SCB)
+    assert [display.plot_title(SCB, p) for p in drawn[1:]] == [
+        "Accuracy by country", "mIoU by country", "Accuracy by category", "mIoU by category",
+    ]  # fmt: skip
+    scatter, country, country_miou, *_ = display.plot_values(board, SCB, {"country": {"Thailand": 7}})
     assert scatter.equals(display.scatter_frame(board)) and list(scatter["mIoU"]) == [40.0, 20.0]
-    assert country == display.heatmap_html(board, SCB, "country", title="Accuracy by country")
+    assert country == display.heatmap_html(
+        board, SCB, "country", "acc", title="Accuracy by country", sizes={"Thailand": 7}
+    )
+    assert "n=7" in country and "mIoU by country" in country_miou
     assert [display.plot_title(KV, p) for p in KV.plots] == ["Accuracy by type", "Accuracy by category"]
     kv_board = frame("kviscuit", [])
     assert display.scatter_frame(kv_board).empty  # K-Viscuit declares no scatter

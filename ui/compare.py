@@ -1,0 +1,125 @@
+"""The Compare tab: 2-4 models scored here on one benchmark, the first against each other, per
+group: the difference, its paired 95% interval and a paired test's p-value. Everything is
+computed by the server (``Leaderboard.compare``); the page receives aggregates only.
+Opened by ``?bench=scb&compare=<row id>,<row id>``."""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+
+import gradio as gr
+
+from leaderboard.compare import MAX_MODELS, Pairing
+from leaderboard.service import Leaderboard
+from leaderboard.table import SCORED_SOURCE
+from scoring.benchmarks import BENCHMARKS, Benchmark, get_benchmark
+from ui import display
+
+HELP = (
+    "Pick 2 to 4 models scored here (paper rows have no per-question answers). The first is compared with "
+    "each other one on the same questions: difference (first minus other), its paired bootstrap 95% interval, "
+    "and a paired test (McNemar's exact test for accuracy, the paired bootstrap test for other metrics). "
+    "A difference whose interval excludes 0 is marked **bold**."
+)
+
+
+def choices(leaderboard: Leaderboard, bench_id: str) -> list[tuple[str, str]]:
+    """(label, row id) of the rows that can be compared, in rank order."""
+    table = leaderboard.table(bench_id)
+    scored = table[table["source"] == SCORED_SOURCE]
+    return [(f"{m} ({t})", r) for m, t, r in zip(scored["model"], scored["team"], scored["row_id"], strict=True)]
+
+
+def _fmt(value, decimals: int, signed: bool = False) -> str:
+    if value is None:
+        return display.MISSING
+    return f"{value:+.{decimals}f}" if signed else f"{value:.{decimals}f}"
+
+
+def pairing_html(bench: Benchmark, pairing: Pairing) -> str:
+    rows = []
+    for d in pairing.differences:
+        metric = bench.metric(d.metric)
+        where = (
+            "Overall"
+            if d.grouping == "overall"
+            else f"{bench.grouping(d.grouping).label}: " + bench.grouping(d.grouping).show(d.label)
+        )
+        clear = d.low is not None and (d.low > 0 or d.high < 0)
+        diff = _fmt(d.difference, metric.decimals, signed=True)
+        interval = (
+            f"[{_fmt(d.low, metric.decimals, True)}, {_fmt(d.high, metric.decimals, True)}]"
+            if d.low is not None
+            else ""
+        )
+        p = display.MISSING if d.p_value is None else (f"{d.p_value:.3f}" if d.p_value >= 0.001 else "<0.001")
+        rows.append(
+            f"<tr><th>{html.escape(where)}</th><td>{d.questions:,}</td><td>{html.escape(metric.label)}</td>"
+            f"<td>{_fmt(d.a, metric.decimals)}</td><td>{_fmt(d.b, metric.decimals)}</td>"
+            f"<td>{'<b>' + diff + '</b>' if clear else diff}</td><td>{interval}</td><td>{p}</td>"
+            f"<td>{html.escape(d.test)}</td></tr>"
+        )
+    a, b = html.escape(pairing.a), html.escape(pairing.b)
+    return (
+        f"<h4>{a} vs {b}</h4><div class='heatmap-wrap'><table class='model-table compare-table'><thead><tr>"
+        f"<th>Group</th><th>n</th><th>Metric</th><th>{a}</th><th>{b}</th><th>Difference</th><th>95% interval</th>"
+        f"<th>p</th><th>Test</th></tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class Comparisons:
+    """The tab's callbacks."""
+
+    leaderboard: Leaderboard
+
+    def options(self, bench_id: str, picked: list[str] | None = None) -> gr.Dropdown:
+        known = choices(self.leaderboard, bench_id) if bench_id in BENCHMARKS else []
+        ids = {r for _, r in known}
+        return gr.Dropdown(choices=known, value=[r for r in picked or [] if r in ids])
+
+    def show(self, bench_id: str, row_ids: list[str] | None) -> str:
+        try:
+            pairings = self.leaderboard.compare(bench_id, list(row_ids or []))
+        except ValueError as e:
+            return f'<p class="empty-note">{html.escape(str(e))}</p>'
+        bench = get_benchmark(bench_id)
+        return "".join(pairing_html(bench, p) for p in pairings)
+
+
+COMPARE_URL_JS = """(bench, rows) => {
+  const p = new URLSearchParams(); p.set("bench", bench);
+  if (rows && rows.length) p.set("compare", rows.join(","));
+  history.replaceState(null, "", "?" + p.toString());
+  return [];
+}"""
+
+
+@dataclass(frozen=True, eq=False)
+class CompareTab:
+    tab: gr.Tab
+    bench: gr.Radio
+    models: gr.Dropdown
+    button: gr.Button
+    result: gr.HTML
+
+    @classmethod
+    def mount(cls, comparisons: Comparisons) -> CompareTab:
+        first = next(iter(BENCHMARKS))
+        with gr.Tab("Compare", id="tab-compare", elem_id="tab-compare") as tab:
+            gr.Markdown(HELP)
+            bench = gr.Radio([(b.name, b.id) for b in BENCHMARKS.values()], value=first, label="Benchmark",
+                             elem_id="cmp-bench")  # fmt: skip
+            models = gr.Dropdown(
+                [], multiselect=True, max_choices=MAX_MODELS, elem_id="cmp-models",
+                label=f"Models (2-{MAX_MODELS}, the first is the reference)",
+            )  # fmt: skip
+            button = gr.Button("Compare", variant="primary", elem_id="cmp-btn")
+            result = gr.HTML(elem_id="cmp-result")
+        tab.select(comparisons.options, [bench, models], models, api_visibility="private")
+        bench.input(comparisons.options, [bench], models, api_visibility="private")
+        button.click(comparisons.show, [bench, models], result, api_visibility="private").then(
+            None, [bench, models], None, js=COMPARE_URL_JS
+        )
+        return cls(tab, bench, models, button, result)

@@ -1,0 +1,109 @@
+"""Deep links: the page's state lives in its query string and is restored from it on load.
+
+``?bench=<id>&view=<view>&types=open&sources=...&q=qwen;gpt&hide=<groups>`` opens a board
+with those choices; ``?bench=<id>&model=<row id>`` a model's page; ``?bench=<id>&compare=<id>,<id>``
+the comparison. The address bar follows the visitor's choices client-side (each tab's ``js``);
+this module reads it back once, when the page loads. Unknown values are ignored, never trusted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from urllib.parse import parse_qs
+
+import gradio as gr
+
+from leaderboard.columns import views
+from scoring.benchmarks import BENCHMARKS, get_benchmark
+from ui import display
+from ui.board import BoardTab
+from ui.compare import CompareTab, Comparisons
+from ui.model import ModelPages, ModelTab
+
+READ_ADDRESS_JS = "(_) => [window.location.search]"
+"""The query string as the visitor opened the page, read in the browser (before any tab rewrites it)."""
+
+
+def _listed(params: Mapping[str, str], key: str, known: list[str], default: list[str]) -> list[str]:
+    if key not in params:
+        return default
+    return [v for v in params[key].split(",") if v in known]
+
+
+def board_choices(bench_id: str, params: Mapping[str, str]) -> list:
+    """A board's (view, types, sources, query, hidden groups) from the query string."""
+    bench = get_benchmark(bench_id)
+    known_views = [v for v, _ in views(bench)]
+    view = params.get("view", "overall")
+    return [
+        view if view in known_views else "overall",
+        _listed(params, "types", list(display.TYPE_FILTERS), list(display.TYPE_FILTERS)),
+        _listed(params, "sources", list(display.SOURCES), list(display.SOURCES)),
+        params.get("q", "")[:200],
+        _listed(params, "hide", _groups(bench_id), []),
+    ]
+
+
+def _groups(bench_id: str) -> list[str]:
+    bench = get_benchmark(bench_id)
+    out: list[str] = []
+    for v, _ in views(bench):
+        out += [g for g in display.column_groups(bench, v) if g not in out]
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class DeepLinks:
+    """Restores the page from its address once on load: which tab, which choices, which model."""
+
+    tabs: gr.Tabs
+    boards: tuple[BoardTab, ...]
+    model: ModelTab
+    compare: CompareTab
+    comparisons: Comparisons
+    model_pages: ModelPages
+
+    @property
+    def outputs(self) -> list:
+        out = [self.tabs, self.model.bench, self.model.row, self.compare.bench, self.compare.models]
+        for board in self.boards:
+            out += board.filters
+        return out
+
+    def restore(self, search: str | None) -> list:
+        """Updates for the address's query string (``search``, as ``window.location.search`` gives it)."""
+        params = {k: v[-1] for k, v in parse_qs((search or "").lstrip("?")).items()}
+        bench_id = params.get("bench", "")
+        skip_boards = [gr.skip()] * (5 * len(self.boards))
+        if bench_id not in BENCHMARKS:
+            return [gr.skip()] * 5 + skip_boards
+        if params.get("model"):
+            return [gr.skip(), bench_id, params["model"][:64], gr.skip(), gr.skip(), *skip_boards]
+        if params.get("compare"):
+            picked = params["compare"].split(",")[:4]
+            dropdown = self.comparisons.options(bench_id, picked)
+            return [gr.Tabs(selected="tab-compare"), gr.skip(), gr.skip(), bench_id, dropdown, *skip_boards]
+        updates = []
+        for board in self.boards:
+            updates += board_choices(bench_id, params) if board.bench_id == bench_id else [gr.skip()] * 5
+        return [gr.Tabs(selected=f"tab-{bench_id}"), gr.skip(), gr.skip(), gr.skip(), gr.skip(), *updates]
+
+    def wire(self, page: gr.Blocks) -> None:
+        address = gr.Textbox(visible=False, elem_id="page-address")
+        restored = page.load(self.restore, address, self.outputs, js=READ_ADDRESS_JS, api_visibility="private")
+        # a ?model= link: draw the page once the states are set (and only then switch to it)
+        restored.then(self._open_model, [self.model.bench, self.model.row], [self.model.page, self.tabs],
+                      api_visibility="private")  # fmt: skip
+        restored.then(self._open_compare, [self.compare.bench, self.compare.models], self.compare.result,
+                      api_visibility="private")  # fmt: skip
+
+    def _open_model(self, bench_id: str, row_id: str):
+        if not row_id:
+            return gr.skip(), gr.skip()
+        return self.model_pages.show(bench_id, row_id), gr.Tabs(selected="tab-model")
+
+    def _open_compare(self, bench_id: str, picked: list[str] | None):
+        if not picked or len(picked) < 2:
+            return gr.skip()
+        return self.comparisons.show(bench_id, picked)
