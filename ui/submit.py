@@ -1,7 +1,8 @@
 """The Submit tab and the ``/submit`` API: one function serves the button and scripts.
 
 Its parameter names (``benchmark, file, model, team, model_type, bbox_format, paper_url,
-code_url, description``) and the answer's keys are a contract people script against (README).
+code_url, description``, then ``visibility, anonymous, reveal_date`` added at the end with
+defaults, docs/teams.md) and the answer's keys are a contract people script against (README).
 Every answer, the early refusals included, is a :class:`SubmitAnswer` turned into its API dict.
 """
 
@@ -19,7 +20,7 @@ from scoring.benchmarks import get_benchmark
 from scoring.geometry import BOX_FORMATS
 from submissions.answer import SubmitAnswer
 from submissions.quotas import QuotaStatus
-from submissions.records import MODEL_TYPES, Identity, SubmissionForm
+from submissions.records import MODEL_TYPES, VISIBILITIES, Identity, SubmissionForm
 from ui import display
 from ui.auth import Auth
 from ui.board import Redraw
@@ -55,9 +56,13 @@ class Submitter:
         request: gr.Request,
         profile: gr.OAuthProfile | None,
         progress=gr.Progress(),
+        visibility: str = "private",
+        anonymous: bool = False,
+        reveal_date: str = "",
     ) -> dict:
         """Validate and score one predictions file; returns the aggregate result, the new rank
-        or the line-numbered errors, and the quota left. Same identity and quota as the web form."""
+        or the line-numbered errors, and the quota left. Same identity and quota as the web form.
+        A new submission is private unless ``visibility="public"`` (docs/teams.md)."""
         identity = self.auth.identity(profile, request)
         if identity is None:
             return refusal("Sign in with Hugging Face to submit.")
@@ -72,6 +77,9 @@ class Submitter:
             code_url=code_url or "",
             description=description or "",
             bbox_format=bbox_format or "xyxy",
+            visibility=visibility or "private",
+            anonymous=bool(anonymous),
+            reveal_date=reveal_date or "",
         )
         progress(0.0, desc="Uploading")
         report = lambda fraction, message: progress(fraction, desc=message)  # noqa: E731
@@ -112,6 +120,9 @@ class FormFields:
     code_url: gr.Textbox
     description: gr.Textbox
     button: gr.Button
+    visibility: gr.Radio
+    anonymous: gr.Checkbox
+    reveal_date: gr.Textbox
 
     @property
     def inputs(self) -> list:
@@ -125,6 +136,9 @@ class FormFields:
             self.paper_url,
             self.code_url,
             self.description,
+            self.visibility,
+            self.anonymous,
+            self.reveal_date,
         ]
 
     @classmethod
@@ -153,8 +167,26 @@ class FormFields:
             paper_url = gr.Textbox(label="Paper URL (optional, http/https)", elem_id="sub-paper")
             code_url = gr.Textbox(label="Code URL (optional, http/https)", elem_id="sub-code")
         description = gr.Textbox(label="Description (optional)", lines=2, max_length=1000)
+        visibility, anonymous, reveal_date = visibility_fields()
         button = gr.Button("Validate and score", variant="primary", elem_id="sub-btn")
-        return cls(benchmark, file, model, team, model_type, bbox_format, paper_url, code_url, description, button)
+        return cls(
+            benchmark, file, model, team, model_type, bbox_format, paper_url, code_url, description, button,
+            visibility, anonymous, reveal_date,
+        )  # fmt: skip
+
+
+def visibility_fields() -> tuple[gr.Radio, gr.Checkbox, gr.Textbox]:
+    """Private by default: only a choice makes an upload a board row (docs/teams.md)."""
+    with gr.Row():
+        visibility = gr.Radio(
+            [(label, key) for key, label in VISIBILITIES.items()],
+            value="private",
+            label="Visibility (the team name becomes your account's; others cannot submit under it)",
+            elem_id="sub-visibility",
+        )
+        anonymous = gr.Checkbox(label="Anonymous (under double-blind review)", elem_id="sub-anonymous")
+        reveal_date = gr.Textbox(label="Reveal names on (YYYY-MM-DD, optional)", elem_id="sub-reveal")
+    return visibility, anonymous, reveal_date
 
 
 @dataclass(frozen=True, eq=False)
