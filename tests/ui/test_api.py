@@ -44,6 +44,9 @@ def submit(client, path, model="API-Model", benchmark="kviscuit", bbox_format="x
         "https://example.org/paper",
         "",
         "submitted by test_api",
+        "public",  # new submissions are private unless asked (docs/teams.md); these tests read the board
+        False,
+        "",
         api_name="/submit",
     )
 
@@ -105,9 +108,14 @@ def test_endpoint_is_documented_and_named(client):
     params = [p["parameter_name"] for p in info["named_endpoints"]["/submit"]["parameters"]]
     assert params == [
         "benchmark", "file", "model", "team", "model_type", "bbox_format", "paper_url", "code_url", "description",
+        "visibility", "anonymous", "reveal_date",
     ]  # fmt: skip
-    # maintainer actions and internal renders are not API endpoints
-    assert set(info["named_endpoints"]) == {"/submit"}
+    defaults = {
+        p["parameter_name"]: p.get("parameter_default") for p in info["named_endpoints"]["/submit"]["parameters"]
+    }
+    assert (defaults["visibility"], defaults["anonymous"], defaults["reveal_date"]) == ("private", False, "")
+    # maintainer actions and internal renders are not API endpoints; a team's own are (docs/teams.md)
+    assert set(info["named_endpoints"]) == {"/submit", "/my_submissions", "/my_result", "/publish", "/unpublish"}
 
 
 def fetch(url: str) -> str:
