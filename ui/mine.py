@@ -245,7 +245,7 @@ class MineTab:
         ):
             changed.then(mine.show, None, [self.summary, self.table], api_visibility="private").then(
                 mine.detail, self.pick, self.detail, api_visibility="private"
-            )
+            ).then(mine.choices, None, self.pick, api_visibility="private")
         gr.api(mine.api_my_submissions, api_name="my_submissions")
         gr.api(mine.api_my_result, api_name="my_result")
         gr.api(mine.api_publish, api_name="publish")

@@ -58,7 +58,7 @@ class Submitter:
         progress=gr.Progress(),
         visibility: str = "private",
         anonymous: bool = False,
-        reveal_date: str = "",
+        reveal_date: str | None = None,  # None: optional for gradio_client too (an empty Textbox has no default)
     ) -> dict:
         """Validate and score one predictions file; returns the aggregate result, the new rank
         or the line-numbered errors, and the quota left. Same identity and quota as the web form.

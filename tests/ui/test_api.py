@@ -113,7 +113,7 @@ def test_endpoint_is_documented_and_named(client):
     defaults = {
         p["parameter_name"]: p.get("parameter_default") for p in info["named_endpoints"]["/submit"]["parameters"]
     }
-    assert (defaults["visibility"], defaults["anonymous"], defaults["reveal_date"]) == ("private", False, "")
+    assert (defaults["visibility"], defaults["anonymous"], defaults["reveal_date"]) == ("private", False, None)
     # maintainer actions and internal renders are not API endpoints; a team's own are (docs/teams.md)
     assert set(info["named_endpoints"]) == {"/submit", "/my_submissions", "/my_result", "/publish", "/unpublish"}
 
