@@ -86,11 +86,19 @@ def scored_rows(
         else:
             rule = (-_rank_value(row.figures, get_benchmark(meta.benchmark).primary), _negated(meta.submitted_at))
             rank = (state.chosen_at, *rule)
-        key = (state_key(state), name_key(meta.model))
+        key = (state_key(state), _model_key(state))
         if key not in chosen or rank > chosen[key][0]:
             chosen[key] = (rank, state, row)
     today = today or datetime.now(UTC).date().isoformat()
     return [_shown(row, state, today) for _, state, row in chosen.values() if not state.hidden]
+
+
+def _model_key(state: SubmissionState) -> str:
+    """The compared form of the model's name, made once per state (boards are rebuilt often)."""
+    key = state.derived.get("model_key")
+    if key is None:
+        key = state.derived["model_key"] = name_key(state.meta.model)
+    return key
 
 
 def _shown(row: BoardRow, state: SubmissionState, today: str) -> BoardRow:
