@@ -94,7 +94,8 @@ class Intake:
         if benchmark not in BENCHMARKS:
             return SubmitAnswer.refused(f"Unknown benchmark {benchmark!r}; known: {', '.join(BENCHMARKS)}.")
         form, issues = form.cleaned()
-        issues += [i for i in [self.teams.check(form.team, identity)] if i and form.team]
+        if form.team and (team_issue := self.teams.check(form.team, identity)) is not None:
+            issues.append(team_issue)  # a name owned by another account, reserved, or mixed-script
         if issues:
             return SubmitAnswer.refused("Please correct the form.", *issues, quota=self.quota(identity, benchmark))
         if (too_large := self._too_large(path)) is not None:
