@@ -5,6 +5,7 @@ python -m leaderboard submit --benchmark scb --file F --model M --team T --user 
 python -m leaderboard table --benchmark scb [--view overall] [--format csv|json]
 python -m leaderboard rescore [--benchmark scb] [--workers N]
 python -m leaderboard hide ID / unhide ID
+python -m leaderboard team list | show NAME | transfer NAME --to USER|org:NAME [--by M]
 python -m leaderboard resume | push | demo | status
 """
 
@@ -20,7 +21,7 @@ from leaderboard.service import Leaderboard
 from scoring import BENCHMARKS, GoldError
 from scoring.benchmarks import load_plugins
 from scoring.geometry import BOX_FORMATS
-from submissions.records import MODEL_TYPES, Identity, Status, SubmissionForm
+from submissions.records import MODEL_TYPES, VISIBILITIES, Identity, Status, SubmissionForm
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -46,6 +47,9 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--code-url", default="")
     s.add_argument("--description", default="")
     s.add_argument("--as-submitter", action="store_true", help="apply the daily quota as for a team")
+    s.add_argument("--visibility", default="public", choices=list(VISIBILITIES))
+    s.add_argument("--anonymous", action="store_true", help="show as an anonymous submission on the board")
+    s.add_argument("--reveal-date", default="", help="YYYY-MM-DD: an anonymous entry shows its names from then")
 
     t = sub.add_parser("table", help="print the current public table")
     t.add_argument("--benchmark", required=True, choices=list(BENCHMARKS))
@@ -59,10 +63,45 @@ def _parser() -> argparse.ArgumentParser:
         h = sub.add_parser(name, help=f"{name} a submission from the public table")
         h.add_argument("submission_id")
         h.add_argument("--by", default="maintainer")
+    _team_parser(sub)
     sub.add_parser("resume", help="finish submissions left unscored")
     sub.add_parser("push", help="push writes waiting for the Hub")
     sub.add_parser("demo", help="seed an empty store with demo data")
     return p
+
+
+def _team_parser(sub) -> None:
+    team = sub.add_parser("team", help="team names and their owners").add_subparsers(dest="team_command", required=True)
+    team.add_parser("list", help="every team name and who owns it")
+    show = team.add_parser("show", help="a team name's owner and history")
+    show.add_argument("name")
+    transfer = team.add_parser("transfer", help="give a team name to another account")
+    transfer.add_argument("name")
+    transfer.add_argument("--to", required=True, help="a user name, or org:NAME for every member of an organisation")
+    transfer.add_argument("--by", default="maintainer")
+
+
+def _team(lb: Leaderboard, args: argparse.Namespace) -> int:
+    if args.team_command == "list":
+        for team in lb.teams.all():
+            print(f"{team.name}\t{team.owner}" + ("" if team.claimed else "\t(first user; not yet written down)"))
+        return 0
+    if args.team_command == "show":
+        team = lb.team(args.name)
+        if team is None:
+            print(f"no team named like {args.name!r}")
+            return 1
+        print(f"{team.name}: owned by {team.owner}")
+        for event in team.events:
+            print(f"  {event.at[:19]} {event.action} -> {event.owner} (by {event.by})")
+        return 0
+    try:
+        team = lb.transfer_team(args.name, args.to, args.by)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    print(f"{team.name}: owned by {team.owner} now")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -87,7 +126,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "submit":
         identity = Identity(args.user, is_maintainer=not args.as_submitter, source="cli")
         form = SubmissionForm(
-            args.model, args.team, args.model_type, args.paper_url, args.code_url, args.description, args.bbox_format
+            args.model,
+            args.team,
+            args.model_type,
+            args.paper_url,
+            args.code_url,
+            args.description,
+            args.bbox_format,
+            args.visibility,
+            args.anonymous,
+            args.reveal_date,
         )
         answer = lb.submit(args.benchmark, args.file, form, identity, args.file.name)
         print(f"{answer.status}: {answer.message}" + (f" (id {answer.submission_id})" if answer.submission_id else ""))
@@ -124,6 +172,8 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         print(f"{args.command}: {args.submission_id}")
         return 0
+    if args.command == "team":
+        return _team(lb, args)
     if args.command == "resume":
         print(f"finished {lb.resume()} submission(s)")
         return 0

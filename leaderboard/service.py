@@ -12,30 +12,33 @@ import logging
 import tempfile
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from pathlib import Path
 
 from filelock import FileLock
 
 from leaderboard.compare import MAX_MODELS, MIN_MODELS, Pairing, compare
 from leaderboard.config import Settings
+from leaderboard.entries import Entry
 from leaderboard.publish import publish
-from leaderboard.table import SCORED_SOURCE, Board, BoardRow, baseline_rows, frame, scored_rows
+from leaderboard.table import SCORED_SOURCE, Board, BoardRow, baseline_rows, frame, ranks, scored_rows
 from scoring import BENCHMARKS, SCORER_VERSION, Limits
 from scoring.benchmarks import get_benchmark, load_plugins
 from scoring.engine import UnparsedLine, question_columns, validate_file
 from store import layout
-from store.base import NotFound, Store
+from store.base import AlreadyExists, NotFound, Store
 from store.golds import GoldInfo, GoldRegistry
-from store.layout import Kind, ModerationFile, SubmissionFile
+from store.layout import Kind, ModerationFile, PublicationFile, SubmissionFile
 from store.local import LocalStore
-from store.records import Moderation, StoredFailure, Validated
+from store.records import Moderation, Publication, StoredFailure, Validated
 from submissions import lifecycle
 from submissions.answer import SubmitAnswer
 from submissions.catalog import Catalog, SubmissionState
 from submissions.intake import Intake, Progress
 from submissions.quotas import QuotaPolicy, QuotaStatus
-from submissions.records import Identity, Status, SubmissionForm
+from submissions.records import Identity, Status, SubmissionForm, check_reveal_date
+from submissions.teams import Team, Teams, is_member, name_key, state_key
 
 log = logging.getLogger(__name__)
 DEMO_USER = Identity("demo", is_maintainer=True, source="local")
@@ -110,14 +113,16 @@ class Leaderboard:
     def board(self, benchmark: str) -> Board:
         """Rows of a benchmark (scored + paper), cached until the catalog or gold changes."""
         info = self.golds.info(benchmark)
-        key = (self.catalog.generation, info.version if info else "", self.settings.row_rule)
+        today = _today()  # an anonymous entry's names show from its reveal date
+        key = (self.catalog.generation, info.version if info else "", self.settings.row_rule, today)
         with self._lock:
             cached = self._boards.get(benchmark)
             if cached and cached[0] == key:
                 return cached[1]
         rows: list[BoardRow] = []
         if info is not None:
-            rows = scored_rows(self.catalog.all(benchmark), info.version, SCORER_VERSION, self.settings.row_rule)
+            states, first = self.catalog.all(benchmark), self.teams.first_users()
+            rows = scored_rows(states, info.version, SCORER_VERSION, self.settings.row_rule, first, today)
         board = Board(benchmark, rows + baseline_rows(benchmark))
         with self._lock:
             self._boards[benchmark] = (key, board)
@@ -131,9 +136,10 @@ class Leaderboard:
         return self.golds.info(benchmark)
 
     def fingerprint(self, benchmark: str) -> str:
-        """Changes whenever a board's rows could: a new record in the store or a new gold."""
+        """Changes whenever a board's rows could: a new record in the store, a new gold or a new
+        day (a reveal date)."""
         info = self.golds.info(benchmark)
-        return f"{self.catalog.generation}:{info.version if info else ''}"
+        return f"{self.catalog.generation}:{info.version if info else ''}:{_today()}"
 
     def public_questions(self, benchmark: str) -> bytes:
         try:
@@ -160,22 +166,24 @@ class Leaderboard:
         )
         if answer.result is None:
             return answer
+        state = self.catalog.get(answer.submission_id)
+        if state is not None and not state.public:  # the team publishes it when it chooses (docs/teams.md)
+            note = " Private: only your team sees it; publish it from My submissions (or /publish) to show it."
+            answer = replace(answer, message=answer.message + note)
         return answer.with_rank(self.rank_of(benchmark, answer.submission_id))
 
-    def quota(self, identity: Identity, benchmark: str) -> QuotaStatus:
-        return self.intake.quota(identity, benchmark)
+    def quota(self, identity: Identity, benchmark: str, team: str = "") -> QuotaStatus:
+        """The account's daily quota, or the team's (``team``) when that binds first."""
+        return self.intake.quota(identity, benchmark, team=team)
 
     def rank_of(self, benchmark: str, submission_id: str) -> int | None:
-        df = self.table(benchmark)
-        board = self.board(benchmark)
-        ids = {(r.team, r.model): r.submission_id for r in board.rows}
-        for _, row in df.iterrows():
-            if ids.get((row["team"], row["model"])) == submission_id:
-                return int(row["rank"])
-        return None
+        """The submission's rank if it is a row of the public board, else None."""
+        return ranks(benchmark, self.board(benchmark).rows).get(submission_id)
 
     def submissions_of(self, identity: Identity) -> list[SubmissionState]:
-        return self.catalog.by_submitter(identity.username)
+        """My submissions: ``identity``'s own uploads and its teams' (oldest first; a maintainer
+        too sees only these here, and any other by its id)."""
+        return [s for s in self.catalog.all() if s.meta.submitter == identity.username or self.is_member(identity, s)]
 
     def unparsed_lines(self, state: SubmissionState) -> tuple[UnparsedLine, ...]:
         """The lines of a scored submission whose response stated no letter (line and text: the
@@ -304,9 +312,10 @@ class Leaderboard:
             if info is None:
                 continue
             gold = self.golds.compiled(info)
-            before = frame(b, scored_rows(self.catalog.all(b), None, None, self.settings.row_rule))
+            rule, first = self.settings.row_rule, self.teams.first_users()
+            before = frame(b, scored_rows(self.catalog.all(b), None, None, rule, first))
             counts = lifecycle.rescore(self.store, self.catalog, gold, self.limits, workers)
-            after = frame(b, scored_rows(self.catalog.all(b), info.version, SCORER_VERSION, self.settings.row_rule))
+            after = frame(b, scored_rows(self.catalog.all(b), info.version, SCORER_VERSION, rule, first))
             report[b] = {"counts": counts, "rank_changes": _rank_changes(before, after)}
             self.publish(b)
         return report
@@ -344,7 +353,8 @@ class Leaderboard:
         and unreadable public tables (republished). Returns the paths rebuilt."""
         rebuilt = []
         for path in list(self.catalog.corrupt):
-            data = self._rederive(SubmissionFile.parse(path))
+            file = SubmissionFile.parse(path)
+            data = self._rederive(file) if file is not None else None  # events are inputs
             if data is None:
                 log.error("cannot rebuild %s: it is an input, not derived", path)
                 continue
@@ -399,6 +409,101 @@ class Leaderboard:
 
         self.intake.evaluator = ScoringPool(workers).evaluate
 
+    # ---- teams and visibility (docs/teams.md) ----
+    @property
+    def teams(self) -> Teams:
+        return self.intake.teams
+
+    def team(self, name: str) -> Team | None:
+        """The team ``name`` (or a name that looks like it) and its owner, if anyone used it."""
+        return self.teams.get(name)
+
+    def transfer_team(self, name: str, to: str, by: str) -> Team:
+        """A maintainer gives a team name to another account (``user`` or ``org:NAME``)."""
+        self.catalog.refresh()
+        team = self.teams.transfer(name, to, by, lifecycle.now_iso())
+        for benchmark in BENCHMARKS:
+            self.publish(benchmark)
+        return team
+
+    def is_member(self, identity: Identity, state: SubmissionState) -> bool:
+        """Whether ``identity`` belongs to the account that owns the submission's team now."""
+        team = self.teams.get_by_key(state_key(state))
+        return team is not None and is_member(identity, team.owner)
+
+    def may_manage(self, identity: Identity, state: SubmissionState) -> bool:
+        """Publish, withdraw, choose its row: members of the team's owner now, and maintainers."""
+        return identity.is_maintainer or self.is_member(identity, state)
+
+    def may_see(self, identity: Identity, state: SubmissionState) -> bool:
+        """Its team (and who uploaded it) see a submission, public or private; others see only the board."""
+        return state.meta.submitter == identity.username or self.may_manage(identity, state)
+
+    def entry(self, identity: Identity, submission_id: str) -> Entry | None:
+        """The team's view of one submission; None if it does not exist or ``identity`` may not see it."""
+        state = self.catalog.get(submission_id)
+        if state is None or not self.may_see(identity, state):
+            return None
+        info = self.golds.info(state.meta.benchmark)
+        gold = info.version if info else ""
+        rows = self.board(state.meta.benchmark).rows
+        row = next((r.submission_id for r in rows if r.submission_id and self._same_row(r.submission_id, state)), None)
+        result = state.result(gold, SCORER_VERSION) or (state.latest_result(gold) if gold else None)
+        return Entry(state, self.status(state), result, self.rank_of(state.meta.benchmark, submission_id), row, gold)
+
+    def _same_row(self, submission_id: str, state: SubmissionState) -> bool:
+        other = self.catalog.get(submission_id)
+        return other is not None and (state_key(other), name_key(other.meta.model)) == (
+            state_key(state),
+            name_key(state.meta.model),
+        )
+
+    def entries(self, identity: Identity, benchmark: str | None = None) -> list[Entry]:
+        """Every submission ``identity`` may see, newest first."""
+        states = [s for s in self.submissions_of(identity) if benchmark is None or s.meta.benchmark == benchmark]
+        states.sort(key=lambda s: (s.meta.submitted_at, s.meta.id), reverse=True)
+        return [e for s in states if (e := self.entry(identity, s.meta.id)) is not None]
+
+    def set_visibility(
+        self,
+        identity: Identity,
+        submission_id: str,
+        public: bool,
+        anonymous: bool = False,
+        reveal_date: str = "",
+    ) -> str:
+        """Publish (as its model's row) or withdraw a submission for its team; returns what was
+        done. Raises PermissionError for anyone but the team's members and maintainers, and
+        ValueError for a request that cannot be done (a rejected upload, a bad reveal date)."""
+        self.catalog.refresh()
+        state = self.catalog.get(submission_id)
+        if state is None or not self.may_see(identity, state):
+            raise PermissionError(f"No submission {submission_id!r} of yours.")
+        if not self.may_manage(identity, state):
+            raise PermissionError(f"Submission {submission_id!r} belongs to a team you are not a member of now.")
+        if public and self.status(state) is Status.REJECTED:
+            raise ValueError(f"Submission {submission_id!r} was rejected; only a scored one can be public.")
+        reveal, issue = check_reveal_date(reveal_date, anonymous and public)
+        if issue is not None:
+            raise ValueError(issue.message)
+        event = Publication(public, identity.username, lifecycle.now_iso(), public, anonymous and public, reveal)
+        self._write_publication(state, event)
+        self.publish(state.meta.benchmark)
+        return _visibility_message(state, event)
+
+    def _write_publication(self, state: SubmissionState, event: Publication) -> None:
+        for _ in range(3):  # another writer may take the same event number: take the next
+            seq = max(state.publications, default=-1) + 1
+            path, body = PublicationFile(state.meta.id, seq).path, event.to_bytes()
+            try:
+                self.store.put("submissions", {path: body}, f"Visibility of {state.meta.id}")
+            except AlreadyExists:
+                self.catalog.refresh()
+                continue
+            self.catalog.note(path, body)
+            return
+        raise RuntimeError(f"could not record the visibility of {state.meta.id}: busy, try again")
+
     # ---- first start ----
     def seed_demo(self) -> bool:
         """Give an empty store every registered demo (gold, then its teams' submissions; the paper
@@ -417,6 +522,19 @@ class Leaderboard:
                     )
                     self.submit(team.benchmark, path, form, DEMO_USER, team.filename)
         return True
+
+
+def _today() -> str:
+    return datetime.now(UTC).date().isoformat()
+
+
+def _visibility_message(state: SubmissionState, event: Publication) -> str:
+    sid = state.meta.id
+    if not event.public:
+        return f"Withdrawn: {sid} is private now (your team still sees it in My submissions)."
+    shown = "anonymous" + (f" until {event.reveal_date}" if event.reveal_date else "") if event.anonymous else ""
+    hidden = " It stays off the board while maintainers hide it." if state.hidden else ""
+    return f"Published: {sid} is now the public row of {state.meta.model}{' (' + shown + ')' if shown else ''}.{hidden}"
 
 
 def _rank_changes(before, after) -> list[RankChange]:

@@ -1,5 +1,9 @@
 """The public table: which submission is a team's row, how rows are ranked, what a view holds.
 
+A row belongs to a team (whose name has one owner, submissions/teams.py) and a model: only
+public submissions made under the team by its rightful users compete for it; the one the team
+chose, else the latest or the best. A row whose winner a maintainer hid stays empty rather than
+falling back to an older entry, and an anonymous entry shows no names until its reveal date.
 Ranking and the "best" row rule follow the declaration's primary metric in its declared
 direction; the columns come from :mod:`leaderboard.columns`, never from guessing at names;
 numbers stay numbers (rounding is the UI's job).
@@ -11,23 +15,26 @@ import hashlib
 import io
 import math
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 
 import pandas as pd
 
 from leaderboard.baselines import PAPER_SOURCE, paper_rows, paper_url
 from leaderboard.columns import Column, columns, export_columns, frame_columns, views
-from leaderboard.ranks import bounds, rank_ranges
+from leaderboard.ranks import RankRange, bounds, rank_ranges
 from scoring.benchmarks import Metric, get_benchmark
 from submissions.catalog import SubmissionState
+from submissions.teams import name_key, rightful, state_key
 
 __all__ = [  # the column model is leaderboard.columns; these names stay importable from here
     "ROW_RULES", "SCORED_SOURCE", "Board", "BoardRow", "Column", "RowFilter", "baseline_rows", "columns", "csv_safe",
-    "export_columns", "figure_getter", "frame", "scored_rows", "to_csv_bytes", "to_parquet_bytes", "views",
+    "export_columns", "figure_getter", "frame", "ranks", "scored_rows", "to_csv_bytes", "to_parquet_bytes", "views",
 ]  # fmt: skip
 
 SCORED_SOURCE = "scored here"
 ROW_RULES = ("latest", "best")
+ANONYMOUS = "Anonymous submission"
 
 
 @dataclass(frozen=True)
@@ -57,30 +64,62 @@ RowFilter = Callable[[BoardRow], bool]
 
 
 def scored_rows(
-    states: Iterable[SubmissionState], gold_version: str | None, scorer_version: str | None, row_rule: str = "latest"
+    states: Iterable[SubmissionState],
+    gold_version: str | None,
+    scorer_version: str | None,
+    row_rule: str = "latest",
+    first_users: dict[str, tuple[str, str]] | None = None,
+    today: str | None = None,
 ) -> list[BoardRow]:
-    """Rows of scored, visible submissions: per (team, model), the latest or the best.
+    """One row per (team, model) of public, rightful, scored submissions (module doc).
     ``scorer_version`` None takes each submission's newest result on that gold; ``gold_version``
-    None its newest result on any gold (the board as it stood before a rescore)."""
+    None its newest result on any gold (the board as it stood before a rescore). ``first_users``
+    (submissions.teams.Teams.first_users) says who owned names used before owners were recorded;
+    by default the first submitter among ``states``. ``today`` (YYYY-MM-DD) reveals anonymous
+    entries whose date has come."""
     if row_rule not in ROW_RULES:
         raise ValueError(f"row rule must be one of {ROW_RULES}")
-    chosen: dict[tuple[str, str], tuple[tuple, BoardRow]] = {}
+    states = list(states)
+    if first_users is None:
+        first_users = {}
+        for state in sorted(states, key=lambda s: (s.meta.submitted_at, s.meta.id)):
+            first_users.setdefault(state_key(state), (state.meta.submitter, state.meta.team))
+    chosen: dict[tuple[str, str], tuple[tuple, SubmissionState, BoardRow]] = {}
     for state in states:
-        if state.hidden:
+        if not state.public or not rightful(state, first_users):
             continue
         row = _row_of(state, gold_version, scorer_version)
         if row is None:
             continue
         meta = state.meta
-        # latest: newest wins; best: the better primary figure, then the earlier submission
+        # the team's choice first (the newest choice wins), then the rule: latest, or the better
+        # primary figure and then the earlier submission
         if row_rule == "latest":
-            rank: tuple = (meta.submitted_at,)
+            rank: tuple = (state.chosen_at, meta.submitted_at)
         else:
-            rank = (-_rank_value(row.figures, get_benchmark(meta.benchmark).primary), _negated(meta.submitted_at))
-        key = (meta.team.casefold(), meta.model.casefold())
+            rule = (-_rank_value(row.figures, get_benchmark(meta.benchmark).primary), _negated(meta.submitted_at))
+            rank = (state.chosen_at, *rule)
+        key = (state_key(state), _model_key(state))
         if key not in chosen or rank > chosen[key][0]:
-            chosen[key] = (rank, row)
-    return [row for _, row in chosen.values()]
+            chosen[key] = (rank, state, row)
+    today = today or datetime.now(UTC).date().isoformat()
+    return [_shown(row, state, today) for _, state, row in chosen.values() if not state.hidden]
+
+
+def _model_key(state: SubmissionState) -> str:
+    """The compared form of the model's name, made once per state (boards are rebuilt often)."""
+    key = state.derived.get("model_key")
+    if key is None:
+        key = state.derived["model_key"] = name_key(state.meta.model)
+    return key
+
+
+def _shown(row: BoardRow, state: SubmissionState, today: str) -> BoardRow:
+    """The row as the public sees it: no names, links or date of an anonymous entry before its reveal date."""
+    if not state.anonymous or (state.reveal_date and state.reveal_date <= today):
+        return row
+    until = f"(anonymous until {state.reveal_date})" if state.reveal_date else "(anonymous)"
+    return replace(row, model=ANONYMOUS, team=until, paper_url="", code_url="")
 
 
 def _row_of(state: SubmissionState, gold_version: str | None, scorer_version: str | None) -> BoardRow | None:
@@ -169,27 +208,15 @@ def frame(benchmark: str, rows: list[BoardRow], view: str = "overall") -> pd.Dat
     Absent figures are NaN."""
     bench = get_benchmark(benchmark)
     cols = frame_columns(bench, view)
-    primary = bench.primary
-    ranges = rank_ranges([bounds(r.figures, primary) for r in rows], primary.higher_is_better)
-    order = sorted(
-        range(len(rows)),
-        key=lambda i: (
-            ranges[i].best,
-            _rank_value(rows[i].figures, primary),
-            rows[i].submitted_at,
-            rows[i].source != PAPER_SOURCE,
-            rows[i].model,
-        ),
-    )
+    ordered = _ordered(benchmark, rows)
     getters = [(c.key, figure_getter(c)) for c in cols if c.figure is not None]
     figure_keys = [k for k, _ in getters]
     records = []
-    for i in order:
-        row = rows[i]
+    for row, rank in ordered:
         record = {k: get(row.figures) for k, get in getters}
         record.update(
-            rank=ranges[i].best,
-            rank_worst=ranges[i].worst,
+            rank=rank.best,
+            rank_worst=rank.worst,
             model=row.model,
             team=row.team,
             model_type=row.model_type,
@@ -205,6 +232,29 @@ def frame(benchmark: str, rows: list[BoardRow], view: str = "overall") -> pd.Dat
     df = pd.DataFrame.from_records(records, columns=[c.key for c in cols])
     df[figure_keys] = df[figure_keys].astype(float)
     return df
+
+
+def _ordered(benchmark: str, rows: list[BoardRow]) -> list[tuple[BoardRow, RankRange]]:
+    """Rows with their rank ranges, in board order: rank, then the primary figure in its declared
+    direction, then the earlier submission, papers' rows first among equals."""
+    primary = get_benchmark(benchmark).primary
+    ranges = rank_ranges([bounds(r.figures, primary) for r in rows], primary.higher_is_better)
+    order = sorted(
+        range(len(rows)),
+        key=lambda i: (
+            ranges[i].best,
+            _rank_value(rows[i].figures, primary),
+            rows[i].submitted_at,
+            rows[i].source != PAPER_SOURCE,
+            rows[i].model,
+        ),
+    )
+    return [(rows[i], ranges[i]) for i in order]
+
+
+def ranks(benchmark: str, rows: list[BoardRow]) -> dict[str, int]:
+    """submission id -> its (best) rank on the board of ``rows``, as :func:`frame` shows it."""
+    return {row.submission_id: rank.best for row, rank in _ordered(benchmark, rows) if row.submission_id}
 
 
 @dataclass

@@ -11,6 +11,8 @@ submissions (private)
     {benchmark}/{id}/result-{gold}-{scorer}.json  a stored result (immutable; rescoring adds)
     {benchmark}/{id}/failure-{gold}-{n}.json an internal error while scoring on that gold (retried)
     moderation/{id}.json                     Moderation (overwritten)                   ModerationFile
+    teams/{team}-{seq}.json                  TeamEvent: claim, then transfers (immutable) TeamFile
+    publication/{id}-{seq}.json              Publication: publish/unpublish (immutable)   PublicationFile
 results (public)
     README.md, data/{benchmark}.parquet, data/{benchmark}.csv                          public_table
     questions/{benchmark}.jsonl              the public side of the questions (no answers)
@@ -190,6 +192,53 @@ class ModerationFile:
         folder, _, name = path.partition("/")
         sid = name.removesuffix(".json")
         return cls(sid) if folder == "moderation" and name.endswith(".json") and sid and "/" not in sid else None
+
+
+_SEQ = 6  # digits of an event number: names sort in event order
+
+
+def _event_parse(folder: str, path: str) -> tuple[str, int] | None:
+    """(subject, seq) of ``{folder}/{subject}-{seq}.json``; None for any other path."""
+    top, _, name = path.partition("/")
+    subject, _, seq = name.removesuffix(".json").rpartition("-")
+    if top != folder or not name.endswith(".json") or "/" in name or not subject:
+        return None
+    return (subject, int(seq)) if len(seq) == _SEQ and seq.isdigit() else None
+
+
+@dataclass(frozen=True)
+class TeamFile:
+    """``teams/{team}-{seq}.json``: one ownership event of a team name; ``team`` is the hex
+    digest of the name's compared form (names may hold any script, paths may not)."""
+
+    team: str
+    seq: int
+
+    @property
+    def path(self) -> str:
+        return f"teams/{self.team}-{self.seq:0{_SEQ}d}.json"
+
+    @classmethod
+    def parse(cls, path: str) -> TeamFile | None:
+        found = _event_parse("teams", path)
+        return cls(*found) if found and _HEX.fullmatch(found[0]) else None
+
+
+@dataclass(frozen=True)
+class PublicationFile:
+    """``publication/{sid}-{seq}.json``: one publish or unpublish of a submission."""
+
+    sid: str
+    seq: int
+
+    @property
+    def path(self) -> str:
+        return f"publication/{self.sid}-{self.seq:0{_SEQ}d}.json"
+
+    @classmethod
+    def parse(cls, path: str) -> PublicationFile | None:
+        found = _event_parse("publication", path)
+        return cls(*found) if found else None
 
 
 @dataclass(frozen=True)

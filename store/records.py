@@ -84,6 +84,10 @@ class SubmissionMeta:
     submitted_at: str  # ISO 8601, UTC
     size_bytes: int
     filename: str = ""
+    owner: str = ""  # the team's owner when it was submitted ("" in records older than ownership)
+    visibility: str = "public"  # chosen at submission; records older than visibility were public
+    anonymous: bool = False
+    reveal_date: str = ""  # YYYY-MM-DD (UTC) from which an anonymous entry shows its names
 
     def to_bytes(self) -> bytes:
         return _dumps(asdict(self), indent=1)
@@ -237,4 +241,50 @@ class GoldInfo:
 
     @classmethod
     def from_bytes(cls, data: bytes, where: str) -> GoldInfo:
+        return _flat(cls, _object(data, where), where)
+
+
+@dataclass(frozen=True)
+class TeamEvent:
+    """``teams/{team}-{seq}.json`` (immutable): who owns a team name from this event on.
+
+    ``seq`` 0 is the claim by the first account that used the name; later ones are maintainers'
+    transfers. ``owner`` is a user name or ``org:NAME`` (every member of that organisation).
+    """
+
+    name: str  # the name as first written (what the board shows)
+    key: str  # the compared form (submissions.teams.name_key)
+    owner: str
+    by: str
+    at: str  # ISO 8601, UTC
+    action: str = "claim"  # "claim" or "transfer"
+
+    def to_bytes(self) -> bytes:
+        return _dumps(asdict(self), indent=1)
+
+    @classmethod
+    def from_bytes(cls, data: bytes, where: str) -> TeamEvent:
+        return _flat(cls, _object(data, where), where)
+
+
+@dataclass(frozen=True)
+class Publication:
+    """``publication/{id}-{seq}.json`` (immutable): a team made a submission public or private.
+
+    The newest event of a submission decides its visibility (its meta holds the first choice);
+    ``row`` says the team chose it as its model's board row.
+    """
+
+    public: bool
+    by: str
+    at: str  # ISO 8601, UTC
+    row: bool = False
+    anonymous: bool = False
+    reveal_date: str = ""
+
+    def to_bytes(self) -> bytes:
+        return _dumps(asdict(self), indent=1)
+
+    @classmethod
+    def from_bytes(cls, data: bytes, where: str) -> Publication:
         return _flat(cls, _object(data, where), where)

@@ -15,8 +15,17 @@ from datetime import datetime
 
 from scoring.engine import ResultRecord
 from store.base import NotFound, Store
-from store.layout import Kind, ModerationFile, ResultKey, SubmissionFile, gold_key
-from store.records import CorruptRecord, Moderation, StoredFailure, StoredRejection, StoredResult, Validated
+from store.layout import Kind, ModerationFile, PublicationFile, ResultKey, SubmissionFile, TeamFile, gold_key
+from store.records import (
+    CorruptRecord,
+    Moderation,
+    Publication,
+    StoredFailure,
+    StoredRejection,
+    StoredResult,
+    TeamEvent,
+    Validated,
+)
 from submissions.records import Status, SubmissionMeta
 
 log = logging.getLogger(__name__)
@@ -41,8 +50,36 @@ class SubmissionState:
     validated: set[str] = field(default_factory=set)  # gold keys
     failures: dict[str, int] = field(default_factory=dict)  # gold key -> internal errors on it
     hidden: bool = False
+    publications: dict[int, Publication] = field(default_factory=dict)  # event number -> event
     derived: dict = field(default_factory=dict, repr=False, compare=False)
     """Caches of views of immutable results (e.g. the table's row), keyed by their maker."""
+
+    @property
+    def last_publication(self) -> Publication | None:
+        return self.publications[max(self.publications)] if self.publications else None
+
+    @property
+    def public(self) -> bool:
+        """Public on the board (if scored and not hidden): the team's newest choice, else the
+        visibility chosen when it was submitted."""
+        last = self.last_publication
+        return last.public if last else self.meta.visibility == "public"
+
+    @property
+    def anonymous(self) -> bool:
+        last = self.last_publication
+        return last.anonymous if last else self.meta.anonymous
+
+    @property
+    def reveal_date(self) -> str:
+        last = self.last_publication
+        return last.reveal_date if last else self.meta.reveal_date
+
+    @property
+    def chosen_at(self) -> str:
+        """When the team chose this submission as its model's row ("" if it did not, or took it back)."""
+        last = self.last_publication
+        return last.at if last and last.public and last.row else ""
 
     def stored_result(self, gold_version: str, scorer_version: str) -> StoredResult | None:
         return self.results.get(ResultKey.of(gold_version, scorer_version))
@@ -109,6 +146,8 @@ class Catalog:
         self._pending: dict[str, list[tuple[SubmissionFile, object]]] = {}  # records seen before their meta
         self._seen: set[str] = set()
         self.corrupt: dict[str, str] = {}  # path -> why it could not be read (see Leaderboard.repair)
+        self._teams: dict[str, dict[int, TeamEvent]] = {}  # team id -> event number -> event
+        self._publications_early: dict[str, dict[int, Publication]] = {}  # seen before their meta
         self._lock = threading.RLock()
         self.generation = 0  # bumps on every change: caches key on it
 
@@ -117,13 +156,16 @@ class Catalog:
         paths = self.store.list("submissions")
         changed = False
         for path in paths:
-            if path in self._seen or (file := SubmissionFile.parse(path)) is None or file.kind is Kind.RAW:
+            if path in self._seen:
+                continue
+            file = SubmissionFile.parse(path)
+            if (file is None or file.kind is Kind.RAW) and not _is_event(path):
                 continue
             try:
                 data = self.store.read("submissions", path)
             except NotFound:
                 continue
-            changed |= self._note_file(file, path, data)
+            changed |= self._note_file(file, path, data) if file is not None else self._note_event(path, data)
         for path in paths:
             if ModerationFile.parse(path) is not None:
                 try:
@@ -137,6 +179,8 @@ class Catalog:
         be read (bad JSON or the wrong shape) is quarantined in ``corrupt`` for ``repair``."""
         if (flag := ModerationFile.parse(path)) is not None:
             return self._note_moderation(flag, path, data)
+        if _is_event(path):
+            return self._note_event(path, data)
         file = SubmissionFile.parse(path)
         return file is not None and file.kind is not Kind.RAW and self._note_file(file, path, data)
 
@@ -156,12 +200,46 @@ class Catalog:
                 state = self._states[file.sid] = SubmissionState(record)
                 for early, early_record in self._pending.pop(file.sid, []):
                     state.take(early, early_record)
+                state.publications.update(self._publications_early.pop(file.sid, {}))
             elif file.sid in self._states:
                 self._states[file.sid].take(file, record)
             else:
                 self._pending.setdefault(file.sid, []).append((file, record))
             self.generation += 1
             return True
+
+    def _note_event(self, path: str, data: bytes) -> bool:
+        """Take in a team ownership or publication event (immutable, read once)."""
+        team, publication = TeamFile.parse(path), PublicationFile.parse(path)
+        with self._lock:
+            if path in self._seen:
+                return False
+            self._seen.add(path)
+            try:
+                record = (TeamEvent if team else Publication).from_bytes(data, path)
+            except CorruptRecord as e:
+                self.corrupt[path] = e.why
+                log.error("corrupted event in the submissions repo: %s", e)
+                return False
+            if team is not None:
+                self._teams.setdefault(team.team, {})[team.seq] = record
+            elif (state := self._states.get(publication.sid)) is not None:
+                state.publications[publication.seq] = record
+                state.derived.clear()
+            else:
+                self._publications_early.setdefault(publication.sid, {})[publication.seq] = record
+            self.generation += 1
+            return True
+
+    def team_events(self, team: str) -> list[TeamEvent]:
+        """A team's ownership events in order (``team`` is its id, store.layout.TeamFile)."""
+        with self._lock:
+            events = self._teams.get(team, {})
+            return [events[n] for n in sorted(events)]
+
+    def all_team_events(self) -> list[list[TeamEvent]]:
+        with self._lock:
+            return [[events[n] for n in sorted(events)] for events in self._teams.values()]
 
     def _note_moderation(self, flag: ModerationFile, path: str, data: bytes) -> bool:
         """Moderation flags are overwritten, so they are read every time (an unreadable one is
@@ -197,3 +275,7 @@ class Catalog:
 
     def by_submitter(self, submitter: str, benchmark: str | None = None) -> list[SubmissionState]:
         return [s for s in self.all(benchmark) if s.meta.submitter == submitter]
+
+
+def _is_event(path: str) -> bool:
+    return TeamFile.parse(path) is not None or PublicationFile.parse(path) is not None

@@ -24,8 +24,9 @@ from store.layout import SubmissionFile
 from submissions.answer import SubmitAnswer
 from submissions.catalog import Catalog
 from submissions.lifecycle import Evaluator, known_answer, process
-from submissions.quotas import QuotaPolicy, QuotaStatus, quota_status
+from submissions.quotas import QuotaPolicy, QuotaStatus, quota_status, tighter
 from submissions.records import Identity, Status, SubmissionForm, SubmissionMeta
+from submissions.teams import Teams, TeamTaken, name_key, state_key
 
 Progress = Callable[[float, str], None]
 DUPLICATE_FIELDS = ("team", "model", "model_type", "bbox_format", "paper_url", "code_url", "description")
@@ -76,12 +77,19 @@ class Intake:
         self.min_coverage = min_coverage
         self._locks: dict[str, threading.Lock] = {}
         self._locks_guard = threading.Lock()
+        self.teams = Teams(store, catalog)
 
-    def quota(self, identity: Identity, benchmark: str, now: datetime | None = None) -> QuotaStatus:
+    def quota(self, identity: Identity, benchmark: str, now: datetime | None = None, team: str = "") -> QuotaStatus:
+        """The account's quota, or the team's when ``team`` is given and it binds first."""
         now = now or datetime.now(UTC)
         # An upload rejected once stays an attempt, even after a new gold version.
         uploads = [(s.submitted, bool(s.rejections)) for s in self.catalog.by_submitter(identity.username, benchmark)]
-        return quota_status(uploads, now, self.policy, exempt=identity.is_maintainer)
+        account = quota_status(uploads, now, self.policy, exempt=identity.is_maintainer)
+        key = name_key(team) if team else ""
+        if not key:
+            return account
+        together = [(s.submitted, bool(s.rejections)) for s in self.catalog.all(benchmark) if state_key(s) == key]
+        return tighter(account, quota_status(together, now, self.policy, scope=team.strip()))
 
     def _user_lock(self, username: str) -> threading.Lock:
         with self._locks_guard:
@@ -105,6 +113,8 @@ class Intake:
         if benchmark not in BENCHMARKS:
             return SubmitAnswer.refused(f"Unknown benchmark {benchmark!r}; known: {', '.join(BENCHMARKS)}.")
         form, issues = form.cleaned()
+        if form.team and (team_issue := self.teams.check(form.team, identity)) is not None:
+            issues.append(team_issue)  # a name owned by another account, reserved, or mixed-script
         if issues:
             return SubmitAnswer.refused("Please correct the form.", *issues, quota=self.quota(identity, benchmark))
         if (too_large := self._too_large(path)) is not None:
@@ -120,25 +130,32 @@ class Intake:
         # One upload at a time per submitter: quota and duplicate checks must see each other.
         self.lock_dir.mkdir(parents=True, exist_ok=True)
         safe_user = hashlib.sha256(identity.username.encode()).hexdigest()[:16]
+        team_lock = self.lock_dir / f"team-{hashlib.sha256(name_key(form.team).encode()).hexdigest()[:16]}.lock"
         with self._user_lock(identity.username), FileLock(str(self.lock_dir / f"{safe_user}.lock")):
             self.catalog.refresh()
             for state in self.catalog.by_submitter(identity.username, benchmark):
                 if state.meta.sha256 == digest and same_form(state.meta, form):
                     answer = known_answer(state, gold.version).as_duplicate()
-                    return answer.with_quota(self.quota(identity, benchmark))
+                    return answer.with_quota(self.quota(identity, benchmark, team=form.team))
             refused = self._pre_check(benchmark, gold, data, form, confirm_box_format)
             if refused is not None:
-                return refused.with_quota(self.quota(identity, benchmark))
-            quota = self.quota(identity, benchmark)
-            if not quota.allows_submission:
-                return SubmitAnswer.refused("Daily limit reached. " + quota.message(), quota=quota)
-            meta = self._store(benchmark, data, form, identity, digest, filename)
+                return refused.with_quota(self.quota(identity, benchmark, team=form.team))
+            with FileLock(str(team_lock)):  # members of one team share its quota: one upload at a time
+                self.catalog.refresh()
+                quota = self.quota(identity, benchmark, team=form.team)
+                if not quota.allows_submission:
+                    return SubmitAnswer.refused("Daily limit reached. " + quota.message(), quota=quota)
+                try:
+                    owner = self.teams.claim(form.team, identity, datetime.now(UTC).isoformat()).owner
+                except TeamTaken as e:
+                    return SubmitAnswer.refused(str(e), Issue("team_taken", 0, "team", str(e)), quota=quota)
+                meta = self._store(benchmark, data, form, identity, digest, filename, owner)
         step(0.3, "Validating and scoring")
         answer = process(self.store, self.catalog, meta, gold, self.limits, raw=data, evaluator=self.evaluator)
         step(0.9, "Updating the leaderboard")
         if answer.status is Status.SCORED and self.on_scored:
             self.on_scored(benchmark)
-        return answer.with_quota(self.quota(identity, benchmark))
+        return answer.with_quota(self.quota(identity, benchmark, team=form.team))
 
     def _validate_only(
         self, benchmark: str, gold: Gold, data: bytes, form: SubmissionForm, confirm: bool, quota: QuotaStatus
@@ -189,7 +206,14 @@ class Intake:
         return Issue("file_too_large", 0, "", text)
 
     def _store(
-        self, benchmark: str, data: bytes, form: SubmissionForm, identity: Identity, digest: str, filename: str
+        self,
+        benchmark: str,
+        data: bytes,
+        form: SubmissionForm,
+        identity: Identity,
+        digest: str,
+        filename: str,
+        owner: str = "",
     ) -> SubmissionMeta:
         now = datetime.now(UTC)
         meta = SubmissionMeta(
@@ -207,6 +231,10 @@ class Intake:
             submitted_at=now.isoformat(),
             size_bytes=len(data),
             filename=Path(filename).name[:200] if filename else "",
+            owner=owner,
+            visibility=form.visibility,
+            anonymous=form.anonymous,
+            reveal_date=form.reveal_date,
         )
         raw, record = SubmissionFile.raw(benchmark, meta.id).path, SubmissionFile.meta(benchmark, meta.id).path
         body = meta.to_bytes()

@@ -13,16 +13,23 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from datetime import date
 from enum import StrEnum
 
 from scoring.errors import Issue
 from scoring.geometry import BOX_FORMATS
 from store.records import SubmissionMeta
 
-__all__ = ["MODEL_TYPES", "Identity", "Status", "SubmissionForm", "SubmissionMeta", "clean_text"]
+__all__ = ["MODEL_TYPES", "VISIBILITIES", "Identity", "Status", "SubmissionForm", "SubmissionMeta", "clean_text"]
 
 MODEL_TYPES: dict[str, str] = {"open": "open weights", "closed": "closed weights", "api": "API only"}
 LIMITS = {"model": 100, "team": 100, "description": 1000, "paper_url": 300, "code_url": 300}
+VISIBILITIES: dict[str, str] = {
+    "private": "private: scored, seen by your team only (publish it later from My submissions)",
+    "public": "public: a row on the leaderboard at once",
+}
+"""What a submission's visibility may be; SubmissionForm's default is the library's (public, as
+before teams existed), the web form and ``/submit`` default to private (docs/teams.md)."""
 _URL = re.compile(r"^https?://[^\s<>\"'`]+$", re.IGNORECASE)
 
 
@@ -61,6 +68,9 @@ class SubmissionForm:
     code_url: str = ""
     description: str = ""
     bbox_format: str = "xyxy"
+    visibility: str = "public"
+    anonymous: bool = False
+    reveal_date: str = ""  # YYYY-MM-DD: an anonymous entry shows its names from that day (UTC)
 
     def cleaned(self) -> tuple[SubmissionForm, list[Issue]]:
         """The form with cleaned text and the list of field issues (line 0)."""
@@ -86,8 +96,37 @@ class SubmissionForm:
             issues.append(
                 Issue("unknown_bbox_format", 0, "bbox_format", f"bbox_format must be one of {', '.join(BOX_FORMATS)}")
             )
-        form = SubmissionForm(**values, model_type=model_type, bbox_format=str(self.bbox_format))
+        visibility = str(self.visibility or "").strip().lower()
+        if visibility not in VISIBILITIES:
+            issues.append(
+                Issue("bad_visibility", 0, "visibility", f"visibility must be one of {', '.join(VISIBILITIES)}")
+            )
+        reveal, issue = check_reveal_date(self.reveal_date, bool(self.anonymous))
+        issues += [issue] if issue else []
+        form = SubmissionForm(
+            **values,
+            model_type=model_type,
+            bbox_format=str(self.bbox_format),
+            visibility=visibility,
+            anonymous=bool(self.anonymous),
+            reveal_date=reveal,
+        )
         return form, issues
+
+
+def check_reveal_date(value: object, anonymous: bool) -> tuple[str, Issue | None]:
+    """The reveal date as ``YYYY-MM-DD`` ("" for none), or an issue: it must be a real date and
+    only an anonymous entry has one."""
+    text = str(value or "").strip()[:40]
+    if not text:
+        return "", None
+    if not anonymous:
+        return "", Issue("reveal_without_anonymous", 0, "reveal_date", "a reveal date needs an anonymous entry")
+    try:
+        return date.fromisoformat(text).isoformat(), None
+    except ValueError:
+        why = f"reveal_date must be a date like 2027-01-31, got {text!r}"
+        return "", Issue("bad_reveal_date", 0, "reveal_date", why)
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,11 @@
-"""The "My submissions" tab: the signed-in submitter's own submissions, newest first."""
+"""The "My submissions" tab and its API: a team's own submissions, private ones included.
+
+Every figure of each record (with intervals, per group in the detail), its status, visibility and
+place on the board, the errors of rejected uploads; Publish (as the model's row, optionally
+anonymous until a date) and Withdraw. The same callbacks serve scripts as ``/my_submissions``,
+``/my_result``, ``/publish`` and ``/unpublish`` (docs/teams.md), with the identity of ``/submit``:
+nobody sees or changes another team's private entries.
+"""
 
 from __future__ import annotations
 
@@ -8,17 +15,98 @@ import gradio as gr
 import pandas as pd
 from gradio.events import Dependency
 
+from leaderboard.entries import Entry
 from leaderboard.service import Leaderboard
+from scoring import BENCHMARKS
 from scoring.benchmarks import get_benchmark
-from submissions.catalog import SubmissionState
 from ui import display
 from ui.auth import Auth
 from ui.unparsed import unparsed_cell
 
+SIGN_IN = "Sign in to see your submissions."
+
+
+def figure_text(value: object, interval: object = None, decimals: int = 2) -> str:
+    """``80.00 [76.43, 83.57]``, or the figure alone, or ``-``."""
+    text = display.fmt_number(value, decimals)
+    if text != display.MISSING and isinstance(interval, list | tuple) and len(interval) == 2:
+        text += f" [{display.fmt_number(interval[0], decimals)}, {display.fmt_number(interval[1], decimals)}]"
+    return text
+
+
+def metric_columns() -> dict[str, tuple[str, int]]:
+    """Column header -> (metric name, decimals) for every metric any benchmark declares, once."""
+    columns: dict[str, tuple[str, int]] = {}
+    for bench in BENCHMARKS.values():
+        for metric in bench.metrics:
+            columns.setdefault(metric.abbrev, (metric.name, metric.decimals))
+    return columns
+
+
+def entry_row(entry: Entry) -> dict:
+    meta, result = entry.state.meta, entry.result
+    declared = {m.name for m in get_benchmark(meta.benchmark).metrics}
+    row = {
+        "submitted": meta.submitted_at[:16].replace("T", " "),
+        "benchmark": meta.benchmark,
+        "model": meta.model,
+        "team": meta.team,
+        "visibility": entry.visibility + (" (anonymous)" if entry.state.anonymous else ""),
+        "board": entry.where,
+        "status": entry.status.value,
+        "rank": entry.rank or "-",
+    }
+    for header, (name, decimals) in metric_columns().items():
+        known = result is not None and name in declared
+        overall = result.overall if known else {}
+        row[header] = figure_text(overall.get(name), overall.get(f"{name}_ci"), decimals) if known else ""
+    row.update(box_format=meta.bbox_format, file=meta.filename, errors=len(entry.issues()), id=meta.id)
+    return row
+
+
+def detail_markdown(entry: Entry) -> str:
+    """One submission in full: form, visibility, every figure per group, the errors."""
+    meta, bench = entry.state.meta, get_benchmark(entry.state.meta.benchmark)
+    esc = display.escape_markdown
+    lines = [
+        f"### {esc(meta.model)} · {esc(meta.team)} · `{meta.id}`",
+        f"**Status**: {entry.status.value} · **Visibility**: {entry.visibility}"
+        + (f" (anonymous until {entry.state.reveal_date})" if entry.state.anonymous and entry.state.reveal_date else "")
+        + (" (anonymous)" if entry.state.anonymous and not entry.state.reveal_date else "")
+        + f" · **Board**: {esc(entry.where)}",
+        f"**File**: {esc(meta.filename or '-')} · **Box format**: {meta.bbox_format} · "
+        f"**Submitted** {meta.submitted_at[:19].replace('T', ' ')} UTC by {esc(meta.submitter)}",
+    ]
+    if entry.result is not None:
+        lines.append(_figures_table(entry, bench))
+    for past in entry.to_api()["past_errors"]:
+        lines.append(f"**Rejected** on gold `{past['gold']}` ({past['total']} error(s)):")
+        lines += [
+            f"- line {e['line']}: {esc(e['message'])}" if e["line"] else f"- {esc(e['message'])}"
+            for e in past["errors"]
+        ]
+    return "\n\n".join(lines)
+
+
+def _figures_table(entry: Entry, bench) -> str:
+    record = entry.result.to_dict()
+    head = "| group | questions | " + " | ".join(m.abbrev for m in bench.metrics) + " |"
+    rows = [head, "|" + "---|" * (len(bench.metrics) + 2)]
+
+    def line(label: str, stats: dict) -> str:
+        figures = [figure_text(stats.get(m.name), stats.get(m.ci) if m.ci else None, m.decimals) for m in bench.metrics]
+        return f"| {display.escape_markdown(label)} | {stats.get('questions', '-')} | " + " | ".join(figures) + " |"
+
+    rows.append(line("overall", record["overall"]))
+    for grouping in bench.groupings:
+        for label, stats in (record.get(grouping.name) or {}).items():
+            rows.append(line(f"{grouping.label}: {grouping.display.get(label, label)}", stats))
+    return "\n".join(rows)
+
 
 @dataclass(frozen=True, eq=False)
 class MySubmissions:
-    """The tab's callback."""
+    """The tab's callbacks and the API endpoints behind it."""
 
     leaderboard: Leaderboard
     auth: Auth
@@ -26,30 +114,89 @@ class MySubmissions:
     def show(self, request: gr.Request, profile: gr.OAuthProfile | None) -> tuple[str, pd.DataFrame]:
         identity = self.auth.identity(profile, request)
         if identity is None:
-            return "Sign in to see your submissions.", pd.DataFrame()
-        states = sorted(self.leaderboard.submissions_of(identity), key=lambda s: s.meta.submitted_at, reverse=True)
-        text = f"{len(states)} submission(s) by **{display.escape_markdown(identity.username)}**."
-        return text, pd.DataFrame([self.row(state) for state in states])
+            return SIGN_IN, pd.DataFrame()
+        entries = self.leaderboard.entries(identity)
+        mine = sum(e.state.meta.submitter == identity.username for e in entries)
+        text = f"{len(entries)} submission(s) by **{display.escape_markdown(identity.username)}**"
+        text += "." if mine == len(entries) else f" and your teams ({mine} uploaded by you)."
+        return text, pd.DataFrame([entry_row(e) | self.unparsed(e) for e in entries])
 
-    def row(self, state: SubmissionState) -> dict:
-        info = self.leaderboard.gold_info(state.meta.benchmark)
-        result = state.latest_result(info.version) if info else None
-        primary = get_benchmark(state.meta.benchmark).primary
-        return {
-            "submitted": state.meta.submitted_at[:16].replace("T", " "),
-            "benchmark": state.meta.benchmark,
-            "model": state.meta.model,
-            "team": state.meta.team,
-            "status": self.leaderboard.status(state).value + (" (hidden)" if state.hidden else ""),
-            primary.label.lower(): display.fmt_number(
-                result.overall.get(primary.name) if result else None, primary.decimals
-            ),
-            "rank": self.leaderboard.rank_of(state.meta.benchmark, state.meta.id) or "-",
-            "unparsed lines": unparsed_cell(
-                self.leaderboard.unparsed_lines(state), result.counts.get("unparsed") if result else None
-            ),
-            "id": state.meta.id,
-        }
+    def unparsed(self, entry: Entry) -> dict[str, str]:
+        """The lines whose answer could not be read (line number and text; never the gold)."""
+        counted = entry.result.counts.get("unparsed") if entry.result is not None else None
+        return {"unparsed lines": unparsed_cell(self.leaderboard.unparsed_lines(entry.state), counted)}
+
+    def choices(self, request: gr.Request, profile: gr.OAuthProfile | None) -> gr.Dropdown:
+        identity = self.auth.identity(profile, request)
+        entries = self.leaderboard.entries(identity) if identity else []
+        labels = [(f"{e.state.meta.id} · {e.state.meta.model} · {e.visibility}", e.state.meta.id) for e in entries]
+        return gr.Dropdown(choices=labels)
+
+    def detail(self, submission_id: str | None, request: gr.Request, profile: gr.OAuthProfile | None) -> str:
+        identity = self.auth.identity(profile, request)
+        if identity is None:
+            return SIGN_IN
+        entry = self.leaderboard.entry(identity, submission_id or "")
+        return detail_markdown(entry) if entry else "Choose one of your submissions."
+
+    def change(
+        self, submission_id: str | None, public: bool, anonymous: bool, reveal_date: str, request, profile
+    ) -> str:
+        """Publish or withdraw the chosen submission; the message says what was done or why not."""
+        identity = self.auth.identity(profile, request)
+        if identity is None:
+            return SIGN_IN
+        if not submission_id:
+            return "Choose one of your submissions first."
+        try:
+            return self.leaderboard.set_visibility(identity, submission_id, public, bool(anonymous), reveal_date or "")
+        except (PermissionError, ValueError) as e:
+            return str(e)
+
+    def publish_button(
+        self, sid: str | None, anonymous: bool, reveal: str, request: gr.Request, profile: gr.OAuthProfile | None
+    ) -> str:
+        return self.change(sid, True, anonymous, reveal, request, profile)
+
+    def withdraw_button(self, sid: str | None, request: gr.Request, profile: gr.OAuthProfile | None) -> str:
+        return self.change(sid, False, False, "", request, profile)
+
+    # ---- the API (gr.api endpoints: typed parameters, the same identity as /submit) ----
+    def api_my_submissions(self, benchmark: str = "", request: gr.Request = None) -> list[dict]:
+        """Every submission of yours and your teams' (newest first), private ones included, each
+        with every figure of its result; ``benchmark`` ("" for all) narrows the list."""
+        identity = self.auth.identity(None, request)
+        if identity is None:
+            raise gr.Error(SIGN_IN)
+        return [e.to_api() for e in self.leaderboard.entries(identity, benchmark or None)]
+
+    def api_my_result(self, submission_id: str, request: gr.Request = None) -> dict:
+        """One submission of yours or your team's: status, visibility, rank, every figure, errors."""
+        identity = self.auth.identity(None, request)
+        entry = self.leaderboard.entry(identity, submission_id) if identity else None
+        if entry is None:
+            raise gr.Error(f"No submission {submission_id!r} of yours." if identity else SIGN_IN)
+        return entry.to_api()
+
+    def api_publish(
+        self, submission_id: str, anonymous: bool = False, reveal_date: str = "", request: gr.Request = None
+    ) -> dict:
+        """Make a submission of your team public, as its model's board row."""
+        return self._api_change(submission_id, True, anonymous, reveal_date, request)
+
+    def api_unpublish(self, submission_id: str, request: gr.Request = None) -> dict:
+        """Withdraw a submission of your team from the board (it stays scored and private)."""
+        return self._api_change(submission_id, False, False, "", request)
+
+    def _api_change(self, submission_id: str, public: bool, anonymous: bool, reveal: str, request) -> dict:
+        identity = self.auth.identity(None, request)
+        if identity is None:
+            raise gr.Error(SIGN_IN)
+        try:
+            message = self.leaderboard.set_visibility(identity, submission_id, public, bool(anonymous), reveal or "")
+        except (PermissionError, ValueError) as e:
+            raise gr.Error(str(e)) from None
+        return {"message": message, **self.leaderboard.entry(identity, submission_id).to_api()}
 
 
 @dataclass(frozen=True, eq=False)
@@ -60,6 +207,13 @@ class MineTab:
     summary: gr.Markdown
     table: gr.Dataframe
     refresh: gr.Button
+    pick: gr.Dropdown
+    detail: gr.Markdown
+    anonymous: gr.Checkbox
+    reveal_date: gr.Textbox
+    publish: gr.Button
+    withdraw: gr.Button
+    message: gr.Markdown
 
     @classmethod
     def mount(cls, mine: MySubmissions, after: Dependency) -> MineTab:
@@ -68,6 +222,37 @@ class MineTab:
             summary = gr.Markdown()
             table = gr.Dataframe(interactive=False, wrap=True, elem_id="mine-table")
             refresh = gr.Button("Refresh", size="sm")
-        for trigger in (tab.select, refresh.click, after.then):
-            trigger(mine.show, None, [summary, table], api_visibility="private")
-        return cls(tab, summary, table, refresh)
+            with gr.Row():
+                pick = gr.Dropdown([], label="Submission", elem_id="mine-pick", scale=3)
+                anonymous = gr.Checkbox(label="Anonymous", elem_id="mine-anonymous", scale=0)
+                reveal_date = gr.Textbox(label="Reveal on (YYYY-MM-DD)", elem_id="mine-reveal", scale=1)
+                publish = gr.Button("Publish as the model's row", variant="primary", elem_id="mine-publish", scale=0)
+                withdraw = gr.Button("Withdraw (make private)", elem_id="mine-withdraw", scale=0)
+            message = gr.Markdown(elem_id="mine-msg")
+            detail = gr.Markdown(elem_id="mine-detail")
+        tab = cls(tab, summary, table, refresh, pick, detail, anonymous, reveal_date, publish, withdraw, message)
+        tab._wire(mine, after)
+        return tab
+
+    def _wire(self, mine: MySubmissions, after: Dependency) -> None:
+        for trigger in (self.tab.select, self.refresh.click, after.then):
+            trigger(mine.show, None, [self.summary, self.table], api_visibility="private").then(
+                mine.choices, None, self.pick, api_visibility="private"
+            )
+        self.pick.change(mine.detail, self.pick, self.detail, api_visibility="private")
+        for changed in (
+            self.publish.click(
+                mine.publish_button,
+                [self.pick, self.anonymous, self.reveal_date],
+                self.message,
+                api_visibility="private",
+            ),
+            self.withdraw.click(mine.withdraw_button, self.pick, self.message, api_visibility="private"),
+        ):
+            changed.then(mine.show, None, [self.summary, self.table], api_visibility="private").then(
+                mine.detail, self.pick, self.detail, api_visibility="private"
+            ).then(mine.choices, None, self.pick, api_visibility="private")
+        gr.api(mine.api_my_submissions, api_name="my_submissions")
+        gr.api(mine.api_my_result, api_name="my_result")
+        gr.api(mine.api_publish, api_name="publish")
+        gr.api(mine.api_unpublish, api_name="unpublish")

@@ -1,8 +1,9 @@
 """The Submit tab and the ``/submit`` API: one function serves the button and scripts.
 
 Its parameter names (``benchmark, file, model, team, model_type, bbox_format, paper_url,
-code_url, description, validate_only, confirm_box_format``) and the answer's keys are a contract
-people script against (README, docs/submitting.md); new ones are added at the end with defaults.
+code_url, description``, then ``validate_only, confirm_box_format`` (docs/submitting.md) and
+``visibility, anonymous, reveal_date`` (docs/teams.md), added at the end with defaults) and the
+answer's keys are a contract people script against (README).
 Every answer, the early refusals included, is a :class:`SubmitAnswer` turned into its API dict.
 """
 
@@ -20,7 +21,7 @@ from scoring.benchmarks import get_benchmark
 from scoring.geometry import BOX_FORMATS
 from submissions.answer import SubmitAnswer
 from submissions.quotas import QuotaStatus
-from submissions.records import MODEL_TYPES, Identity, SubmissionForm
+from submissions.records import MODEL_TYPES, VISIBILITIES, Identity, SubmissionForm
 from ui import display
 from ui.auth import Auth
 from ui.board import Redraw
@@ -58,12 +59,16 @@ class Submitter:
         progress=gr.Progress(),
         validate_only: bool = False,
         confirm_box_format: bool = False,
+        visibility: str = "private",
+        anonymous: bool = False,
+        reveal_date: str | None = None,  # None: optional for gradio_client too (an empty Textbox has no default)
         oauth_token: gr.OAuthToken | None = None,
     ) -> dict:
         """Validate and score one predictions file; returns the aggregate result, the new rank
         or the line-numbered errors, and the quota left. Same identity and quota as the web form.
         ``validate_only``: check only (nothing scored, stored or counted); ``confirm_box_format``:
-        the box format is right even if the boxes do not seem to fit it."""
+        the box format is right even if the boxes do not seem to fit it. A new submission is
+        private unless ``visibility="public"`` (docs/teams.md)."""
         caller = self.auth.caller(profile, request, oauth_token)
         identity = caller.identity
         if identity is None:
@@ -79,6 +84,9 @@ class Submitter:
             code_url=code_url or "",
             description=description or "",
             bbox_format=bbox_format or "xyxy",
+            visibility=visibility or "private",
+            anonymous=bool(anonymous),
+            reveal_date=reveal_date or "",
         )
         progress(0.0, desc="Uploading")
         report = lambda fraction, message: progress(fraction, desc=message)  # noqa: E731
@@ -177,6 +185,9 @@ class FormFields:
     confirm_box_format: gr.Checkbox
     guide: gr.Markdown
     button: gr.Button
+    visibility: gr.Radio
+    anonymous: gr.Checkbox
+    reveal_date: gr.Textbox
 
     @property
     def inputs(self) -> list:
@@ -192,6 +203,9 @@ class FormFields:
             self.description,
             self.validate_only,
             self.confirm_box_format,
+            self.visibility,
+            self.anonymous,
+            self.reveal_date,
         ]
 
     @classmethod
@@ -234,11 +248,26 @@ class FormFields:
                 label="The box format is right (submit even if the boxes do not seem to fit it)",
                 elem_id="sub-confirm-fmt",
             )
+        visibility, anonymous, reveal_date = visibility_fields()
         button = gr.Button("Validate and score", variant="primary", elem_id="sub-btn")
         return cls(
             benchmark, file, model, team, model_type, bbox_format, paper_url, code_url, description,
-            validate_only, confirm, guide, button,
+            validate_only, confirm, guide, button, visibility, anonymous, reveal_date,
         )  # fmt: skip
+
+
+def visibility_fields() -> tuple[gr.Radio, gr.Checkbox, gr.Textbox]:
+    """Private by default: only a choice makes an upload a board row (docs/teams.md)."""
+    with gr.Row():
+        visibility = gr.Radio(
+            [(label, key) for key, label in VISIBILITIES.items()],
+            value="private",
+            label="Visibility (the team name becomes your account's; others cannot submit under it)",
+            elem_id="sub-visibility",
+        )
+        anonymous = gr.Checkbox(label="Anonymous (under double-blind review)", elem_id="sub-anonymous")
+        reveal_date = gr.Textbox(label="Reveal names on (YYYY-MM-DD, optional)", elem_id="sub-reveal")
+    return visibility, anonymous, reveal_date
 
 
 @dataclass(frozen=True, eq=False)

@@ -54,6 +54,9 @@ def submit_in_background(url: str, path: Path, answers: list) -> threading.Threa
                     "",
                     "",
                     "",
+                    "public",  # new submissions are private unless asked (docs/teams.md)
+                    False,
+                    None,
                     api_name="/submit",
                 )  # fmt: skip
             )

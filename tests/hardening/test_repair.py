@@ -19,7 +19,7 @@ def _board(tmp_path):
     lb.add_gold("kviscuit", gold_path, "maintainer")
     for n, accuracy in enumerate((0.9, 0.6, 0.3)):
         sub = demo.write_jsonl(tmp_path / f"s{n}.jsonl", demo.kviscuit_submission(gold, accuracy, seed=n))
-        out = lb.submit("kviscuit", sub, SubmissionForm(f"M{n}", "team"), Identity(f"user{n}"))
+        out = lb.submit("kviscuit", sub, SubmissionForm(f"M{n}", f"team{n}"), Identity(f"user{n}"))
         assert out.status is Status.SCORED
     return lb
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from submissions.records import Identity
 from tests.support.submissions import (
     MAINTAINER,
     board,
@@ -125,3 +126,37 @@ def test_hide_and_unhide(tmp_path: Path) -> None:
     assert sorted(scored_models(data)) == ["hide-me", "keep"]
     missing = cli(data, "hide", "20990101-000000-nope", ok=False)
     assert missing.returncode == 1 and "no submission" in missing.stderr
+
+
+def test_team_show_list_and_transfer(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    lb = board(data, write_gold(tmp_path / "gold.jsonl"))
+    lb.submit("scb", write_submission(tmp_path / "a.jsonl"), form("M", "Vision Lab"), Identity("alice"))
+    assert "Vision Lab\talice" in cli(data, "team", "list").stdout
+    moved = cli(data, "team", "transfer", "VISION lab", "--to", "org:vlab", "--by", "root").stdout
+    assert moved.strip() == "Vision Lab: owned by org:vlab now"
+    shown = cli(data, "team", "show", "vision lab").stdout
+    assert "owned by org:vlab" in shown and "transfer -> org:vlab (by root)" in shown
+    assert cli(data, "team", "transfer", "(paper)", "--to", "bob", ok=False).returncode == 1
+    again = board(data)
+    member, former = Identity("carol", orgs=("vlab",)), Identity("alice")
+    assert again.submit("scb", write_submission(tmp_path / "b.jsonl", seed=3), form("N", "Vision Lab"), member).result
+    assert again.submit("scb", write_submission(tmp_path / "c.jsonl", seed=4), form("O", "Vision Lab"), former).issues
+    # the maintainer's submit command takes the new options; private stays off the table
+    private = cli(
+        data,
+        "submit",
+        "--benchmark",
+        "scb",
+        "--file",
+        str(write_submission(tmp_path / "d.jsonl", seed=5)),
+        "--model",
+        "Hidden",
+        "--team",
+        "Vision Lab",
+        "--user",
+        "root",
+        "--visibility",
+        "private",
+    ).stdout
+    assert private.startswith("scored") and "Hidden" not in scored_models(data)

@@ -113,7 +113,9 @@ def test_hub_down_board_serves_and_submissions_wait(
     hub_server.stop()
     lb.refresh()  # a periodic refresh while the Hub is away: no error, same table
     pd.testing.assert_frame_equal(lb.table("scb"), table)
-    out = lb.submit("scb", write_submission(tmp_path / "offline.jsonl", seed=2), form("offline"), Identity("bob"))
+    out = lb.submit(
+        "scb", write_submission(tmp_path / "offline.jsonl", seed=2), form("offline", "Bob team"), Identity("bob")
+    )
     assert out.status is Status.SCORED
     assert sorted(scored(lb)["model"]) == ["offline", "online"]
     assert lb.store.pending() > 0
@@ -143,10 +145,12 @@ def test_a_second_replica_sees_the_first_ones_submission_after_refresh(make_boar
     assert list(scored(second)["model"]) == ["from-first"]
     assert second.status(second.catalog.get(sid)) is Status.SCORED
     # and back: the second replica's submission and a hide reach the first
-    second.submit("scb", write_submission(tmp_path / "b.jsonl", seed=2), form("from-second"), Identity("bob"))
+    second.submit(
+        "scb", write_submission(tmp_path / "b.jsonl", seed=2), form("from-second", "Bob team"), Identity("bob")
+    )
     second.set_hidden(sid, True, "maintainer")
     first.refresh()
     assert list(scored(first)["model"]) == ["from-second"]
     # the duplicate check and the quota see the other replica's uploads
-    again = first.submit("scb", tmp_path / "b.jsonl", form("from-second"), Identity("bob"))
+    again = first.submit("scb", tmp_path / "b.jsonl", form("from-second", "Bob team"), Identity("bob"))
     assert again.duplicate_of is not None and again.quota.scored_used == 1

@@ -266,7 +266,7 @@ def test_public_table_is_complete_after_concurrent_writers(tmp_path: Path) -> No
         if any("/result-" in p for p in first.store.list("submissions")):
             break
         threading.Event().wait(0.05)
-    second.submit("scb", write_submission(tmp_path / "b.jsonl", seed=2), form("B"), Identity("bob"))
+    second.submit("scb", write_submission(tmp_path / "b.jsonl", seed=2), form("B", "Bob team"), Identity("bob"))
     go.set()
     thread.join(30)
     second.refresh()

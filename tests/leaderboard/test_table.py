@@ -101,9 +101,12 @@ def test_row_rule_latest_or_best_per_team_and_model(results: dict) -> None:
 def test_hidden_submissions_are_excluded(results: dict) -> None:
     r5, r7 = results[(0.5, "none")], results[(0.7, "none")]
     states = [state(r5, "t", "m", "1"), state(r7, "t", "m", "2", hidden=True), state(r7, "u", "x", "1", hidden=True)]
-    rows = scored_rows(states, GOLD16, SCORER_VERSION, "latest")
-    assert [(r.model, r.submission_id) for r in rows] == [("m", "id-t-m-1")]  # falls back to the visible one
-    assert [r.submission_id for r in scored_rows(states, GOLD16, SCORER_VERSION, "best")] == ["id-t-m-1"]
+    # hiding the row of (t, m) leaves it empty: no silent return of the older entry (as-users.md
+    # P4; this test asserted that fallback before teams chose their rows, docs/teams.md)
+    assert scored_rows(states, GOLD16, SCORER_VERSION, "latest") == []
+    assert scored_rows(states, GOLD16, SCORER_VERSION, "best") == []  # the hidden 70% is the best
+    shown = [state(r5, "t", "m", "1"), state(r7, "t", "m", "2"), state(r5, "u", "x", "1", hidden=True)]
+    assert [r.submission_id for r in scored_rows(shown, GOLD16, SCORER_VERSION, "latest")] == ["id-t-m-2"]
 
 
 def test_only_results_of_the_gold_and_scorer_asked_for(results: dict) -> None:

@@ -78,9 +78,10 @@ def test_same_file_twice_by_a_team_is_a_duplicate_and_costs_nothing(lb: Leaderbo
     copy = tmp_path / "renamed.jsonl"
     copy.write_bytes(path.read_bytes())
     assert lb.submit("scb", copy, form(), ALICE, "renamed.jsonl").duplicate_of == first.submission_id
-    # another team of the same submitter, or another submitter, is a new submission
+    # another team of the same submitter, or another submitter (under a team of its own: the
+    # name "Team" is alice's, tests/submissions/test_teams.py), is a new submission
     other_team = lb.submit("scb", path, form(team="Other team"), ALICE)
-    other_user = lb.submit("scb", path, form(), Identity("bob"))
+    other_user = lb.submit("scb", path, form(team="Bob team"), Identity("bob"))
     assert other_team.duplicate_of is None and other_user.duplicate_of is None
     assert len(submission_ids(lb.store)) == 3
 

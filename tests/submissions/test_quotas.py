@@ -35,7 +35,7 @@ def _submit_valid(lb: Leaderboard, tmp: Path, n: int, who: Identity = ALICE, sta
     outs = []
     for i in range(start, start + n):
         path = write_submission(tmp / f"valid-{who.username}-{i}.jsonl", seed=100 + i)
-        outs.append(lb.submit("scb", path, form(f"M{i}"), who))
+        outs.append(lb.submit("scb", path, form(f"M{i}", f"Team {who.username}"), who))  # a team name is owned
     return outs
 
 

@@ -71,7 +71,8 @@ def test_everyone_together_backs_off_too():
 
 
 def test_hide_and_unhide_a_submission(lb, tmp_path):
-    answer = submit(Submitter(lb, Auth(LOCAL)), write_submission(tmp_path / "s.jsonl", accuracy=0.8))
+    path = write_submission(tmp_path / "s.jsonl", accuracy=0.8)
+    answer = submit(Submitter(lb, Auth(LOCAL)), path, visibility="public")
     sid = answer["submission_id"]
     maintainers = Maintainers(lb, Auth(LOCAL))
     message, picker = maintainers.hide(sid, "open-sesame", None)

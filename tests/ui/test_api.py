@@ -44,6 +44,9 @@ def submit(client, path, model="API-Model", benchmark="kviscuit", bbox_format="x
         "https://example.org/paper",
         "",
         "submitted by test_api",
+        "public",  # new submissions are private unless asked (docs/teams.md); these tests read the board
+        False,
+        "",
         api_name="/submit",
     )
 
@@ -106,12 +109,16 @@ def test_endpoint_is_documented_and_named(client):
     params = [p["parameter_name"] for p in described]
     assert params == [
         "benchmark", "file", "model", "team", "model_type", "bbox_format", "paper_url", "code_url", "description",
-        "validate_only", "confirm_box_format",
+        "validate_only", "confirm_box_format", "visibility", "anonymous", "reveal_date",
     ]  # fmt: skip
-    # the two added at the end have defaults: scripts passing the first nine keep working
-    assert [(p["parameter_has_default"], p["parameter_default"]) for p in described[-2:]] == [(True, False)] * 2
-    # maintainer actions and internal renders are not API endpoints
-    assert set(info["named_endpoints"]) == {"/submit"}
+    # the ones added at the end have defaults: scripts passing the first nine keep working
+    defaults = {p["parameter_name"]: (p["parameter_has_default"], p.get("parameter_default")) for p in described}
+    assert [defaults[k] for k in ("validate_only", "confirm_box_format", "anonymous", "reveal_date")] == [
+        (True, False), (True, False), (True, False), (True, None)
+    ]  # fmt: skip
+    assert defaults["visibility"] == (True, "private")
+    # maintainer actions and internal renders are not API endpoints; a team's own are (docs/teams.md)
+    assert set(info["named_endpoints"]) == {"/submit", "/my_submissions", "/my_result", "/publish", "/unpublish"}
 
 
 def fetch(url: str) -> str:

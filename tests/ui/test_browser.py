@@ -117,7 +117,7 @@ def test_tab_switch_shows_kviscuit(page):
     shot(page, "04-kviscuit")
 
 
-def submit_file(page, path, model: str, team: str) -> None:
+def submit_file(page, path, model: str, team: str, public: bool = True) -> None:
     open_tab(page, "Submit")
     clear = page.locator("#sub-file button[aria-label='Clear']")
     if clear.count():
@@ -126,6 +126,8 @@ def submit_file(page, path, model: str, team: str) -> None:
     page.wait_for_selector(f"#sub-file >> text={path.name}")
     page.fill("#sub-model textarea, #sub-model input", model)
     page.fill("#sub-team textarea, #sub-team input", team)
+    if public:  # new submissions are private unless the team chooses otherwise (docs/teams.md)
+        page.locator("#sub-visibility label", has_text="public").click()
     page.locator("#sub-btn").click()
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import gradio as gr
+import pytest
+
 from leaderboard.config import UiSettings
 from tests.support.submissions import write_broken, write_submission
 from tests.ui.fakes import Profile, Request
@@ -13,14 +16,17 @@ from ui.submit import Submitter
 
 def test_own_submissions_newest_first(lb, tmp_path):
     auth = Auth(UiSettings(local_user="ann"))
-    scored = submit(Submitter(lb, auth), write_submission(tmp_path / "s.jsonl", accuracy=0.8))
+    scored = submit(Submitter(lb, auth), write_submission(tmp_path / "s.jsonl", accuracy=0.8), visibility="public")
     submit(Submitter(lb, auth), write_broken(tmp_path / "b.jsonl"), model="Broken")
     text, table = MySubmissions(lb, auth).show(Request(), None)
     assert text == "2 submission(s) by **ann**."
     assert list(table["model"]) == ["Broken", "Model-A"]
     assert list(table["status"]) == ["rejected", "scored"]
     assert list(table["rank"]) == ["-", scored["rank"]]
-    assert table["accuracy"].iloc[1] == f"{scored['result']['overall']['acc']:.2f}"
+    acc, (low, high) = scored["result"]["overall"]["acc"], scored["result"]["overall"]["acc_ci"]
+    assert table["Acc"].iloc[1] == f"{acc:.2f} [{low:.2f}, {high:.2f}]"  # with its interval
+    assert list(table["visibility"]) == ["private", "public"] and table["board"].iloc[1].startswith("public row")
+    assert list(table["errors"]) == [3, 0] and list(table["box_format"]) == ["xyxy", "xyxy"]
 
 
 def test_signed_out_or_someone_else_sees_nothing(lb, tmp_path):
@@ -29,3 +35,28 @@ def test_signed_out_or_someone_else_sees_nothing(lb, tmp_path):
     assert text == "Sign in to see your submissions." and table.empty
     text, table = MySubmissions(lb, Auth(UiSettings(oauth=True))).show(Request(), Profile("bob"))
     assert text == "0 submission(s) by **bob**." and table.empty
+
+
+def test_publish_and_withdraw_by_the_team_only(lb, tmp_path):
+    ann, bob = (MySubmissions(lb, Auth(UiSettings(local_user=name))) for name in ("ann", "bob"))
+    answer = submit(Submitter(lb, ann.auth), write_submission(tmp_path / "s.jsonl", accuracy=0.8), team="Ann Lab")
+    sid = answer["submission_id"]
+    assert lb.rank_of("scb", sid) is None  # private
+    # bob: no detail, no change, no API answer, no row
+    assert bob.detail(sid, Request(), None) == "Choose one of your submissions."
+    assert bob.publish_button(sid, False, "", Request(), None).startswith("No submission")
+    assert bob.api_my_submissions("", Request()) == []
+    for call in (lambda: bob.api_my_result(sid, Request()), lambda: bob.api_publish(sid, False, "", Request())):
+        with pytest.raises(gr.Error):
+            call()
+    assert lb.rank_of("scb", sid) is None
+    # ann: her full record, then publish and withdraw
+    assert "| overall | 140 |" in ann.detail(sid, Request(), None)
+    assert [e["submission_id"] for e in ann.api_my_submissions("scb", Request())] == [sid]
+    published = ann.api_publish(sid, True, "2099-12-31", Request())
+    assert published["message"].startswith("Published") and published["on_board"] and published["anonymous"]
+    with pytest.raises(gr.Error):
+        bob.api_unpublish(sid, Request())
+    assert lb.rank_of("scb", sid) is not None
+    assert ann.withdraw_button(sid, Request(), None).startswith("Withdrawn")
+    assert ann.api_my_result(sid, Request())["visibility"] == "private" and lb.rank_of("scb", sid) is None

@@ -19,13 +19,21 @@ def no_progress(*args, **kwargs) -> None:
     pass
 
 
-def submit(submitter, path, benchmark="scb", model="Model-A", profile=None) -> dict:
-    args = (benchmark, str(path) if path else None, model, "Team", "open", "xyxy", "", "", "")
-    return submitter.submit(*args, Request(), profile, no_progress)
+def submit(submitter, path, benchmark="scb", model="Model-A", profile=None, team="Team", **extra) -> dict:
+    args = (benchmark, str(path) if path else None, model, team, "open", "xyxy", "", "", "")
+    return submitter.submit(*args, Request(), profile, no_progress, **extra)
+
+
+def test_a_new_submission_is_private_unless_made_public(lb, tmp_path):
+    answer = submit(Submitter(lb, Auth(UiSettings())), write_submission(tmp_path / "s.jsonl", accuracy=0.8))
+    assert set(answer) == KEYS and answer["status"] == "scored" and answer["rank"] is None
+    assert "Private" in answer["message"] and lb.rank_of("scb", answer["submission_id"]) is None
+    assert lb.catalog.get(answer["submission_id"]).meta.visibility == "private"
 
 
 def test_a_valid_file_is_scored_and_ranked(lb, tmp_path):
-    answer = submit(Submitter(lb, Auth(UiSettings())), write_submission(tmp_path / "s.jsonl", accuracy=0.8))
+    path = write_submission(tmp_path / "s.jsonl", accuracy=0.8)
+    answer = submit(Submitter(lb, Auth(UiSettings())), path, visibility="public")
     assert set(answer) == KEYS
     assert answer["status"] == "scored" and answer["errors"] == []
     assert answer["rank"] == lb.rank_of("scb", answer["submission_id"])

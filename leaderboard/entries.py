@@ -1,0 +1,110 @@
+"""A team's view of one of its submissions: what My submissions shows and ``/my_result`` answers.
+
+Everything the stored records say about it (status, form, file, visibility, every figure of its
+result with intervals and groups, the errors of each rejection) and where it stands on the board.
+Only the team's members and maintainers are ever given one (``Leaderboard.entry``). Aggregates
+only, as in the ``/submit`` answer: never a per-question outcome.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from scoring import ResultRecord, get_benchmark
+from scoring.errors import Issue
+from submissions.catalog import SubmissionState
+from submissions.records import Status
+
+ENTRY_KEYS = (
+    "submission_id", "benchmark", "model", "team", "model_type", "submitter", "submitted_at", "filename",
+    "bbox_format", "status", "visibility", "anonymous", "reveal_date", "hidden", "on_board", "rank",
+    "board_row", "gold_version", "result", "errors", "past_errors",
+)  # fmt: skip
+"""The keys of an entry's API form, in order (docs/teams.md)."""
+_FIXED_RESULT_KEYS = ("benchmark", "gold_version", "scorer_version", "counts", "overall")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One submission as its team sees it. ``board_row`` is the id of the submission that is the
+    public row of this (team, model) now (this one, another, or None); ``rank`` is this one's
+    rank if it is that row."""
+
+    state: SubmissionState
+    status: Status
+    result: ResultRecord | None
+    rank: int | None
+    board_row: str | None
+    gold_version: str
+
+    @property
+    def visibility(self) -> str:
+        return "public" if self.state.public else "private"
+
+    @property
+    def on_board(self) -> bool:
+        return self.rank is not None
+
+    @property
+    def where(self) -> str:
+        """One phrase: where this entry stands (My submissions' "board" column)."""
+        if self.state.hidden:
+            return "hidden by maintainers"
+        if self.on_board:
+            return f"public row, rank {self.rank}"
+        if not self.state.public:
+            return "private"
+        if self.board_row:
+            return f"public, not the row (the row is {self.board_row})"
+        return "public, not scored on the current gold" if self.result is None else "public"
+
+    def issues(self) -> tuple[Issue, ...]:
+        rejection = self.state.rejection(self.gold_version) if self.gold_version else None
+        return rejection.issues if rejection else ()
+
+    def to_api(self) -> dict[str, object]:
+        """The ``/my_result`` answer and each item of ``/my_submissions`` (:data:`ENTRY_KEYS`)."""
+        meta = self.state.meta
+        return {
+            "submission_id": meta.id,
+            "benchmark": meta.benchmark,
+            "model": meta.model,
+            "team": meta.team,
+            "model_type": meta.model_type,
+            "submitter": meta.submitter,
+            "submitted_at": meta.submitted_at,
+            "filename": meta.filename,
+            "bbox_format": meta.bbox_format,
+            "status": self.status.value,
+            "visibility": self.visibility,
+            "anonymous": self.state.anonymous,
+            "reveal_date": self.state.reveal_date,
+            "hidden": self.state.hidden,
+            "on_board": self.on_board,
+            "rank": self.rank,
+            "board_row": self.board_row,
+            "gold_version": self.gold_version,
+            "result": result_dict(self.result),
+            "errors": [_issue(i) for i in self.issues()],
+            "past_errors": _past_errors(self.state),
+        }
+
+
+def result_dict(result: ResultRecord | None) -> dict | None:
+    """The record's aggregates and declared groupings (a whitelist, as the ``/submit`` answer)."""
+    if result is None:
+        return None
+    groupings = {g.name for g in get_benchmark(result.benchmark).groupings}
+    return {k: v for k, v in result.to_dict().items() if k in _FIXED_RESULT_KEYS or k in groupings}
+
+
+def _issue(issue: Issue) -> dict:
+    return {"line": issue.line, "field": issue.field, "code": issue.code, "message": issue.message}
+
+
+def _past_errors(state: SubmissionState) -> list[dict]:
+    """Every stored rejection of the upload (one per gold it was checked on), oldest first."""
+    rejections = sorted(state.rejections.items(), key=lambda kv: kv[1].at)
+    return [
+        {"gold": gold, "at": r.at, "total": r.total, "errors": [_issue(i) for i in r.issues]} for gold, r in rejections
+    ]
