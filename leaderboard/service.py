@@ -18,7 +18,7 @@ from filelock import FileLock
 
 from leaderboard.config import Settings
 from leaderboard.publish import publish
-from leaderboard.table import Board, BoardRow, baseline_rows, frame, scored_rows
+from leaderboard.table import Board, BoardRow, baseline_rows, scored_rows
 from scoring import BENCHMARKS, SCORER_VERSION, Limits
 from scoring.benchmarks import load_plugins
 from store import layout

@@ -135,7 +135,9 @@ class GoldRegistry:
 
     def _make_current(self, info: GoldInfo) -> None:
         self._publish_questions(info)
-        self._point(layout.gold_current(info.benchmark), info, f"Make {info.benchmark} gold {info.version[:12]} current")
+        self._point(
+            layout.gold_current(info.benchmark), info, f"Make {info.benchmark} gold {info.version[:12]} current"
+        )
 
     def _point(self, path: str, info: GoldInfo, message: str) -> None:
         self.store.put("gold", {path: info.to_bytes()}, message, overwrite=True)

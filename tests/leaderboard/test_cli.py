@@ -135,3 +135,17 @@ def test_hide_and_unhide(tmp_path: Path) -> None:
     assert sorted(scored_models(data)) == ["hide-me", "keep"]
     missing = cli(data, "hide", "20990101-000000-nope", ok=False)
     assert missing.returncode == 1 and "no submission" in missing.stderr
+
+
+def test_gold_add_asks_to_confirm_a_changed_question_set(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    gold = small_gold()
+    board(data, write_gold(tmp_path / "gold.jsonl", gold))
+    fewer = write_gold(tmp_path / "fewer.jsonl", gold[:-12])
+    refused = cli(data, "gold", "add", "--benchmark", "scb", "--file", str(fewer), ok=False)
+    assert refused.returncode == 3 and "nothing was stored" in refused.stderr
+    assert f"questions: {len(gold)} -> {len(gold) - 12} (0 added, 12 removed)" in refused.stderr
+    assert "--confirm" in refused.stderr and "staged" not in cli(data, "gold", "show").stdout
+    staged = cli(data, "gold", "add", "--benchmark", "scb", "--file", str(fewer), "--confirm").stdout
+    assert "12 removed" in staged and "is staged" in staged
+    assert "staged: " in cli(data, "gold", "show", "--benchmark", "scb").stdout
