@@ -191,10 +191,13 @@ class Leaderboard:
             target = self.golds.staged(b) or current
             before = self.table(b)
             counts = self._score_all(b, self.golds.compiled(target), workers, on_progress)
-            switched = target.version != current.version and self._switch(b, target)
+            staged = target.version != current.version
+            if staged:
+                self._switch(b, target)
             self.publish(b)
             report[b] = {"counts": counts, "rank_changes": _rank_changes(before, self.table(b))}
-            if target.version != current.version:  # a staged gold: did the board switch to it?
+            if staged:  # did the board switch to it (here, or another writer first)?
+                switched = self.golds.info(b).version == target.version
                 report[b]["switched_to" if switched else "still_staged"] = target.version
         return report
 
