@@ -19,7 +19,7 @@ from filelock import FileLock
 from leaderboard.config import Settings
 from leaderboard.publish import publish
 from leaderboard.table import Board, BoardRow, baseline_rows, scored_rows
-from scoring import BENCHMARKS, SCORER_VERSION, Limits
+from scoring import BENCHMARKS, SCORER_VERSION, Gold, Limits
 from scoring.benchmarks import load_plugins
 from store import layout
 from store.base import NotFound, Store
@@ -201,7 +201,9 @@ class Leaderboard:
                 report[b]["switched_to" if switched else "still_staged"] = target.version
         return report
 
-    def _score_all(self, benchmark: str, gold, workers: int | None, on_progress: Progress | None) -> dict[str, int]:
+    def _score_all(
+        self, benchmark: str, gold: Gold, workers: int | None, on_progress: Progress | None
+    ) -> dict[str, int]:
         """Every submission to an outcome (or a recorded failure) on ``gold``: one parallel pass,
         then the few that arrived meanwhile, one by one."""
         done = None if on_progress is None else (lambda n, total: on_progress(n / total, f"{n} of {total} scored"))
@@ -231,12 +233,16 @@ class Leaderboard:
         return True
 
     def _score_on_staged(self, benchmark: str, submission_id: str) -> None:
-        """A submission that arrives while a gold is staged is scored on it too (it was scored on
-        the current one), so that it keeps its row when the board switches."""
+        """A submission that arrives while a gold is staged is scored on it too, so that it keeps
+        its row when the board switches. The current gold is read again: if the board switched
+        since the intake scored on the old one, the new current gold is owed a result (process
+        is idempotent, so the usual case costs a lookup)."""
         state = self.catalog.get(submission_id) if submission_id else None
-        staged = self.golds.staged(benchmark)
-        if state is not None and staged is not None:
-            lifecycle.process(self.store, self.catalog, state.meta, self.golds.compiled(staged), self.limits)
+        if state is None:
+            return
+        for info in (self.golds.staged(benchmark), self.golds.info(benchmark)):
+            if info is not None:
+                lifecycle.process(self.store, self.catalog, state.meta, self.golds.compiled(info), self.limits)
 
     def resume(self) -> int:
         """Finish submissions left unscored (a crash, a restart, a new scorer), then those owing

@@ -130,8 +130,8 @@ class Maintainers:
 
     def rescore(self, unlocked: bool, profile: gr.OAuthProfile | None, progress=gr.Progress()) -> str:
         self._check(unlocked, profile)
-        progress(0.1, desc="Rescoring every submission on the staged (else current) gold")
-        return rescore_markdown(self.leaderboard.rescore())
+        progress(0.05, desc="Rescoring every submission on the staged (else current) gold")
+        return rescore_markdown(self.leaderboard.rescore(on_progress=lambda share, what: progress(share, desc=what)))
 
     def hide(self, sid: str, unlocked: bool, profile: gr.OAuthProfile | None) -> tuple:
         return self._set_hidden(sid, True, unlocked, profile)

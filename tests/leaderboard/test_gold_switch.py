@@ -163,3 +163,27 @@ def test_the_maintainers_tab_shows_the_staged_gold_and_the_switch(staged: Leader
     assert "### Staged gold" not in gold_markdown(staged)
     again = rescore_markdown(staged.rescore("scb", workers=1))
     assert "No rank changed on the public board." in again and "now shows" not in again
+
+
+def test_a_switch_between_intake_and_staged_scoring_leaves_no_gap(
+    staged: Leaderboard, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another writer switches the board right after the intake scored a new upload on the old
+    gold: the upload is still scored on the gold that is now current, and keeps its rank."""
+    v2 = staged.staged_gold("scb").version
+    intake_submit = staged.intake.submit
+
+    def then_switch(*args: object, **kw: object):
+        answer = intake_submit(*args, **kw)
+        new_gold = staged.golds.compiled(staged.staged_gold("scb"))
+        for state in staged.catalog.all("scb"):  # the other writer's rescore, which missed the upload
+            if state.meta.id != answer.submission_id:
+                lifecycle.process(staged.store, staged.catalog, state.meta, new_gold, staged.limits)
+        assert staged.golds.promote("scb", v2) is not None
+        return answer
+
+    monkeypatch.setattr(staged.intake, "submit", then_switch)
+    late = staged.submit("scb", write_submission(tmp_path / "late.jsonl", seed=9), form("late", "team"), MAINTAINER)
+    assert staged.gold_info("scb").version == v2
+    assert staged.catalog.get(late.submission_id).result(v2, SCORER_VERSION) is not None
+    assert late.rank is not None and "late" in set(scored(staged)["model"])
