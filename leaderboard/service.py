@@ -123,8 +123,9 @@ class Leaderboard:
     ) -> SubmitAnswer:
         """Store, validate and score one upload: the answer the form, the API and the CLI give,
         with the new rank when it was scored."""
+        scored_on = self.golds.info(benchmark)  # the gold the intake scores on, unless the board switches meanwhile
         answer = self.intake.submit(benchmark, Path(path), form, identity, filename, progress)
-        self._score_on_staged(benchmark, answer.submission_id)
+        self._score_on_staged(benchmark, answer.submission_id, scored_on)
         if answer.result is None:
             return answer
         return answer.with_rank(self.rank_of(benchmark, answer.submission_id))
@@ -232,17 +233,17 @@ class Leaderboard:
         log.info("%s: gold %s is current; rank changes: %s", benchmark, staged.version[:12], changes or "none")
         return True
 
-    def _score_on_staged(self, benchmark: str, submission_id: str) -> None:
+    def _score_on_staged(self, benchmark: str, submission_id: str, scored_on: GoldInfo | None) -> None:
         """A submission that arrives while a gold is staged is scored on it too, so that it keeps
-        its row when the board switches. The current gold is read again: if the board switched
-        since the intake scored on the old one, the new current gold is owed a result (process
-        is idempotent, so the usual case costs a lookup)."""
+        its row when the board switches; and on the current gold if the board switched after
+        ``scored_on`` was read (the intake then scored on the old one)."""
         state = self.catalog.get(submission_id) if submission_id else None
-        if state is None:
+        if state is None or scored_on is None:
             return
-        for info in (self.golds.staged(benchmark), self.golds.info(benchmark)):
-            if info is not None:
-                lifecycle.process(self.store, self.catalog, state.meta, self.golds.compiled(info), self.limits)
+        current = self.golds.info(benchmark)
+        owed = [self.golds.staged(benchmark), current if current.version != scored_on.version else None]
+        for info in filter(None, owed):
+            lifecycle.process(self.store, self.catalog, state.meta, self.golds.compiled(info), self.limits)
 
     def resume(self) -> int:
         """Finish submissions left unscored (a crash, a restart, a new scorer), then those owing
