@@ -36,7 +36,8 @@ __all__ = ["GOLD_SUFFIXES", "GoldInfo", "GoldRegistry", "GoldUpdate", "Unconfirm
 
 GOLD_SUFFIXES = (".jsonl", ".parquet", ".json")
 KEEP_COMPILED = 2
-"""Compiled versions kept in memory per benchmark: the current one and a staged one."""
+"""Compiled versions kept in memory per benchmark: the current one and a staged one (a compiled
+SCB gold takes some 230 MB, so the previous one is dropped when a staged gold becomes current)."""
 
 
 class UnconfirmedGold(Exception):
@@ -131,6 +132,8 @@ class GoldRegistry:
         current = self.info(benchmark)
         info = replace(staged, previous_version=current.version if current else "")
         self._make_current(info)
+        with self._lock:  # the old version is no longer scored on here: free its memory
+            self._compiled = {k: v for k, v in self._compiled.items() if k[0] != benchmark or k[1] == version}
         return info
 
     def _make_current(self, info: GoldInfo) -> None:

@@ -88,6 +88,7 @@ def test_promote_switches_the_pointer_and_publishes_the_questions(registry: Gold
     assert registry.info("scb") == current and registry.staged("scb") is None
     assert len(registry.store.read("results", "questions/scb.jsonl").splitlines()) == len(fewer)
     assert registry.get("scb").version == staged.version
+    assert [k[1] for k in registry._compiled if k[0] == "scb"] == [staged.version]  # the old one is freed
     assert registry.promote("scb", staged.version) is None  # nothing staged any more
 
 
