@@ -1,6 +1,6 @@
 """Maintainer command line (also what tests and scripts use); see README "Maintainer's jobs".
 
-python -m leaderboard gold add --benchmark scb --file GOLD
+python -m leaderboard gold add --benchmark scb --file GOLD [--confirm]
 python -m leaderboard submit --benchmark scb --file F --model M --team T --user U [--bbox-format F]
 python -m leaderboard table --benchmark scb [--view overall] [--format csv|json]
 python -m leaderboard rescore [--benchmark scb] [--workers N]
@@ -21,6 +21,7 @@ from leaderboard.service import Leaderboard
 from scoring import BENCHMARKS, GoldError
 from scoring.benchmarks import load_plugins
 from scoring.geometry import BOX_FORMATS
+from store.golds import UnconfirmedGold
 from submissions.records import MODEL_TYPES, VISIBILITIES, Identity, Status, SubmissionForm
 
 
@@ -28,10 +29,13 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m leaderboard", description="Maintain the leaderboard.")
     sub = p.add_subparsers(dest="command", required=True)
     gold = sub.add_parser("gold", help="gold versions").add_subparsers(dest="gold_command", required=True)
-    add = gold.add_parser("add", help="validate a gold file and make it current")
+    add = gold.add_parser("add", help="validate a gold file and stage it (current after the rescore)")
     add.add_argument("--benchmark", required=True, choices=list(BENCHMARKS))
     add.add_argument("--file", required=True, type=Path)
     add.add_argument("--by", default="maintainer")
+    add.add_argument(
+        "--confirm", action="store_true", help="accept a change of the question set or of group sizes (listed first)"
+    )
     show = gold.add_parser("show", help="current gold versions")
     show.add_argument("--benchmark", choices=list(BENCHMARKS))
 
@@ -56,7 +60,7 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--view", default="overall")
     t.add_argument("--format", default="text", choices=["text", "csv", "json"])
 
-    r = sub.add_parser("rescore", help="score all submissions on the current gold, on all cores")
+    r = sub.add_parser("rescore", help="score all submissions on the staged (else current) gold, then switch to it")
     r.add_argument("--benchmark", choices=list(BENCHMARKS))
     r.add_argument("--workers", type=int)
     for name in ("hide", "unhide"):
@@ -104,6 +108,44 @@ def _team(lb: Leaderboard, args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_gold(lb: Leaderboard, args: argparse.Namespace) -> int:
+    """Validate and stage a gold; exit 3 with the changes listed when they need --confirm."""
+    try:
+        update = lb.update_gold(args.benchmark, args.file, args.by, confirm=args.confirm)
+    except UnconfirmedGold as e:
+        print(f"{e.benchmark}: the new gold changes the questions; nothing was stored:", file=sys.stderr)
+        for line in e.changes.lines():
+            print(f"  {line}", file=sys.stderr)
+        print("Add it again with --confirm to stage it.", file=sys.stderr)
+        return 3
+    except (GoldError, ValueError, OSError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    info = update.info
+    for line in update.changes.lines() if update.changes else ():
+        print(f"  {line}")
+    if not update.staged:
+        print(f"{info.benchmark}: gold {info.version} is current ({info.questions} questions)")
+        return 0
+    print(f"{info.benchmark}: gold {info.version} is staged ({info.questions} questions); the board keeps the")
+    print("current gold until every submission is scored on the new one. Run `python -m leaderboard rescore`")
+    print("to do that now and switch (a running app's background job does it within minutes).")
+    return 0
+
+
+def _print_rescore(report: dict) -> None:
+    for b, part in report.items():
+        print(f"{b}: {part['counts']}")
+        if "switched_to" in part:
+            print(f"  the board now shows gold {part['switched_to']}")
+        if "still_staged" in part:
+            print(f"  gold {part['still_staged']} stays staged: a submission still owes a result (run rescore again)")
+        for c in part["rank_changes"]:
+            print(f"  {c.team} / {c.model}: rank {c.before or '-'} -> {c.after or '-'}")
+        if not part["rank_changes"]:
+            print("  no rank changed on the public board")
+
+
 def main(argv: list[str] | None = None) -> int:
     settings = Settings.from_env()
     load_plugins(settings.plugins)  # plugin benchmarks are valid --benchmark choices
@@ -111,17 +153,12 @@ def main(argv: list[str] | None = None) -> int:
     lb = Leaderboard(settings)
     if args.command == "gold":
         if args.gold_command == "add":
-            try:
-                info = lb.add_gold(args.benchmark, args.file, args.by)
-            except (GoldError, ValueError, OSError) as e:
-                print(f"error: {e}", file=sys.stderr)
-                return 1
-            print(f"{info.benchmark}: gold {info.version} is current ({info.questions} questions)")
-            print("Run `python -m leaderboard rescore` to score every submission on it.")
-            return 0
+            return _add_gold(lb, args)
         for b in [args.benchmark] if args.benchmark else BENCHMARKS:
-            info = lb.gold_info(b)
+            info, staged = lb.gold_info(b), lb.staged_gold(b)
             print(f"{b}: " + (f"{info.version} since {info.added_at} by {info.added_by}" if info else "no gold"))
+            if staged:
+                print(f"  staged: {staged.version} since {staged.added_at} by {staged.added_by} (awaiting the rescore)")
         return 0
     if args.command == "submit":
         identity = Identity(args.user, is_maintainer=not args.as_submitter, source="cli")
@@ -158,13 +195,7 @@ def main(argv: list[str] | None = None) -> int:
             print(df.drop(columns=["paper_url", "code_url"]).to_string(index=False, float_format=lambda v: f"{v:.2f}"))
         return 0
     if args.command == "rescore":
-        report = lb.rescore(args.benchmark, args.workers)
-        for b, part in report.items():
-            print(f"{b}: {part['counts']}")
-            for c in part["rank_changes"]:
-                print(f"  {c.team} / {c.model}: rank {c.before or '-'} -> {c.after or '-'}")
-            if not part["rank_changes"]:
-                print("  no rank changed")
+        _print_rescore(lb.rescore(args.benchmark, args.workers))
         return 0
     if args.command in ("hide", "unhide"):
         if not lb.set_hidden(args.submission_id, args.command == "hide", args.by):

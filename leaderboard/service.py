@@ -22,13 +22,13 @@ from leaderboard.compare import MAX_MODELS, MIN_MODELS, Pairing, compare
 from leaderboard.config import Settings
 from leaderboard.entries import Entry
 from leaderboard.publish import publish
-from leaderboard.table import SCORED_SOURCE, Board, BoardRow, baseline_rows, frame, ranks, scored_rows
-from scoring import BENCHMARKS, SCORER_VERSION, Limits
+from leaderboard.table import SCORED_SOURCE, Board, BoardRow, baseline_rows, ranks, scored_rows
+from scoring import BENCHMARKS, SCORER_VERSION, Gold, Limits
 from scoring.benchmarks import get_benchmark, load_plugins
 from scoring.engine import UnparsedLine, question_columns, validate_file
 from store import layout
 from store.base import AlreadyExists, NotFound, Store
-from store.golds import GoldInfo, GoldRegistry
+from store.golds import GoldInfo, GoldRegistry, GoldUpdate
 from store.layout import Kind, ModerationFile, PublicationFile, SubmissionFile
 from store.local import LocalStore
 from store.records import Moderation, Publication, StoredFailure, Validated
@@ -161,9 +161,12 @@ class Leaderboard:
     ) -> SubmitAnswer:
         """Store, validate and score one upload: the answer the form, the API and the CLI give,
         with the new rank when it was scored. ``validate_only``: check it, store nothing."""
+        scored_on = self.golds.info(benchmark)  # the gold the intake scores on, unless the board switches meanwhile
         answer = self.intake.submit(
             benchmark, Path(path), form, identity, filename, progress, validate_only, confirm_box_format
         )
+        if not validate_only:
+            self._score_on_staged(benchmark, answer.submission_id, scored_on)
         if answer.result is None:
             return answer
         state = self.catalog.get(answer.submission_id)
@@ -285,10 +288,19 @@ class Leaderboard:
         return columns
 
     # ---- maintaining ----
-    def add_gold(self, benchmark: str, path: Path, added_by: str) -> GoldInfo:
-        info = self.golds.add(benchmark, Path(path), added_by)
-        self.publish(benchmark)
-        return info
+    def add_gold(self, benchmark: str, path: Path, added_by: str, confirm: bool = False) -> GoldInfo:
+        return self.update_gold(benchmark, path, added_by, confirm).info
+
+    def update_gold(self, benchmark: str, path: Path, added_by: str, confirm: bool = False) -> GoldUpdate:
+        """Validate and stage a new gold (see store/golds.py): the board keeps the current gold
+        until :meth:`rescore` (or the background :meth:`resume`) switches it."""
+        update = self.golds.stage(benchmark, Path(path), added_by, confirm)
+        if not update.staged:
+            self.publish(benchmark)
+        return update
+
+    def staged_gold(self, benchmark: str) -> GoldInfo | None:
+        return self.golds.staged(benchmark)
 
     def set_hidden(self, submission_id: str, hidden: bool, by: str) -> bool:
         if self.catalog.get(submission_id) is None:
@@ -304,32 +316,90 @@ class Leaderboard:
     def rejected(self, benchmark: str) -> list[SubmissionState]:
         return [s for s in self.catalog.all(benchmark) if self.status(s) is Status.REJECTED]
 
-    def rescore(self, benchmark: str | None = None, workers: int | None = None) -> dict[str, object]:
-        """Score all submissions on the current gold; report counts and rank changes."""
+    def rescore(
+        self, benchmark: str | None = None, workers: int | None = None, on_progress: Progress | None = None
+    ) -> dict[str, object]:
+        """Score all submissions on the staged gold (else the current one), on all cores, then
+        switch the board to it; report counts and the changes of the public ranking (paper
+        rows included): before = the board as the public saw it, after = the board now."""
         report: dict[str, object] = {}
         for b in [benchmark] if benchmark else list(BENCHMARKS):
-            info = self.golds.info(b)
-            if info is None:
+            current = self.golds.info(b)
+            if current is None:
                 continue
-            gold = self.golds.compiled(info)
-            rule, first = self.settings.row_rule, self.teams.first_users()
-            before = frame(b, scored_rows(self.catalog.all(b), None, None, rule, first))
-            counts = lifecycle.rescore(self.store, self.catalog, gold, self.limits, workers)
-            after = frame(b, scored_rows(self.catalog.all(b), info.version, SCORER_VERSION, rule, first))
-            report[b] = {"counts": counts, "rank_changes": _rank_changes(before, after)}
+            target = self.golds.staged(b) or current
+            before = self.table(b)
+            counts = self._score_all(b, self.golds.compiled(target), workers, on_progress)
+            staged = target.version != current.version
+            if staged:
+                self._switch(b, target)
             self.publish(b)
+            report[b] = {"counts": counts, "rank_changes": _rank_changes(before, self.table(b))}
+            if staged:  # did the board switch to it (here, or another writer first)?
+                switched = self.golds.info(b).version == target.version
+                report[b]["switched_to" if switched else "still_staged"] = target.version
         return report
 
+    def _score_all(
+        self, benchmark: str, gold: Gold, workers: int | None, on_progress: Progress | None
+    ) -> dict[str, int]:
+        """Every submission to an outcome (or a recorded failure) on ``gold``: one parallel pass,
+        then the few that arrived meanwhile, one by one."""
+        done = None if on_progress is None else (lambda n, total: on_progress(n / total, f"{n} of {total} scored"))
+        counts = lifecycle.rescore(self.store, self.catalog, gold, self.limits, workers, done)
+        for _ in range(lifecycle.MAX_FAILURES):
+            late = lifecycle.unsettled(self.catalog.all(benchmark), gold)
+            if not late:
+                break
+            for state in late:
+                status = lifecycle.process(self.store, self.catalog, state.meta, gold, self.limits).status
+                counts[status.value] = counts.get(status.value, 0) + 1
+        return counts
+
+    def _switch(self, benchmark: str, staged: GoldInfo) -> bool:
+        """Make ``staged`` current and republish, under the publish lock, if every submission has
+        an outcome or a failure on it; the board's rows change in one step (see board())."""
+        with self._publish_lock(benchmark):
+            self.catalog.refresh()
+            if lifecycle.unsettled(self.catalog.all(benchmark), self.golds.compiled(staged)):
+                return False
+            before = self.table(benchmark)
+            if self.golds.promote(benchmark, staged.version) is None:
+                return False
+            publish(self.store, benchmark, self.board(benchmark).rows)
+        changes = _rank_changes(before, self.table(benchmark))
+        log.info("%s: gold %s is current; rank changes: %s", benchmark, staged.version[:12], changes or "none")
+        return True
+
+    def _score_on_staged(self, benchmark: str, submission_id: str, scored_on: GoldInfo | None) -> None:
+        """A submission that arrives while a gold is staged is scored on it too, so that it keeps
+        its row when the board switches; and on the current gold if the board switched after
+        ``scored_on`` was read (the intake then scored on the old one)."""
+        state = self.catalog.get(submission_id) if submission_id else None
+        if state is None or scored_on is None:
+            return
+        current = self.golds.info(benchmark)
+        owed = [self.golds.staged(benchmark), current if current.version != scored_on.version else None]
+        for info in filter(None, owed):
+            lifecycle.process(self.store, self.catalog, state.meta, self.golds.compiled(info), self.limits)
+
     def resume(self) -> int:
-        """Finish submissions left unscored (a crash, a restart, a new gold or scorer)."""
+        """Finish submissions left unscored (a crash, a restart, a new scorer), then those owing
+        a result on a staged gold, and switch the board to it when none is left: the background
+        rescore of a gold added from the CLI or another replica."""
         done = 0
         for b in BENCHMARKS:
             gold = self.golds.get(b)
-            if gold is not None:
-                n = lifecycle.resume(self.store, self.catalog, gold, self.limits)
-                if n:
-                    self.publish(b)
-                done += n
+            if gold is None:
+                continue
+            n = lifecycle.resume(self.store, self.catalog, gold, self.limits)
+            if n:
+                self.publish(b)
+            staged = self.golds.staged(b)
+            if staged is not None:
+                n += lifecycle.resume(self.store, self.catalog, self.golds.compiled(staged), self.limits)
+                self._switch(b, staged)
+            done += n
         return done
 
     def refresh(self) -> bool:
@@ -396,9 +466,7 @@ class Leaderboard:
     def publish(self, benchmark: str) -> None:
         """Rewrite the public table. Writers on one data folder (app, CLI, processes) take turns
         and each first reads what the others stored, so no publish drops another's row."""
-        locks = self.settings.data_dir / "locks"
-        locks.mkdir(parents=True, exist_ok=True)
-        with FileLock(str(locks / f"publish-{benchmark}.lock")):
+        with self._publish_lock(benchmark):
             self.catalog.refresh()
             dataset_id = self.settings.hub_repos.get("results") or str(self.settings.data_dir / "results")
             publish(self.store, benchmark, self.board(benchmark).rows, dataset_id, self.settings.ui.space_id)
@@ -503,6 +571,12 @@ class Leaderboard:
             self.catalog.note(path, body)
             return
         raise RuntimeError(f"could not record the visibility of {state.meta.id}: busy, try again")
+
+    def _publish_lock(self, benchmark: str) -> FileLock:
+        """Writers of a benchmark's public table and gold pointer take turns (threads and processes)."""
+        locks = self.settings.data_dir / "locks"
+        locks.mkdir(parents=True, exist_ok=True)
+        return FileLock(str(locks / f"publish-{benchmark}.lock"))
 
     # ---- first start ----
     def seed_demo(self) -> bool:

@@ -1,27 +1,64 @@
 """Gold versions in the private gold repo, compiled once per version and cached.
 
-Adding gold validates it completely first (a broken gold never becomes current). The compiled
-form (masks as runs) is kept in memory per benchmark and on disk in the one compiled-gold cache
-(scoring/cache.py), so a restart or a second process does not rasterise every mask again.
+Adding gold validates it completely first (a broken gold never becomes current): the file, then
+its group labels against the declaration, then what it changes against the current gold; a
+changed question set or group size needs the maintainer's confirmation.
+
+Two pointers per benchmark. ``current.json`` is the gold the public board, the status of every
+submission and new scoring use. ``staged.json`` is a new gold being rescored in the background;
+:meth:`GoldRegistry.promote` makes it current with one atomic write, once every submission has an
+outcome on it (the caller checks). A staged pointer naming the current version means "nothing
+staged" (a store cannot delete). The very first gold of a benchmark is current at once.
+
+The compiled form (masks as runs) is kept in memory (the current and the staged version per
+benchmark) and on disk in the one compiled-gold cache (scoring/cache.py), so a restart or a
+second process does not rasterise every mask again.
 """
 
 from __future__ import annotations
 
 import json
+import tempfile
 import threading
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 from scoring import Gold, get_benchmark, load_gold
 from scoring.cache import GoldCache
+from scoring.goldcheck import GoldChanges, check_labels, compare
 from store import layout
 from store.base import NotFound, Store
 from store.layout import GoldFile
 from store.records import GoldInfo
 
-__all__ = ["GOLD_SUFFIXES", "GoldInfo", "GoldRegistry"]
+__all__ = ["GOLD_SUFFIXES", "GoldInfo", "GoldRegistry", "GoldUpdate", "UnconfirmedGold"]
 
 GOLD_SUFFIXES = (".jsonl", ".parquet", ".json")
+KEEP_COMPILED = 2
+"""Compiled versions kept in memory per benchmark: the current one and a staged one (a compiled
+SCB gold takes some 230 MB, so the previous one is dropped when a staged gold becomes current)."""
+
+
+class UnconfirmedGold(Exception):
+    """A valid new gold that changes the question set or group sizes: nothing was stored; add
+    it again with confirmation. ``changes`` says what differs (maintainers only)."""
+
+    def __init__(self, benchmark: str, changes: GoldChanges) -> None:
+        self.benchmark, self.changes = benchmark, changes
+        super().__init__(
+            f"{benchmark}: the new gold changes the questions; confirm to stage it: " + "; ".join(changes.lines())
+        )
+
+
+@dataclass(frozen=True)
+class GoldUpdate:
+    """What adding a gold did: its pointer, whether it waits as staged (else it is current, the
+    first gold or the same content again) and what it changes against the current gold."""
+
+    info: GoldInfo
+    staged: bool
+    changes: GoldChanges | None = None
 
 
 class GoldRegistry:
@@ -33,33 +70,89 @@ class GoldRegistry:
         self._compiled: dict[tuple[str, str], Gold] = {}
         self._lock = threading.Lock()
 
-    def add(self, benchmark: str, path: Path, added_by: str) -> GoldInfo:
-        """Validate ``path`` as ``benchmark`` gold and make it current (GoldError if broken)."""
+    def add(self, benchmark: str, path: Path, added_by: str, confirm: bool = False) -> GoldInfo:
+        """:meth:`stage` and return the new gold's pointer."""
+        return self.stage(benchmark, path, added_by, confirm).info
+
+    def stage(self, benchmark: str, path: Path, added_by: str, confirm: bool = False) -> GoldUpdate:
+        """Validate ``path`` as ``benchmark`` gold and stage it (current at once if it is the first).
+
+        Raises GoldError (broken, or labels the declaration does not know), ValueError (file type)
+        or UnconfirmedGold (question set or group sizes change and ``confirm`` is False); in each
+        case nothing is stored. Adding the current version again while another is staged
+        withdraws the staged one.
+        """
         suffix = path.suffix.lower()
         if suffix not in GOLD_SUFFIXES:
             raise ValueError(f"gold must be one of {', '.join(GOLD_SUFFIXES)}, got {path.name!r}")
         gold = load_gold(benchmark, path)
-        before = self.info(benchmark)
-        if before is not None and before.version == gold.version:
-            return before  # the same content again: nothing changes
+        check_labels(get_benchmark(benchmark), gold)
+        current = self.info(benchmark)
+        if current is not None and current.version == gold.version:
+            if self.staged(benchmark) is not None:
+                self._point(layout.gold_staged(benchmark), current, f"Withdraw the staged {benchmark} gold")
+            return GoldUpdate(current, staged=False)
+        changes = compare(self.compiled(current), gold) if current is not None else None
+        staged = self.staged(benchmark)
+        if staged is not None and staged.version == gold.version:
+            return GoldUpdate(staged, staged=True, changes=changes)
+        if changes is not None and changes.needs_confirmation and not confirm:
+            raise UnconfirmedGold(benchmark, changes)
         data = path.read_bytes()
         file = GoldFile(benchmark, gold.version, suffix).path
-        previous = before.version if before else ""
         now = datetime.now(UTC).isoformat()
+        previous = current.version if current else ""
         info = GoldInfo(benchmark, gold.version, file, now, added_by, gold.size, previous)
         self.store.put("gold", {file: data}, f"Add {benchmark} gold {gold.version[:12]}")
-        questions = get_benchmark(benchmark).public_questions(path)
-        body = "".join(json.dumps(q, ensure_ascii=False) + "\n" for q in questions).encode()
-        self.store.put("results", {layout.public_questions(benchmark): body}, "Public questions", overwrite=True)
-        self.store.put(
-            "gold",
-            {layout.gold_current(benchmark): info.to_bytes()},
-            f"Make {benchmark} gold {gold.version[:12]} current",
-            overwrite=True,
-        )
         self.cache.keep(benchmark, data, suffix, gold)
-        self._remember(gold)
+        with self._lock:
+            self._keep(gold)
+        if current is None:
+            self._make_current(info)
+            return GoldUpdate(info, staged=False)
+        self._point(layout.gold_staged(benchmark), info, f"Stage {benchmark} gold {gold.version[:12]}")
+        return GoldUpdate(info, staged=True, changes=changes)
+
+    def staged(self, benchmark: str) -> GoldInfo | None:
+        """The gold being rescored before it becomes current; None when nothing is staged."""
+        path = layout.gold_staged(benchmark)
+        try:
+            info = GoldInfo.from_bytes(self.store.read("gold", path), path)
+        except NotFound:
+            return None
+        current = self.info(benchmark)
+        return None if current is not None and current.version == info.version else info
+
+    def promote(self, benchmark: str, version: str) -> GoldInfo | None:
+        """Make the staged ``version`` current (its public questions first, then the pointer in
+        one write); None if that version is no longer the staged one."""
+        staged = self.staged(benchmark)
+        if staged is None or staged.version != version:
+            return None
+        current = self.info(benchmark)
+        info = replace(staged, previous_version=current.version if current else "")
+        self._make_current(info)
+        with self._lock:  # the old version is no longer scored on here: free its memory
+            self._compiled = {k: v for k, v in self._compiled.items() if k[0] != benchmark or k[1] == version}
         return info
+
+    def _make_current(self, info: GoldInfo) -> None:
+        self._publish_questions(info)
+        self._point(
+            layout.gold_current(info.benchmark), info, f"Make {info.benchmark} gold {info.version[:12]} current"
+        )
+
+    def _point(self, path: str, info: GoldInfo, message: str) -> None:
+        self.store.put("gold", {path: info.to_bytes()}, message, overwrite=True)
+
+    def _publish_questions(self, info: GoldInfo) -> None:
+        """The public side of the gold's questions, written when the gold becomes current."""
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / Path(info.file).name
+            path.write_bytes(self.store.read("gold", info.file))
+            questions = get_benchmark(info.benchmark).public_questions(path)
+        body = "".join(json.dumps(q, ensure_ascii=False) + "\n" for q in questions).encode()
+        self.store.put("results", {layout.public_questions(info.benchmark): body}, "Public questions", overwrite=True)
 
     def info(self, benchmark: str) -> GoldInfo | None:
         """The current gold's pointer; a CorruptRecord (a maintainer's file) stops the caller."""
@@ -79,9 +172,9 @@ class GoldRegistry:
         lock: concurrent first requests compile once)."""
         key = (info.benchmark, info.version)
         with self._lock:
-            if key not in self._compiled:
-                self._keep(self._load(GoldFile(info.benchmark, info.version, Path(info.file).suffix)))
-            return self._compiled[key]
+            gold = self._compiled.get(key) or self._load(GoldFile(info.benchmark, info.version, Path(info.file).suffix))
+            self._keep(gold)  # also marks it as the most recently used
+            return gold
 
     def version(self, benchmark: str, version_prefix: str) -> Gold | None:
         """Any stored gold version of ``benchmark`` (by a prefix of its sha256), compiled."""
@@ -97,14 +190,11 @@ class GoldRegistry:
     def _load(self, file: GoldFile) -> Gold:
         return self.cache.load(file.benchmark, self.store.read("gold", file.path), file.suffix)
 
-    def _remember(self, gold: Gold) -> None:
-        """Keep just-added gold in memory if it is (still) the current version."""
-        info = self.info(gold.benchmark)
-        if info is not None and info.version == gold.version:
-            with self._lock:
-                self._keep(gold)
-
     def _keep(self, gold: Gold) -> None:
-        """One compiled version per benchmark in memory (caller holds the lock)."""
-        self._compiled = {k: v for k, v in self._compiled.items() if k[0] != gold.benchmark}
-        self._compiled[(gold.benchmark, gold.version)] = gold
+        """The last :data:`KEEP_COMPILED` versions used per benchmark in memory (caller holds the lock)."""
+        key = (gold.benchmark, gold.version)
+        self._compiled.pop(key, None)
+        self._compiled[key] = gold  # newest last
+        mine = [k for k in self._compiled if k[0] == gold.benchmark]
+        for old in mine[:-KEEP_COMPILED]:
+            del self._compiled[old]

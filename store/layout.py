@@ -3,6 +3,7 @@
 gold (private)
     {benchmark}/{version}.{ext}              a gold file as the maintainer gave it      GoldFile
     {benchmark}/current.json                 the gold pointer (store.records.GoldInfo)  gold_current
+    {benchmark}/staged.json                  a gold being rescored before it is current gold_staged
 submissions (private)
     {benchmark}/{id}/submission.jsonl        the raw upload (immutable)                 SubmissionFile
     {benchmark}/{id}/meta.json               SubmissionMeta (immutable)
@@ -268,6 +269,10 @@ def gold_file(benchmark: str, version: str, suffix: str) -> str:
 
 def gold_current(benchmark: str) -> str:
     return f"{benchmark}/current.json"
+
+
+def gold_staged(benchmark: str) -> str:
+    return f"{benchmark}/staged.json"
 
 
 def submission_dir(benchmark: str, sid: str) -> str:

@@ -142,6 +142,12 @@ def unfinished(states: Iterable[SubmissionState], gold: Gold) -> list[Submission
     ]
 
 
+def unsettled(states: Iterable[SubmissionState], gold: Gold) -> list[SubmissionState]:
+    """Submissions with neither an outcome nor a recorded failure on ``gold``: a staged gold
+    becomes current only when there is none (a failure is retried by :func:`resume` later)."""
+    return [s for s in unfinished(states, gold) if s.failures_on(gold.version) == 0]
+
+
 def resume(store: Store, catalog: Catalog, gold: Gold, limits: Limits) -> int:
     """Finish every unfinished submission of ``gold``'s benchmark; returns how many."""
     todo = unfinished(catalog.all(gold.benchmark), gold)

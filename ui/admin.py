@@ -39,7 +39,19 @@ def gold_markdown(leaderboard: Leaderboard) -> str:
             f"| {bench.id} | `{info.version[:12]}` | {info.questions:,} | {info.added_at[:19].replace('T', ' ')} UTC | "
             f"{escape_markdown(info.added_by)} | {prev} |"
         )
-    return "### Current gold\n" + "\n".join(rows)
+    return "### Current gold\n" + "\n".join(rows) + staged_markdown(leaderboard)
+
+
+def staged_markdown(leaderboard: Leaderboard) -> str:
+    """Golds waiting for the rescore that makes them current (the board shows the current one)."""
+    lines = [
+        f"- **{bench.id}**: `{info.version[:12]}` ({info.questions:,} questions, by {escape_markdown(info.added_by)}) "
+        "is staged; the board switches to it once every submission is scored on it (Rescore all, or the "
+        "background job within minutes)."
+        for bench in BENCHMARKS.values()
+        if (info := leaderboard.staged_gold(bench.id)) is not None
+    ]
+    return "\n\n### Staged gold\n" + "\n".join(lines) if lines else ""
 
 
 def submission_choices(leaderboard: Leaderboard) -> list[tuple[str, str]]:
@@ -85,6 +97,12 @@ def rescore_markdown(report: dict) -> str:
     for bench_id, part in report.items():
         counts = ", ".join(f"{k}: {v}" for k, v in (part.get("counts") or {}).items())
         lines.append(f"**{bench_id}**: {counts or 'nothing to do'}")
+        if part.get("switched_to"):
+            lines.append(f"The board now shows gold `{part['switched_to'][:12]}`.")
+        if part.get("still_staged"):
+            lines.append(f"Gold `{part['still_staged'][:12]}` stays staged: a submission still owes a result.")
+        if not part.get("rank_changes"):
+            lines.append("No rank changed on the public board.")
         for change in part.get("rank_changes", []):
             lines.append(
                 f"- {escape_markdown(change.model)} ({escape_markdown(change.team)}): "
@@ -143,8 +161,8 @@ class Maintainers:
         self, token: str, profile: gr.OAuthProfile | None, request: gr.Request | None = None, progress=gr.Progress()
     ) -> str:
         self._require(token, profile, request)
-        progress(0.1, desc="Rescoring every submission on the current gold")
-        return rescore_markdown(self.leaderboard.rescore())
+        progress(0.05, desc="Rescoring every submission on the staged (else current) gold")
+        return rescore_markdown(self.leaderboard.rescore(on_progress=lambda share, what: progress(share, desc=what)))
 
     def rescore_if_confirmed(
         self,

@@ -103,12 +103,23 @@ def test_rescore_prints_rank_changes(tmp_path: Path) -> None:
     assert "scb: {'scored': 0, 'rejected': 0, 'failed': 0}" in unchanged and "no rank changed" in unchanged
     lines = {m: [json.loads(x) for x in p.read_text().splitlines()] for m, p in paths.items()}
     new = write_gold(tmp_path / "gold-v2.jsonl", flipped_gold(gold, lines["second"], lines["first"], k=10))
-    cli(data, "gold", "add", "--benchmark", "scb", "--file", str(new))
+    before = public_ranks(data)
+    staged = cli(data, "gold", "add", "--benchmark", "scb", "--file", str(new)).stdout
+    assert "is staged (140 questions)" in staged and "answers changed on kept questions: 10" in staged
+    assert public_ranks(data) == before  # the board keeps the current gold until the rescore
     out = cli(data, "rescore", "--workers", "2").stdout
-    assert "scb: {'scored': 2, 'rejected': 0, 'failed': 0}" in out
-    assert "team / first: rank 1 -> 2" in out and "team / second: rank 2 -> 1" in out
+    assert "scb: {'scored': 2, 'rejected': 0, 'failed': 0}" in out and "the board now shows gold" in out
+    after = public_ranks(data)
+    assert (after["first"], after["second"]) == (before["second"], before["first"])  # they swapped places
+    assert f"team / first: rank {before['first']} -> {after['first']}" in out
+    assert f"team / second: rank {before['second']} -> {after['second']}" in out
     assert "kviscuit" not in out
     assert scored_models(data) == ["second", "first"]
+
+
+def public_ranks(data_dir: Path) -> dict[str, int]:
+    """Rank of every row of the public SCB table (paper rows included) by model."""
+    return {r["model"]: r["rank"] for r in table_json(data_dir)}
 
 
 def test_hide_and_unhide(tmp_path: Path) -> None:
@@ -160,3 +171,17 @@ def test_team_show_list_and_transfer(tmp_path: Path) -> None:
         "private",
     ).stdout
     assert private.startswith("scored") and "Hidden" not in scored_models(data)
+
+
+def test_gold_add_asks_to_confirm_a_changed_question_set(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    gold = small_gold()
+    board(data, write_gold(tmp_path / "gold.jsonl", gold))
+    fewer = write_gold(tmp_path / "fewer.jsonl", gold[:-12])
+    refused = cli(data, "gold", "add", "--benchmark", "scb", "--file", str(fewer), ok=False)
+    assert refused.returncode == 3 and "nothing was stored" in refused.stderr
+    assert f"questions: {len(gold)} -> {len(gold) - 12} (0 added, 12 removed)" in refused.stderr
+    assert "--confirm" in refused.stderr and "staged" not in cli(data, "gold", "show").stdout
+    staged = cli(data, "gold", "add", "--benchmark", "scb", "--file", str(fewer), "--confirm").stdout
+    assert "12 removed" in staged and "is staged" in staged
+    assert "staged: " in cli(data, "gold", "show", "--benchmark", "scb").stdout

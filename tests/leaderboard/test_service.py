@@ -172,17 +172,30 @@ def _rank_flip_setup(tmp_path: Path) -> tuple[Leaderboard, Path, dict[str, str]]
 def test_rescore_reports_rank_changes_when_the_gold_changes(tmp_path: Path) -> None:
     lb, gold_v2, ids = _rank_flip_setup(tmp_path)
     assert list(scored(lb)["model"]) == ["first", "second"]
+    public_before = lb.table("scb")
     lb.add_gold("scb", gold_v2, "maintainer")
-    assert scored(lb).empty  # nothing is scored on the new gold until the rescore
+    assert lb.table("scb").equals(public_before)  # the board keeps the current gold until the switch
     report = lb.rescore("scb", workers=2)
     assert list(report) == ["scb"]
     assert report["scb"]["counts"] == {"scored": 2, "rejected": 0, "failed": 0}
-    assert report["scb"]["rank_changes"] == [RankChange("team", "first", 1, 2), RankChange("team", "second", 2, 1)]
+    public_after = lb.table("scb")
+    assert [(m, _public_rank(public_after, m)) for m in ("second", "first")] == [
+        ("second", _public_rank(public_before, "first")),
+        ("first", _public_rank(public_before, "second")),
+    ]  # the two swapped places on the public board
+    assert report["scb"]["rank_changes"] == [
+        RankChange("team", "first", _public_rank(public_before, "first"), _public_rank(public_after, "first")),
+        RankChange("team", "second", _public_rank(public_before, "second"), _public_rank(public_after, "second")),
+    ]
     assert list(scored(lb)["model"]) == ["second", "first"]
     published = pd.read_csv(lb.settings.data_dir / "results/data/scb.csv")
     assert list(published.loc[published["source"] == "scored here", "model"]) == ["second", "first"]
     again = lb.rescore("scb", workers=2)  # the ranks already changed: a second run reports nothing
     assert again["scb"] == {"counts": {"scored": 0, "rejected": 0, "failed": 0}, "rank_changes": []}
+
+
+def _public_rank(table: pd.DataFrame, model: str) -> int:
+    return int(table.loc[table["model"] == model, "rank"].iloc[0])
 
 
 def test_rescore_without_a_gold_change_reports_no_rank_change(tmp_path: Path) -> None:

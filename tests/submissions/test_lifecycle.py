@@ -117,8 +117,8 @@ def test_internal_error_is_recorded_retried_then_failed(
     changed = small_gold()
     changed[0]["answer"] = "ABCD"[("ABCD".index(changed[0]["answer"]) + 1) % 4]
     lb.add_gold("scb", write_gold(tmp_path / "gold-v2.jsonl", changed), "maintainer")
-    assert _status(lb, sid) is Status.RECEIVED
-    assert lb.resume() == 1 and _status(lb, sid) is Status.SCORED
+    assert _status(lb, sid) is Status.FAILED  # the new gold is staged: the board's gold is still the old one
+    assert lb.resume() == 1 and _status(lb, sid) is Status.SCORED  # scored on the staged gold, which became current
 
 
 def test_a_retry_after_a_transient_failure_scores(
@@ -163,8 +163,9 @@ def test_rescore_adds_results_and_never_overwrites(lb: Leaderboard, tmp_path: Pa
 
     new_gold = flipped_gold(gold, better=read("low"), worse=read("high"), k=20)
     v2 = lb.add_gold("scb", write_gold(tmp_path / "gold-v2.jsonl", new_gold), "maintainer").version
-    assert v2 != v1 and lb.gold_info("scb").previous_version == v1
+    assert v2 != v1 and lb.staged_gold("scb").previous_version == v1 and lb.gold_info("scb").version == v1
     report = lb.rescore("scb", workers=2)
+    assert report["scb"]["switched_to"] == v2 and lb.gold_info("scb").previous_version == v1
     assert report["scb"]["counts"] == {"scored": 2, "rejected": 1, "failed": 0}
     after = snapshot(lb.store)
     assert {p: after[p] for p in before} == before  # every earlier file byte-identical

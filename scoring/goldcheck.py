@@ -1,0 +1,103 @@
+"""Checks of a new gold version against its declaration and against the gold it replaces.
+
+:func:`check_labels` refuses a gold whose questions carry a group label the benchmark does not
+declare (an SCB country outside the seven): such a gold would silently add a column to every
+view. :func:`compare` says what a new version changes (questions added or removed, answers
+changed, group sizes): the maintainer confirms a change of the question set or of a group's size
+before it can replace the current gold. Both are gold facts, for maintainers only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from scoring.benchmarks.base import Benchmark
+from scoring.errors import GoldError
+from scoring.gold import Gold
+
+
+def check_labels(benchmark: Benchmark, gold: Gold) -> None:
+    """Raise GoldError listing every label of every grouping that the declaration does not know."""
+    problems = []
+    for grouping in benchmark.groupings:
+        if grouping.name not in gold.groups:
+            problems.append(f"grouping {grouping.name!r} is missing")
+            continue
+        labels, codes = gold.groups[grouping.name]
+        sizes = np.bincount(codes, minlength=len(labels))
+        unknown = [f"{label!r} ({sizes[i]} questions)" for i, label in enumerate(labels) if label not in grouping.order]
+        if unknown:
+            problems.append(
+                f"unknown {grouping.name} {', '.join(unknown)}; known: {', '.join(map(repr, grouping.order))}"
+            )
+    if problems:
+        raise GoldError(f"{benchmark.id} gold does not match its declaration: " + "; ".join(problems))
+
+
+@dataclass(frozen=True)
+class GroupSize:
+    """How many questions one label of one grouping has before and after a gold change."""
+
+    grouping: str
+    label: str
+    before: int
+    after: int
+
+
+@dataclass(frozen=True)
+class GoldChanges:
+    """What a new gold version changes against the current one (counts only)."""
+
+    questions_before: int
+    questions_after: int
+    added: int
+    removed: int
+    answers_changed: int
+    group_sizes: tuple[GroupSize, ...] = ()
+
+    @property
+    def needs_confirmation(self) -> bool:
+        """A different question set or group sizes change what every figure is a share of."""
+        return bool(self.added or self.removed or self.group_sizes)
+
+    def lines(self) -> list[str]:
+        """The changes in words, one line each (maintainers only)."""
+        out = [
+            f"questions: {self.questions_before:,} -> {self.questions_after:,} "
+            f"({self.added:,} added, {self.removed:,} removed)",
+            f"answers changed on kept questions: {self.answers_changed:,}",
+        ]
+        out += [f"{g.grouping} {g.label!r}: {g.before:,} -> {g.after:,} questions" for g in self.group_sizes]
+        return out
+
+
+def compare(old: Gold, new: Gold) -> GoldChanges:
+    """What replacing ``old`` by ``new`` (same benchmark) changes, by question key."""
+    kept = [k for k in new.keys if k in old.index]
+    changed = sum(int(old.answers[old.index[k]] != new.answers[new.index[k]]) for k in kept)
+    return GoldChanges(
+        questions_before=old.size,
+        questions_after=new.size,
+        added=new.size - len(kept),
+        removed=old.size - len(kept),
+        answers_changed=changed,
+        group_sizes=tuple(_group_sizes(old, new)),
+    )
+
+
+def _sizes(gold: Gold, grouping: str) -> dict[str, int]:
+    labels, codes = gold.groups.get(grouping, ([], np.zeros(0, dtype=np.int32)))
+    counts = np.bincount(codes, minlength=len(labels))
+    return {label: int(counts[i]) for i, label in enumerate(labels)}
+
+
+def _group_sizes(old: Gold, new: Gold) -> list[GroupSize]:
+    out = []
+    for grouping in dict.fromkeys([*old.groups, *new.groups]):
+        before, after = _sizes(old, grouping), _sizes(new, grouping)
+        for label in dict.fromkeys([*before, *after]):
+            if before.get(label, 0) != after.get(label, 0):
+                out.append(GroupSize(grouping, label, before.get(label, 0), after.get(label, 0)))
+    return out
