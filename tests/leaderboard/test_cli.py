@@ -118,8 +118,9 @@ def test_rescore_prints_rank_changes(tmp_path: Path) -> None:
 
 
 def public_ranks(data_dir: Path) -> dict[str, int]:
-    """Rank of every row of the public SCB table (paper rows included) by model."""
-    return {r["model"]: r["rank"] for r in table_json(data_dir)}
+    """Place of every row in the public SCB table's order (paper rows included) by model: what the
+    rescore report compares (rows whose intervals overlap share an honest rank yet keep an order)."""
+    return {r["model"]: place for place, r in enumerate(table_json(data_dir), 1)}
 
 
 def test_hide_and_unhide(tmp_path: Path) -> None:

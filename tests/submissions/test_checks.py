@@ -97,7 +97,7 @@ def test_unparsed_lines_are_kept_and_listed_for_the_submitter(lb, gold, tmp_path
     assert [(u.line, u.text) for u in lb.unparsed_lines(state)] == [(5, "I cannot tell which one.")]
     from ui.mine import MySubmissions
 
-    row = MySubmissions(lb, None).row(state)
+    row = MySubmissions(lb, None).unparsed(lb.entry(ALICE, state.meta.id))
     assert row["unparsed lines"] == 'line 5: "I cannot tell which one."'
 
 
