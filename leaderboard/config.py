@@ -119,6 +119,8 @@ class Settings:
     max_upload_bytes: int = 50 * 1024 * 1024
     row_rule: str = "latest"  # or "best": which submission of a (team, model) is its row
     demo: bool = True  # seed an empty local store with demo gold and submissions
+    publish_seconds: int = 300  # the public tables are committed at most this often (maintainers: at once)
+    push_seconds: int = 60  # derived files wait at most about this long to be pushed, batched, to the Hub
     ui: UiSettings = field(default_factory=UiSettings)
     plugins: tuple[str, ...] = ()  # modules that register more benchmarks (and their demos) on import
 
@@ -142,6 +144,8 @@ class Settings:
             max_upload_bytes=env.whole("LEADERBOARD_MAX_UPLOAD_MB", 50, minimum=1) * 1024 * 1024,
             row_rule=env.choice("LEADERBOARD_ROW_RULE", "latest", ROW_RULES),
             demo=env.flag("LEADERBOARD_DEMO", True),
+            publish_seconds=env.whole("LEADERBOARD_PUBLISH_SECONDS", 300),
+            push_seconds=env.whole("LEADERBOARD_PUSH_SECONDS", 60, minimum=1),
             ui=UiSettings.from_env(environ),
             plugins=env.names("LEADERBOARD_PLUGINS"),
         )

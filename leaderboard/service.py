@@ -3,6 +3,12 @@
 ``app.py`` and the maintainer CLI are thin shells over :class:`Leaderboard`. With no Hub
 configured it runs on a local folder, seeded on first start with demo gold and submissions so
 that a new user sees a real board at once.
+
+On the Hub, nothing is decided from a partial working copy: until the store's first complete
+sync, submissions are answered "try again"; public tables are published and unfinished
+submissions resumed only after a complete sync. Publishing is debounced (at most once per
+``publish_seconds`` per benchmark; maintainers' actions publish at once), since every publish
+is a commit.
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ import io
 import logging
 import tempfile
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,7 +29,7 @@ from leaderboard.table import Board, BoardRow, baseline_rows, frame, scored_rows
 from scoring import BENCHMARKS, SCORER_VERSION, Limits
 from scoring.benchmarks import load_plugins
 from store import layout
-from store.base import NotFound, Store
+from store.base import NotFound, Store, StoreHealth
 from store.golds import GoldInfo, GoldRegistry
 from store.layout import Kind, ModerationFile, SubmissionFile
 from store.local import LocalStore
@@ -44,6 +51,29 @@ def make_store(settings: Settings) -> Store:
 
         return HubStore(settings.data_dir / "hub-cache", settings.hub_repos, settings.hub_token, settings.hub_endpoint)
     return LocalStore(settings.data_dir)
+
+
+@dataclass(frozen=True)
+class Health:
+    """The state maintainers watch: the store's sync and writes, and tables awaiting publication."""
+
+    store: StoreHealth
+    unpublished: tuple[str, ...]  # benchmarks whose public table waits for the debounce or a sync
+
+    def lines(self) -> list[str]:
+        """Plain lines for ``python -m leaderboard status`` and the Maintainers tab."""
+        s = self.store
+        sync = "complete" if s.ready and s.consistent else ("incomplete (last try)" if s.ready else "not yet done")
+        lines = [
+            f"storage: {s.where}",
+            f"sync: {sync}; last complete sync: {s.last_sync or 'never'}",
+            f"writes waiting to be pushed: {s.pending}",
+            f"public tables waiting: {', '.join(self.unpublished) or 'none'}",
+            f"last error: {s.last_error or 'none'}",
+        ]
+        lines += [f"PROBLEM: {p}" for p in s.problems]
+        lines += [f"PARKED (refused by the Hub, not retried): {p}" for p in s.parked]
+        return lines
 
 
 @dataclass(frozen=True)
@@ -75,6 +105,10 @@ class Leaderboard:
         )
         self._boards: dict[str, tuple[tuple, Board]] = {}
         self._lock = threading.Lock()
+        self._unpublished: set[str] = set()
+        self._published_at: dict[str, float] = {}  # time.monotonic() of each benchmark's last publish
+        # A fresh Hub replica's first complete sync loads what is already published: not a change.
+        self._loaded = self.store.ready
         self.catalog.refresh()
 
     # ---- browsing ----
@@ -150,7 +184,7 @@ class Leaderboard:
     # ---- maintaining ----
     def add_gold(self, benchmark: str, path: Path, added_by: str) -> GoldInfo:
         info = self.golds.add(benchmark, Path(path), added_by)
-        self.publish(benchmark)
+        self.publish(benchmark, now=True)
         return info
 
     def set_hidden(self, submission_id: str, hidden: bool, by: str) -> bool:
@@ -159,9 +193,9 @@ class Leaderboard:
         body = Moderation(hidden, by, lifecycle.now_iso()).to_bytes()
         path = ModerationFile(submission_id).path
         verb = "Hide" if hidden else "Unhide"
-        self.store.put("submissions", {path: body}, f"{verb} {submission_id}", overwrite=True)
+        self.store.put("submissions", {path: body}, f"{verb} {submission_id}", overwrite=True, durable=True)
         self.catalog.note(path, body)
-        self.publish(self.catalog.get(submission_id).meta.benchmark)
+        self.publish(self.catalog.get(submission_id).meta.benchmark, now=True)
         return True
 
     def rejected(self, benchmark: str) -> list[SubmissionState]:
@@ -179,11 +213,14 @@ class Leaderboard:
             counts = lifecycle.rescore(self.store, self.catalog, gold, self.limits, workers)
             after = frame(b, scored_rows(self.catalog.all(b), info.version, SCORER_VERSION, self.settings.row_rule))
             report[b] = {"counts": counts, "rank_changes": _rank_changes(before, after)}
-            self.publish(b)
+            self.publish(b, now=True)
         return report
 
     def resume(self) -> int:
-        """Finish submissions left unscored (a crash, a restart, a new gold or scorer)."""
+        """Finish submissions left unscored (a crash, a restart, a new gold or scorer); only on a
+        complete copy, where "unscored" cannot mean "its result has not arrived yet"."""
+        if not self.store.consistent:
+            return 0
         done = 0
         for b in BENCHMARKS:
             gold = self.golds.get(b)
@@ -195,25 +232,44 @@ class Leaderboard:
         return done
 
     def refresh(self) -> bool:
-        """Pull what other writers stored (Hub replicas, the CLI) into the catalog."""
+        """Pull what other writers stored (Hub replicas, the CLI) into the catalog, and publish
+        the tables whose debounce has run out."""
         try:
             self.store.sync()
         except Exception:  # the Hub being down must not stop the board from serving
             log.warning("store sync failed; serving what is cached", exc_info=True)
         changed = self.catalog.refresh()
-        if changed:  # another writer scored or hid something: the public tables follow
-            for benchmark in BENCHMARKS:
-                self.publish(benchmark)
+        if changed and self._loaded:  # another writer scored or hid something: the public tables follow
+            with self._lock:
+                self._unpublished.update(BENCHMARKS)
+        self._loaded = self._loaded or self.store.consistent
+        self.publish_due()
         return changed
 
     def push_pending(self) -> int:
         return self.store.push_pending()
+
+    def flush(self) -> int:
+        """Publish every waiting table now and push every waiting write (a maintainer's command
+        ends with this); returns the writes still waiting."""
+        for benchmark in self._waiting():
+            self.publish(benchmark, now=True)
+        return self.store.push_pending()
+
+    def health(self) -> Health:
+        return Health(self.store.health(), tuple(self._waiting()))
+
+    def _waiting(self) -> list[str]:
+        with self._lock:
+            return sorted(self._unpublished)
 
     def repair(self) -> list[str]:
         """Detect and rebuild what is derived from immutable inputs: unreadable result,
         rejection or validation files (recomputed from the raw upload and that gold version)
         and unreadable public tables (republished). Returns the paths rebuilt."""
         rebuilt = []
+        if not self.store.consistent:
+            return []
         for path in list(self.catalog.corrupt):
             data = self._rederive(SubmissionFile.parse(path))
             if data is None:
@@ -233,7 +289,7 @@ class Leaderboard:
                 continue
             except Exception:
                 log.error("public table %s unreadable: republishing", path)
-                self.publish(benchmark)
+                self.publish(benchmark, now=True)
                 rebuilt.append(path)
         return rebuilt
 
@@ -250,18 +306,35 @@ class Leaderboard:
         gold = self.golds.version(file.benchmark, file.gold)
         if gold is None:
             return None
-        raw = self.store.read("submissions", layout.raw(file.benchmark, file.sid))
+        raw = lifecycle.read_raw(self.store, file.benchmark, file.sid)
         answer = lifecycle.evaluate(state.meta, gold, raw, self.limits)
         return lifecycle.outcome_files(state.meta, gold.version, answer, lifecycle.now_iso()).get(file)
 
-    def publish(self, benchmark: str) -> None:
-        """Rewrite the public table. Writers on one data folder (app, CLI, processes) take turns
-        and each first reads what the others stored, so no publish drops another's row."""
+    def publish(self, benchmark: str, *, now: bool = False) -> bool:
+        """Rewrite the public table, at most once per ``publish_seconds`` unless ``now``; never
+        from a partial copy (it waits for a complete sync). Returns whether it was written.
+
+        Writers on one data folder (app, CLI, processes) take turns and each first reads what
+        the others stored, so no publish drops another's row."""
+        with self._lock:
+            self._unpublished.add(benchmark)
+            last = self._published_at.get(benchmark)
+            waiting = last is not None and time.monotonic() - last < self.settings.publish_seconds
+        if not self.store.consistent or (waiting and not now):
+            return False
         locks = self.settings.data_dir / "locks"
         locks.mkdir(parents=True, exist_ok=True)
         with FileLock(str(locks / f"publish-{benchmark}.lock")):
             self.catalog.refresh()
             publish(self.store, benchmark, self.board(benchmark).rows)
+        with self._lock:
+            self._unpublished.discard(benchmark)
+            self._published_at[benchmark] = time.monotonic()
+        return True
+
+    def publish_due(self) -> list[str]:
+        """Publish the waiting tables whose debounce has run out; returns those published."""
+        return [b for b in self._waiting() if self.publish(b)]
 
     # ---- first start ----
     def seed_demo(self) -> bool:

@@ -47,7 +47,8 @@ class GoldRegistry:
         previous = before.version if before else ""
         now = datetime.now(UTC).isoformat()
         info = GoldInfo(benchmark, gold.version, file, now, added_by, gold.size, previous)
-        self.store.put("gold", {file: data}, f"Add {benchmark} gold {gold.version[:12]}")
+        # The gold is an input (nothing rebuilds it): on the Hub before anyone is told it is current.
+        self.store.put("gold", {file: data}, f"Add {benchmark} gold {gold.version[:12]}", durable=True)
         questions = get_benchmark(benchmark).public_questions(path)
         body = "".join(json.dumps(q, ensure_ascii=False) + "\n" for q in questions).encode()
         self.store.put("results", {layout.public_questions(benchmark): body}, "Public questions", overwrite=True)
@@ -56,6 +57,7 @@ class GoldRegistry:
             {layout.gold_current(benchmark): info.to_bytes()},
             f"Make {benchmark} gold {gold.version[:12]} current",
             overwrite=True,
+            durable=True,
         )
         self.cache.keep(benchmark, data, suffix, gold)
         self._remember(gold)

@@ -21,6 +21,8 @@ API_KEYS = (
 """The documented keys of a ``/submit`` answer, in order."""
 
 NO_GOLD = "This benchmark has no gold yet; a maintainer must add it first."
+RETRY = "The leaderboard could not store your file just now; nothing was kept or counted. Please send it again."
+SYNCING = "The leaderboard is still loading its data; nothing was kept or counted. Please try again in a minute."
 _FIXED_RESULT_KEYS = ("benchmark", "gold_version", "scorer_version", "counts", "overall")
 
 
@@ -32,6 +34,7 @@ def _message(status: Status, total_issues: int) -> str:
         Status.RECEIVED: "Received; scoring is pending.",
         Status.VALIDATED: "Validated; scoring is pending.",
         Status.UNAVAILABLE: NO_GOLD,
+        Status.RETRY: RETRY,
     }[status]
 
 
@@ -73,6 +76,12 @@ class SubmitAnswer:
     def unavailable(cls, quota: QuotaStatus | None = None) -> SubmitAnswer:
         """The benchmark has no gold: nothing stored, nothing counted, nothing to retry."""
         return cls(Status.UNAVAILABLE, NO_GOLD, quota=quota)
+
+    @classmethod
+    def retry(cls, message: str = RETRY) -> SubmitAnswer:
+        """Not stored, not counted: the storage could not take it durably in time (or is still
+        loading), so the submitter must send it again; no quota slot was used."""
+        return cls(Status.RETRY, message)
 
     def with_quota(self, quota: QuotaStatus) -> SubmitAnswer:
         return replace(self, quota=quota)

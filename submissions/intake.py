@@ -1,11 +1,17 @@
 """Taking in an upload: check the form and size, recognise duplicates, apply quotas, store the
 raw file and its record first, then validate and score. One function serves the web form,
 the API endpoint and the maintainer CLI alike.
+
+The raw file and its record are one durable write (on the Hub: one commit, shared with
+concurrent uploads): a submission exists, and counts against a quota, only once it survives a
+restart. If storage cannot take it in time, or has not yet loaded a complete copy to decide
+quotas and duplicates on, the answer is ``retry`` and nothing is kept.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import threading
 import uuid
 from collections.abc import Callable
@@ -16,16 +22,17 @@ from filelock import FileLock
 
 from scoring import BENCHMARKS, Limits
 from scoring.errors import Issue
-from store.base import Store
+from store.base import Store, StoreError
 from store.golds import GoldRegistry
 from store.layout import SubmissionFile
-from submissions.answer import SubmitAnswer
+from submissions.answer import SYNCING, SubmitAnswer
 from submissions.catalog import Catalog
 from submissions.lifecycle import known_answer, process
 from submissions.quotas import QuotaPolicy, QuotaStatus, quota_status
 from submissions.records import Identity, Status, SubmissionForm, SubmissionMeta
 
 Progress = Callable[[float, str], None]
+log = logging.getLogger(__name__)
 
 
 def new_submission_id(now: datetime) -> str:
@@ -85,6 +92,8 @@ class Intake:
         step = progress or (lambda _f, _m: None)
         if benchmark not in BENCHMARKS:
             return SubmitAnswer.refused(f"Unknown benchmark {benchmark!r}; known: {', '.join(BENCHMARKS)}.")
+        if not self.store.ready:  # quotas and duplicates cannot be judged on a partial copy
+            return SubmitAnswer.retry(SYNCING)
         form, issues = form.cleaned()
         if issues:
             return SubmitAnswer.refused("Please correct the form.", *issues, quota=self.quota(identity, benchmark))
@@ -108,7 +117,11 @@ class Intake:
             quota = self.quota(identity, benchmark)
             if not quota.allows_submission:
                 return SubmitAnswer.refused("Daily limit reached. " + quota.message(), quota=quota)
-            meta = self._store(benchmark, data, form, identity, digest, filename)
+            try:
+                meta = self._store(benchmark, data, form, identity, digest, filename)
+            except StoreError as err:  # not durable in time (or a misconfigured repo): not kept
+                log.warning("submission not stored, asked to retry: %s", err)
+                return SubmitAnswer.retry().with_quota(quota)
         step(0.3, "Validating and scoring")
         answer = process(self.store, self.catalog, meta, gold, self.limits, raw=data)
         step(0.9, "Updating the leaderboard")
@@ -145,6 +158,6 @@ class Intake:
         )
         raw, record = SubmissionFile.raw(benchmark, meta.id).path, SubmissionFile.meta(benchmark, meta.id).path
         body = meta.to_bytes()
-        self.store.put("submissions", {raw: data, record: body}, f"Receive {meta.id} ({benchmark})")
+        self.store.put("submissions", {raw: data, record: body}, f"Receive {meta.id} ({benchmark})", durable=True)
         self.catalog.note(record, body)
         return meta

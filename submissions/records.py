@@ -39,6 +39,7 @@ class Status(StrEnum):
     REJECTED = "rejected"
     FAILED = "failed"
     UNAVAILABLE = "unavailable"
+    RETRY = "retry"  # an answer only: nothing was stored or counted (storage busy or loading); send it again
 
 
 def clean_text(value: object, limit: int) -> str:

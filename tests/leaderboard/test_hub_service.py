@@ -125,7 +125,9 @@ def test_hub_down_board_serves_and_submissions_wait(
     assert lb.push_pending() == 0 and restarted.store.pending() == 0
     files = hub_server.files(subs)
     assert files[layout.raw("scb", sid)].data == (tmp_path / "offline.jsonl").read_bytes()
-    assert layout.meta("scb", sid) in files and any(p.startswith(f"scb/{sid}/result-") for p in files)
+    assert layout.meta("scb", sid) in files and any(
+        p.startswith(f"{layout.submission_dir('scb', sid)}/result-") for p in files
+    )
     messages = _messages(hub_server, subs)
     assert messages.count(f"Receive {sid} (scb)") == 1 and messages.count(f"Score {sid}") == 1
     assert b"offline" in hub_server.files(hub_repo_ids["results"])["data/scb.csv"].data
