@@ -239,7 +239,9 @@ def _wait_asked(err: BaseException) -> float | None:
 def _explain(err: BaseException) -> str:
     """``err`` for maintainers: the Hub's own complaint when huggingface_hub wrapped it."""
     cause = next((e for e in _causes(err) if isinstance(e, HubUnavailable)), err)
-    return f"{type(cause).__name__}: {cause}"
+    text = " ".join(f"{type(cause).__name__}: {cause}".split())
+    status = _status(err)
+    return f"{text} (HTTP {status})" if status is not None and str(status) not in text else text
 
 
 def is_conflict(err: BaseException) -> bool:

@@ -218,3 +218,34 @@ def test_secrets_are_never_pushed_to_a_public_repo(
     hub_server.set_private(gold, True)
     assert store.push_pending() == 0
     assert hub_server.files(gold)["scb/v1.jsonl"].data == b'{"answer": 1}\n'
+
+
+# -- dead letters --------------------------------------------------------------------------------
+def test_a_write_refused_for_good_is_parked_and_the_others_go_on(
+    hub_server: HubServer, make_store: MakeStore, hub_repo_ids: Ids
+) -> None:
+    store = make_store()
+    store.put("submissions", {"a.json": b"a"}, "first")
+    store.put("submissions", {"b.json": b"b"}, "second")
+    hub_server.inject(r"POST /api/datasets/.*/commit/", "error", status=400, times=2)  # the batch, then "first"
+    assert store.push_pending() == 0
+    files = hub_server.files(hub_repo_ids["submissions"])
+    assert "b.json" in files and "a.json" not in files
+    (parked,) = store.health().parked
+    assert "a.json" in parked and "first" in parked and "400" in parked
+    assert store.push_pending() == 0  # parked writes are not retried
+
+
+def test_derived_writes_wait_and_go_in_one_commit(
+    hub_server: HubServer, make_store: MakeStore, hub_repo_ids: Ids
+) -> None:
+    store = make_store()
+    store.put("results", {"README.md": b"# card"}, "warm up", durable=True)
+    before = len(hub_server.commits(hub_repo_ids["results"]))
+    for i in range(30):
+        store.put("results", {f"data/{i}.csv": b"x%d" % i}, f"table {i}")
+    store.put("results", {"data/0.csv": b"latest"}, "table 0 again", overwrite=True)
+    assert len(hub_server.commits(hub_repo_ids["results"])) == before and store.pending() == 31
+    assert store.push_pending() == 0
+    (commit,) = hub_server.commits(hub_repo_ids["results"])[before:]
+    assert commit.message == "table 0 (+30 more)" and commit.files["data/0.csv"].data == b"latest"
