@@ -136,8 +136,8 @@ def test_hub_down_board_serves_and_submissions_are_not_acknowledged(
 
 def test_a_second_replica_sees_the_first_ones_submission_after_refresh(make_board: MakeBoard, tmp_path: Path) -> None:
     first = make_board("first")
+    second = make_board("second")  # started (and synced) before the gold was added
     first.add_gold("scb", write_gold(tmp_path / "gold.jsonl"), "maintainer")
-    second = make_board("second")
     assert second.gold_info("scb") is None
     sid = first.submit("scb", write_submission(tmp_path / "a.jsonl", seed=1), form("from-first"), ALICE).submission_id
     first.push_pending()  # the push job: the result follows the acknowledged upload
