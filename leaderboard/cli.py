@@ -7,6 +7,9 @@ python -m leaderboard rescore [--benchmark scb] [--workers N]
 python -m leaderboard hide ID / unhide ID
 python -m leaderboard team list | show NAME | transfer NAME --to USER|org:NAME [--by M]
 python -m leaderboard resume | push | demo | status
+
+On the Hub, every command first brings the working copy to the Hub's current state (so it
+acts on what the Hub holds even from an empty disk) and ends by pushing what it wrote.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from leaderboard.service import Leaderboard
 from scoring import BENCHMARKS, GoldError
 from scoring.benchmarks import load_plugins
 from scoring.geometry import BOX_FORMATS
+from store.base import StoreError
 from store.golds import UnconfirmedGold
 from submissions.records import MODEL_TYPES, VISIBILITIES, Identity, Status, SubmissionForm
 
@@ -71,6 +75,7 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("resume", help="finish submissions left unscored")
     sub.add_parser("push", help="push writes waiting for the Hub")
     sub.add_parser("demo", help="seed an empty store with demo data")
+    sub.add_parser("status", help="storage health: sync, writes waiting or refused, start-up problems")
     return p
 
 
@@ -151,6 +156,34 @@ def main(argv: list[str] | None = None) -> int:
     load_plugins(settings.plugins)  # plugin benchmarks are valid --benchmark choices
     args = _parser().parse_args(argv)
     lb = Leaderboard(settings)
+    if settings.uses_hub:
+        lb.refresh()
+        if not lb.store.consistent and args.command != "status":
+            print("error: could not read the Hub's current state; see `python -m leaderboard status`", file=sys.stderr)
+            for line in lb.health().lines():
+                print(f"  {line}", file=sys.stderr)
+            return 1
+    try:
+        return _run(lb, args)
+    except StoreError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    finally:
+        if lb.flush():
+            note = f"{lb.store.pending()} write(s) still wait for the Hub; run `python -m leaderboard push`"
+            print(f"warning: {note}", file=sys.stderr)
+
+
+def _status(lb: Leaderboard) -> int:
+    health = lb.health()
+    for line in health.lines():
+        print(line)
+    return 0 if health.store.ok else 3
+
+
+def _run(lb: Leaderboard, args: argparse.Namespace) -> int:
+    if args.command == "status":
+        return _status(lb)
     if args.command == "gold":
         if args.gold_command == "add":
             return _add_gold(lb, args)

@@ -166,6 +166,8 @@ class Settings:
     row_rule: str = "latest"  # or "best": which submission of a (team, model) is its row
     min_coverage: float = 0.95  # a scored file answers at least this share of the questions (0 turns it off)
     demo: bool = True  # seed an empty local store with demo gold and submissions
+    publish_seconds: int = 300  # the public tables are committed at most this often (maintainers: at once)
+    push_seconds: int = 60  # derived files wait at most about this long to be pushed, batched, to the Hub
     ui: UiSettings = field(default_factory=UiSettings)
     plugins: tuple[str, ...] = ()  # modules that register more benchmarks (and their demos) on import
     scoring_workers: int = 1  # the app scores uploads in this many niced worker processes (0: in process)
@@ -191,6 +193,8 @@ class Settings:
             row_rule=env.choice("LEADERBOARD_ROW_RULE", "latest", ROW_RULES),
             min_coverage=env.share("LEADERBOARD_MIN_COVERAGE", 0.95),
             demo=env.flag("LEADERBOARD_DEMO", True),
+            publish_seconds=env.whole("LEADERBOARD_PUBLISH_SECONDS", 300),
+            push_seconds=env.whole("LEADERBOARD_PUSH_SECONDS", 60, minimum=1),
             ui=UiSettings.from_env(environ),
             plugins=env.names("LEADERBOARD_PLUGINS"),
             scoring_workers=env.whole("LEADERBOARD_SCORING_WORKERS", 1, maximum=64),

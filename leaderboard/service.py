@@ -3,6 +3,12 @@
 ``app.py`` and the maintainer CLI are thin shells over :class:`Leaderboard`. With no Hub
 configured it runs on a local folder, seeded on first start with demo gold and submissions so
 that a new user sees a real board at once.
+
+On the Hub, nothing is decided from a partial working copy: until the store's first complete
+sync, submissions are answered "try again"; public tables are published and unfinished
+submissions resumed only after a complete sync. Publishing is debounced (at most once per
+``publish_seconds`` per benchmark; maintainers' actions publish at once), since every publish
+is a commit.
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ import io
 import logging
 import tempfile
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -27,7 +34,7 @@ from scoring import BENCHMARKS, SCORER_VERSION, Gold, Limits
 from scoring.benchmarks import get_benchmark, load_plugins
 from scoring.engine import UnparsedLine, question_columns, validate_file
 from store import layout
-from store.base import AlreadyExists, NotFound, Store
+from store.base import AlreadyExists, NotFound, Store, StoreHealth
 from store.golds import GoldInfo, GoldRegistry, GoldUpdate
 from store.layout import Kind, ModerationFile, PublicationFile, SubmissionFile
 from store.local import LocalStore
@@ -77,6 +84,29 @@ class ModelDetails:
 
 
 @dataclass(frozen=True)
+class Health:
+    """The state maintainers watch: the store's sync and writes, and tables awaiting publication."""
+
+    store: StoreHealth
+    unpublished: tuple[str, ...]  # benchmarks whose public table waits for the debounce or a sync
+
+    def lines(self) -> list[str]:
+        """Plain lines for ``python -m leaderboard status`` and the Maintainers tab."""
+        s = self.store
+        sync = "complete" if s.ready and s.consistent else ("incomplete (last try)" if s.ready else "not yet done")
+        lines = [
+            f"storage: {s.where}",
+            f"sync: {sync}; last complete sync: {s.last_sync or 'never'}",
+            f"writes waiting to be pushed: {s.pending}",
+            f"public tables waiting: {', '.join(self.unpublished) or 'none'}",
+            f"last error: {s.last_error or 'none'}",
+        ]
+        lines += [f"PROBLEM: {p}" for p in s.problems]
+        lines += [f"PARKED (refused by the Hub, not retried): {p}" for p in s.parked]
+        return lines
+
+
+@dataclass(frozen=True)
 class RankChange:
     team: str
     model: str
@@ -107,6 +137,10 @@ class Leaderboard:
         self._boards: dict[str, tuple[tuple, Board]] = {}
         self._columns: OrderedDict[tuple[str, str], dict] = OrderedDict()  # per-question columns, server-side only
         self._lock = threading.Lock()
+        self._unpublished: set[str] = set()
+        self._published_at: dict[str, float] = {}  # time.monotonic() of each benchmark's last publish
+        # A fresh Hub replica's first complete sync loads what is already published: not a change.
+        self._loaded = self.store.ready
         self.catalog.refresh()
 
     # ---- browsing ----
@@ -296,7 +330,7 @@ class Leaderboard:
         until :meth:`rescore` (or the background :meth:`resume`) switches it."""
         update = self.golds.stage(benchmark, Path(path), added_by, confirm)
         if not update.staged:
-            self.publish(benchmark)
+            self.publish(benchmark, now=True)
         return update
 
     def staged_gold(self, benchmark: str) -> GoldInfo | None:
@@ -308,9 +342,9 @@ class Leaderboard:
         body = Moderation(hidden, by, lifecycle.now_iso()).to_bytes()
         path = ModerationFile(submission_id).path
         verb = "Hide" if hidden else "Unhide"
-        self.store.put("submissions", {path: body}, f"{verb} {submission_id}", overwrite=True)
+        self.store.put("submissions", {path: body}, f"{verb} {submission_id}", overwrite=True, durable=True)
         self.catalog.note(path, body)
-        self.publish(self.catalog.get(submission_id).meta.benchmark)
+        self.publish(self.catalog.get(submission_id).meta.benchmark, now=True)
         return True
 
     def rejected(self, benchmark: str) -> list[SubmissionState]:
@@ -333,7 +367,7 @@ class Leaderboard:
             staged = target.version != current.version
             if staged:
                 self._switch(b, target)
-            self.publish(b)
+            self.publish(b, now=True)
             report[b] = {"counts": counts, "rank_changes": _rank_changes(before, self.table(b))}
             if staged:  # did the board switch to it (here, or another writer first)?
                 switched = self.golds.info(b).version == target.version
@@ -387,6 +421,8 @@ class Leaderboard:
         """Finish submissions left unscored (a crash, a restart, a new scorer), then those owing
         a result on a staged gold, and switch the board to it when none is left: the background
         rescore of a gold added from the CLI or another replica."""
+        if not self.store.consistent:  # only on a complete copy: "unscored" must not mean "not arrived yet"
+            return 0
         done = 0
         for b in BENCHMARKS:
             gold = self.golds.get(b)
@@ -403,25 +439,44 @@ class Leaderboard:
         return done
 
     def refresh(self) -> bool:
-        """Pull what other writers stored (Hub replicas, the CLI) into the catalog."""
+        """Pull what other writers stored (Hub replicas, the CLI) into the catalog, and publish
+        the tables whose debounce has run out."""
         try:
             self.store.sync()
         except Exception:  # the Hub being down must not stop the board from serving
             log.warning("store sync failed; serving what is cached", exc_info=True)
         changed = self.catalog.refresh()
-        if changed:  # another writer scored or hid something: the public tables follow
-            for benchmark in BENCHMARKS:
-                self.publish(benchmark)
+        if changed and self._loaded:  # another writer scored or hid something: the public tables follow
+            with self._lock:
+                self._unpublished.update(BENCHMARKS)
+        self._loaded = self._loaded or self.store.consistent
+        self.publish_due()
         return changed
 
     def push_pending(self) -> int:
         return self.store.push_pending()
+
+    def flush(self) -> int:
+        """Publish every waiting table now and push every waiting write (a maintainer's command
+        ends with this); returns the writes still waiting."""
+        for benchmark in self._waiting():
+            self.publish(benchmark, now=True)
+        return self.store.push_pending()
+
+    def health(self) -> Health:
+        return Health(self.store.health(), tuple(self._waiting()))
+
+    def _waiting(self) -> list[str]:
+        with self._lock:
+            return sorted(self._unpublished)
 
     def repair(self) -> list[str]:
         """Detect and rebuild what is derived from immutable inputs: unreadable result,
         rejection or validation files (recomputed from the raw upload and that gold version)
         and unreadable public tables (republished). Returns the paths rebuilt."""
         rebuilt = []
+        if not self.store.consistent:
+            return []
         for path in list(self.catalog.corrupt):
             file = SubmissionFile.parse(path)
             data = self._rederive(file) if file is not None else None  # events are inputs
@@ -442,7 +497,7 @@ class Leaderboard:
                 continue
             except Exception:
                 log.error("public table %s unreadable: republishing", path)
-                self.publish(benchmark)
+                self.publish(benchmark, now=True)
                 rebuilt.append(path)
         return rebuilt
 
@@ -459,17 +514,34 @@ class Leaderboard:
         gold = self.golds.version(file.benchmark, file.gold)
         if gold is None:
             return None
-        raw = self.store.read("submissions", layout.raw(file.benchmark, file.sid))
+        raw = lifecycle.read_raw(self.store, file.benchmark, file.sid)
         answer = lifecycle.evaluate(state.meta, gold, raw, self.limits)
         return lifecycle.outcome_files(state.meta, gold.version, answer, lifecycle.now_iso()).get(file)
 
-    def publish(self, benchmark: str) -> None:
-        """Rewrite the public table. Writers on one data folder (app, CLI, processes) take turns
-        and each first reads what the others stored, so no publish drops another's row."""
+    def publish(self, benchmark: str, *, now: bool = False) -> bool:
+        """Rewrite the public table, at most once per ``publish_seconds`` unless ``now``; never
+        from a partial copy (it waits for a complete sync). Returns whether it was written.
+
+        Writers on one data folder (app, CLI, processes) take turns and each first reads what
+        the others stored, so no publish drops another's row."""
+        with self._lock:
+            self._unpublished.add(benchmark)
+            last = self._published_at.get(benchmark)
+            waiting = last is not None and time.monotonic() - last < self.settings.publish_seconds
+        if not self.store.consistent or (waiting and not now):
+            return False
         with self._publish_lock(benchmark):
             self.catalog.refresh()
             dataset_id = self.settings.hub_repos.get("results") or str(self.settings.data_dir / "results")
             publish(self.store, benchmark, self.board(benchmark).rows, dataset_id, self.settings.ui.space_id)
+        with self._lock:
+            self._unpublished.discard(benchmark)
+            self._published_at[benchmark] = time.monotonic()
+        return True
+
+    def publish_due(self) -> list[str]:
+        """Publish the waiting tables whose debounce has run out; returns those published."""
+        return [b for b in self._waiting() if self.publish(b)]
 
     def use_scoring_pool(self, workers: int) -> None:
         """Score uploads in ``workers`` lower-priority processes, so browsing keeps the CPU."""
@@ -491,7 +563,7 @@ class Leaderboard:
         self.catalog.refresh()
         team = self.teams.transfer(name, to, by, lifecycle.now_iso())
         for benchmark in BENCHMARKS:
-            self.publish(benchmark)
+            self.publish(benchmark, now=True)
         return team
 
     def is_member(self, identity: Identity, state: SubmissionState) -> bool:
@@ -556,7 +628,7 @@ class Leaderboard:
             raise ValueError(issue.message)
         event = Publication(public, identity.username, lifecycle.now_iso(), public, anonymous and public, reveal)
         self._write_publication(state, event)
-        self.publish(state.meta.benchmark)
+        self.publish(state.meta.benchmark, now=True)
         return _visibility_message(state, event)
 
     def _write_publication(self, state: SubmissionState, event: Publication) -> None:
@@ -564,7 +636,7 @@ class Leaderboard:
             seq = max(state.publications, default=-1) + 1
             path, body = PublicationFile(state.meta.id, seq).path, event.to_bytes()
             try:
-                self.store.put("submissions", {path: body}, f"Visibility of {state.meta.id}")
+                self.store.put("submissions", {path: body}, f"Visibility of {state.meta.id}", durable=True)
             except AlreadyExists:
                 self.catalog.refresh()
                 continue

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Protocol
 
 REPOS: tuple[str, ...] = ("gold", "submissions", "results")
@@ -33,7 +34,29 @@ class AlreadyExists(StoreError):
 
 
 class Unavailable(StoreError):
-    """The remote cannot be reached now; the write is kept locally and pushed later."""
+    """The remote cannot take a durable write now: nothing of it was stored; try again later."""
+
+
+class RepoNotPrivate(StoreError):
+    """A repo that must be private (gold, submissions) is public on the Hub: nothing is written to it."""
+
+
+@dataclass(frozen=True)
+class StoreHealth:
+    """What maintainers need to know of a store (``python -m leaderboard status``, Maintainers tab)."""
+
+    where: str  # describe(): backend, repos, working copy
+    ready: bool  # a complete sync ran in this process: writes and quota decisions may be made
+    consistent: bool  # the last sync was complete: publish and resume may rely on the copy
+    last_sync: str | None  # ISO time of the last complete sync (None: never, in this working copy)
+    pending: int  # derived writes waiting to be pushed
+    parked: tuple[str, ...]  # writes the remote refused for good, with the reason (dead letters)
+    last_error: str | None
+    problems: tuple[str, ...]  # start-up checks that failed (token, missing or public repos)
+
+    @property
+    def ok(self) -> bool:
+        return self.ready and self.consistent and not self.parked and not self.problems
 
 
 def check_repo(repo: str) -> str:
@@ -69,12 +92,25 @@ class Store(Protocol):
     def list(self, repo: str, prefix: str = "") -> list[str]:
         """Sorted paths of all files at or below ``prefix`` (a folder or '')."""
 
-    def put(self, repo: str, files: Mapping[str, bytes], message: str, *, overwrite: bool = False) -> None:
-        """Write all ``files`` durably, as one commit where the backend has commits.
+    ready: bool
+    """True once the store holds a complete copy (always for a local store): until then a
+    quota, duplicate, publish or resume decision would rest on partial data."""
+    consistent: bool
+    """True while the last sync was complete (publish and resume wait otherwise)."""
+
+    def put(
+        self, repo: str, files: Mapping[str, bytes], message: str, *, overwrite: bool = False, durable: bool = False
+    ) -> None:
+        """Write all ``files``, as one commit where the backend has commits.
 
         With ``overwrite=False`` a path that already holds the same bytes is a no-op (so a
         retried write is idempotent) and one that holds other bytes raises AlreadyExists
         before anything is written. Each file appears whole or not at all (atomic rename).
+
+        ``durable=True``: return only once the write survives losing this machine's disk (on
+        the Hub: committed); if that cannot be done in bounded time raise Unavailable and keep
+        nothing of it. ``durable=False`` (derived, rebuildable files): the remote may receive
+        it later, batched with other writes.
         """
 
     def sync(self) -> None:
@@ -88,3 +124,5 @@ class Store(Protocol):
 
     def describe(self) -> str:
         """One line for the Maintainers tab: where the data lives."""
+
+    def health(self) -> StoreHealth: ...

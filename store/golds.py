@@ -103,7 +103,8 @@ class GoldRegistry:
         now = datetime.now(UTC).isoformat()
         previous = current.version if current else ""
         info = GoldInfo(benchmark, gold.version, file, now, added_by, gold.size, previous)
-        self.store.put("gold", {file: data}, f"Add {benchmark} gold {gold.version[:12]}")
+        # The gold is an input (nothing rebuilds it): on the Hub before anyone is told it is current.
+        self.store.put("gold", {file: data}, f"Add {benchmark} gold {gold.version[:12]}", durable=True)
         self.cache.keep(benchmark, data, suffix, gold)
         with self._lock:
             self._keep(gold)
@@ -143,7 +144,8 @@ class GoldRegistry:
         )
 
     def _point(self, path: str, info: GoldInfo, message: str) -> None:
-        self.store.put("gold", {path: info.to_bytes()}, message, overwrite=True)
+        # A pointer is an input (nothing rebuilds it): on the Hub before anyone relies on it.
+        self.store.put("gold", {path: info.to_bytes()}, message, overwrite=True, durable=True)
 
     def _publish_questions(self, info: GoldInfo) -> None:
         """The public side of the gold's questions, written when the gold becomes current."""

@@ -5,15 +5,19 @@ gold (private)
     {benchmark}/current.json                 the gold pointer (store.records.GoldInfo)  gold_current
     {benchmark}/staged.json                  a gold being rescored before it is current gold_staged
 submissions (private)
-    {benchmark}/{id}/submission.jsonl        the raw upload (immutable)                 SubmissionFile
-    {benchmark}/{id}/meta.json               SubmissionMeta (immutable)
-    {benchmark}/{id}/validated-{gold}.json   passed validation against that gold
-    {benchmark}/{id}/rejected-{gold}.json    format errors against that gold (immutable)
-    {benchmark}/{id}/result-{gold}-{scorer}.json  a stored result (immutable; rescoring adds)
-    {benchmark}/{id}/failure-{gold}-{n}.json an internal error while scoring on that gold (retried)
-    moderation/{id}.json                     Moderation (overwritten)                   ModerationFile
-    teams/{team}-{seq}.json                  TeamEvent: claim, then transfers (immutable) TeamFile
-    publication/{id}-{seq}.json              Publication: publish/unpublish (immutable)   PublicationFile
+    {benchmark}/{shard}/{id}/submission.jsonl        the raw upload (immutable)         SubmissionFile
+    {benchmark}/{shard}/{id}/meta.json               SubmissionMeta (immutable)
+    {benchmark}/{shard}/{id}/validated-{gold}.json   passed validation against that gold
+    {benchmark}/{shard}/{id}/rejected-{gold}.json    format errors against that gold (immutable)
+    {benchmark}/{shard}/{id}/result-{gold}-{scorer}.json  a stored result (immutable; rescoring adds)
+    {benchmark}/{shard}/{id}/failure-{gold}-{n}.json an internal error on that gold (retried)
+    moderation/{id}.json                             Moderation (overwritten)           ModerationFile
+    teams/{team}-{seq}.json                          TeamEvent: claim, transfers (immutable) TeamFile
+    publication/{id}-{seq}.json                      Publication: publish/unpublish (immutable) PublicationFile
+
+    ``{shard}`` (:func:`shard_of`) is the id's day, so no folder nears the Hub's 10k entries per
+    folder. Files of the first layout, ``{benchmark}/{id}/...``, are still read (``parse``), and
+    ``legacy_path`` names a file there.
 results (public)
     README.md, data/{benchmark}.parquet, data/{benchmark}.csv                          public_table
     questions/{benchmark}.jsonl              the public side of the questions (no answers)
@@ -24,6 +28,7 @@ place that shortens it; every other module passes whole versions or keys read fr
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 from enum import StrEnum
@@ -92,9 +97,20 @@ _GOLD_ONLY = {Kind.VALIDATED, Kind.REJECTED}
 _GOLD_AND_TAIL = {Kind.RESULT, Kind.FAILURE}
 
 
+_DAY = re.compile(r"[0-9]{8}")
+
+
+def shard_of(sid: str) -> str:
+    """The folder between benchmark and id: the id's day (ids start ``YYYYMMDD-``); ids of another
+    shape go to a folder named by the first two hex digits of their sha256 (256 folders)."""
+    if _DAY.fullmatch(sid[:8]) and sid[8:9] == "-":
+        return sid[:8]
+    return "x" + hashlib.sha256(sid.encode()).hexdigest()[:2]
+
+
 @dataclass(frozen=True)
 class SubmissionFile:
-    """``{benchmark}/{sid}/{kind}[-{gold}[-{tail}]].{ext}``: formatted and parsed here only.
+    """``{benchmark}/{shard}/{sid}/{kind}[-{gold}[-{tail}]].{ext}``: formatted and parsed here only.
 
     ``gold`` is kept as its key (a whole version passed in is shortened); ``tail`` is the scorer
     version of a result or the number of a failure.
@@ -134,10 +150,19 @@ class SubmissionFile:
         return cls(benchmark, sid, Kind.FAILURE, gold_version, str(n))
 
     @property
-    def path(self) -> str:
+    def name(self) -> str:
         words = [self.kind.value, self.gold, self.tail] if self.gold else [self.kind.value]
         ext = "jsonl" if self.kind is Kind.RAW else "json"
-        return f"{self.benchmark}/{self.sid}/{'-'.join(w for w in words if w)}.{ext}"
+        return f"{'-'.join(w for w in words if w)}.{ext}"
+
+    @property
+    def path(self) -> str:
+        return f"{self.benchmark}/{shard_of(self.sid)}/{self.sid}/{self.name}"
+
+    @property
+    def legacy_path(self) -> str:
+        """Where the first, unsharded layout kept this file (still read)."""
+        return f"{self.benchmark}/{self.sid}/{self.name}"
 
     @property
     def result_key(self) -> ResultKey:
@@ -153,6 +178,8 @@ class SubmissionFile:
         """The file ``path`` names, or None for paths that are not a submission's file
         (moderation flags, temporary files, names of unknown shape)."""
         parts = path.split("/")
+        if len(parts) == 4 and parts[1] == shard_of(parts[2]):
+            del parts[1]
         if len(parts) != 3 or not all(parts):
             return None
         benchmark, sid, name = parts
@@ -276,7 +303,7 @@ def gold_staged(benchmark: str) -> str:
 
 
 def submission_dir(benchmark: str, sid: str) -> str:
-    return f"{benchmark}/{sid}"
+    return f"{benchmark}/{shard_of(sid)}/{sid}"
 
 
 def raw(benchmark: str, sid: str) -> str:

@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-from .base import AlreadyExists, NotFound, check_path, check_repo
+from .base import AlreadyExists, NotFound, StoreHealth, check_path, check_repo
 
 TMP_PREFIX = ".tmp-"  # never a valid path part (check_path wants a leading letter or digit)
 
@@ -63,7 +63,14 @@ def atomic_write(dst: Path, data: bytes, *, overwrite: bool) -> bool:
 
 
 class LocalStore:
-    """The store contract over a local folder (also the HubStore's working copy)."""
+    """The store contract over a local folder (also the HubStore's working copy).
+
+    Every write is durable when ``put`` returns (fsynced), and the folder is the whole truth,
+    so it is always ``ready`` and ``consistent``.
+    """
+
+    ready = True
+    consistent = True
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
@@ -91,7 +98,9 @@ class LocalStore:
             return [prefix]
         return sorted(_walk(base, start))
 
-    def put(self, repo: str, files: Mapping[str, bytes], message: str, *, overwrite: bool = False) -> None:
+    def put(
+        self, repo: str, files: Mapping[str, bytes], message: str, *, overwrite: bool = False, durable: bool = False
+    ) -> None:
         self.write(repo, files, overwrite=overwrite)
 
     def write(self, repo: str, files: Mapping[str, bytes], *, overwrite: bool = False) -> list[str]:
@@ -119,6 +128,9 @@ class LocalStore:
 
     def describe(self) -> str:
         return f"local folder {self.root}"
+
+    def health(self) -> StoreHealth:
+        return StoreHealth(self.describe(), True, True, None, 0, (), None, ())
 
 
 def _walk(base: Path, start: Path) -> Iterator[str]:

@@ -26,6 +26,8 @@ API_KEYS = (
 ``unparsed_lines`` (``line`` and ``text`` of responses that state no letter)."""
 
 NO_GOLD = "This benchmark has no gold yet; a maintainer must add it first."
+RETRY = "The leaderboard could not store your file just now; nothing was kept or counted. Please send it again."
+SYNCING = "The leaderboard is still loading its data; nothing was kept or counted. Please try again in a minute."
 _FIXED_RESULT_KEYS = ("benchmark", "gold_version", "scorer_version", "counts", "overall")
 
 
@@ -38,6 +40,7 @@ def _message(status: Status, total_issues: int) -> str:
         Status.VALIDATED: "Validated; scoring is pending.",
         Status.UNAVAILABLE: NO_GOLD,
         Status.VALID: "Valid; nothing was scored or stored (validate only).",
+        Status.RETRY: RETRY,
     }[status]
 
 
@@ -98,6 +101,12 @@ class SubmitAnswer:
     def unavailable(cls, quota: QuotaStatus | None = None) -> SubmitAnswer:
         """The benchmark has no gold: nothing stored, nothing counted, nothing to retry."""
         return cls(Status.UNAVAILABLE, NO_GOLD, quota=quota)
+
+    @classmethod
+    def retry(cls, message: str = RETRY) -> SubmitAnswer:
+        """Not stored, not counted: the storage could not take it durably in time (or is still
+        loading), so the submitter must send it again; no quota slot was used."""
+        return cls(Status.RETRY, message)
 
     def with_quota(self, quota: QuotaStatus) -> SubmitAnswer:
         return replace(self, quota=quota)

@@ -1,11 +1,17 @@
 """Taking in an upload: check the form and size, recognise duplicates, apply quotas, store the
 raw file and its record first, then validate and score. One function serves the web form,
 the API endpoint and the maintainer CLI alike.
+
+The raw file and its record are one durable write (on the Hub: one commit, shared with
+concurrent uploads): a submission exists, and counts against a quota, only once it survives a
+restart. If storage cannot take it in time, or has not yet loaded a complete copy to decide
+quotas and duplicates on, the answer is ``retry`` and nothing is kept.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import threading
 import uuid
 from collections.abc import Callable
@@ -18,10 +24,10 @@ from scoring import BENCHMARKS, Gold, Limits, SubmissionError
 from scoring.engine import validate_file
 from scoring.errors import Issue
 from scoring.validation import check_file
-from store.base import Store
+from store.base import Store, StoreError
 from store.golds import GoldRegistry
 from store.layout import SubmissionFile
-from submissions.answer import SubmitAnswer
+from submissions.answer import SYNCING, SubmitAnswer
 from submissions.catalog import Catalog
 from submissions.lifecycle import Evaluator, known_answer, process
 from submissions.quotas import QuotaPolicy, QuotaStatus, quota_status, tighter
@@ -33,6 +39,7 @@ DUPLICATE_FIELDS = ("team", "model", "model_type", "bbox_format", "paper_url", "
 """With the file's sha256, what makes an upload a repeat of an earlier one."""
 PRE_CHECKS = frozenset({"too_few_answers", "suspect_bbox_format"})
 """Whole-file issues found before a scored slot is spent: such a file is turned away, not stored."""
+log = logging.getLogger(__name__)
 
 
 def new_submission_id(now: datetime) -> str:
@@ -112,6 +119,8 @@ class Intake:
         step = progress or (lambda _f, _m: None)
         if benchmark not in BENCHMARKS:
             return SubmitAnswer.refused(f"Unknown benchmark {benchmark!r}; known: {', '.join(BENCHMARKS)}.")
+        if not self.store.ready:  # quotas and duplicates cannot be judged on a partial copy
+            return SubmitAnswer.retry(SYNCING)
         form, issues = form.cleaned()
         if form.team and (team_issue := self.teams.check(form.team, identity)) is not None:
             issues.append(team_issue)  # a name owned by another account, reserved, or mixed-script
@@ -149,7 +158,11 @@ class Intake:
                     owner = self.teams.claim(form.team, identity, datetime.now(UTC).isoformat()).owner
                 except TeamTaken as e:
                     return SubmitAnswer.refused(str(e), Issue("team_taken", 0, "team", str(e)), quota=quota)
-                meta = self._store(benchmark, data, form, identity, digest, filename, owner)
+                try:
+                    meta = self._store(benchmark, data, form, identity, digest, filename, owner)
+                except StoreError as err:  # not durable in time (or a misconfigured repo): not kept
+                    log.warning("submission not stored, asked to retry: %s", err)
+                    return SubmitAnswer.retry().with_quota(quota)
         step(0.3, "Validating and scoring")
         answer = process(self.store, self.catalog, meta, gold, self.limits, raw=data, evaluator=self.evaluator)
         step(0.9, "Updating the leaderboard")
@@ -238,6 +251,6 @@ class Intake:
         )
         raw, record = SubmissionFile.raw(benchmark, meta.id).path, SubmissionFile.meta(benchmark, meta.id).path
         body = meta.to_bytes()
-        self.store.put("submissions", {raw: data, record: body}, f"Receive {meta.id} ({benchmark})")
+        self.store.put("submissions", {raw: data, record: body}, f"Receive {meta.id} ({benchmark})", durable=True)
         self.catalog.note(record, body)
         return meta

@@ -22,8 +22,7 @@ from pathlib import Path
 from scoring import SCORER_VERSION, Gold, Limits, SubmissionError, get_benchmark
 from scoring.benchmarks import load_plugins, loaded_plugins
 from scoring.engine import score_predictions, validate_file
-from store import layout
-from store.base import AlreadyExists, Store
+from store.base import AlreadyExists, NotFound, Store
 from store.layout import Kind, SubmissionFile
 from store.records import StoredFailure, StoredRejection, StoredResult, Validated
 from submissions.answer import SubmitAnswer
@@ -47,6 +46,15 @@ def _put(store: Store, catalog: Catalog, file: SubmissionFile, data: bytes, mess
         data = store.read("submissions", file.path)
     catalog.note(file.path, data)
     return data
+
+
+def read_raw(store: Store, benchmark: str, sid: str) -> bytes:
+    """The raw upload, from the sharded layout or the first one; NotFound if neither holds it."""
+    file = SubmissionFile.raw(benchmark, sid)
+    try:
+        return store.read("submissions", file.path)
+    except NotFound:
+        return store.read("submissions", file.legacy_path)
 
 
 def evaluate(meta: SubmissionMeta, gold: Gold, source: Path | bytes, limits: Limits) -> SubmitAnswer:
@@ -119,7 +127,11 @@ def process(
     if state is not None and (known := known_answer(state, gold.version)).status in (Status.SCORED, Status.REJECTED):
         return known
     try:
-        source = raw if raw is not None else store.read("submissions", layout.raw(meta.benchmark, meta.id))
+        source = raw if raw is not None else read_raw(store, meta.benchmark, meta.id)
+    except NotFound:  # a copy still arriving, not an error of the submission: never a failure record
+        log.warning("raw upload of %s not in the store yet; scoring it later", meta.id)
+        return SubmitAnswer.of(Status.RECEIVED, meta.id)
+    try:
         return record(store, catalog, meta, gold, (evaluator or evaluate)(meta, gold, source, limits))
     except Exception:
         log.exception("internal error while scoring %s", meta.id)
@@ -154,6 +166,11 @@ def resume(store: Store, catalog: Catalog, gold: Gold, limits: Limits) -> int:
     for state in todo:
         process(store, catalog, state.meta, gold, limits)
     return len(todo)
+
+
+def _has_raw(store: Store, meta: SubmissionMeta) -> bool:
+    file = SubmissionFile.raw(meta.benchmark, meta.id)
+    return store.exists("submissions", file.path) or store.exists("submissions", file.legacy_path)
 
 
 # ---- parallel rescoring: workers load the compiled gold once, the parent writes files ----
@@ -192,9 +209,10 @@ def rescore(
     counts = {"scored": 0, "rejected": 0, "failed": 0}
     if not todo:
         return counts
+    todo = [s for s in todo if _has_raw(store, s.meta)]
     workers = workers or os.cpu_count() or 1
     metas = {s.meta.id: s.meta for s in todo}
-    jobs = ((s.meta, store.read("submissions", layout.raw(s.meta.benchmark, s.meta.id)), limits) for s in todo)
+    jobs = ((s.meta, read_raw(store, s.meta.benchmark, s.meta.id), limits) for s in todo)
     with tempfile.TemporaryDirectory() as tmp:
         gold_pickle = os.path.join(tmp, "gold.pickle")
         with open(gold_pickle, "wb") as f:

@@ -47,6 +47,7 @@ class Status(StrEnum):
     FAILED = "failed"
     UNAVAILABLE = "unavailable"
     VALID = "valid"
+    RETRY = "retry"  # an answer only: nothing was stored or counted (storage busy or loading); send it again
 
 
 def clean_text(value: object, limit: int) -> str:

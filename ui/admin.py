@@ -39,7 +39,8 @@ def gold_markdown(leaderboard: Leaderboard) -> str:
             f"| {bench.id} | `{info.version[:12]}` | {info.questions:,} | {info.added_at[:19].replace('T', ' ')} UTC | "
             f"{escape_markdown(info.added_by)} | {prev} |"
         )
-    return "### Current gold\n" + "\n".join(rows) + staged_markdown(leaderboard)
+    gold = "### Current gold\n" + "\n".join(rows) + staged_markdown(leaderboard)
+    return gold + "\n\n" + storage_markdown(leaderboard)
 
 
 def staged_markdown(leaderboard: Leaderboard) -> str:
@@ -52,6 +53,14 @@ def staged_markdown(leaderboard: Leaderboard) -> str:
         if (info := leaderboard.staged_gold(bench.id)) is not None
     ]
     return "\n\n### Staged gold\n" + "\n".join(lines) if lines else ""
+
+
+def storage_markdown(leaderboard: Leaderboard) -> str:
+    """Read-only storage health (as ``python -m leaderboard status``): sync, waiting and refused writes."""
+    health = leaderboard.health()
+    flag = "" if health.store.ok else " (needs attention)"
+    body = "\n".join(line.replace("`", "'") for line in health.lines())
+    return f"### Storage{flag}\n```\n{body}\n```"
 
 
 def submission_choices(leaderboard: Leaderboard) -> list[tuple[str, str]]:

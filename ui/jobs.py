@@ -1,10 +1,15 @@
 """Background jobs of the app process (APScheduler): they keep the board current and finish
 interrupted work without anyone visiting, and never restart the Space.
 
-- ``refresh``: reread the store (other replicas, the CLI) every ``refresh_seconds`` (at least 5);
+- ``refresh``: reread the store (other replicas, the CLI) every ``refresh_seconds`` (at least 5),
+  and publish the public tables whose debounce ran out. Its first run is at start: on the Hub
+  that is the start-up snapshot, while which reads serve the (possibly empty) working copy and
+  submissions are answered "try again shortly";
 - ``resume``: rebuild corrupted derived files, then score what a crash or a new gold left
-  unscored; first ``RESUME_FIRST_AFTER`` after start, then every ``RESUME_EVERY``;
-- ``push_pending``: retry the Hub pushes that failed (a no-op on a local store).
+  unscored (only on a complete copy); first ``RESUME_FIRST_AFTER`` after start, then every
+  ``RESUME_EVERY``;
+- ``push_pending``: push the derived files waiting in the outbox, batched into one commit per
+  repo, every ``Settings.push_seconds`` (a no-op on a local store).
 """
 
 from __future__ import annotations
@@ -18,7 +23,6 @@ from leaderboard.service import Leaderboard
 REFRESH_AT_LEAST_EVERY = 5  # seconds
 RESUME_FIRST_AFTER = timedelta(seconds=10)
 RESUME_EVERY = timedelta(minutes=5)
-PUSH_EVERY = timedelta(minutes=2)
 
 
 def repair_then_resume(leaderboard: Leaderboard) -> None:
@@ -31,7 +35,13 @@ def start_jobs(leaderboard: Leaderboard, refresh_seconds: int) -> BackgroundSche
     """Start the three jobs on a daemon scheduler (call once per process)."""
     scheduler = BackgroundScheduler(daemon=True, job_defaults={"coalesce": True, "max_instances": 1})
     refresh_every = timedelta(seconds=max(REFRESH_AT_LEAST_EVERY, refresh_seconds))
-    scheduler.add_job(leaderboard.refresh, "interval", seconds=refresh_every.total_seconds(), id="refresh")
+    scheduler.add_job(
+        leaderboard.refresh,
+        "interval",
+        seconds=refresh_every.total_seconds(),
+        id="refresh",
+        next_run_time=datetime.now(),  # the start-up sync: writes wait for it
+    )
     scheduler.add_job(
         repair_then_resume,
         "interval",
@@ -40,6 +50,7 @@ def start_jobs(leaderboard: Leaderboard, refresh_seconds: int) -> BackgroundSche
         args=(leaderboard,),
         next_run_time=datetime.now() + RESUME_FIRST_AFTER,
     )
-    scheduler.add_job(leaderboard.push_pending, "interval", seconds=PUSH_EVERY.total_seconds(), id="push_pending")
+    push_every = max(1, leaderboard.settings.push_seconds)
+    scheduler.add_job(leaderboard.push_pending, "interval", seconds=push_every, id="push_pending")
     scheduler.start()
     return scheduler

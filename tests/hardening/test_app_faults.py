@@ -32,7 +32,7 @@ RESUME_WITHIN = 60  # s: the resume job's first run is 10 s after start
 
 def submission_dirs(data_dir: Path) -> set[Path]:
     root = data_dir / "submissions" / "scb"
-    return {p for p in root.iterdir() if p.is_dir()} if root.exists() else set()
+    return {meta.parent for meta in root.rglob("meta.json")}  # under the day shards
 
 
 def results(folder: Path) -> list[str]:

@@ -58,6 +58,7 @@ def published(tmp_path_factory: pytest.TempPathFactory) -> Leaderboard:
     lb.submit("scb", write_broken(tmp / "broken.jsonl"), form("Broken-D"), ALICE)
     kv_sub = demo.write_jsonl(tmp / "kv-sub.jsonl", demo.kviscuit_submission(kv_gold, 0.6, 1))
     lb.submit("kviscuit", kv_sub, form("KV-Model", "kv-team"), ALICE)
+    lb.flush()  # tables published within the debounce are written now
     return lb
 
 

@@ -10,13 +10,16 @@ from store.layout import GoldFile, Kind, ModerationFile, ResultKey, SubmissionFi
 GOLD = "0123456789abcdef" * 4  # a whole sha256
 KEY = GOLD[:16]
 
+SID = "20261129-235959-0a1b2c3d4e"  # as intake makes them: the day is the shard
+DAY = "scb/20261129"
+
 FILES = [
-    (SubmissionFile.raw("scb", "s1"), "scb/s1/submission.jsonl"),
-    (SubmissionFile.meta("scb", "s1"), "scb/s1/meta.json"),
-    (SubmissionFile.validated("scb", "s1", GOLD), f"scb/s1/validated-{KEY}.json"),
-    (SubmissionFile.rejected("kviscuit", "s1", GOLD), f"kviscuit/s1/rejected-{KEY}.json"),
-    (SubmissionFile.result("scb", "2026-ab", GOLD, "1.10.0"), f"scb/2026-ab/result-{KEY}-1.10.0.json"),
-    (SubmissionFile.failure("scb", "s1", GOLD, 3), f"scb/s1/failure-{KEY}-3.json"),
+    (SubmissionFile.raw("scb", SID), f"{DAY}/{SID}/submission.jsonl"),
+    (SubmissionFile.meta("scb", SID), f"{DAY}/{SID}/meta.json"),
+    (SubmissionFile.validated("scb", SID, GOLD), f"{DAY}/{SID}/validated-{KEY}.json"),
+    (SubmissionFile.rejected("kviscuit", SID, GOLD), f"kviscuit/20261129/{SID}/rejected-{KEY}.json"),
+    (SubmissionFile.result("scb", SID, GOLD, "1.10.0"), f"{DAY}/{SID}/result-{KEY}-1.10.0.json"),
+    (SubmissionFile.failure("scb", SID, GOLD, 3), f"{DAY}/{SID}/failure-{KEY}-3.json"),
 ]  # fmt: skip
 
 
@@ -25,6 +28,21 @@ def test_every_submission_file_formats_and_parses_back(file: SubmissionFile, pat
     assert file.path == path
     assert SubmissionFile.parse(path) == file
     assert file.gold in ("", KEY)  # a whole version is kept as its key
+
+
+@pytest.mark.parametrize(("file", "path"), FILES, ids=[f.kind.value for f, _ in FILES])
+def test_files_of_the_unsharded_layout_are_still_read(file: SubmissionFile, path: str) -> None:
+    legacy = path.replace("/20261129/", "/", 1)
+    assert file.legacy_path == legacy and SubmissionFile.parse(legacy) == file
+
+
+def test_ids_of_another_shape_shard_by_hash() -> None:
+    file = SubmissionFile.meta("scb", "s1")
+    shard = layout.shard_of("s1")
+    assert file.path == f"scb/{shard}/s1/meta.json" and len(shard) == 3
+    assert SubmissionFile.parse(file.path) == file and SubmissionFile.parse("scb/s1/meta.json") == file
+    assert SubmissionFile.parse("scb/20261129/s1/meta.json") is None  # not that id's shard
+    assert len({layout.shard_of(f"id-{i}") for i in range(10_000)}) <= 256  # folders stay few
 
 
 @pytest.mark.parametrize(

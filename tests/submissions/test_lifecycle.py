@@ -64,10 +64,10 @@ def test_validated_then_resume_scores_it(lb: Leaderboard, tmp_path: Path, monkey
     """Validated, then the result could not be written (an internal error): VALIDATED, retried."""
     real_put = lb.store.put
 
-    def put(repo, files, message, *, overwrite=False):
+    def put(repo, files, message, *, overwrite=False, durable=False):
         if any("/result-" in p for p in files):
             raise StoreError("disk full")
-        return real_put(repo, files, message, overwrite=overwrite)
+        return real_put(repo, files, message, overwrite=overwrite, durable=durable)
 
     monkeypatch.setattr(lb.store, "put", put)
     out = lb.submit("scb", write_submission(tmp_path / "s.jsonl"), form(), ALICE)

@@ -88,7 +88,8 @@ def scored(lb: Leaderboard, benchmark: str = "scb", view: str = "overall"):
 
 
 def submission_ids(store: Store, benchmark: str = "scb") -> list[str]:
-    return sorted({p.split("/")[1] for p in store.list("submissions", benchmark) if p.endswith("/meta.json")})
+    files = (layout.SubmissionFile.parse(p) for p in store.list("submissions", benchmark))
+    return sorted({f.sid for f in files if f is not None and f.kind is layout.Kind.META})
 
 
 def files_of(store: Store, benchmark: str, sid: str, prefix: str = "") -> list[str]:
