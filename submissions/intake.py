@@ -156,10 +156,9 @@ class Intake:
                     return SubmitAnswer.refused("Daily limit reached. " + quota.message(), quota=quota)
                 try:
                     owner = self.teams.claim(form.team, identity, datetime.now(UTC).isoformat()).owner
+                    meta = self._store(benchmark, data, form, identity, digest, filename, owner)
                 except TeamTaken as e:
                     return SubmitAnswer.refused(str(e), Issue("team_taken", 0, "team", str(e)), quota=quota)
-                try:
-                    meta = self._store(benchmark, data, form, identity, digest, filename, owner)
                 except StoreError as err:  # not durable in time (or a misconfigured repo): not kept
                     log.warning("submission not stored, asked to retry: %s", err)
                     return SubmitAnswer.retry().with_quota(quota)

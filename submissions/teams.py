@@ -212,7 +212,8 @@ class Teams:
     def _write(self, file: TeamFile, event: TeamEvent, create_only: bool = False) -> None:
         body = event.to_bytes()
         try:
-            self.store.put("submissions", {file.path: body}, f"Team {event.action}: {file.team}")
+            # Ownership is an input nothing rebuilds: durable before the upload it comes with.
+            self.store.put("submissions", {file.path: body}, f"Team {event.action}: {file.team}", durable=True)
         except AlreadyExists:
             if create_only:
                 raise

@@ -126,7 +126,7 @@ def test_hub_down_board_serves_and_submissions_are_not_acknowledged(
     assert sorted(scored(lb)["model"]) == ["online"]
     hub_server.start()
     lb.refresh()  # the refresh job: tables are published only from a complete copy again
-    again = lb.submit("scb", offline, form("offline"), bob)
+    again = lb.submit("scb", offline, form("offline", "Bob team"), bob)
     assert again.status is Status.SCORED and again.duplicate_of is None
     assert lb.flush() == 0
     files = hub_server.files(hub_repo_ids["submissions"])

@@ -98,6 +98,7 @@ def test_anonymous_until_the_reveal_date(lb: Leaderboard, tmp_path: Path):
     )
     row = scored(lb).iloc[0]
     assert (row["model"], row["team"], row["paper_url"]) == (ANONYMOUS, "(anonymous until 2099-01-31)", "")
+    lb.flush()  # the public files are debounced: catch them up before reading them
     public_csv = lb.store.read("results", "data/scb.csv").decode()
     assert "Blind Lab" not in public_csv and "Secret-VLM" not in public_csv and ANONYMOUS in public_csv
     assert lb.entry(ALICE, answer.submission_id).to_api()["model"] == "Secret-VLM"  # the team sees its names

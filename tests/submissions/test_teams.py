@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from leaderboard.service import Leaderboard
+from store import layout
 from store.layout import TeamFile
 from submissions.records import Identity, Status
 from submissions.teams import name_issue, name_key
@@ -131,7 +132,7 @@ def test_names_used_before_ownership_belong_to_their_first_user(tmp_path: Path):
     assert hijack.status is Status.SCORED  # a maintainer may submit under any name
     # rewrite both metas as records older than ownership (no owner) and re-open the store
     for sid, submitter in ((first.submission_id, "alice"), (hijack.submission_id, "mallory")):
-        path = f"scb/{sid}/meta.json"
+        path = layout.meta("scb", sid)
         old = replace(lb.catalog.get(sid).meta, owner="", submitter=submitter)
         lb.store.put("submissions", {path: old.to_bytes()}, "as stored before owners", overwrite=True)
     for path in lb.store.list("submissions", "teams"):
