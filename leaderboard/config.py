@@ -121,6 +121,7 @@ class Settings:
     demo: bool = True  # seed an empty local store with demo gold and submissions
     ui: UiSettings = field(default_factory=UiSettings)
     plugins: tuple[str, ...] = ()  # modules that register more benchmarks (and their demos) on import
+    bootstrap_secret: str | None = field(default=None, repr=False)  # seeds intervals; stored one if None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "hub_repos", MappingProxyType(dict(self.hub_repos)))
@@ -144,4 +145,5 @@ class Settings:
             demo=env.flag("LEADERBOARD_DEMO", True),
             ui=UiSettings.from_env(environ),
             plugins=env.names("LEADERBOARD_PLUGINS"),
+            bootstrap_secret=env.optional("LEADERBOARD_BOOTSTRAP_SECRET"),
         )

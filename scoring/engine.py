@@ -18,7 +18,7 @@ from scoring.errors import LineError
 from scoring.geometry import BOX_FORMATS
 from scoring.gold import Gold
 from scoring.jsonl import IssueLog, Limits, read_objects
-from scoring.metrics import group_figures, question_stats
+from scoring.metrics import BOOTSTRAP_SEED, group_figures, question_stats
 
 SCORER_VERSION = "1.1.0"
 """Bump when any figure could change: results are keyed by (submission, gold, scorer)."""
@@ -189,8 +189,11 @@ def _check_coverage(log: IssueLog, submitted: int, questions: int, min_coverage:
         )
 
 
-def score_predictions(benchmark: str | Benchmark, gold: Gold, predictions: Predictions) -> ResultRecord:
-    """Stage 1 (answers) for every question, stage 2 (IoU) for the correct ones, then figures."""
+def score_predictions(
+    benchmark: str | Benchmark, gold: Gold, predictions: Predictions, *, seed: int = BOOTSTRAP_SEED
+) -> ResultRecord:
+    """Stage 1 (answers) for every question, stage 2 (IoU) for the correct ones, then figures
+    (``seed`` seeds the bootstrap intervals: the leaderboard's is secret, see scoring.metrics)."""
     bench = _declaration(benchmark)
     if predictions.gold_version != gold.version:
         raise ValueError("predictions were validated against another gold version")
@@ -202,7 +205,7 @@ def score_predictions(benchmark: str | Benchmark, gold: Gold, predictions: Predi
         union = np.zeros(gold.size, dtype=np.float64)
         for row in np.flatnonzero(correct).tolist():
             inter[row], union[row] = bench.overlap(groundings.get(row), gold, row)
-    figures = group_figures(question_stats(correct, inter, union), gold.groups, bench.metrics)
+    figures = group_figures(question_stats(correct, inter, union), gold.groups, bench.metrics, seed)
     counts = {
         "questions": gold.size,
         "submitted": int(submitted.sum()),

@@ -24,6 +24,7 @@ from submissions.catalog import Catalog
 from submissions.lifecycle import known_answer, process
 from submissions.quotas import QuotaPolicy, QuotaStatus, quota_status
 from submissions.records import Identity, Status, SubmissionForm, SubmissionMeta
+from submissions.seeds import FIXED_SEEDS, Seeds
 
 Progress = Callable[[float, str], None]
 
@@ -54,11 +55,13 @@ class Intake:
         limits: Limits,
         lock_dir: Path,
         on_scored: Callable[[str], None] | None = None,
+        seeds: Seeds = FIXED_SEEDS,
     ) -> None:
         self.store, self.catalog, self.golds = store, catalog, golds
         self.policy, self.limits = policy, limits
         self.lock_dir = lock_dir
         self.on_scored = on_scored
+        self.seeds = seeds  # the bootstrap seed of each submission (submissions.seeds)
         self._locks: dict[str, threading.Lock] = {}
         self._locks_guard = threading.Lock()
 
@@ -110,7 +113,7 @@ class Intake:
                 return SubmitAnswer.refused("Daily limit reached. " + quota.message(), quota=quota)
             meta = self._store(benchmark, data, form, identity, digest, filename)
         step(0.3, "Validating and scoring")
-        answer = process(self.store, self.catalog, meta, gold, self.limits, raw=data)
+        answer = process(self.store, self.catalog, meta, gold, self.limits, raw=data, seeds=self.seeds)
         step(0.9, "Updating the leaderboard")
         if answer.status is Status.SCORED and self.on_scored:
             self.on_scored(benchmark)
@@ -142,6 +145,7 @@ class Intake:
             submitted_at=now.isoformat(),
             size_bytes=len(data),
             filename=Path(filename).name[:200] if filename else "",
+            maintainer=identity.is_maintainer,
         )
         raw, record = SubmissionFile.raw(benchmark, meta.id).path, SubmissionFile.meta(benchmark, meta.id).path
         body = meta.to_bytes()

@@ -29,6 +29,7 @@ from store.records import StoredFailure, StoredRejection, StoredResult, Validate
 from submissions.answer import SubmitAnswer
 from submissions.catalog import Catalog, SubmissionState
 from submissions.records import Status, SubmissionMeta
+from submissions.seeds import FIXED_SEEDS, Seeds
 
 log = logging.getLogger(__name__)
 MAX_FAILURES = 3
@@ -49,15 +50,18 @@ def _put(store: Store, catalog: Catalog, file: SubmissionFile, data: bytes, mess
     return data
 
 
-def evaluate(meta: SubmissionMeta, gold: Gold, source: Path | bytes, limits: Limits) -> SubmitAnswer:
+def evaluate(
+    meta: SubmissionMeta, gold: Gold, source: Path | bytes, limits: Limits, seeds: Seeds = FIXED_SEEDS
+) -> SubmitAnswer:
     """Validate and score a raw upload, by path or bytes (pure: no store). Scored or rejected;
-    failures other than format errors raise."""
+    failures other than format errors raise. ``seeds`` gives the submission's bootstrap seed."""
     bench = get_benchmark(meta.benchmark)
     try:
         predictions = validate_file(bench, gold, source, bbox_format=meta.bbox_format, limits=limits)
     except SubmissionError as e:
         return SubmitAnswer.of(Status.REJECTED, meta.id, issues=e.issues, total_issues=e.total)
-    return SubmitAnswer.of(Status.SCORED, meta.id, result=score_predictions(bench, gold, predictions))
+    result = score_predictions(bench, gold, predictions, seed=seeds.for_submission(meta.id))
+    return SubmitAnswer.of(Status.SCORED, meta.id, result=result)
 
 
 def outcome_files(
@@ -101,7 +105,13 @@ def known_answer(state: SubmissionState, gold_version: str) -> SubmitAnswer:
 
 
 def process(
-    store: Store, catalog: Catalog, meta: SubmissionMeta, gold: Gold, limits: Limits, raw: bytes | None = None
+    store: Store,
+    catalog: Catalog,
+    meta: SubmissionMeta,
+    gold: Gold,
+    limits: Limits,
+    raw: bytes | None = None,
+    seeds: Seeds = FIXED_SEEDS,
 ) -> SubmitAnswer:
     """Bring one submission to scored or rejected for ``gold`` (idempotent). ``raw`` saves
     reading back the upload a writer has just stored."""
@@ -110,7 +120,7 @@ def process(
         return known
     try:
         source = raw if raw is not None else store.read("submissions", layout.raw(meta.benchmark, meta.id))
-        return record(store, catalog, meta, gold, evaluate(meta, gold, source, limits))
+        return record(store, catalog, meta, gold, evaluate(meta, gold, source, limits, seeds))
     except Exception:
         log.exception("internal error while scoring %s", meta.id)
         _record_failure(store, catalog, meta, gold, traceback.format_exc(limit=3)[-2000:])
@@ -132,11 +142,11 @@ def unfinished(states: Iterable[SubmissionState], gold: Gold) -> list[Submission
     ]
 
 
-def resume(store: Store, catalog: Catalog, gold: Gold, limits: Limits) -> int:
+def resume(store: Store, catalog: Catalog, gold: Gold, limits: Limits, seeds: Seeds = FIXED_SEEDS) -> int:
     """Finish every unfinished submission of ``gold``'s benchmark; returns how many."""
     todo = unfinished(catalog.all(gold.benchmark), gold)
     for state in todo:
-        process(store, catalog, state.meta, gold, limits)
+        process(store, catalog, state.meta, gold, limits, seeds=seeds)
     return len(todo)
 
 
@@ -152,10 +162,10 @@ def _init_worker(gold_pickle: str, plugins: tuple[str, ...] = ()) -> None:
         _WORKER_GOLD = pickle.load(f)
 
 
-def _work(job: tuple[SubmissionMeta, bytes, Limits]) -> tuple[str, SubmitAnswer | str]:
-    meta, data, limits = job
+def _work(job: tuple[SubmissionMeta, bytes, Limits, Seeds]) -> tuple[str, SubmitAnswer | str]:
+    meta, data, limits, seeds = job
     try:
-        return meta.id, evaluate(meta, _WORKER_GOLD, data, limits)
+        return meta.id, evaluate(meta, _WORKER_GOLD, data, limits, seeds)
     except Exception:
         return meta.id, traceback.format_exc(limit=3)[-2000:]
 
@@ -167,6 +177,7 @@ def rescore(
     limits: Limits,
     workers: int | None = None,
     on_done: Callable[[int, int], None] | None = None,
+    seeds: Seeds = FIXED_SEEDS,
 ) -> dict[str, int]:
     """Score every submission of ``gold``'s benchmark that has no outcome for it, on all cores.
 
@@ -177,8 +188,9 @@ def rescore(
     if not todo:
         return counts
     workers = workers or os.cpu_count() or 1
+    seeds = seeds.resolved()  # workers get the key, not the store
     metas = {s.meta.id: s.meta for s in todo}
-    jobs = ((s.meta, store.read("submissions", layout.raw(s.meta.benchmark, s.meta.id)), limits) for s in todo)
+    jobs = ((s.meta, store.read("submissions", layout.raw(s.meta.benchmark, s.meta.id)), limits, seeds) for s in todo)
     with tempfile.TemporaryDirectory() as tmp:
         gold_pickle = os.path.join(tmp, "gold.pickle")
         with open(gold_pickle, "wb") as f:
