@@ -21,18 +21,22 @@ from leaderboard.publish import publish
 from leaderboard.table import Board, BoardRow, baseline_rows, frame, scored_rows
 from scoring import BENCHMARKS, SCORER_VERSION, Limits
 from scoring.benchmarks import load_plugins
+from scoring.engine import ResultRecord
 from store import layout
 from store.base import NotFound, Store
 from store.golds import GoldInfo, GoldRegistry
 from store.layout import Kind, ModerationFile, SubmissionFile
 from store.local import LocalStore
-from store.records import Moderation, StoredFailure, Validated
+from store.records import HOLD_REASON, CorruptRecord, Moderation, StoredFailure, Validated
 from submissions import lifecycle
 from submissions.answer import SubmitAnswer
 from submissions.catalog import Catalog, SubmissionState
+from submissions.feedback import Feedback
 from submissions.intake import Intake, Progress
+from submissions.probes import ProbeDetector, ProbeFlag
 from submissions.quotas import QuotaPolicy, QuotaStatus
 from submissions.records import Identity, Status, SubmissionForm
+from submissions.seeds import StoredSeeds
 
 log = logging.getLogger(__name__)
 DEMO_USER = Identity("demo", is_maintainer=True, source="local")
@@ -64,6 +68,7 @@ class Leaderboard:
         self.golds = GoldRegistry(self.store, settings.data_dir / "cache")
         self.catalog = Catalog(self.store)
         self.limits = Limits(max_bytes=settings.max_upload_bytes)
+        self.seeds = StoredSeeds(self.store, settings.bootstrap_secret, lifecycle.now_iso)
         self.intake = Intake(
             self.store,
             self.catalog,
@@ -72,7 +77,10 @@ class Leaderboard:
             self.limits,
             settings.data_dir / "locks",
             on_scored=self.publish,
+            seeds=self.seeds,
         )
+        self.feedback = Feedback(self.catalog, exempt=(*settings.ui.maintainers, DEMO_USER.username))
+        self.probes = ProbeDetector(lambda s: self.store.read("submissions", layout.raw(s.meta.benchmark, s.meta.id)))
         self._boards: dict[str, tuple[tuple, Board]] = {}
         self._lock = threading.Lock()
         self.catalog.refresh()
@@ -88,7 +96,8 @@ class Leaderboard:
                 return cached[1]
         rows: list[BoardRow] = []
         if info is not None:
-            rows = scored_rows(self.catalog.all(benchmark), info.version, SCORER_VERSION, self.settings.row_rule)
+            states = self.feedback.visible(self.catalog.all(benchmark), info.version)  # the Ladder rule
+            rows = scored_rows(states, info.version, SCORER_VERSION, self.settings.row_rule)
         board = Board(benchmark, rows + baseline_rows(benchmark))
         with self._lock:
             self._boards[benchmark] = (key, board)
@@ -124,6 +133,8 @@ class Leaderboard:
         """Store, validate and score one upload: the answer the form, the API and the CLI give,
         with the new rank when it was scored."""
         answer = self.intake.submit(benchmark, Path(path), form, identity, filename, progress)
+        if answer.result is not None and (info := self.golds.info(benchmark)) is not None:
+            answer = self.feedback.answer(answer, info.version)  # the Ladder rule: submissions.feedback
         if answer.result is None:
             return answer
         return answer.with_rank(self.rank_of(benchmark, answer.submission_id))
@@ -146,6 +157,41 @@ class Leaderboard:
     def status(self, state: SubmissionState) -> Status:
         info = self.golds.info(state.meta.benchmark)
         return state.status(info.version if info else "", SCORER_VERSION, lifecycle.MAX_FAILURES)
+
+    # ---- integrity: feedback policy and probe detection (docs/integrity.md) ----
+    def result_for_submitter(self, state: SubmissionState) -> ResultRecord | None:
+        """What My submissions may show of a submission: None when withheld, hidden or held."""
+        info = self.golds.info(state.meta.benchmark)
+        return self.feedback.result_for_submitter(state, info.version) if info else None
+
+    def probe_report(self, benchmark: str) -> list[ProbeFlag]:
+        """Flagged submitters and their evidence (maintainers only: never shown to a team)."""
+        gold = self.golds.get(benchmark)
+        if gold is None:
+            return []
+        return self.probes.report(self.catalog.all(benchmark), gold, self.is_held)
+
+    def is_held(self, submission_id: str) -> bool:
+        path = ModerationFile(submission_id).path
+        try:
+            return Moderation.from_bytes(self.store.read("submissions", path), path).held
+        except (NotFound, CorruptRecord):
+            return False
+
+    def hold(self, submission_ids: list[str], by: str, why: str = "suspected probing") -> list[str]:
+        """Hold results off the board and out of the feedback (a moderation record each); returns
+        the ids held (unknown ids are skipped). ``unhide`` releases a hold."""
+        held = [sid for sid in submission_ids if self.catalog.get(sid) is not None]
+        if not held:
+            return []
+        at = lifecycle.now_iso()
+        files = {ModerationFile(sid).path: Moderation(True, by, at, f"{HOLD_REASON} {why}").to_bytes() for sid in held}
+        self.store.put("submissions", files, f"Hold {len(held)} submission(s): {why}", overwrite=True)
+        for path, body in files.items():
+            self.catalog.note(path, body)
+        for benchmark in sorted({self.catalog.get(sid).meta.benchmark for sid in held}):
+            self.publish(benchmark)
+        return held
 
     # ---- maintaining ----
     def add_gold(self, benchmark: str, path: Path, added_by: str) -> GoldInfo:
@@ -176,7 +222,7 @@ class Leaderboard:
                 continue
             gold = self.golds.compiled(info)
             before = frame(b, scored_rows(self.catalog.all(b), None, None, self.settings.row_rule))
-            counts = lifecycle.rescore(self.store, self.catalog, gold, self.limits, workers)
+            counts = lifecycle.rescore(self.store, self.catalog, gold, self.limits, workers, seeds=self.seeds)
             after = frame(b, scored_rows(self.catalog.all(b), info.version, SCORER_VERSION, self.settings.row_rule))
             report[b] = {"counts": counts, "rank_changes": _rank_changes(before, after)}
             self.publish(b)
@@ -188,7 +234,7 @@ class Leaderboard:
         for b in BENCHMARKS:
             gold = self.golds.get(b)
             if gold is not None:
-                n = lifecycle.resume(self.store, self.catalog, gold, self.limits)
+                n = lifecycle.resume(self.store, self.catalog, gold, self.limits, self.seeds)
                 if n:
                     self.publish(b)
                 done += n
@@ -251,7 +297,7 @@ class Leaderboard:
         if gold is None:
             return None
         raw = self.store.read("submissions", layout.raw(file.benchmark, file.sid))
-        answer = lifecycle.evaluate(state.meta, gold, raw, self.limits)
+        answer = lifecycle.evaluate(state.meta, gold, raw, self.limits, self.seeds)
         return lifecycle.outcome_files(state.meta, gold.version, answer, lifecycle.now_iso()).get(file)
 
     def publish(self, benchmark: str) -> None:

@@ -18,6 +18,7 @@ from scoring.errors import Issue
 from ui.auth import Auth
 from ui.board import Redraw
 from ui.display import escape_markdown
+from ui.probes import ProbeFlags
 
 REJECTED_COLUMNS = ["id", "benchmark", "model", "team", "submitter", "errors", "first errors"]
 
@@ -162,6 +163,8 @@ class AdminTab:
     def mount(cls, maintainers: Maintainers, redraw: Redraw) -> AdminTab:
         with gr.Tab("Maintainers", id="tab-admin", elem_id="tab-admin"):
             tab = cls(gr.State(False), *_lock_components(maintainers.auth.oauth), *_panel_components())
+            with tab.panel:  # read-only probe flags (ui/probes.py, docs/integrity.md)
+                ProbeFlags(maintainers.leaderboard, maintainers.allowed).mount(tab.unlocked)
         tab._wire(maintainers, redraw)
         return tab
 

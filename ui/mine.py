@@ -30,8 +30,7 @@ class MySubmissions:
         return text, pd.DataFrame([self.row(state) for state in states])
 
     def row(self, state: SubmissionState) -> dict:
-        info = self.leaderboard.gold_info(state.meta.benchmark)
-        result = state.latest_result(info.version) if info else None
+        result = self.leaderboard.result_for_submitter(state)  # None when withheld (the Ladder rule) or held
         return {
             "submitted": state.meta.submitted_at[:16].replace("T", " "),
             "benchmark": state.meta.benchmark,
