@@ -3,7 +3,9 @@ answers, the Ladder rule, and the probe detector with holds."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +22,7 @@ from submissions.probes import FLAG_AFTER
 from submissions.records import Identity, Status
 from submissions.seeds import FIXED_SEEDS, BootstrapSeeds, load_or_create
 from tests.support.models import ablation, honest_model
-from tests.support.submissions import ALICE, MAINTAINER, form, scored, small_gold, write_submission
+from tests.support.submissions import ALICE, MAINTAINER, form, scored, small_gold, write_gold, write_submission
 
 LETTERS = get_benchmark("scb").choices
 
@@ -162,3 +164,46 @@ def test_an_honest_series_of_ablations_is_not_flagged(lb: Leaderboard, seed: int
         variant = ablation(base, gold, len(LETTERS), float(share), rng)
         lb.submit("scb", write_letters(d / f"v{i}.jsonl", variant), form(f"Base-v{i}"), ALICE)
     assert lb.probe_report("scb") == []
+
+
+def test_the_probes_command_lists_and_holds_a_flagged_submitter(
+    lb: Leaderboard, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    from leaderboard import cli
+
+    d = lb.settings.data_dir
+    base = np.zeros(len(small_gold()), dtype=np.int8)
+    for i in range(FLAG_AFTER + 1):
+        probe = base.copy()
+        probe[:i] = 1
+        lb.submit("scb", write_letters(d / f"p{i}.jsonl", probe), form(), ALICE)
+    monkeypatch.setenv("LEADERBOARD_DATA_DIR", str(d))
+    monkeypatch.setenv("LEADERBOARD_DEMO", "0")
+    assert cli.main(["probes", "--benchmark", "scb"]) == 0
+    assert f"scb: {ALICE.username}: " in capsys.readouterr().out
+    assert cli.main(["probes", "--hold", "nobody"]) == 1
+    assert cli.main(["probes", "--benchmark", "scb", "--hold", ALICE.username]) == 0
+    assert f"held {FLAG_AFTER + 1} submission(s)" in capsys.readouterr().out
+    assert scored(Leaderboard(lb.settings)).empty
+
+
+def _attack_module():
+    spec = importlib.util.spec_from_file_location("probe_attack", Path(__file__).parents[2] / "perf/probe_attack.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the class is made
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_attack_simulator_learns_under_full_feedback_and_not_under_the_ladder(tmp_path: Path) -> None:
+    """perf/probe_attack.py on the small gold: the same attack that pins answers when every file is
+    shown learns nothing from withheld ones, and the detector flags it within 10 submissions."""
+    from scoring import load_gold
+
+    attack = _attack_module()
+    gold = load_gold("scb", write_gold(tmp_path / "gold.jsonl"))
+    open_feedback = attack.run(gold, "differential", "rounded", cap=40)
+    laddered = attack.run(gold, "differential", "ladder", cap=40)
+    assert open_feedback.learned > 0.3 and open_feedback.correct
+    assert laddered.learned == 0 and laddered.scored == 40
+    assert laddered.flagged_at is not None and laddered.flagged_at <= 10
