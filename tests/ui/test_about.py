@@ -20,6 +20,7 @@ def test_the_prose_ships_inside_the_package():
         "2-metrics.md",
         "3-submitting.md",
         "4-api.md",
+        "5-integrity.md",
     ]
 
 
