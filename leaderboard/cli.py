@@ -6,6 +6,7 @@ python -m leaderboard table --benchmark scb [--view overall] [--format csv|json]
 python -m leaderboard rescore [--benchmark scb] [--workers N]
 python -m leaderboard hide ID / unhide ID
 python -m leaderboard team list | show NAME | transfer NAME --to USER|org:NAME [--by M]
+python -m leaderboard probes [--benchmark scb] [--hold SUBMITTER] [--by NAME]
 python -m leaderboard resume | push | demo | status
 
 On the Hub, every command first brings the working copy to the Hub's current state (so it
@@ -72,6 +73,10 @@ def _parser() -> argparse.ArgumentParser:
         h.add_argument("submission_id")
         h.add_argument("--by", default="maintainer")
     _team_parser(sub)
+    pr = sub.add_parser("probes", help="submitters whose series look like probes of the hidden test")
+    pr.add_argument("--benchmark", choices=list(BENCHMARKS))
+    pr.add_argument("--hold", metavar="SUBMITTER", help="hold every submission of this flagged submitter")
+    pr.add_argument("--by", default="maintainer")
     sub.add_parser("resume", help="finish submissions left unscored")
     sub.add_parser("push", help="push writes waiting for the Hub")
     sub.add_parser("demo", help="seed an empty store with demo data")
@@ -238,6 +243,8 @@ def _run(lb: Leaderboard, args: argparse.Namespace) -> int:
         return 0
     if args.command == "team":
         return _team(lb, args)
+    if args.command == "probes":
+        return _probes(lb, args)
     if args.command == "resume":
         print(f"finished {lb.resume()} submission(s)")
         return 0
@@ -248,3 +255,25 @@ def _run(lb: Leaderboard, args: argparse.Namespace) -> int:
         print("seeded" if lb.seed_demo() else "the store is not empty: nothing done")
         return 0
     return 2
+
+
+def _probes(lb: Leaderboard, args: argparse.Namespace) -> int:
+    """Print the flags and their evidence; with ``--hold``, hold that submitter's submissions."""
+    found = [f for b in ([args.benchmark] if args.benchmark else list(BENCHMARKS)) for f in lb.probe_report(b)]
+    if args.hold:
+        ids = [s.meta.id for s in lb.catalog.all(args.benchmark) if s.meta.submitter == args.hold]
+        if args.hold not in {f.submitter for f in found} or not ids:
+            print(f"error: {args.hold!r} is not a flagged submitter", file=sys.stderr)
+            return 1
+        print(f"held {len(lb.hold(ids, args.by))} submission(s) of {args.hold}")
+        return 0
+    for flag in found:
+        print(
+            f"{flag.benchmark}: {flag.submitter}: {len(flag.evidence)} of {flag.submissions} submissions look like "
+            f"probes (flagged at its submission {flag.flagged_at}; {len(flag.held)} held)"
+        )
+        for p in flag.evidence:
+            print(f"  {p.submission_id} {p.model} / {p.team}: {'; '.join(p.reasons)}")
+    if not found:
+        print("no submitter flagged")
+    return 0

@@ -171,6 +171,7 @@ class Settings:
     ui: UiSettings = field(default_factory=UiSettings)
     plugins: tuple[str, ...] = ()  # modules that register more benchmarks (and their demos) on import
     scoring_workers: int = 1  # the app scores uploads in this many niced worker processes (0: in process)
+    bootstrap_secret: str | None = field(default=None, repr=False)  # seeds intervals; stored one if None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "hub_repos", MappingProxyType(dict(self.hub_repos)))
@@ -198,4 +199,5 @@ class Settings:
             ui=UiSettings.from_env(environ),
             plugins=env.names("LEADERBOARD_PLUGINS"),
             scoring_workers=env.whole("LEADERBOARD_SCORING_WORKERS", 1, maximum=64),
+            bootstrap_secret=env.optional("LEADERBOARD_BOOTSTRAP_SECRET"),
         )

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from scoring import ResultRecord, get_benchmark
+from scoring import ResultRecord
 from scoring.errors import Issue
+from submissions.answer import public_result
 from submissions.catalog import SubmissionState
 from submissions.records import Status
 
@@ -91,11 +92,9 @@ class Entry:
 
 
 def result_dict(result: ResultRecord | None) -> dict | None:
-    """The record's aggregates and declared groupings (a whitelist, as the ``/submit`` answer)."""
-    if result is None:
-        return None
-    groupings = {g.name for g in get_benchmark(result.benchmark).groupings}
-    return {k: v for k, v in result.to_dict().items() if k in _FIXED_RESULT_KEYS or k in groupings}
+    """The result as its team may see it: the same whitelist and rounding as the ``/submit``
+    answer (submissions.answer.public_result), never finer than the page shows."""
+    return public_result(result)
 
 
 def _issue(issue: Issue) -> dict:

@@ -32,19 +32,22 @@ from leaderboard.publish import publish
 from leaderboard.table import SCORED_SOURCE, Board, BoardRow, baseline_rows, ranks, scored_rows
 from scoring import BENCHMARKS, SCORER_VERSION, Gold, Limits
 from scoring.benchmarks import get_benchmark, load_plugins
-from scoring.engine import UnparsedLine, question_columns, validate_file
+from scoring.engine import ResultRecord, UnparsedLine, question_columns, validate_file
 from store import layout
 from store.base import AlreadyExists, NotFound, Store, StoreHealth
 from store.golds import GoldInfo, GoldRegistry, GoldUpdate
 from store.layout import Kind, ModerationFile, PublicationFile, SubmissionFile
 from store.local import LocalStore
-from store.records import Moderation, Publication, StoredFailure, Validated
+from store.records import HOLD_REASON, CorruptRecord, Moderation, Publication, StoredFailure, Validated
 from submissions import lifecycle
 from submissions.answer import SubmitAnswer
 from submissions.catalog import Catalog, SubmissionState
+from submissions.feedback import Feedback
 from submissions.intake import Intake, Progress
+from submissions.probes import ProbeDetector, ProbeFlag
 from submissions.quotas import QuotaPolicy, QuotaStatus
 from submissions.records import Identity, Status, SubmissionForm, check_reveal_date
+from submissions.seeds import StoredSeeds
 from submissions.teams import Team, Teams, is_member, name_key, state_key
 
 log = logging.getLogger(__name__)
@@ -124,6 +127,7 @@ class Leaderboard:
         self.golds = GoldRegistry(self.store, settings.data_dir / "cache")
         self.catalog = Catalog(self.store)
         self.limits = Limits(max_bytes=settings.max_upload_bytes)
+        self.seeds = StoredSeeds(self.store, settings.bootstrap_secret, lifecycle.now_iso)
         self.intake = Intake(
             self.store,
             self.catalog,
@@ -133,7 +137,10 @@ class Leaderboard:
             settings.data_dir / "locks",
             on_scored=self.publish,
             min_coverage=settings.min_coverage or None,
+            seeds=self.seeds,
         )
+        self.feedback = Feedback(self.catalog, exempt=(*settings.ui.maintainers, DEMO_USER.username))
+        self.probes = ProbeDetector(lambda s: self.store.read("submissions", layout.raw(s.meta.benchmark, s.meta.id)))
         self._boards: dict[str, tuple[tuple, Board]] = {}
         self._columns: OrderedDict[tuple[str, str], dict] = OrderedDict()  # per-question columns, server-side only
         self._lock = threading.Lock()
@@ -155,7 +162,7 @@ class Leaderboard:
                 return cached[1]
         rows: list[BoardRow] = []
         if info is not None:
-            states, first = self.catalog.all(benchmark), self.teams.first_users()
+            states, first = self.feedback.visible(self.catalog.all(benchmark), info.version), self.teams.first_users()
             rows = scored_rows(states, info.version, SCORER_VERSION, self.settings.row_rule, first, today)
         board = Board(benchmark, rows + baseline_rows(benchmark))
         with self._lock:
@@ -201,6 +208,8 @@ class Leaderboard:
         )
         if not validate_only:
             self._score_on_staged(benchmark, answer.submission_id, scored_on)
+        if answer.result is not None and (info := self.golds.info(benchmark)) is not None:
+            answer = self.feedback.answer(answer, info.version)  # the Ladder rule: submissions.feedback
         if answer.result is None:
             return answer
         state = self.catalog.get(answer.submission_id)
@@ -321,6 +330,41 @@ class Leaderboard:
                 self._columns.popitem(last=False)
         return columns
 
+    # ---- integrity: feedback policy and probe detection (docs/integrity.md) ----
+    def result_for_submitter(self, state: SubmissionState) -> ResultRecord | None:
+        """What My submissions may show of a submission: None when withheld, hidden or held."""
+        info = self.golds.info(state.meta.benchmark)
+        return self.feedback.result_for_submitter(state, info.version) if info else None
+
+    def probe_report(self, benchmark: str) -> list[ProbeFlag]:
+        """Flagged submitters and their evidence (maintainers only: never shown to a team)."""
+        gold = self.golds.get(benchmark)
+        if gold is None:
+            return []
+        return self.probes.report(self.catalog.all(benchmark), gold, self.is_held)
+
+    def is_held(self, submission_id: str) -> bool:
+        path = ModerationFile(submission_id).path
+        try:
+            return Moderation.from_bytes(self.store.read("submissions", path), path).held
+        except (NotFound, CorruptRecord):
+            return False
+
+    def hold(self, submission_ids: list[str], by: str, why: str = "suspected probing") -> list[str]:
+        """Hold results off the board and out of the feedback (a moderation record each); returns
+        the ids held (unknown ids are skipped). ``unhide`` releases a hold."""
+        held = [sid for sid in submission_ids if self.catalog.get(sid) is not None]
+        if not held:
+            return []
+        at = lifecycle.now_iso()
+        files = {ModerationFile(sid).path: Moderation(True, by, at, f"{HOLD_REASON} {why}").to_bytes() for sid in held}
+        self.store.put("submissions", files, f"Hold {len(held)} submission(s): {why}", overwrite=True)
+        for path, body in files.items():
+            self.catalog.note(path, body)
+        for benchmark in sorted({self.catalog.get(sid).meta.benchmark for sid in held}):
+            self.publish(benchmark)
+        return held
+
     # ---- maintaining ----
     def add_gold(self, benchmark: str, path: Path, added_by: str, confirm: bool = False) -> GoldInfo:
         return self.update_gold(benchmark, path, added_by, confirm).info
@@ -380,13 +424,15 @@ class Leaderboard:
         """Every submission to an outcome (or a recorded failure) on ``gold``: one parallel pass,
         then the few that arrived meanwhile, one by one."""
         done = None if on_progress is None else (lambda n, total: on_progress(n / total, f"{n} of {total} scored"))
-        counts = lifecycle.rescore(self.store, self.catalog, gold, self.limits, workers, done)
+        counts = lifecycle.rescore(self.store, self.catalog, gold, self.limits, workers, done, seeds=self.seeds)
         for _ in range(lifecycle.MAX_FAILURES):
             late = lifecycle.unsettled(self.catalog.all(benchmark), gold)
             if not late:
                 break
             for state in late:
-                status = lifecycle.process(self.store, self.catalog, state.meta, gold, self.limits).status
+                status = lifecycle.process(
+                    self.store, self.catalog, state.meta, gold, self.limits, seeds=self.seeds
+                ).status
                 counts[status.value] = counts.get(status.value, 0) + 1
         return counts
 
@@ -415,7 +461,9 @@ class Leaderboard:
         current = self.golds.info(benchmark)
         owed = [self.golds.staged(benchmark), current if current.version != scored_on.version else None]
         for info in filter(None, owed):
-            lifecycle.process(self.store, self.catalog, state.meta, self.golds.compiled(info), self.limits)
+            lifecycle.process(
+                self.store, self.catalog, state.meta, self.golds.compiled(info), self.limits, seeds=self.seeds
+            )
 
     def resume(self) -> int:
         """Finish submissions left unscored (a crash, a restart, a new scorer), then those owing
@@ -428,12 +476,12 @@ class Leaderboard:
             gold = self.golds.get(b)
             if gold is None:
                 continue
-            n = lifecycle.resume(self.store, self.catalog, gold, self.limits)
+            n = lifecycle.resume(self.store, self.catalog, gold, self.limits, self.seeds)
             if n:
                 self.publish(b)
             staged = self.golds.staged(b)
             if staged is not None:
-                n += lifecycle.resume(self.store, self.catalog, self.golds.compiled(staged), self.limits)
+                n += lifecycle.resume(self.store, self.catalog, self.golds.compiled(staged), self.limits, self.seeds)
                 self._switch(b, staged)
             done += n
         return done
@@ -515,7 +563,7 @@ class Leaderboard:
         if gold is None:
             return None
         raw = lifecycle.read_raw(self.store, file.benchmark, file.sid)
-        answer = lifecycle.evaluate(state.meta, gold, raw, self.limits)
+        answer = lifecycle.evaluate(state.meta, gold, raw, self.limits, self.seeds)
         return lifecycle.outcome_files(state.meta, gold.version, answer, lifecycle.now_iso()).get(file)
 
     def publish(self, benchmark: str, *, now: bool = False) -> bool:
@@ -588,7 +636,7 @@ class Leaderboard:
         gold = info.version if info else ""
         rows = self.board(state.meta.benchmark).rows
         row = next((r.submission_id for r in rows if r.submission_id and self._same_row(r.submission_id, state)), None)
-        result = state.result(gold, SCORER_VERSION) or (state.latest_result(gold) if gold else None)
+        result = self.result_for_submitter(state)  # None when withheld (the Ladder rule) or held
         return Entry(state, self.status(state), result, self.rank_of(state.meta.benchmark, submission_id), row, gold)
 
     def _same_row(self, submission_id: str, state: SubmissionState) -> bool:

@@ -21,7 +21,7 @@ from scoring.geometry import BOX_FORMATS
 from scoring.gold import Gold
 from scoring.hints import key_hint
 from scoring.jsonl import IssueLog, Limits, read_objects
-from scoring.metrics import group_figures, question_stats
+from scoring.metrics import BOOTSTRAP_SEED, group_figures, question_stats
 
 SCORER_VERSION = "1.2.0"
 """Bump when any figure could change: results are keyed by (submission, gold, scorer).
@@ -288,13 +288,16 @@ def question_columns(benchmark: str | Benchmark, gold: Gold, predictions: Predic
     return question_stats(correct, inter, union)
 
 
-def score_predictions(benchmark: str | Benchmark, gold: Gold, predictions: Predictions) -> ResultRecord:
-    """Stage 1 (answers) for every question, stage 2 (IoU) for the correct ones, then figures."""
+def score_predictions(
+    benchmark: str | Benchmark, gold: Gold, predictions: Predictions, *, seed: int = BOOTSTRAP_SEED
+) -> ResultRecord:
+    """Stage 1 (answers) for every question, stage 2 (IoU) for the correct ones, then figures
+    (``seed`` seeds the bootstrap intervals: the leaderboard's is secret, see scoring.metrics)."""
     bench = _declaration(benchmark)
     submitted, groundings = predictions.submitted, predictions.groundings
     stats = question_columns(bench, gold, predictions)
     correct = stats[Stat.CORRECT] > 0
-    figures = group_figures(stats, gold.groups, bench.metrics)
+    figures = group_figures(stats, gold.groups, bench.metrics, seed)
     counts = {
         "questions": gold.size,
         "submitted": int(submitted.sum()),

@@ -17,9 +17,12 @@ Edge cases are named choices, written in the declaration and in SPEC:
 - a metric over grounding columns is None when the submission grounds nothing at all;
 - a correct answer with no grounding has IoU 0 (``inter`` 0, ``union`` = gold area).
 
-Bootstrap intervals resample the questions of the whole test set 1,000 times with a fixed
-seed and compute every group's figure on each resample; the weights matrix depends only on
-the number of questions, so it is built once per gold and shared by every submission.
+Bootstrap intervals resample the questions of the whole test set 1,000 times and compute every
+group's figure on each resample; the weights matrix depends only on the number of questions and
+the seed. The seed is an argument: the CLI and the paper-parity figures use the fixed
+:data:`BOOTSTRAP_SEED`; the leaderboard passes a seed derived from a server secret and the
+submission id, so a submitter cannot rebuild the weights and decode which questions were right
+from the interval endpoints (docs/integrity.md).
 """
 
 from __future__ import annotations
@@ -119,26 +122,28 @@ def _num(value: float) -> float | None:
     return None if not np.isfinite(value) else float(value)
 
 
-def _bootstrap_sums(stats: Mapping[Stat, np.ndarray], member: np.ndarray, wanted: set[Stat]) -> dict[Stat, np.ndarray]:
+def _bootstrap_sums(
+    stats: Mapping[Stat, np.ndarray], member: np.ndarray, wanted: set[Stat], seed: int = BOOTSTRAP_SEED
+) -> dict[Stat, np.ndarray]:
     """Group sums of the ``wanted`` columns on every resample (resamples x groups each), from one
     float32 product of the weights with every column's membership block side by side."""
     order = [s for s in Stat if s in wanted]  # a fixed order: the product, hence every digit, is reproducible
     if not order:
         return {}
     blocks = [member * stats[s][:, None].astype(np.float32) for s in order]
-    boot = (bootstrap_weights(member.shape[0]) @ np.hstack(blocks)).astype(np.float64)
+    boot = (bootstrap_weights(member.shape[0], seed=seed) @ np.hstack(blocks)).astype(np.float64)
     k = member.shape[1]
     return {s: boot[:, i * k : (i + 1) * k] for i, s in enumerate(order)}
 
 
 def group_figures(
-    stats: Mapping[Stat, np.ndarray], groups: Groups, metrics: Sequence[Metric]
+    stats: Mapping[Stat, np.ndarray], groups: Groups, metrics: Sequence[Metric], seed: int = BOOTSTRAP_SEED
 ) -> dict[str, dict[str, dict]]:
     """Figures per group: ``{"overall": {"": stats}, "type": {"1": stats, ...}, ...}``.
 
     Each group's stats hold ``questions``, ``correct``, then every declared metric (and its
     interval, if it reports one) in declaration order; a metric whose columns the submission
-    lacks (no grounding) is None.
+    lacks (no grounding) is None. ``seed`` seeds the bootstrap (see module doc).
 
     >>> from scoring.benchmarks.base import ACCURACY
     >>> g = {"type": (["1", "2"], np.array([0, 0, 1, 1]))}
@@ -152,7 +157,7 @@ def group_figures(
     point = reduce(measured, sums)
     with_ci = [m for m in measured if m.interval]
     resampled = reduce(
-        with_ci, _bootstrap_sums(stats, member, {s for m in with_ci for s in (m.numerator, m.denominator)})
+        with_ci, _bootstrap_sums(stats, member, {s for m in with_ci for s in (m.numerator, m.denominator)}, seed)
     )
     intervals = {name: _interval(samples) for name, samples in resampled.items()}
     out: dict[str, dict[str, dict]] = {}

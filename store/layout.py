@@ -4,6 +4,7 @@ gold (private)
     {benchmark}/{version}.{ext}              a gold file as the maintainer gave it      GoldFile
     {benchmark}/current.json                 the gold pointer (store.records.GoldInfo)  gold_current
     {benchmark}/staged.json                  a gold being rescored before it is current gold_staged
+    secrets/bootstrap.json                   the bootstrap seed key (BootstrapSecret)  bootstrap_secret
 submissions (private)
     {benchmark}/{shard}/{id}/submission.jsonl        the raw upload (immutable)         SubmissionFile
     {benchmark}/{shard}/{id}/meta.json               SubmissionMeta (immutable)
@@ -332,6 +333,11 @@ def failure(benchmark: str, sid: str, gold_version: str, n: int) -> str:
 
 def moderation(sid: str) -> str:
     return ModerationFile(sid).path
+
+
+def bootstrap_secret() -> str:
+    """In the gold repo: private, and never listed as a gold version (:meth:`GoldFile.parse`)."""
+    return "secrets/bootstrap.json"
 
 
 def public_table(benchmark: str, ext: str) -> str:

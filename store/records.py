@@ -88,6 +88,7 @@ class SubmissionMeta:
     visibility: str = "public"  # chosen at submission; records older than visibility were public
     anonymous: bool = False
     reveal_date: str = ""  # YYYY-MM-DD (UTC) from which an anonymous entry shows its names
+    maintainer: bool = False  # sent by a maintainer (no quota, no Ladder rule: submissions.feedback)
 
     def to_bytes(self) -> bytes:
         return _dumps(asdict(self), indent=1)
@@ -210,11 +211,20 @@ class StoredFailure:
 
 @dataclass(frozen=True)
 class Moderation:
-    """``moderation/{id}.json``: whether a maintainer hid the submission from the public table."""
+    """``moderation/{id}.json``: whether a maintainer hid the submission from the public table.
+
+    ``reason`` says why, for maintainers; a hold on suspected probing (submissions.probes) is a
+    hiding whose reason starts with :data:`HOLD_REASON`: held results reach neither the board nor
+    the team's feedback."""
 
     hidden: bool
     by: str = ""
     at: str = ""
+    reason: str = ""
+
+    @property
+    def held(self) -> bool:
+        return self.hidden and self.reason.startswith(HOLD_REASON)
 
     def to_bytes(self) -> bytes:
         return _dumps(asdict(self))
@@ -222,6 +232,30 @@ class Moderation:
     @classmethod
     def from_bytes(cls, data: bytes, where: str) -> Moderation:
         return _flat(cls, _object(data, where), where)
+
+
+HOLD_REASON = "held:"
+"""The prefix of a moderation reason that makes a hiding a probe hold."""
+
+
+@dataclass(frozen=True)
+class BootstrapSecret:
+    """``secrets/bootstrap.json`` in the private gold repo: the key that seeds the leaderboard's
+    bootstrap intervals per submission. Stored once (create-only) so that every replica and every
+    restart seed alike; it never leaves the gold repo."""
+
+    secret: str  # hex
+    created_at: str = ""
+
+    def to_bytes(self) -> bytes:
+        return _dumps(asdict(self))
+
+    @classmethod
+    def from_bytes(cls, data: bytes, where: str) -> BootstrapSecret:
+        record = _flat(cls, _object(data, where), where)
+        if len(record.secret) < 32 or not all(c in "0123456789abcdef" for c in record.secret):
+            raise CorruptRecord(where, "secret should be at least 32 lowercase hex digits")
+        return record
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from scoring import ResultRecord, get_benchmark
+from scoring.benchmarks import Benchmark, Stat
 from scoring.engine import UnparsedLine
 from scoring.errors import Issue
 from scoring.validation import ValidationReport
@@ -29,6 +30,9 @@ NO_GOLD = "This benchmark has no gold yet; a maintainer must add it first."
 RETRY = "The leaderboard could not store your file just now; nothing was kept or counted. Please send it again."
 SYNCING = "The leaderboard is still loading its data; nothing was kept or counted. Please try again in a minute."
 _FIXED_RESULT_KEYS = ("benchmark", "gold_version", "scorer_version", "counts", "overall")
+PUBLIC_COUNTS = ("questions", "submitted", "missing", "unparsed", "lenient")
+"""Counts that are facts about the file and the public question list; a count of right answers
+(``grounded``, a group's ``correct``) would name exact per-group scores (docs/integrity.md)."""
 
 
 def _message(status: Status, total_issues: int) -> str:
@@ -114,6 +118,11 @@ class SubmitAnswer:
     def with_rank(self, rank: int | None) -> SubmitAnswer:
         return replace(self, rank=rank)
 
+    def withheld(self, why: str) -> SubmitAnswer:
+        """Scored and stored, but its figures are not shown to the submitter (the feedback policy,
+        submissions.feedback): no result, no rank, and ``why`` as the message."""
+        return replace(self, message=why, result=None, rank=None)
+
     def as_duplicate(self) -> SubmitAnswer:
         """The answer of the earlier upload of the same file, said to be a repeat."""
         note = f"This file was already submitted as {self.submission_id}; nothing was counted. "
@@ -125,7 +134,7 @@ class SubmitAnswer:
             "status": self.status.value,
             "message": self.message,
             "submission_id": self.submission_id,
-            "result": _public(self.result),
+            "result": public_result(self.result),
             "rank": self.rank,
             "errors": [{"line": i.line, "field": i.field, "code": i.code, "message": i.message} for i in self.issues],
             "total_errors": self.total_issues or len(self.issues),
@@ -143,11 +152,38 @@ class SubmitAnswer:
         return self.unparsed_lines or (self.result.unparsed_lines if self.result is not None else ())
 
 
-def _public(result: ResultRecord | None) -> dict | None:
+def public_result(result: ResultRecord | None) -> dict | None:
     """The record's fixed aggregates and its declared groupings: a whitelist, so a field added
-    to the record later is not published by accident."""
+    to the record later is not published by accident. Figures are rounded to their declared
+    decimals (no finer than a page shows them) and counts of right answers are left out; the
+    stored record keeps full precision for maintainers and ranking."""
     if result is None:
         return None
-    record = result.to_dict()
-    groupings = {g.name for g in get_benchmark(result.benchmark).groupings}
-    return {k: v for k, v in record.items() if k in _FIXED_RESULT_KEYS or k in groupings}
+    bench = get_benchmark(result.benchmark)
+    groupings = {g.name for g in bench.groupings}
+    out: dict = {k: getattr(result, k) for k in ("benchmark", "gold_version", "scorer_version")}
+    out["counts"] = {k: v for k, v in result.counts.items() if k in PUBLIC_COUNTS}
+    out["overall"] = public_figures(bench, result.overall)
+    for name, labels in result.groups.items():
+        if name in groupings:
+            out[name] = {label: public_figures(bench, stats) for label, stats in labels.items()}
+    return out
+
+
+def public_figures(bench: Benchmark, stats: dict) -> dict:
+    """One group's figures as a submitter may see them: its size, and every declared metric (and
+    interval) rounded to the metric's decimals; never its count of right answers."""
+    out: dict = {Stat.QUESTIONS.value: stats[Stat.QUESTIONS.value]} if Stat.QUESTIONS.value in stats else {}
+    for m in bench.metrics:
+        if m.name in stats:
+            out[m.name] = _rounded(stats[m.name], m.decimals)
+        if m.ci and m.ci in stats:
+            out[m.ci] = _rounded(stats[m.ci], m.decimals)
+    return out
+
+
+def _rounded(value: object, decimals: int) -> object:
+    """A figure or an interval rounded for a submitter; None stays None."""
+    if isinstance(value, list):
+        return [_rounded(v, decimals) for v in value]
+    return round(float(value), decimals) if isinstance(value, int | float) and not isinstance(value, bool) else value

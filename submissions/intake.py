@@ -32,6 +32,7 @@ from submissions.catalog import Catalog
 from submissions.lifecycle import Evaluator, known_answer, process
 from submissions.quotas import QuotaPolicy, QuotaStatus, quota_status, tighter
 from submissions.records import Identity, Status, SubmissionForm, SubmissionMeta
+from submissions.seeds import FIXED_SEEDS, Seeds
 from submissions.teams import Teams, TeamTaken, name_key, state_key
 
 Progress = Callable[[float, str], None]
@@ -75,6 +76,7 @@ class Intake:
         lock_dir: Path,
         on_scored: Callable[[str], None] | None = None,
         min_coverage: float | None = None,
+        seeds: Seeds = FIXED_SEEDS,
     ) -> None:
         self.store, self.catalog, self.golds = store, catalog, golds
         self.policy, self.limits = policy, limits
@@ -82,6 +84,7 @@ class Intake:
         self.on_scored = on_scored
         self.evaluator: Evaluator | None = None  # None: score in this process (see submissions/worker.py)
         self.min_coverage = min_coverage
+        self.seeds = seeds  # the bootstrap seed of each submission (submissions.seeds)
         self._locks: dict[str, threading.Lock] = {}
         self._locks_guard = threading.Lock()
         self.teams = Teams(store, catalog)
@@ -163,7 +166,9 @@ class Intake:
                     log.warning("submission not stored, asked to retry: %s", err)
                     return SubmitAnswer.retry().with_quota(quota)
         step(0.3, "Validating and scoring")
-        answer = process(self.store, self.catalog, meta, gold, self.limits, raw=data, evaluator=self.evaluator)
+        answer = process(
+            self.store, self.catalog, meta, gold, self.limits, raw=data, evaluator=self.evaluator, seeds=self.seeds
+        )
         step(0.9, "Updating the leaderboard")
         if answer.status is Status.SCORED and self.on_scored:
             self.on_scored(benchmark)
@@ -247,6 +252,7 @@ class Intake:
             visibility=form.visibility,
             anonymous=form.anonymous,
             reveal_date=form.reveal_date,
+            maintainer=identity.is_maintainer,
         )
         raw, record = SubmissionFile.raw(benchmark, meta.id).path, SubmissionFile.meta(benchmark, meta.id).path
         body = meta.to_bytes()

@@ -28,6 +28,7 @@ from store.records import StoredFailure, StoredRejection, StoredResult, Validate
 from submissions.answer import SubmitAnswer
 from submissions.catalog import Catalog, SubmissionState
 from submissions.records import Status, SubmissionMeta
+from submissions.seeds import FIXED_SEEDS, Seeds
 
 log = logging.getLogger(__name__)
 MAX_FAILURES = 3
@@ -57,15 +58,18 @@ def read_raw(store: Store, benchmark: str, sid: str) -> bytes:
         return store.read("submissions", file.legacy_path)
 
 
-def evaluate(meta: SubmissionMeta, gold: Gold, source: Path | bytes, limits: Limits) -> SubmitAnswer:
+def evaluate(
+    meta: SubmissionMeta, gold: Gold, source: Path | bytes, limits: Limits, seeds: Seeds = FIXED_SEEDS
+) -> SubmitAnswer:
     """Validate and score a raw upload, by path or bytes (pure: no store). Scored or rejected;
-    failures other than format errors raise."""
+    failures other than format errors raise. ``seeds`` gives the submission's bootstrap seed."""
     bench = get_benchmark(meta.benchmark)
     try:
         predictions = validate_file(bench, gold, source, bbox_format=meta.bbox_format, limits=limits)
     except SubmissionError as e:
         return SubmitAnswer.of(Status.REJECTED, meta.id, issues=e.issues, total_issues=e.total)
-    return SubmitAnswer.of(Status.SCORED, meta.id, result=score_predictions(bench, gold, predictions))
+    result = score_predictions(bench, gold, predictions, seed=seeds.for_submission(meta.id))
+    return SubmitAnswer.of(Status.SCORED, meta.id, result=result)
 
 
 def outcome_files(
@@ -108,7 +112,7 @@ def known_answer(state: SubmissionState, gold_version: str) -> SubmitAnswer:
     )
 
 
-Evaluator = Callable[[SubmissionMeta, Gold, Path | bytes, Limits], SubmitAnswer]
+Evaluator = Callable[[SubmissionMeta, Gold, Path | bytes, Limits, Seeds], SubmitAnswer]
 """Where the CPU work of :func:`evaluate` runs: in process, or a worker pool (submissions/worker.py)."""
 
 
@@ -120,6 +124,7 @@ def process(
     limits: Limits,
     raw: bytes | None = None,
     evaluator: Evaluator | None = None,
+    seeds: Seeds = FIXED_SEEDS,
 ) -> SubmitAnswer:
     """Bring one submission to scored or rejected for ``gold`` (idempotent). ``raw`` saves
     reading back the upload a writer has just stored; ``evaluator`` replaces :func:`evaluate`."""
@@ -132,7 +137,7 @@ def process(
         log.warning("raw upload of %s not in the store yet; scoring it later", meta.id)
         return SubmitAnswer.of(Status.RECEIVED, meta.id)
     try:
-        return record(store, catalog, meta, gold, (evaluator or evaluate)(meta, gold, source, limits))
+        return record(store, catalog, meta, gold, (evaluator or evaluate)(meta, gold, source, limits, seeds))
     except Exception:
         log.exception("internal error while scoring %s", meta.id)
         _record_failure(store, catalog, meta, gold, traceback.format_exc(limit=3)[-2000:])
@@ -160,11 +165,11 @@ def unsettled(states: Iterable[SubmissionState], gold: Gold) -> list[SubmissionS
     return [s for s in unfinished(states, gold) if s.failures_on(gold.version) == 0]
 
 
-def resume(store: Store, catalog: Catalog, gold: Gold, limits: Limits) -> int:
+def resume(store: Store, catalog: Catalog, gold: Gold, limits: Limits, seeds: Seeds = FIXED_SEEDS) -> int:
     """Finish every unfinished submission of ``gold``'s benchmark; returns how many."""
     todo = unfinished(catalog.all(gold.benchmark), gold)
     for state in todo:
-        process(store, catalog, state.meta, gold, limits)
+        process(store, catalog, state.meta, gold, limits, seeds=seeds)
     return len(todo)
 
 
@@ -185,10 +190,10 @@ def _init_worker(gold_pickle: str, plugins: tuple[str, ...] = ()) -> None:
         _WORKER_GOLD = pickle.load(f)
 
 
-def _work(job: tuple[SubmissionMeta, bytes, Limits]) -> tuple[str, SubmitAnswer | str]:
-    meta, data, limits = job
+def _work(job: tuple[SubmissionMeta, bytes, Limits, Seeds]) -> tuple[str, SubmitAnswer | str]:
+    meta, data, limits, seeds = job
     try:
-        return meta.id, evaluate(meta, _WORKER_GOLD, data, limits)
+        return meta.id, evaluate(meta, _WORKER_GOLD, data, limits, seeds)
     except Exception:
         return meta.id, traceback.format_exc(limit=3)[-2000:]
 
@@ -200,6 +205,7 @@ def rescore(
     limits: Limits,
     workers: int | None = None,
     on_done: Callable[[int, int], None] | None = None,
+    seeds: Seeds = FIXED_SEEDS,
 ) -> dict[str, int]:
     """Score every submission of ``gold``'s benchmark that has no outcome for it, on all cores.
 
@@ -211,8 +217,9 @@ def rescore(
         return counts
     todo = [s for s in todo if _has_raw(store, s.meta)]
     workers = workers or os.cpu_count() or 1
+    seeds = seeds.resolved()  # workers get the key, not the store
     metas = {s.meta.id: s.meta for s in todo}
-    jobs = ((s.meta, read_raw(store, s.meta.benchmark, s.meta.id), limits) for s in todo)
+    jobs = ((s.meta, read_raw(store, s.meta.benchmark, s.meta.id), limits, seeds) for s in todo)
     with tempfile.TemporaryDirectory() as tmp:
         gold_pickle = os.path.join(tmp, "gold.pickle")
         with open(gold_pickle, "wb") as f:

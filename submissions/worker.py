@@ -28,6 +28,7 @@ from scoring.benchmarks import load_plugins, loaded_plugins
 from submissions.answer import SubmitAnswer
 from submissions.lifecycle import evaluate
 from submissions.records import SubmissionMeta
+from submissions.seeds import FIXED_SEEDS, Seeds
 
 log = logging.getLogger(__name__)
 NICE = 10
@@ -42,12 +43,14 @@ def _start_worker(nice: int, plugins: tuple[str, ...]) -> None:
     load_plugins(plugins)  # a spawned worker knows only the built-in benchmarks until it loads the parent's
 
 
-def _evaluate_in_worker(meta: SubmissionMeta, gold_file: str, version: str, source: bytes, limits: Limits):
+def _evaluate_in_worker(
+    meta: SubmissionMeta, gold_file: str, version: str, source: bytes, limits: Limits, seeds: Seeds
+) -> SubmitAnswer:
     gold = _GOLDS.get(meta.benchmark)
     if gold is None or gold.version != version:
         with open(gold_file, "rb") as f:
             gold = _GOLDS[meta.benchmark] = pickle.load(f)
-    return evaluate(meta, gold, source, limits)
+    return evaluate(meta, gold, source, limits, seeds)
 
 
 class ScoringPool:
@@ -83,10 +86,12 @@ class ScoringPool:
                 self._gold_files[key] = str(path)
             return self._gold_files[key]
 
-    def evaluate(self, meta: SubmissionMeta, gold: Gold, source: Path | bytes, limits: Limits) -> SubmitAnswer:
+    def evaluate(
+        self, meta: SubmissionMeta, gold: Gold, source: Path | bytes, limits: Limits, seeds: Seeds = FIXED_SEEDS
+    ) -> SubmitAnswer:
         """:func:`submissions.lifecycle.evaluate` in a worker; waits for the answer."""
         data = source.read_bytes() if isinstance(source, Path) else source
-        job = (meta, self._gold_file(gold), gold.version, data, limits)
+        job = (meta, self._gold_file(gold), gold.version, data, limits, seeds)
         try:
             return self._pool.submit(_evaluate_in_worker, *job).result()
         except BrokenProcessPool:

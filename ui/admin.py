@@ -20,6 +20,7 @@ from scoring.errors import Issue
 from ui.auth import Auth
 from ui.board import Redraw
 from ui.display import escape_markdown
+from ui.probes import ProbeFlags
 from ui.throttle import Backoff, client_of
 
 log = logging.getLogger(__name__)
@@ -235,6 +236,8 @@ class AdminTab:
     def mount(cls, maintainers: Maintainers, redraw: Redraw) -> AdminTab:
         with gr.Tab("Maintainers", id="tab-admin", elem_id="tab-admin"):
             tab = cls(*_lock_components(maintainers.auth.oauth), *_panel_components())
+            with tab.panel:  # read-only probe flags (ui/probes.py, docs/integrity.md)
+                ProbeFlags(maintainers.leaderboard, maintainers.check).mount(tab.token)
         tab._wire(maintainers, redraw)
         return tab
 

@@ -21,6 +21,7 @@ def test_the_prose_ships_inside_the_package():
         "3-submitting.md",
         "4-api.md",
         "5-citation.md",
+        "5-integrity.md",
     ]
 
 

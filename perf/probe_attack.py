@@ -1,0 +1,383 @@
+"""Adaptive attacks on the SCB answer key, run against the real scorer under a feedback policy.
+
+    python perf/probe_attack.py --gold /work/shared/data/scb-synthetic/gold.jsonl [--cap 1500]
+
+The attacks of the red-team review (finding 3), as a submitter sees the leaderboard:
+
+- ``partial``: probe files answering K questions per country, the rest missing (the interval
+  decoder of the review); the minimum coverage refuses them before scoring;
+- ``differential``: complete files, a known baseline with one flipped answer per group cell that
+  no other probe shares, decoded from that cell's exact count of right answers;
+- ``coin``: group-count coin weighing, several flips per country cell, split adaptively until
+  each cell's count change names every probe;
+- ``threshold``: the attack that targets the Ladder: a baseline with the 5 % of allowed missing
+  answers, then files that fill some of them (to sit at the step) plus isolated probes, decoded
+  whenever a file is shown.
+
+Policies (the oracle is :func:`scoring.engine.score_predictions` with the submission's seed,
+:meth:`submissions.answer.SubmitAnswer.to_api` for rounding and :func:`submissions.feedback.ladder`):
+
+- ``rounded``: secret seed, rounding, no counts of right answers, minimum coverage 95 %;
+- ``ladder`` (deployed default): the same, and the Ladder rule per submitter;
+- ``sybil``: the Ladder, but a fresh account for every submission (each one is a first).
+
+For each it prints the scored submissions needed for 10 %, 50 % and 100 % of the key (answers
+the attacker has pinned, checked against the gold at the end), and after which submission the
+probe detector (:mod:`submissions.probes`) flags the attacker. ``check`` runs the same on a
+small gold quickly (the test does).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from scoring import SCORER_VERSION, Gold, get_benchmark, load_gold  # noqa: E402
+from scoring.engine import Predictions, score_predictions  # noqa: E402
+from store.layout import ResultKey  # noqa: E402
+from store.records import StoredResult, SubmissionMeta  # noqa: E402
+from submissions.answer import SubmitAnswer  # noqa: E402
+from submissions.catalog import SubmissionState  # noqa: E402
+from submissions.feedback import LADDER_STEP, ladder  # noqa: E402
+from submissions.probes import Answers, flags, patterns  # noqa: E402
+from submissions.records import Status  # noqa: E402
+from submissions.seeds import BootstrapSeeds  # noqa: E402
+
+MIN_COVERAGE = 0.95
+POLICIES = ("rounded", "ladder", "sybil")
+MILESTONES = (0.10, 0.50, 1.00)
+
+
+# --------------------------------------------------------------------------- the oracle
+
+
+@dataclass
+class Oracle:
+    """The leaderboard as a submitter sees it, under one policy; it keeps every submission for
+    the detector and counts the scored ones."""
+
+    gold: Gold
+    policy: str
+    seeds: BootstrapSeeds = field(default_factory=lambda: BootstrapSeeds(b"perf-probe-attack-secret"))
+    states: list[SubmissionState] = field(default_factory=list)
+    letters: list[np.ndarray] = field(default_factory=list)
+    scored: int = 0
+    rejected: int = 0
+
+    def submit(self, letters: np.ndarray) -> dict | None:
+        """The ``result`` of the ``/submit`` answer: None when refused or withheld."""
+        bench = get_benchmark(self.gold.benchmark)
+        i = len(self.states)
+        submitter = f"sybil-{i}" if self.policy == "sybil" else "attacker"
+        sid = f"p{i:05d}"
+        when = (datetime(2026, 1, 1, tzinfo=UTC) + timedelta(minutes=i)).isoformat()
+        meta = SubmissionMeta(sid, bench.id, "probe", "team", "open", "", "", "", submitter, sid, "xyxy", when, 0)
+        state = SubmissionState(meta)
+        self.states.append(state)
+        self.letters.append(letters.copy())
+        if (letters >= 0).sum() < math.ceil(MIN_COVERAGE * self.gold.size - 1e-9):
+            self.rejected += 1
+            return None
+        preds = Predictions(bench.id, self.gold.version, letters.astype(np.int8), letters >= 0, {}, 0)
+        result = score_predictions(bench, self.gold, preds, seed=self.seeds.for_submission(sid))
+        state.results[ResultKey.of(self.gold.version, SCORER_VERSION)] = StoredResult(sid, when, result)
+        self.scored += 1
+        answer = SubmitAnswer.of(Status.SCORED, sid, result=result)
+        if self.policy != "rounded":
+            mine = [s for s in self.states if s.meta.submitter == submitter]
+            if not ladder(mine, self.gold.version)[sid].shown:
+                answer = answer.withheld("not shown")
+        return answer.to_api()["result"]
+
+    def flagged_at(self) -> int | None:
+        """The submission (1-based, of the attacker's series) after which the detector flags it."""
+        found = patterns(self.states, [Answers(a) for a in self.letters], get_benchmark(self.gold.benchmark))
+        marks = [i for i, p in enumerate(found, 1) if p.suspicious]
+        if self.policy != "sybil":
+            (flag,) = flags(self.gold.benchmark, found, lambda _sid: False) or (None,)
+            return flag.flagged_at if flag else None
+        return marks[2] if len(marks) >= 3 else None  # a Sybil series: flags on accounts, counted alike
+
+
+def cell_counts(result: dict, gold: Gold) -> dict[tuple[str, str], int]:
+    """Exact right-answer counts per group cell, read back from rounded accuracies (a step of
+    0.01 % is finer than 1/|G| for every group here: the rounding alone does not hide them)."""
+    out = {}
+    metric = get_benchmark(gold.benchmark).primary.name
+    for name in gold.groups:
+        for label, stats in result[name].items():
+            out[(name, label)] = round(stats[metric] * stats["questions"] / 100)
+    return out
+
+
+# --------------------------------------------------------------------------- the attacker's knowledge
+
+
+@dataclass
+class Key:
+    """What the attacker knows: letters still possible per question (a 4-bit mask) and its cells."""
+
+    gold: Gold
+    choices: int
+    possible: np.ndarray = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.possible = np.full(self.gold.size, (1 << self.choices) - 1, dtype=np.int16)
+
+    def known(self) -> np.ndarray:
+        """The pinned letter per question, -1 when more than one is possible."""
+        single = (self.possible & (self.possible - 1)) == 0
+        return np.where(single, np.log2(np.maximum(self.possible, 1)).astype(np.int8), -1)
+
+    def share(self) -> float:
+        return float((self.known() >= 0).mean())
+
+    def right(self, q: int, letter: int) -> None:
+        self.possible[q] = 1 << letter
+
+    def wrong(self, q: int, letter: int) -> None:
+        self.possible[q] &= ~(1 << letter)
+
+    def candidate(self, q: int, avoid: int) -> int | None:
+        """A still possible letter other than ``avoid`` (the baseline's)."""
+        for c in range(self.choices):
+            if c != avoid and self.possible[q] >> c & 1:
+                return c
+        return None
+
+    def cells(self) -> list[np.ndarray]:
+        return [codes for _labels, codes in self.gold.groups.values()]
+
+
+def isolated_probes(key: Key, base: np.ndarray, limit: int | None = None) -> list[tuple[int, int, tuple[str, str]]]:
+    """(question, letter, its own cell): probes of undecided questions, each alone in one cell."""
+    names = list(key.gold.groups)
+    codes = [key.gold.groups[n][1] for n in names]
+    labels = [key.gold.groups[n][0] for n in names]
+    undecided = np.flatnonzero(key.known() < 0)
+    claimed: set[tuple[int, int]] = set()
+    occupied: set[tuple[int, int]] = set()
+    probes = []
+    for g in range(len(names)):
+        for q in undecided:
+            cell = (g, int(codes[g][q]))
+            mine = {(h, int(codes[h][q])) for h in range(len(names))}
+            if cell in occupied or mine & claimed:
+                continue
+            letter = key.candidate(int(q), int(base[q]))
+            if letter is None:
+                continue
+            claimed.add(cell)
+            occupied |= mine
+            probes.append((int(q), letter, (names[g], labels[g][cell[1]])))
+            if limit and len(probes) >= limit:
+                return probes
+    return probes
+
+
+def learn_differential(key: Key, base: np.ndarray, q: int, letter: int, delta: int) -> None:
+    """One flip ``base[q] -> letter``: +1 the new letter is right, -1 the old one, 0 neither."""
+    if delta > 0:
+        key.right(q, letter)
+    elif delta < 0:
+        key.right(q, int(base[q]))
+    else:
+        key.wrong(q, letter)
+        key.wrong(q, int(base[q]))
+
+
+# --------------------------------------------------------------------------- attacks
+
+
+Step = Callable[[Oracle, Key], bool]
+"""One scored submission of an attack; False when it has nothing left to ask."""
+
+
+def partial(oracle: Oracle, key: Key, per_country: int = 16) -> Iterator[bool]:
+    """The review's interval decoder needs files answering only the probes: each is refused."""
+    codes = key.cells()[1] if len(key.cells()) > 1 else key.cells()[0]
+    while True:
+        letters = np.full(key.gold.size, -1, dtype=np.int8)
+        for label in np.unique(codes):
+            rows = np.flatnonzero((codes == label) & (key.known() < 0))[:per_country]
+            letters[rows] = 0
+        yield oracle.submit(letters) is not None
+
+
+def differential(oracle: Oracle, key: Key) -> Iterator[bool]:
+    base = np.zeros(key.gold.size, dtype=np.int8)  # all "A": a baseline known exactly once shown
+    first = oracle.submit(base)
+    counts = cell_counts(first, key.gold) if first else None
+    while True:
+        probes = isolated_probes(key, base)
+        if not probes:
+            return
+        letters = base.copy()
+        for q, letter, _cell in probes:
+            letters[q] = letter
+        result = oracle.submit(letters)
+        if result is not None and counts is not None:
+            now = cell_counts(result, key.gold)
+            for q, letter, cell in probes:
+                learn_differential(key, base, q, letter, now[cell] - counts[cell])
+        elif result is not None:  # the first file was withheld: this one is the attacker's reference
+            counts = cell_counts(result, key.gold)
+        yield True
+
+
+def coin(oracle: Oracle, key: Key, batch: int = 4) -> Iterator[bool]:
+    """Batches of flips per country cell; a cell whose change is not ±size is split in two."""
+    base = np.zeros(key.gold.size, dtype=np.int8)
+    first = oracle.submit(base)
+    counts = cell_counts(first, key.gold) if first else None
+    name = list(key.gold.groups)[1] if len(key.gold.groups) > 1 else next(iter(key.gold.groups))
+    labels, codes = key.gold.groups[name]
+    pending: dict[int, list[int]] = {}  # cell -> questions to test together next
+    while True:
+        tests: dict[int, list[tuple[int, int]]] = {}
+        for c in range(len(labels)):
+            rows = pending.pop(c, None) or [int(q) for q in np.flatnonzero((codes == c) & (key.known() < 0))[:batch]]
+            picks = [(q, key.candidate(q, int(base[q]))) for q in rows]
+            tests[c] = [(q, x) for q, x in picks if x is not None]
+        if not any(tests.values()):
+            return
+        letters = base.copy()
+        for group in tests.values():
+            for q, x in group:
+                letters[q] = x
+        result = oracle.submit(letters)
+        if result is not None and counts is not None:
+            now = cell_counts(result, key.gold)
+            for c, group in tests.items():
+                delta = now[(name, labels[c])] - counts[(name, labels[c])]
+                _weigh(key, base, group, delta, pending, c)
+        elif result is not None:
+            counts = cell_counts(result, key.gold)
+        yield True
+
+
+def _weigh(key: Key, base: np.ndarray, group: list, delta: int, pending: dict, cell: int) -> None:
+    if len(group) == 1 or abs(delta) == len(group):
+        for q, x in group:
+            learn_differential(key, base, q, x, int(np.sign(delta)) if len(group) > 1 else delta)
+        return
+    pending[cell] = [q for q, _ in group[: len(group) // 2]]  # mixed or cancelling: weigh half next
+
+
+def threshold(oracle: Oracle, key: Key) -> Iterator[bool]:
+    """Against the Ladder: start low (all "A", the 5 % of allowed missing answers left out), then
+    send files that fill some missing answers (to land near the step) in two reserved country
+    cells, plus one probe in each other country cell; learn whenever a file is shown."""
+    n = key.gold.size
+    name = list(key.gold.groups)[1] if len(key.gold.groups) > 1 else next(iter(key.gold.groups))
+    labels, codes = key.gold.groups[name]
+    reserved = codes >= len(labels) - 2
+    holes = np.flatnonzero(reserved)[: n - math.ceil(MIN_COVERAGE * n - 1e-9)]
+    best = np.zeros(n, dtype=np.int8)
+    best[holes] = -1
+    counts = cell_counts(oracle.submit(best), key.gold)
+    fill = 4 * (math.floor(LADDER_STEP * n / 100) + 1)  # about a step of right answers expected
+    while True:
+        letters = best.copy()
+        letters[np.flatnonzero(best < 0)[:fill]] = 0
+        probes = []
+        for c in range(len(labels) - 2):
+            undecided = np.flatnonzero((codes == c) & (key.known() < 0))
+            if undecided.size and (x := key.candidate(int(undecided[0]), int(best[undecided[0]]))) is not None:
+                probes.append((int(undecided[0]), x, (name, labels[c])))
+                letters[undecided[0]] = x
+        if not probes:
+            return
+        result = oracle.submit(letters)
+        if result is not None:
+            now = cell_counts(result, key.gold)
+            for q, letter, cell in probes:
+                learn_differential(key, best, q, letter, now[cell] - counts[cell])
+            best, counts = letters, now
+        yield True
+
+
+ATTACKS = {"partial": partial, "differential": differential, "coin": coin, "threshold": threshold}
+
+
+# --------------------------------------------------------------------------- running
+
+
+@dataclass(frozen=True)
+class Outcome:
+    attack: str
+    policy: str
+    scored: int
+    rejected: int
+    learned: float
+    milestones: dict[float, int | None]
+    correct: bool
+    flagged_at: int | None
+    seconds: float
+
+
+def run(gold: Gold, attack: str, policy: str, cap: int) -> Outcome:
+    started = time.perf_counter()
+    oracle, key = Oracle(gold, policy), Key(gold, len(get_benchmark(gold.benchmark).choices))
+    reached: dict[float, int | None] = dict.fromkeys(MILESTONES)
+    for attempts, _ in enumerate(ATTACKS[attack](oracle, key), 1):
+        share = key.share()
+        for m in MILESTONES:
+            if reached[m] is None and share >= m - 1e-12:
+                reached[m] = oracle.scored
+        if oracle.scored >= cap or attempts >= cap or share >= 1.0:
+            break
+    known = key.known()
+    right = bool(((known < 0) | (known == gold.answers)).all())
+    return Outcome(attack, policy, oracle.scored, oracle.rejected, key.share(), reached, right, oracle.flagged_at(),
+                   time.perf_counter() - started)  # fmt: skip
+
+
+def table(outcomes: list[Outcome], cap: int) -> str:
+    def when(v: int | None) -> str:
+        return f"{v:,}" if v is not None else f"> {cap:,}"
+
+    lines = [
+        "| attack | policy | 10 % of key | 50 % | 100 % | learned | scored | refused | flagged at | right | s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for o in outcomes:
+        m = o.milestones
+        lines.append(
+            f"| {o.attack} | {o.policy} | {when(m[0.10])} | {when(m[0.50])} | {when(m[1.00])} | {o.learned:.1%} | "
+            f"{o.scored:,} | {o.rejected:,} | {o.flagged_at or 'no'} | {'yes' if o.correct else 'NO'} "
+            f"| {o.seconds:.0f} |"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--gold", type=Path, required=True, help="an SCB gold file (JSONL or Parquet)")
+    p.add_argument("--cap", type=int, default=1500, help="stop an attack after this many scored submissions")
+    p.add_argument("--attacks", nargs="*", default=list(ATTACKS), choices=list(ATTACKS))
+    p.add_argument("--policies", nargs="*", default=list(POLICIES), choices=list(POLICIES))
+    args = p.parse_args(argv)
+    gold = load_gold("scb", args.gold)
+    outcomes = []
+    for attack in args.attacks:
+        for policy in args.policies if attack != "partial" else ["ladder"]:
+            outcomes.append(run(gold, attack, policy, args.cap))
+            print(table(outcomes[-1:], args.cap).splitlines()[-1], flush=True)
+    print(f"\n{gold.size:,} questions, cap {args.cap:,} scored submissions, step {LADDER_STEP:g} points\n")
+    print(table(outcomes, args.cap))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

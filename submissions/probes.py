@@ -1,0 +1,207 @@
+"""Probe detection: series of submissions that look like questions to the hidden test, not models.
+
+An adaptive attack on the answer key (docs/integrity.md) sends files that differ from an earlier
+one in only a few answers (each difference is a probe), or files with degenerate patterns (one
+letter everywhere, answers on a subset only). A real model's variants differ in many answers
+(5-20 % for ablations) and answer with a spread of letters. So each submission is compared with
+the closest earlier submission of the same submitter and with the closest earlier one of anyone
+(a probe series spread over accounts), and a submitter is flagged once :data:`FLAG_AFTER` of its
+submissions look like probes.
+
+The evidence (which submissions, how many answers differ, pattern statistics) is for maintainers
+only: it derives from the files alone, never from the gold, yet it says which questions a team
+is probing, so it is shown on the Maintainers tab and by ``python -m leaderboard probes``, never
+to the team. A maintainer can *hold* a flagged series: a moderation record (store.records.
+Moderation, reason ``held: ...``) that takes the results off the board and out of the feedback.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from scoring.answers import extract_answer, normalize_answer
+from scoring.benchmarks import Benchmark, get_benchmark
+from scoring.gold import Gold
+from submissions.catalog import SubmissionState
+
+NEAR_DUPLICATE_SHARE = 0.02
+"""At most this share of the questions answered differently from an earlier file: a probe (SCB:
+63 of 3,178; ablations of a real model differ in 5-20 %)."""
+ONE_LETTER_SHARE = 0.8
+"""At least this share of the answered questions given one letter: degenerate."""
+LOW_COVERAGE_SHARE = 0.95
+"""Fewer questions answered than this share: a partial file (the leaderboard's minimum coverage)."""
+FLAG_AFTER = 3
+"""Suspicious submissions of one submitter before it is flagged (one all-"A" test of the example
+file, or one resubmission with a few fixes, is ordinary)."""
+
+
+@dataclass(frozen=True)
+class Answers:
+    """One file's answers as a row of letters (index into the benchmark's choices, -1 when missing)."""
+
+    letters: np.ndarray
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """The evidence on one submission (for maintainers only)."""
+
+    submission_id: str
+    submitter: str
+    team: str
+    model: str
+    submitted_at: str
+    answered: int
+    questions: int
+    top_letter: str
+    top_share: float  # of the answered questions
+    closest_own: str  # the closest earlier submission of the same submitter ("" if none)
+    differ_own: int | None  # answers that differ from it
+    closest_any: str  # the closest earlier submission of another submitter ("" if none)
+    differ_any: int | None
+    reasons: tuple[str, ...]
+
+    @property
+    def suspicious(self) -> bool:
+        return bool(self.reasons)
+
+
+@dataclass(frozen=True)
+class ProbeFlag:
+    """A flagged submitter: its suspicious submissions, oldest first, and which are held."""
+
+    submitter: str
+    benchmark: str
+    submissions: int  # all of its parsed submissions on the benchmark
+    flagged_at: int  # the 1-based number of its submission that raised the flag
+    evidence: tuple[Pattern, ...]
+    held: tuple[str, ...]
+
+
+def read_answers(bench: Benchmark, gold: Gold, raw: bytes) -> Answers:
+    """The letters of a stored upload, line by line (a line the scorer would refuse is skipped:
+    the detector looks at patterns, the scorer judges validity)."""
+    letters = np.full(gold.size, -1, dtype=np.int8)
+    for line in raw.splitlines():
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(obj, dict) or bench.key_field not in obj:
+            continue
+        key = bench.parse_key(obj[bench.key_field])
+        row = gold.index.get(key) if key is not None else None
+        if row is None or letters[row] >= 0:
+            continue
+        if "answer" in obj:
+            letter = normalize_answer(obj["answer"], bench.choices)
+        else:
+            letter = extract_answer(obj["response"], bench.choices) if isinstance(obj.get("response"), str) else None
+        if letter is not None:
+            letters[row] = bench.choices.index(letter)
+    return Answers(letters)
+
+
+def patterns(states: list[SubmissionState], answers: list[Answers], bench: Benchmark) -> list[Pattern]:
+    """The evidence on every submission (``states`` in submission order, ``answers`` alike)."""
+    if not states:
+        return []
+    matrix = np.stack([a.letters for a in answers])
+    n = matrix.shape[1]
+    near = max(1, int(NEAR_DUPLICATE_SHARE * n))
+    submitters = np.array([s.meta.submitter for s in states])
+    out = []
+    for i, state in enumerate(states):
+        row = matrix[i]
+        answered = int((row >= 0).sum())
+        counts = np.bincount(row[row >= 0], minlength=len(bench.choices))
+        top = int(counts.argmax())
+        share = float(counts[top] / answered) if answered else 0.0
+        differ = (matrix[:i] != row).sum(axis=1)
+        own_id, own = _closest(states, differ, submitters[:i] == state.meta.submitter)
+        any_id, other = _closest(states, differ, submitters[:i] != state.meta.submitter)
+        reasons = []
+        if own is not None and own <= near:
+            reasons.append(f"differs from own {own_id} in {own} answers")
+        if other is not None and other <= near:
+            reasons.append(f"differs from another submitter's {any_id} in {other} answers")
+        if answered and share >= ONE_LETTER_SHARE:
+            reasons.append(f"{share:.0%} of answers are {bench.choices[top]}")
+        if answered < LOW_COVERAGE_SHARE * n:
+            reasons.append(f"answers only {answered} of {n} questions")
+        meta = state.meta
+        out.append(
+            Pattern(
+                meta.id,
+                meta.submitter,
+                meta.team,
+                meta.model,
+                meta.submitted_at,
+                answered,
+                n,
+                bench.choices[top],
+                share,
+                own_id,
+                own,
+                any_id,
+                other,
+                tuple(reasons),
+            )  # fmt: skip
+        )
+    return out
+
+
+def _closest(states: list[SubmissionState], differ: np.ndarray, among: np.ndarray) -> tuple[str, int | None]:
+    if not among.any():
+        return "", None
+    j = int(np.flatnonzero(among)[differ[among].argmin()])
+    return states[j].meta.id, int(differ[j])
+
+
+def flags(benchmark: str, found: list[Pattern], held: Callable[[str], bool]) -> list[ProbeFlag]:
+    """Submitters with at least :data:`FLAG_AFTER` suspicious submissions, most evidence first."""
+    by_submitter: dict[str, list[Pattern]] = {}
+    for p in found:
+        by_submitter.setdefault(p.submitter, []).append(p)
+    out = []
+    for submitter, mine in by_submitter.items():
+        suspicious = [p for p in mine if p.suspicious]
+        if len(suspicious) < FLAG_AFTER:
+            continue
+        flagged_at = mine.index(suspicious[FLAG_AFTER - 1]) + 1
+        held_ids = tuple(p.submission_id for p in mine if held(p.submission_id))
+        out.append(ProbeFlag(submitter, benchmark, len(mine), flagged_at, tuple(suspicious), held_ids))
+    return sorted(out, key=lambda f: (-len(f.evidence), f.submitter))
+
+
+class ProbeDetector:
+    """Reads each stored upload once (uploads never change) and reports flags per benchmark."""
+
+    def __init__(self, read_raw: Callable[[SubmissionState], bytes]) -> None:
+        self.read_raw = read_raw
+        self._answers: dict[tuple[str, str], Answers] = {}  # (submission id, gold version) -> answers
+        self._lock = threading.Lock()
+
+    def answers(self, state: SubmissionState, gold: Gold) -> Answers:
+        key = (state.meta.id, gold.version)
+        with self._lock:
+            if key in self._answers:
+                return self._answers[key]
+        found = read_answers(get_benchmark(gold.benchmark), gold, self.read_raw(state))
+        with self._lock:
+            self._answers[key] = found
+        return found
+
+    def report(self, states: Iterable[SubmissionState], gold: Gold, held: Callable[[str], bool]) -> list[ProbeFlag]:
+        """Flags over the benchmark's submissions (every upload counts, rejected ones too: a
+        partial probe file is refused by the minimum coverage but still says what it was)."""
+        states = list(states)
+        bench = get_benchmark(gold.benchmark)
+        found = patterns(states, [self.answers(s, gold) for s in states], bench)
+        return flags(gold.benchmark, found, held)

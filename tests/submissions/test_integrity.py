@@ -1,0 +1,209 @@
+"""Integrity (docs/integrity.md): secret bootstrap seeds, rounded answers without counts of right
+answers, the Ladder rule, and the probe detector with holds."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from leaderboard.service import Leaderboard
+from scoring import SCORER_VERSION, get_benchmark
+from scoring.metrics import BOOTSTRAP_SEED
+from store import layout
+from store.local import LocalStore
+from submissions import lifecycle
+from submissions.feedback import LADDER_STEP
+from submissions.probes import FLAG_AFTER
+from submissions.records import Identity, Status
+from submissions.seeds import FIXED_SEEDS, BootstrapSeeds, load_or_create
+from tests.support.models import ablation, honest_model
+from tests.support.submissions import ALICE, MAINTAINER, form, scored, small_gold, write_gold, write_submission
+
+LETTERS = get_benchmark("scb").choices
+
+
+def write_letters(path: Path, letters: np.ndarray) -> Path:
+    """One line per question of the small gold (file order), -1 left out."""
+    lines = [
+        json.dumps({"question_id": r["question_id"], "answer": LETTERS[c]})
+        for r, c in zip(small_gold(), letters, strict=True)
+        if c >= 0
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def gold_letters() -> np.ndarray:
+    return np.array([LETTERS.index(r["answer"]) for r in small_gold()], dtype=np.int8)
+
+
+# ---- seeds ----
+
+
+def test_seeds_are_fixed_without_a_secret_and_keyed_by_submission_with_one() -> None:
+    assert FIXED_SEEDS.for_submission("x") == BOOTSTRAP_SEED
+    seeds = BootstrapSeeds(b"k" * 32)
+    assert seeds.for_submission("a") == seeds.for_submission("a") != seeds.for_submission("b")
+    assert BootstrapSeeds(b"j" * 32).for_submission("a") != seeds.for_submission("a")
+    assert "k" * 8 not in repr(seeds)
+
+
+def test_the_secret_is_stored_once_in_the_gold_repo_and_shared(tmp_path: Path) -> None:
+    store = LocalStore(tmp_path)
+    first = load_or_create(store, None)
+    assert store.exists("gold", layout.bootstrap_secret()) and not store.list("results")
+    assert load_or_create(LocalStore(tmp_path), None) == first  # a restart or replica reads the same
+    assert load_or_create(store, "configured").key == b"configured"
+
+
+def test_rescoring_reproduces_the_intervals_and_they_differ_from_the_public_seed(lb: Leaderboard) -> None:
+    answer = lb.submit("scb", write_submission(lb.settings.data_dir / "s.jsonl"), form(), ALICE)
+    state = lb.catalog.get(answer.submission_id)
+    gold = lb.golds.get("scb")
+    raw = lb.store.read("submissions", layout.raw("scb", state.meta.id))
+    stored = state.result(gold.version, SCORER_VERSION)
+    again = lifecycle.evaluate(state.meta, gold, raw, lb.limits, lb.seeds).result
+    public = lifecycle.evaluate(state.meta, gold, raw, lb.limits).result
+    assert again.to_dict() == stored.to_dict()
+    assert public.overall["acc"] == stored.overall["acc"]
+    assert public.overall["acc_ci"] != stored.overall["acc_ci"]
+
+
+# ---- what a submitter is told ----
+
+
+def test_answers_are_rounded_and_carry_no_counts_of_right_answers(lb: Leaderboard) -> None:
+    path = write_submission(lb.settings.data_dir / "s.jsonl", accuracy=0.6, grounding="bbox_good")
+    result = lb.submit("scb", path, form(), ALICE).to_api()["result"]
+    bench = get_benchmark("scb")
+    assert set(result["counts"]) <= {"questions", "submitted", "missing", "unparsed", "lenient"}
+    groups = [result["overall"], *(s for g in bench.groupings for s in result[g.name].values())]
+    for stats in groups:
+        assert "correct" not in stats and "questions" in stats
+        for m in bench.metrics:
+            for v in [stats.get(m.name)] + list(stats.get(m.ci) or [] if m.ci else []):
+                assert v is None or round(v, m.decimals) == v
+
+
+def test_the_ladder_withholds_a_submission_that_does_not_beat_the_best_shown_one(lb: Leaderboard) -> None:
+    d = lb.settings.data_dir
+    first = lb.submit("scb", write_submission(d / "a.jsonl", accuracy=0.5, seed=1), form("M"), ALICE)
+    again = lb.submit("scb", write_submission(d / "b.jsonl", accuracy=0.5, seed=2), form("M"), ALICE)
+    better = lb.submit("scb", write_submission(d / "c.jsonl", accuracy=0.8, seed=3), form("M2"), ALICE)
+    assert first.result is not None and better.result is not None
+    assert again.status is Status.SCORED and again.result is None and again.rank is None
+    assert f"more than {LADDER_STEP:g} points" in again.message and first.submission_id in again.message
+    assert set(scored(lb)["model"]) == {"M", "M2"}  # the withheld one is no row
+    assert lb.rank_of("scb", again.submission_id) is None
+    withheld = lb.catalog.get(again.submission_id)
+    assert lb.result_for_submitter(withheld) is None
+    assert withheld.result(lb.golds.info("scb").version, SCORER_VERSION) is not None  # kept for maintainers
+    dup = lb.submit("scb", d / "b.jsonl", form("M"), ALICE)
+    assert dup.duplicate_of == again.submission_id and dup.result is None
+
+
+def test_maintainers_are_exempt_from_the_ladder(lb: Leaderboard) -> None:
+    d = lb.settings.data_dir
+    for i in range(2):
+        answer = lb.submit("scb", write_submission(d / f"{i}.jsonl", accuracy=0.5, seed=i), form(f"M{i}"), MAINTAINER)
+        assert answer.result is not None and lb.catalog.get(answer.submission_id).meta.maintainer
+
+
+# ---- probe detection ----
+
+
+def test_a_probe_series_is_flagged_held_and_withheld(lb: Leaderboard) -> None:
+    d = lb.settings.data_dir
+    rng = np.random.default_rng(0)
+    base = honest_model(gold_letters(), len(LETTERS), 0.5, rng)
+    lb.submit("scb", write_letters(d / "base.jsonl", base), form("Base"), ALICE)
+    ids = []
+    for i in range(FLAG_AFTER):
+        probe = base.copy()
+        probe[i] = (probe[i] + 1) % len(LETTERS)
+        ids.append(lb.submit("scb", write_letters(d / f"p{i}.jsonl", probe), form("Base"), ALICE).submission_id)
+    (flag,) = lb.probe_report("scb")
+    assert flag.submitter == ALICE.username and flag.flagged_at == FLAG_AFTER + 1
+    assert all("differs from own" in p.reasons[0] for p in flag.evidence)
+    assert lb.hold(ids, "maintainer") == ids and all(lb.is_held(i) for i in ids)
+    (flag,) = lb.probe_report("scb")
+    assert flag.held == tuple(ids)
+    state = lb.catalog.get(ids[0])
+    assert state.hidden and lb.result_for_submitter(state) is None
+
+
+def test_one_letter_files_are_degenerate_and_sybil_copies_are_compared_across_submitters(lb: Leaderboard) -> None:
+    d = lb.settings.data_dir
+    n = len(small_gold())
+    for i in range(FLAG_AFTER):
+        lb.submit("scb", write_letters(d / f"a{i}.jsonl", np.full(n, i % 2, dtype=np.int8)), form(), Identity(f"s{i}"))
+    assert lb.probe_report("scb") == []  # one degenerate file each: no submitter has a series
+    base = np.zeros(n, dtype=np.int8)
+    for i in range(FLAG_AFTER):
+        probe = base.copy()
+        probe[i] = 2
+        lb.submit("scb", write_letters(d / f"c{i}.jsonl", probe), form(), Identity("mallory"))
+    (flag,) = lb.probe_report("scb")
+    assert flag.submitter == "mallory" and any("another submitter" in r for p in flag.evidence for r in p.reasons)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_an_honest_series_of_ablations_is_not_flagged(lb: Leaderboard, seed: int) -> None:
+    """A model and eight variants, each differing from the base in 5-20 % of the answers."""
+    d = lb.settings.data_dir
+    rng = np.random.default_rng(seed)
+    gold = gold_letters()
+    base = honest_model(gold, len(LETTERS), 0.55, rng)
+    lb.submit("scb", write_letters(d / "base.jsonl", base), form("Base"), ALICE)
+    for i, share in enumerate(np.linspace(0.05, 0.20, 8)):
+        variant = ablation(base, gold, len(LETTERS), float(share), rng)
+        lb.submit("scb", write_letters(d / f"v{i}.jsonl", variant), form(f"Base-v{i}"), ALICE)
+    assert lb.probe_report("scb") == []
+
+
+def test_the_probes_command_lists_and_holds_a_flagged_submitter(
+    lb: Leaderboard, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    from leaderboard import cli
+
+    d = lb.settings.data_dir
+    base = np.zeros(len(small_gold()), dtype=np.int8)
+    for i in range(FLAG_AFTER + 1):
+        probe = base.copy()
+        probe[:i] = 1
+        lb.submit("scb", write_letters(d / f"p{i}.jsonl", probe), form(), ALICE)
+    monkeypatch.setenv("LEADERBOARD_DATA_DIR", str(d))
+    monkeypatch.setenv("LEADERBOARD_DEMO", "0")
+    assert cli.main(["probes", "--benchmark", "scb"]) == 0
+    assert f"scb: {ALICE.username}: " in capsys.readouterr().out
+    assert cli.main(["probes", "--hold", "nobody"]) == 1
+    assert cli.main(["probes", "--benchmark", "scb", "--hold", ALICE.username]) == 0
+    assert f"held {FLAG_AFTER + 1} submission(s)" in capsys.readouterr().out
+    assert scored(Leaderboard(lb.settings)).empty
+
+
+def _attack_module():
+    spec = importlib.util.spec_from_file_location("probe_attack", Path(__file__).parents[2] / "perf/probe_attack.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the class is made
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_attack_simulator_learns_under_full_feedback_and_not_under_the_ladder(tmp_path: Path) -> None:
+    """perf/probe_attack.py on the small gold: the same attack that pins answers when every file is
+    shown learns nothing from withheld ones, and the detector flags it within 10 submissions."""
+    from scoring import load_gold
+
+    attack = _attack_module()
+    gold = load_gold("scb", write_gold(tmp_path / "gold.jsonl"))
+    open_feedback = attack.run(gold, "differential", "rounded", cap=40)
+    laddered = attack.run(gold, "differential", "ladder", cap=40)
+    assert open_feedback.learned > 0.3 and open_feedback.correct
+    assert laddered.learned == 0 and laddered.scored == 40
+    assert laddered.flagged_at is not None and laddered.flagged_at <= 10
