@@ -148,6 +148,9 @@ class UiSettings:
         )
 
 
+FEEDBACK_POLICIES = ("full", "ladder")
+
+
 @dataclass(frozen=True)
 class Settings:
     """Everything configurable. ``from_env`` reads the documented variables.
@@ -171,6 +174,7 @@ class Settings:
     ui: UiSettings = field(default_factory=UiSettings)
     plugins: tuple[str, ...] = ()  # modules that register more benchmarks (and their demos) on import
     scoring_workers: int = 1  # the app scores uploads in this many niced worker processes (0: in process)
+    feedback: str = "full"  # "full": every scored result shown; "ladder": the Ladder rule (docs/integrity.md)
     bootstrap_secret: str | None = field(default=None, repr=False)  # seeds intervals; stored one if None
 
     def __post_init__(self) -> None:
@@ -199,5 +203,6 @@ class Settings:
             ui=UiSettings.from_env(environ),
             plugins=env.names("LEADERBOARD_PLUGINS"),
             scoring_workers=env.whole("LEADERBOARD_SCORING_WORKERS", 1, maximum=64),
+            feedback=env.choice("LEADERBOARD_FEEDBACK", "full", FEEDBACK_POLICIES),
             bootstrap_secret=env.optional("LEADERBOARD_BOOTSTRAP_SECRET"),
         )

@@ -139,7 +139,9 @@ class Leaderboard:
             min_coverage=settings.min_coverage or None,
             seeds=self.seeds,
         )
-        self.feedback = Feedback(self.catalog, exempt=(*settings.ui.maintainers, DEMO_USER.username))
+        self.feedback = Feedback(
+            self.catalog, exempt=(*settings.ui.maintainers, DEMO_USER.username), ladder=settings.feedback == "ladder"
+        )
         self.probes = ProbeDetector(lambda s: self.store.read("submissions", layout.raw(s.meta.benchmark, s.meta.id)))
         self._boards: dict[str, tuple[tuple, Board]] = {}
         self._columns: OrderedDict[tuple[str, str], dict] = OrderedDict()  # per-question columns, server-side only

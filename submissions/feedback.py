@@ -77,10 +77,13 @@ def _shown_value(result: ResultRecord, ladder_value: float) -> float:
 class Feedback:
     """The policy over a catalog: which results a submitter (and the board) may see."""
 
-    def __init__(self, catalog: Catalog, exempt: Iterable[str] = (), step: float = LADDER_STEP) -> None:
+    def __init__(
+        self, catalog: Catalog, exempt: Iterable[str] = (), step: float = LADDER_STEP, ladder: bool = True
+    ) -> None:
         self.catalog = catalog
         self.exempt = frozenset(exempt)
         self.step = step
+        self.ladder = ladder  # False: every scored result is shown (LEADERBOARD_FEEDBACK=full)
         self._cache: dict[tuple[str, str], tuple[int, dict[str, LadderStep]]] = {}
         self._lock = threading.Lock()
 
@@ -100,7 +103,7 @@ class Feedback:
         """Whether the submitter (and the public board) may see this submission's figures."""
         if state.hidden:
             return False
-        if state.meta.maintainer or state.meta.submitter in self.exempt:
+        if not self.ladder or state.meta.maintainer or state.meta.submitter in self.exempt:
             return True
         decision = self.steps(state.meta.submitter, state.meta.benchmark, gold_version).get(state.meta.id)
         return decision is None or decision.shown  # nothing scored on that gold: nothing to withhold

@@ -91,7 +91,7 @@ class ScoringPool:
     ) -> SubmitAnswer:
         """:func:`submissions.lifecycle.evaluate` in a worker; waits for the answer."""
         data = source.read_bytes() if isinstance(source, Path) else source
-        job = (meta, self._gold_file(gold), gold.version, data, limits, seeds)
+        job = (meta, self._gold_file(gold), gold.version, data, limits, seeds.resolved())  # the key, not the store
         try:
             return self._pool.submit(_evaluate_in_worker, *job).result()
         except BrokenProcessPool:

@@ -22,9 +22,24 @@ from submissions.probes import FLAG_AFTER
 from submissions.records import Identity, Status
 from submissions.seeds import FIXED_SEEDS, BootstrapSeeds, load_or_create
 from tests.support.models import ablation, honest_model
-from tests.support.submissions import ALICE, MAINTAINER, form, scored, small_gold, write_gold, write_submission
+from tests.support.submissions import (
+    ALICE,
+    MAINTAINER,
+    board,
+    form,
+    scored,
+    small_gold,
+    write_gold,
+    write_submission,
+)  # fmt: skip
 
 LETTERS = get_benchmark("scb").choices
+
+
+@pytest.fixture
+def ladder(tmp_path: Path) -> Leaderboard:
+    """A board deploying the Ladder rule (LEADERBOARD_FEEDBACK=ladder)."""
+    return board(tmp_path / "data", write_gold(tmp_path / "gold.jsonl"), feedback="ladder")
 
 
 def write_letters(path: Path, letters: np.ndarray) -> Path:
@@ -90,7 +105,8 @@ def test_answers_are_rounded_and_carry_no_counts_of_right_answers(lb: Leaderboar
                 assert v is None or round(v, m.decimals) == v
 
 
-def test_the_ladder_withholds_a_submission_that_does_not_beat_the_best_shown_one(lb: Leaderboard) -> None:
+def test_the_ladder_withholds_a_submission_that_does_not_beat_the_best_shown_one(ladder: Leaderboard) -> None:
+    lb = ladder
     d = lb.settings.data_dir
     first = lb.submit("scb", write_submission(d / "a.jsonl", accuracy=0.5, seed=1), form("M"), ALICE)
     again = lb.submit("scb", write_submission(d / "b.jsonl", accuracy=0.5, seed=2), form("M"), ALICE)
@@ -107,7 +123,8 @@ def test_the_ladder_withholds_a_submission_that_does_not_beat_the_best_shown_one
     assert dup.duplicate_of == again.submission_id and dup.result is None
 
 
-def test_maintainers_are_exempt_from_the_ladder(lb: Leaderboard) -> None:
+def test_maintainers_are_exempt_from_the_ladder(ladder: Leaderboard) -> None:
+    lb = ladder
     d = lb.settings.data_dir
     for i in range(2):
         answer = lb.submit("scb", write_submission(d / f"{i}.jsonl", accuracy=0.5, seed=i), form(f"M{i}"), MAINTAINER)
@@ -117,7 +134,8 @@ def test_maintainers_are_exempt_from_the_ladder(lb: Leaderboard) -> None:
 # ---- probe detection ----
 
 
-def test_a_probe_series_is_flagged_held_and_withheld(lb: Leaderboard) -> None:
+def test_a_probe_series_is_flagged_held_and_withheld(ladder: Leaderboard) -> None:
+    lb = ladder
     d = lb.settings.data_dir
     rng = np.random.default_rng(0)
     base = honest_model(gold_letters(), len(LETTERS), 0.5, rng)
@@ -141,13 +159,14 @@ def test_one_letter_files_are_degenerate_and_sybil_copies_are_compared_across_su
     d = lb.settings.data_dir
     n = len(small_gold())
     for i in range(FLAG_AFTER):
-        lb.submit("scb", write_letters(d / f"a{i}.jsonl", np.full(n, i % 2, dtype=np.int8)), form(), Identity(f"s{i}"))
+        letters = np.full(n, i % 2, dtype=np.int8)
+        lb.submit("scb", write_letters(d / f"a{i}.jsonl", letters), form("M", f"team-{i}"), Identity(f"s{i}"))
     assert lb.probe_report("scb") == []  # one degenerate file each: no submitter has a series
     base = np.zeros(n, dtype=np.int8)
     for i in range(FLAG_AFTER):
         probe = base.copy()
         probe[i] = 2
-        lb.submit("scb", write_letters(d / f"c{i}.jsonl", probe), form(), Identity("mallory"))
+        lb.submit("scb", write_letters(d / f"c{i}.jsonl", probe), form("M", "mallory's team"), Identity("mallory"))
     (flag,) = lb.probe_report("scb")
     assert flag.submitter == "mallory" and any("another submitter" in r for p in flag.evidence for r in p.reasons)
 

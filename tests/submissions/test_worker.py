@@ -26,7 +26,7 @@ def test_the_pool_scores_in_a_niced_worker_with_the_in_process_figures(lb: Leade
     answer = lb.submit("scb", path, form("M-1", "Team A"), ALICE, "sub.jsonl")
     assert answer.status.value == "scored"
     meta = lb.catalog.get(answer.submission_id).meta
-    expected = evaluate(meta, lb.golds.get("scb"), path, lb.limits)
+    expected = evaluate(meta, lb.golds.get("scb"), path, lb.limits, lb.seeds)  # the board's secret seeds
     assert answer.result.to_dict() == expected.result.to_dict()
     (worker,) = pool._pool._processes.values()
     assert os.getpriority(os.PRIO_PROCESS, worker.pid) >= os.getpriority(os.PRIO_PROCESS, 0) + 5
