@@ -54,9 +54,7 @@ def submit_in_background(url: str, path: Path, answers: list) -> threading.Threa
                     "",
                     "",
                     "",
-                    "public",  # new submissions are private unless asked (docs/teams.md)
-                    False,
-                    None,
+                    visibility="public",  # new submissions are private unless asked (docs/teams.md)
                     api_name="/submit",
                 )  # fmt: skip
             )

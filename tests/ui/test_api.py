@@ -44,9 +44,7 @@ def submit(client, path, model="API-Model", benchmark="kviscuit", bbox_format="x
         "https://example.org/paper",
         "",
         "submitted by test_api",
-        "public",  # new submissions are private unless asked (docs/teams.md); these tests read the board
-        False,
-        "",
+        visibility="public",  # new submissions are private unless asked (docs/teams.md); these tests read the board
         api_name="/submit",
     )
 

@@ -21,7 +21,19 @@ SCB = get_benchmark("scb")
 
 def submit(lb, path, model: str) -> dict:
     return Submitter(lb, Auth(UiSettings())).submit(
-        "scb", str(path), model, "Team", "open", "xyxy", "", "", "", Request(), None, lambda *a, **k: None, "public"
+        "scb",
+        str(path),
+        model,
+        "Team",
+        "open",
+        "xyxy",
+        "",
+        "",
+        "",
+        Request(),
+        None,
+        lambda *a, **k: None,
+        visibility="public",
     )
 
 

@@ -38,9 +38,11 @@ def clients(alice, mallory):
     return gradio_client.Client(alice.url, verbose=False), gradio_client.Client(mallory.url, verbose=False)
 
 
-def submit(client, path, model: str, team: str, *visibility) -> dict:
-    args = ("kviscuit", gradio_client.handle_file(str(path)), model, team, "open", "xyxy", "", "", "", *visibility)
-    return client.predict(*args, api_name="/submit")
+def submit(client, path, model: str, team: str, visibility: str | None = None) -> dict:
+    """The nine old parameters, plus ``visibility`` by name when given (defaults otherwise)."""
+    args = ("kviscuit", gradio_client.handle_file(str(path)), model, team, "open", "xyxy", "", "", "")
+    named = {"visibility": visibility} if visibility else {}
+    return client.predict(*args, **named, api_name="/submit")
 
 
 def public_csv(app: AppServer) -> bytes:
@@ -72,10 +74,10 @@ def test_no_variant_of_a_taken_name_moves_its_row(clients, alice, tmp_path):
     before = public_csv(alice)
     path = demo.write_jsonl(tmp_path / "m.jsonl", demo.kviscuit_submission(demo.kviscuit_gold(0), 0.1, seed=32))
     for variant in DEMO_VARIANTS:
-        answer = submit(as_mallory, path, "Demo-GPT-4o (synthetic)", variant, "public", False, "")
+        answer = submit(as_mallory, path, "Demo-GPT-4o (synthetic)", variant, "public")
         assert answer["status"] == "rejected", (variant, answer)
         assert answer["errors"][0]["code"] in ("team_taken", "mixed_script_team"), variant
-    refused = submit(as_mallory, path, "GPT-4-Turbo", "(paper)", "public", False, "")
+    refused = submit(as_mallory, path, "GPT-4-Turbo", "(paper)", "public")
     assert refused["errors"][0]["code"] == "reserved_team"
     assert public_csv(alice) == before
 
