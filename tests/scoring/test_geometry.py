@@ -420,9 +420,12 @@ def test_a_box_read_in_one_frame_converts_like_to_image_box(values, fmt, size, r
     ref = ref if fmt in ("xyxy", "xywh") else None
     try:
         expected = to_image_box(values, fmt, *size, ref)
+        box = geometry.read_box(values, fmt, ref, geometry.UNKNOWN_FRAME)
     except LineError:
+        # Either check may refuse on its own: the public-frame bound is fixed (the worst-case frame
+        # here), not the gold image's, so it can refuse a box the gold frame would take.
         return
-    assert geometry.read_box(values, fmt, ref, geometry.UNKNOWN_FRAME).in_image(*size) == expected
+    assert box.in_image(*size) == expected
 
 
 def test_polygons_read_in_one_frame_convert_like_scale_polygons():

@@ -5,10 +5,13 @@ and the mobile layout. Screenshots go to artifacts/screenshots/ (docs/ keeps two
 
 from __future__ import annotations
 
+import importlib
+
 import pytest
 
 from leaderboard.config import Settings
 from leaderboard.service import Leaderboard
+from scoring.benchmarks import BENCHMARKS, register, unregister
 from tests.ui.conftest import shot, start_app
 
 TIMEOUT = 60_000
@@ -23,10 +26,19 @@ def server(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def ids(server) -> dict[str, str]:
-    """Row id by model name, read from the app's own store (as a visitor's link would carry it)."""
-    lb = Leaderboard(Settings(data_dir=server.data_dir, plugins=(PLUGIN,)))
-    return {r.model: r.row_id for b in ("scb", "kviscuit", "toy") for r in lb.board(b).rows}
+def ids(server):
+    """Row id by model name, read from the app's own store (as a visitor's link would carry it).
+    The plugin registers on its first import, which another test module may have done (and undone
+    with unregister): register its declaration here, and take it out again after."""
+    module = importlib.import_module(PLUGIN)
+    added = "toy" not in BENCHMARKS
+    register(module.TOY)
+    try:
+        lb = Leaderboard(Settings(data_dir=server.data_dir, plugins=(PLUGIN,)))
+        yield {r.model: r.row_id for b in ("scb", "kviscuit", "toy") for r in lb.board(b).rows}
+    finally:
+        if added:
+            unregister("toy")
 
 
 @pytest.fixture(scope="module")
