@@ -18,10 +18,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from leaderboard.config import Settings
 from leaderboard.service import Leaderboard
+from leaderboard.table import to_csv_bytes
 from scoring import BENCHMARKS, GoldError
 from scoring.benchmarks import load_plugins
 from scoring.geometry import BOX_FORMATS
@@ -179,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"warning: {note}", file=sys.stderr)
 
 
-def _status(lb: Leaderboard) -> int:
+def _status(lb: Leaderboard, _args: argparse.Namespace | None = None) -> int:
     health = lb.health()
     for line in health.lines():
         print(line)
@@ -187,74 +189,83 @@ def _status(lb: Leaderboard) -> int:
 
 
 def _run(lb: Leaderboard, args: argparse.Namespace) -> int:
-    if args.command == "status":
-        return _status(lb)
-    if args.command == "gold":
-        if args.gold_command == "add":
-            return _add_gold(lb, args)
-        for b in [args.benchmark] if args.benchmark else BENCHMARKS:
-            info, staged = lb.gold_info(b), lb.staged_gold(b)
-            print(f"{b}: " + (f"{info.version} since {info.added_at} by {info.added_by}" if info else "no gold"))
-            if staged:
-                print(f"  staged: {staged.version} since {staged.added_at} by {staged.added_by} (awaiting the rescore)")
-        return 0
-    if args.command == "submit":
-        identity = Identity(args.user, is_maintainer=not args.as_submitter, source="cli")
-        form = SubmissionForm(
-            args.model,
-            args.team,
-            args.model_type,
-            args.paper_url,
-            args.code_url,
-            args.description,
-            args.bbox_format,
-            args.visibility,
-            args.anonymous,
-            args.reveal_date,
-        )
-        answer = lb.submit(args.benchmark, args.file, form, identity, args.file.name)
-        print(f"{answer.status}: {answer.message}" + (f" (id {answer.submission_id})" if answer.submission_id else ""))
-        for issue in answer.issues:
-            print(f"  {issue}")
-        if answer.total_issues > len(answer.issues):
-            print(f"  ... and {answer.total_issues - len(answer.issues)} more")
-        if answer.result:
-            print(json.dumps(answer.result.overall))
-        return 0 if answer.status is Status.SCORED else 2
-    if args.command == "table":
-        df = lb.table(args.benchmark, args.view)
-        if args.format == "csv":
-            from leaderboard.table import to_csv_bytes
+    """One command: the function :data:`COMMANDS` names for it."""
+    return COMMANDS[args.command](lb, args)
 
-            sys.stdout.write(to_csv_bytes(df).decode())
-        elif args.format == "json":
-            print(df.to_json(orient="records"))
-        else:
-            print(df.drop(columns=["paper_url", "code_url"]).to_string(index=False, float_format=lambda v: f"{v:.2f}"))
-        return 0
-    if args.command == "rescore":
-        _print_rescore(lb.rescore(args.benchmark, args.workers))
-        return 0
-    if args.command in ("hide", "unhide"):
-        if not lb.set_hidden(args.submission_id, args.command == "hide", args.by):
-            print(f"error: no submission {args.submission_id}", file=sys.stderr)
-            return 1
-        print(f"{args.command}: {args.submission_id}")
-        return 0
-    if args.command == "team":
-        return _team(lb, args)
-    if args.command == "probes":
-        return _probes(lb, args)
-    if args.command == "resume":
-        print(f"finished {lb.resume()} submission(s)")
-        return 0
-    if args.command == "push":
-        print(f"{lb.push_pending()} write(s) still waiting")
-        return 0
-    if args.command == "demo":
-        print("seeded" if lb.seed_demo() else "the store is not empty: nothing done")
-        return 0
-    return 2
+
+def _gold(lb: Leaderboard, args: argparse.Namespace) -> int:
+    if args.gold_command == "add":
+        return _add_gold(lb, args)
+    for b in [args.benchmark] if args.benchmark else BENCHMARKS:
+        info, staged = lb.gold_info(b), lb.staged_gold(b)
+        print(f"{b}: " + (f"{info.version} since {info.added_at} by {info.added_by}" if info else "no gold"))
+        if staged:
+            print(f"  staged: {staged.version} since {staged.added_at} by {staged.added_by} (awaiting the rescore)")
+    return 0
+
+
+def _submit(lb: Leaderboard, args: argparse.Namespace) -> int:
+    identity = Identity(args.user, is_maintainer=not args.as_submitter, source="cli")
+    form = SubmissionForm(
+        args.model,
+        args.team,
+        args.model_type,
+        args.paper_url,
+        args.code_url,
+        args.description,
+        args.bbox_format,
+        args.visibility,
+        args.anonymous,
+        args.reveal_date,
+    )
+    answer = lb.submit(args.benchmark, args.file, form, identity, args.file.name)
+    print(f"{answer.status}: {answer.message}" + (f" (id {answer.submission_id})" if answer.submission_id else ""))
+    for issue in answer.issues:
+        print(f"  {issue}")
+    if answer.total_issues > len(answer.issues):
+        print(f"  ... and {answer.total_issues - len(answer.issues)} more")
+    if answer.result:
+        print(json.dumps(answer.result.overall))
+    return 0 if answer.status is Status.SCORED else 2
+
+
+def _table(lb: Leaderboard, args: argparse.Namespace) -> int:
+    df = lb.table(args.benchmark, args.view)
+    if args.format == "csv":
+        sys.stdout.write(to_csv_bytes(df).decode())
+    elif args.format == "json":
+        print(df.to_json(orient="records"))
+    else:
+        print(df.drop(columns=["paper_url", "code_url"]).to_string(index=False, float_format=lambda v: f"{v:.2f}"))
+    return 0
+
+
+def _rescore(lb: Leaderboard, args: argparse.Namespace) -> int:
+    _print_rescore(lb.rescore(args.benchmark, args.workers))
+    return 0
+
+
+def _moderate(lb: Leaderboard, args: argparse.Namespace) -> int:
+    if not lb.set_hidden(args.submission_id, args.command == "hide", args.by):
+        print(f"error: no submission {args.submission_id}", file=sys.stderr)
+        return 1
+    print(f"{args.command}: {args.submission_id}")
+    return 0
+
+
+def _resume(lb: Leaderboard, _args: argparse.Namespace) -> int:
+    print(f"finished {lb.resume()} submission(s)")
+    return 0
+
+
+def _push(lb: Leaderboard, _args: argparse.Namespace) -> int:
+    print(f"{lb.push_pending()} write(s) still waiting")
+    return 0
+
+
+def _demo(lb: Leaderboard, _args: argparse.Namespace) -> int:
+    print("seeded" if lb.seed_demo() else "the store is not empty: nothing done")
+    return 0
 
 
 def _probes(lb: Leaderboard, args: argparse.Namespace) -> int:
@@ -277,3 +288,20 @@ def _probes(lb: Leaderboard, args: argparse.Namespace) -> int:
     if not found:
         print("no submitter flagged")
     return 0
+
+
+COMMANDS: dict[str, Callable[[Leaderboard, argparse.Namespace], int]] = {
+    "status": _status,
+    "gold": _gold,
+    "submit": _submit,
+    "table": _table,
+    "rescore": _rescore,
+    "hide": _moderate,
+    "unhide": _moderate,
+    "team": _team,
+    "probes": _probes,
+    "resume": _resume,
+    "push": _push,
+    "demo": _demo,
+}
+"""Each sub-command's function (the parser's choices): one small function a command."""

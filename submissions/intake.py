@@ -124,9 +124,7 @@ class Intake:
             return SubmitAnswer.refused(f"Unknown benchmark {benchmark!r}; known: {', '.join(BENCHMARKS)}.")
         if not self.store.ready:  # quotas and duplicates cannot be judged on a partial copy
             return SubmitAnswer.retry(SYNCING)
-        form, issues = form.cleaned()
-        if form.team and (team_issue := self.teams.check(form.team, identity)) is not None:
-            issues.append(team_issue)  # a name owned by another account, reserved, or mixed-script
+        form, issues = self._cleaned(form, identity)
         if issues:
             return SubmitAnswer.refused("Please correct the form.", *issues, quota=self.quota(identity, benchmark))
         if (too_large := self._too_large(path)) is not None:
@@ -138,8 +136,39 @@ class Intake:
         data = path.read_bytes()
         if validate_only:
             return self._validate_only(benchmark, gold, data, form, confirm_box_format, self.quota(identity, benchmark))
+        meta = self._admit(benchmark, gold, data, form, identity, filename, confirm_box_format)
+        if isinstance(meta, SubmitAnswer):  # a duplicate, a pre-check, the quota or storage turned it away
+            return meta
+        step(0.3, "Validating and scoring")
+        answer = process(
+            self.store, self.catalog, meta, gold, self.limits, raw=data, evaluator=self.evaluator, seeds=self.seeds
+        )
+        step(0.9, "Updating the leaderboard")
+        if answer.status is Status.SCORED and self.on_scored:
+            self.on_scored(benchmark)
+        return answer.with_quota(self.quota(identity, benchmark, team=form.team))
+
+    def _cleaned(self, form: SubmissionForm, identity: Identity) -> tuple[SubmissionForm, list[Issue]]:
+        """The form as stored, and what is wrong with it (the team name included)."""
+        form, issues = form.cleaned()
+        if form.team and (team_issue := self.teams.check(form.team, identity)) is not None:
+            issues.append(team_issue)  # a name owned by another account, reserved, or mixed-script
+        return form, issues
+
+    def _admit(
+        self,
+        benchmark: str,
+        gold: Gold,
+        data: bytes,
+        form: SubmissionForm,
+        identity: Identity,
+        filename: str,
+        confirm_box_format: bool,
+    ) -> SubmissionMeta | SubmitAnswer:
+        """Store the upload durably, or the answer that turns it away (a duplicate, a pre-check,
+        the quota, a taken team name, storage not taking it in time). One upload at a time per
+        submitter and per team: the quota and duplicate checks must see each other."""
         digest = hashlib.sha256(data).hexdigest()
-        # One upload at a time per submitter: quota and duplicate checks must see each other.
         self.lock_dir.mkdir(parents=True, exist_ok=True)
         safe_user = hashlib.sha256(identity.username.encode()).hexdigest()[:16]
         team_lock = self.lock_dir / f"team-{hashlib.sha256(name_key(form.team).encode()).hexdigest()[:16]}.lock"
@@ -152,27 +181,19 @@ class Intake:
             refused = self._pre_check(benchmark, gold, data, form, confirm_box_format)
             if refused is not None:
                 return refused.with_quota(self.quota(identity, benchmark, team=form.team))
-            with FileLock(str(team_lock)):  # members of one team share its quota: one upload at a time
+            with FileLock(str(team_lock)):
                 self.catalog.refresh()
                 quota = self.quota(identity, benchmark, team=form.team)
                 if not quota.allows_submission:
                     return SubmitAnswer.refused("Daily limit reached. " + quota.message(), quota=quota)
                 try:
                     owner = self.teams.claim(form.team, identity, datetime.now(UTC).isoformat()).owner
-                    meta = self._store(benchmark, data, form, identity, digest, filename, owner)
+                    return self._store(benchmark, data, form, identity, digest, filename, owner)
                 except TeamTaken as e:
                     return SubmitAnswer.refused(str(e), Issue("team_taken", 0, "team", str(e)), quota=quota)
                 except StoreError as err:  # not durable in time (or a misconfigured repo): not kept
                     log.warning("submission not stored, asked to retry: %s", err)
                     return SubmitAnswer.retry().with_quota(quota)
-        step(0.3, "Validating and scoring")
-        answer = process(
-            self.store, self.catalog, meta, gold, self.limits, raw=data, evaluator=self.evaluator, seeds=self.seeds
-        )
-        step(0.9, "Updating the leaderboard")
-        if answer.status is Status.SCORED and self.on_scored:
-            self.on_scored(benchmark)
-        return answer.with_quota(self.quota(identity, benchmark, team=form.team))
 
     def _validate_only(
         self, benchmark: str, gold: Gold, data: bytes, form: SubmissionForm, confirm: bool, quota: QuotaStatus
