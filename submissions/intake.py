@@ -14,7 +14,7 @@ import hashlib
 import logging
 import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -24,7 +24,7 @@ from scoring import BENCHMARKS, Gold, Limits, SubmissionError
 from scoring.engine import validate_file
 from scoring.errors import Issue
 from scoring.validation import check_file
-from store.base import Store, StoreError
+from store.base import AlreadyExists, Store, StoreError
 from store.golds import GoldRegistry
 from store.layout import SubmissionFile
 from submissions.answer import SYNCING, SubmitAnswer
@@ -187,10 +187,13 @@ class Intake:
                 if not quota.allows_submission:
                     return SubmitAnswer.refused("Daily limit reached. " + quota.message(), quota=quota)
                 try:
-                    owner = self.teams.claim(form.team, identity, datetime.now(UTC).isoformat()).owner
-                    return self._store(benchmark, data, form, identity, digest, filename, owner)
-                except TeamTaken as e:
-                    return SubmitAnswer.refused(str(e), Issue("team_taken", 0, "team", str(e)), quota=quota)
+                    owner, claim = self.teams.claim_files(form.team, identity, datetime.now(UTC).isoformat())
+                    meta = self._store(benchmark, data, form, identity, digest, filename, owner, claim)
+                    self.teams.confirmed(form.team, identity)
+                    return meta
+                except (TeamTaken, AlreadyExists) as e:  # AlreadyExists: another replica claimed it first
+                    message = str(e) if isinstance(e, TeamTaken) else "This team name was just taken; try again."
+                    return SubmitAnswer.refused(message, Issue("team_taken", 0, "team", message), quota=quota)
                 except StoreError as err:  # not durable in time (or a misconfigured repo): not kept
                     log.warning("submission not stored, asked to retry: %s", err)
                     return SubmitAnswer.retry().with_quota(quota)
@@ -252,6 +255,7 @@ class Intake:
         digest: str,
         filename: str,
         owner: str = "",
+        claim: Mapping[str, bytes] | None = None,
     ) -> SubmissionMeta:
         now = datetime.now(UTC)
         meta = SubmissionMeta(
@@ -277,6 +281,8 @@ class Intake:
         )
         raw, record = SubmissionFile.raw(benchmark, meta.id).path, SubmissionFile.meta(benchmark, meta.id).path
         body = meta.to_bytes()
-        self.store.put("submissions", {raw: data, record: body}, f"Receive {meta.id} ({benchmark})", durable=True)
+        files = {raw: data, record: body, **(claim or {})}  # one durable commit: upload, record, team claim
+        self.store.put("submissions", files, f"Receive {meta.id} ({benchmark})", durable=True)
+        self.teams.noted(claim or {})
         self.catalog.note(record, body)
         return meta

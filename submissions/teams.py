@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from scoring.errors import Issue
@@ -175,19 +176,43 @@ class Teams:
     def claim(self, name: str, identity: Identity, at: str) -> Team:
         """Make sure the name's owner is written down (the first user's, or ``identity``'s for
         a new name) and return the team; raises TeamTaken if it belongs to someone else."""
+        owner, files = self.claim_files(name, identity, at)
+        for path, body in files.items():
+            self._write_claim(path, body)
+        return self.confirmed(name, identity)
+
+    def claim_files(self, name: str, identity: Identity, at: str) -> tuple[str, dict[str, bytes]]:
+        """The name's owner and, for a name whose owner is not written down yet, the claim record
+        to store (with the upload, in one durable write: no claim without its upload and no
+        upload without its claim); raises TeamTaken if the name belongs to someone else."""
         if (issue := self.check(name, identity)) is not None:
             raise TeamTaken(issue.message)
         team = self.get(name)
         if team is not None and team.claimed:
-            return team
+            return team.owner, {}
         owner = team.owner if team is not None else owner_for(identity, name)
         written = team.name if team is not None else name
         event = TeamEvent(written, name_key(name), owner, identity.username, at, "claim")
-        self._write(TeamFile(team_id(event.key), 0), event)
+        return owner, {TeamFile(team_id(event.key), 0).path: event.to_bytes()}
+
+    def noted(self, files: Mapping[str, bytes]) -> None:
+        """Index claim records just stored (by the intake, with an upload)."""
+        for path, body in files.items():
+            self.catalog.note(path, body)
+
+    def confirmed(self, name: str, identity: Identity) -> Team:
+        """The team after a claim; TeamTaken if another account's claim got there first."""
         team = self.get(name)
         if team is None or not (identity.is_maintainer or is_member(identity, team.owner)):
-            raise TeamTaken(_taken(name).message)  # another account claimed it a moment before
+            raise TeamTaken(_taken(name).message)
         return team
+
+    def _write_claim(self, path: str, body: bytes) -> None:
+        try:  # ownership is an input nothing rebuilds: durable, like the upload it comes with
+            self.store.put("submissions", {path: body}, "Team claim", durable=True)
+        except AlreadyExists:
+            body = self.store.read("submissions", path)  # the first writer's claim stands
+        self.catalog.note(path, body)
 
     def transfer(self, name: str, to: str, by: str, at: str) -> Team:
         """A maintainer gives the name to ``to`` (a user name or ``org:NAME``)."""
@@ -212,7 +237,7 @@ class Teams:
     def _write(self, file: TeamFile, event: TeamEvent, create_only: bool = False) -> None:
         body = event.to_bytes()
         try:
-            # Ownership is an input nothing rebuilds: durable before the upload it comes with.
+            # Ownership is an input nothing rebuilds: on the Hub before anyone relies on it.
             self.store.put("submissions", {file.path: body}, f"Team {event.action}: {file.team}", durable=True)
         except AlreadyExists:
             if create_only:
