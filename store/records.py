@@ -12,7 +12,7 @@ import json
 import typing
 from dataclasses import MISSING, asdict, dataclass, fields, replace
 from functools import cache
-from typing import TypeVar
+from typing import Self, TypeVar
 
 from scoring.engine import ResultRecord, UnparsedLine
 from scoring.errors import Issue
@@ -66,8 +66,17 @@ def _flat(cls: type[_T], raw: dict, where: str) -> _T:
     return cls(**values)
 
 
+class _FlatRecord:
+    """Stored bodies whose fields are all str, int or bool: one reader for them all."""
+
+    @classmethod
+    def from_bytes(cls, data: bytes, where: str) -> Self:
+        """The record in ``data``; CorruptRecord(where, why) for bad JSON or a wrong shape."""
+        return _flat(cls, _object(data, where), where)
+
+
 @dataclass(frozen=True)
-class SubmissionMeta:
+class SubmissionMeta(_FlatRecord):
     """What is stored beside the raw upload (``meta.json``, immutable)."""
 
     id: str
@@ -92,10 +101,6 @@ class SubmissionMeta:
 
     def to_bytes(self) -> bytes:
         return _dumps(asdict(self), indent=1)
-
-    @classmethod
-    def from_bytes(cls, data: bytes, where: str) -> SubmissionMeta:
-        return _flat(cls, _object(data, where), where)
 
 
 @dataclass(frozen=True)
@@ -195,7 +200,7 @@ class Validated:
 
 
 @dataclass(frozen=True)
-class StoredFailure:
+class StoredFailure(_FlatRecord):
     """``failure-{gold}-{n}.json``: one internal error while scoring (the end of a traceback)."""
 
     error: str
@@ -204,13 +209,9 @@ class StoredFailure:
     def to_bytes(self) -> bytes:
         return _dumps({"at": self.at, "error": self.error})
 
-    @classmethod
-    def from_bytes(cls, data: bytes, where: str) -> StoredFailure:
-        return _flat(cls, _object(data, where), where)
-
 
 @dataclass(frozen=True)
-class Moderation:
+class Moderation(_FlatRecord):
     """``moderation/{id}.json``: whether a maintainer hid the submission from the public table.
 
     ``reason`` says why, for maintainers; a hold on suspected probing (submissions.probes) is a
@@ -228,10 +229,6 @@ class Moderation:
 
     def to_bytes(self) -> bytes:
         return _dumps(asdict(self))
-
-    @classmethod
-    def from_bytes(cls, data: bytes, where: str) -> Moderation:
-        return _flat(cls, _object(data, where), where)
 
 
 HOLD_REASON = "held:"
@@ -259,7 +256,7 @@ class BootstrapSecret:
 
 
 @dataclass(frozen=True)
-class GoldInfo:
+class GoldInfo(_FlatRecord):
     """The gold pointer ``{benchmark}/current.json``: which version is current, and since when."""
 
     benchmark: str
@@ -273,13 +270,9 @@ class GoldInfo:
     def to_bytes(self) -> bytes:
         return json.dumps(asdict(self), indent=1).encode()
 
-    @classmethod
-    def from_bytes(cls, data: bytes, where: str) -> GoldInfo:
-        return _flat(cls, _object(data, where), where)
-
 
 @dataclass(frozen=True)
-class TeamEvent:
+class TeamEvent(_FlatRecord):
     """``teams/{team}-{seq}.json`` (immutable): who owns a team name from this event on.
 
     ``seq`` 0 is the claim by the first account that used the name; later ones are maintainers'
@@ -296,13 +289,9 @@ class TeamEvent:
     def to_bytes(self) -> bytes:
         return _dumps(asdict(self), indent=1)
 
-    @classmethod
-    def from_bytes(cls, data: bytes, where: str) -> TeamEvent:
-        return _flat(cls, _object(data, where), where)
-
 
 @dataclass(frozen=True)
-class Publication:
+class Publication(_FlatRecord):
     """``publication/{id}-{seq}.json`` (immutable): a team made a submission public or private.
 
     The newest event of a submission decides its visibility (its meta holds the first choice);
@@ -318,7 +307,3 @@ class Publication:
 
     def to_bytes(self) -> bytes:
         return _dumps(asdict(self), indent=1)
-
-    @classmethod
-    def from_bytes(cls, data: bytes, where: str) -> Publication:
-        return _flat(cls, _object(data, where), where)
