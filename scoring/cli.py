@@ -58,14 +58,19 @@ def _share(text: str) -> float:
     return value
 
 
+def _file_arguments(parser: argparse.ArgumentParser, reference: str, help: str) -> None:
+    """The arguments ``score`` and ``validate`` share: benchmark, the reference file, predictions, box format."""
+    parser.add_argument("--benchmark", required=True, choices=list(BENCHMARKS))
+    parser.add_argument(reference, required=True, type=Path, help=help)
+    parser.add_argument("--predictions", required=True, type=Path)
+    parser.add_argument("--bbox-format", default="xyxy", choices=list(BOX_FORMATS))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m scoring", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     score = sub.add_parser("score", help="score a submission file")
-    score.add_argument("--benchmark", required=True, choices=list(BENCHMARKS))
-    score.add_argument("--gold", required=True, type=Path)
-    score.add_argument("--predictions", required=True, type=Path)
-    score.add_argument("--bbox-format", default="xyxy", choices=list(BOX_FORMATS))
+    _file_arguments(score, "--gold", help="the gold file (JSONL, Parquet or COCO JSON)")
     score.add_argument(
         "--min-coverage",
         type=_share,
@@ -105,10 +110,7 @@ def _validate_parser(sub: argparse._SubParsersAction) -> None:
     check = sub.add_parser(
         "validate", help="check a submission against the public question list (no gold, nothing scored)"
     )
-    check.add_argument("--benchmark", required=True, choices=list(BENCHMARKS))
-    check.add_argument("--questions", required=True, type=Path, help="the public question list (About tab)")
-    check.add_argument("--predictions", required=True, type=Path)
-    check.add_argument("--bbox-format", default="xyxy", choices=list(BOX_FORMATS))
+    _file_arguments(check, "--questions", help="the public question list (About tab)")
     check.add_argument(
         "--min-coverage",
         type=_share,
