@@ -108,18 +108,19 @@ def test_answers_are_rounded_and_carry_no_counts_of_right_answers(lb: Leaderboar
 def test_the_ladder_withholds_a_submission_that_does_not_beat_the_best_shown_one(ladder: Leaderboard) -> None:
     lb = ladder
     d = lb.settings.data_dir
+    private = form("M", visibility="private")  # a public one is the team's chosen row: always shown
     first = lb.submit("scb", write_submission(d / "a.jsonl", accuracy=0.5, seed=1), form("M"), ALICE)
-    again = lb.submit("scb", write_submission(d / "b.jsonl", accuracy=0.5, seed=2), form("M"), ALICE)
+    again = lb.submit("scb", write_submission(d / "b.jsonl", accuracy=0.5, seed=2), private, ALICE)
     better = lb.submit("scb", write_submission(d / "c.jsonl", accuracy=0.8, seed=3), form("M2"), ALICE)
     assert first.result is not None and better.result is not None
     assert again.status is Status.SCORED and again.result is None and again.rank is None
     assert f"more than {LADDER_STEP:g} points" in again.message and first.submission_id in again.message
-    assert set(scored(lb)["model"]) == {"M", "M2"}  # the withheld one is no row
+    assert set(scored(lb)["model"]) == {"M", "M2"}  # the withheld one is private: no row
     assert lb.rank_of("scb", again.submission_id) is None
     withheld = lb.catalog.get(again.submission_id)
     assert lb.result_for_submitter(withheld) is None
     assert withheld.result(lb.golds.info("scb").version, SCORER_VERSION) is not None  # kept for maintainers
-    dup = lb.submit("scb", d / "b.jsonl", form("M"), ALICE)
+    dup = lb.submit("scb", d / "b.jsonl", private, ALICE)
     assert dup.duplicate_of == again.submission_id and dup.result is None
 
 
@@ -144,7 +145,8 @@ def test_a_probe_series_is_flagged_held_and_withheld(ladder: Leaderboard) -> Non
     for i in range(FLAG_AFTER):
         probe = base.copy()
         probe[i] = (probe[i] + 1) % len(LETTERS)
-        ids.append(lb.submit("scb", write_letters(d / f"p{i}.jsonl", probe), form("Base"), ALICE).submission_id)
+        private = form("Base", visibility="private")  # public ones would use up the team's publications
+        ids.append(lb.submit("scb", write_letters(d / f"p{i}.jsonl", probe), private, ALICE).submission_id)
     (flag,) = lb.probe_report("scb")
     assert flag.submitter == ALICE.username and flag.flagged_at == FLAG_AFTER + 1
     assert all("differs from own" in p.reasons[0] for p in flag.evidence)
@@ -186,10 +188,12 @@ def test_an_honest_series_of_ablations_is_not_flagged(lb: Leaderboard, seed: int
 
 
 def test_the_probes_command_lists_and_holds_a_flagged_submitter(
-    lb: Leaderboard, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
 ) -> None:
     from leaderboard import cli
 
+    # full feedback: four public files under one team, past the Ladder's publication ration
+    lb = board(tmp_path / "data", write_gold(tmp_path / "gold.jsonl"), feedback="full")
     d = lb.settings.data_dir
     base = np.zeros(len(small_gold()), dtype=np.int8)
     for i in range(FLAG_AFTER + 1):
