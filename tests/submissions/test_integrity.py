@@ -218,15 +218,22 @@ def _attack_module():
     return module
 
 
-def test_the_attack_simulator_learns_under_full_feedback_and_not_under_the_ladder(tmp_path: Path) -> None:
-    """perf/probe_attack.py on the small gold: the same attack that pins answers when every file is
-    shown learns nothing from withheld ones, and the detector flags it within 10 submissions."""
+def test_the_attack_simulator_prices_probing_out_under_the_default_policy(tmp_path: Path) -> None:
+    """perf/probe_attack.py --check on a 1,000-question gold (a probe file then differs from its
+    baseline in fewer than 2 % of the answers, as on the real SCB): the differential attack pins
+    answers under full feedback and with fresh accounts; the Ladder withholds them; publishing
+    reveals only what the ration allows; the automatic hold stops the fresh-account series; the
+    detector flags every series within 10 submissions."""
+    from leaderboard import demo
     from scoring import load_gold
 
     attack = _attack_module()
-    gold = load_gold("scb", write_gold(tmp_path / "gold.jsonl"))
-    open_feedback = attack.run(gold, "differential", "rounded", cap=40)
-    laddered = attack.run(gold, "differential", "ladder", cap=40)
-    assert open_feedback.learned > 0.3 and open_feedback.correct
-    assert laddered.learned == 0 and laddered.scored == 40
-    assert laddered.flagged_at is not None and laddered.flagged_at <= 10
+    gold = load_gold("scb", demo.write_jsonl(tmp_path / "gold.jsonl", demo.scb_gold(seed=0, sizes=(300, 300, 400))))
+    runs = {o.policy: o for o in attack.check(gold, cap=20)}
+    assert set(runs) == set(attack.POLICIES) and all(o.correct and o.scored == 20 for o in runs.values())
+    assert runs["full"].learned > 0.02 and runs["sybil"].learned == runs["full"].learned
+    assert runs["ladder"].learned == 0
+    assert 0 < runs["publish"].learned < runs["full"].learned / 2 and runs["publish"].published == 3  # 20 files: 4 days
+    assert runs["sybil+hold"].learned < runs["full"].learned / 10 and runs["sybil+hold"].held >= 15
+    assert runs["publish+hold"].held >= 15
+    assert all(o.flagged_at is not None and o.flagged_at <= 10 for o in runs.values())
