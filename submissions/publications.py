@@ -6,7 +6,8 @@ team too. Unlimited publishing would be a full-feedback channel (publish every p
 row), so a team may newly make public at most ``limit`` submissions per benchmark in any rolling
 :data:`WINDOW`:
 
-- a submission counts the first time it becomes public: submitted as public, or published later.
+- a scored submission counts the first time it becomes public: submitted as public, or published
+  later (a rejected upload reveals nothing and never counts).
   Publishing it again after a withdrawal is free (its figures are out already), and withdrawing
   does not give the slot back;
 - a maintainer's submission, a publication made by a maintainer, and a submission of an exempt
@@ -88,6 +89,8 @@ def _events(states: Iterable[SubmissionState], exempt: frozenset[str]) -> list[t
     """(time, submission id, free) of every step that makes a submission public, oldest first."""
     out = []
     for s in states:
+        if s.rejections:  # a rejected upload has no figures to reveal (and is rejected on every gold)
+            continue
         free = s.meta.maintainer or s.meta.submitter in exempt
         if s.meta.visibility == "public":
             out.append((when(s.meta.submitted_at), s.meta.id, free))
