@@ -249,7 +249,12 @@ class Leaderboard:
         gold = self.golds.get(benchmark)
         if state.hidden or self.feedback.is_exempt(state) or gold is None:
             return
-        if self.probes.should_hold(self.catalog.all(benchmark), gold, state.meta.id):
+        try:
+            flagged = self.probes.should_hold(self.catalog.all(benchmark), gold, state.meta.id)
+        except Exception:  # the detector must never cost a scored submission its answer
+            log.exception("probe detector failed on %s; not held", state.meta.id)
+            return
+        if flagged:
             self.hold([state.meta.id], "automatic", "its probe series is flagged", now=state.public)
 
     def quota(self, identity: Identity, benchmark: str, team: str = "") -> QuotaStatus:

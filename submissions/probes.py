@@ -98,7 +98,7 @@ def read_answers(bench: Benchmark, gold: Gold, raw: bytes) -> Answers:
     for line in raw.splitlines():
         try:
             obj = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: a hostile line nested too deep
             continue
         if not isinstance(obj, dict) or bench.key_field not in obj:
             continue
