@@ -6,7 +6,7 @@ python -m leaderboard table --benchmark scb [--view overall] [--format csv|json]
 python -m leaderboard rescore [--benchmark scb] [--workers N]
 python -m leaderboard hide ID / unhide ID
 python -m leaderboard team list | show NAME | transfer NAME --to USER|org:NAME [--by M]
-python -m leaderboard probes [--benchmark scb] [--hold SUBMITTER] [--by NAME]
+python -m leaderboard probes [--benchmark scb] [--hold SUBMITTER] [--by NAME]   (holds its whole series)
 python -m leaderboard resume | push | demo | status
 
 On the Hub, every command first brings the working copy to the Hub's current state (so it
@@ -272,16 +272,22 @@ def _probes(lb: Leaderboard, args: argparse.Namespace) -> int:
     """Print the flags and their evidence; with ``--hold``, hold that submitter's submissions."""
     found = [f for b in ([args.benchmark] if args.benchmark else list(BENCHMARKS)) for f in lb.probe_report(b)]
     if args.hold:
-        ids = [s.meta.id for s in lb.catalog.all(args.benchmark) if s.meta.submitter == args.hold]
-        if args.hold not in {f.submitter for f in found} or not ids:
+        series = {
+            name for f in found if args.hold in (f.submitter, *f.submitters) for name in (f.submitter, *f.submitters)
+        }
+        ids = [s.meta.id for s in lb.catalog.all(args.benchmark) if s.meta.submitter in series]
+        if not ids:
             print(f"error: {args.hold!r} is not a flagged submitter", file=sys.stderr)
             return 1
-        print(f"held {len(lb.hold(ids, args.by))} submission(s) of {args.hold}")
+        others = f" and its series ({', '.join(sorted(series - {args.hold}))})" if len(series) > 1 else ""
+        print(f"held {len(lb.hold(ids, args.by))} submission(s) of {args.hold}{others}")
         return 0
     for flag in found:
+        linked = f" (series with {', '.join(a for a in flag.submitters if a != flag.submitter)})"
         print(
-            f"{flag.benchmark}: {flag.submitter}: {len(flag.evidence)} of {flag.submissions} submissions look like "
-            f"probes (flagged at its submission {flag.flagged_at}; {len(flag.held)} held)"
+            f"{flag.benchmark}: {flag.submitter}{linked if len(flag.submitters) > 1 else ''}: {len(flag.evidence)} "
+            f"of {flag.submissions} submissions look like probes (flagged at its submission {flag.flagged_at}; "
+            f"{len(flag.held)} held)"
         )
         for p in flag.evidence:
             print(f"  {p.submission_id} {p.model} / {p.team}: {'; '.join(p.reasons)}")

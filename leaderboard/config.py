@@ -174,7 +174,9 @@ class Settings:
     ui: UiSettings = field(default_factory=UiSettings)
     plugins: tuple[str, ...] = ()  # modules that register more benchmarks (and their demos) on import
     scoring_workers: int = 1  # the app scores uploads in this many niced worker processes (0: in process)
-    feedback: str = "full"  # "full": every scored result shown; "ladder": the Ladder rule (docs/integrity.md)
+    feedback: str = "ladder"  # "ladder": the Ladder rule per team (docs/integrity.md); "full": every result shown
+    publications_per_week: int = 3  # submissions a team may newly make public per benchmark in 7 days (Ladder)
+    auto_hold: bool = True  # hold further suspicious submissions of a flagged probe series for review
     bootstrap_secret: str | None = field(default=None, repr=False)  # seeds intervals; stored one if None
 
     def __post_init__(self) -> None:
@@ -203,6 +205,8 @@ class Settings:
             ui=UiSettings.from_env(environ),
             plugins=env.names("LEADERBOARD_PLUGINS"),
             scoring_workers=env.whole("LEADERBOARD_SCORING_WORKERS", 1, maximum=64),
-            feedback=env.choice("LEADERBOARD_FEEDBACK", "full", FEEDBACK_POLICIES),
+            feedback=env.choice("LEADERBOARD_FEEDBACK", "ladder", FEEDBACK_POLICIES),
+            publications_per_week=env.whole("LEADERBOARD_PUBLICATIONS_PER_WEEK", 3, minimum=1),
+            auto_hold=env.flag("LEADERBOARD_AUTO_HOLD", True),
             bootstrap_secret=env.optional("LEADERBOARD_BOOTSTRAP_SECRET"),
         )

@@ -33,6 +33,7 @@ from leaderboard.table import SCORED_SOURCE, Board, BoardRow, baseline_rows, ran
 from scoring import BENCHMARKS, SCORER_VERSION, Gold, Limits
 from scoring.benchmarks import get_benchmark, load_plugins
 from scoring.engine import ResultRecord, UnparsedLine, question_columns, validate_file
+from scoring.errors import Issue
 from store import layout
 from store.base import AlreadyExists, NotFound, Store, StoreHealth
 from store.golds import GoldInfo, GoldRegistry, GoldUpdate
@@ -140,12 +141,16 @@ class Leaderboard:
             seeds=self.seeds,
         )
         self.feedback = Feedback(
-            self.catalog, exempt=(*settings.ui.maintainers, DEMO_USER.username), ladder=settings.feedback == "ladder"
+            self.catalog,
+            exempt=(*settings.ui.maintainers, DEMO_USER.username),
+            ladder=settings.feedback == "ladder",
+            publications=settings.publications_per_week,
         )
         self.probes = ProbeDetector(lambda s: self.store.read("submissions", layout.raw(s.meta.benchmark, s.meta.id)))
         self._boards: dict[str, tuple[tuple, Board]] = {}
         self._columns: OrderedDict[tuple[str, str], dict] = OrderedDict()  # per-question columns, server-side only
         self._lock = threading.Lock()
+        self._publishing = threading.Lock()  # one publication check-and-write at a time (the ration)
         self._unpublished: set[str] = set()
         self._published_at: dict[str, float] = {}  # time.monotonic() of each benchmark's last publish
         # A fresh Hub replica's first complete sync loads what is already published: not a change.
@@ -205,11 +210,14 @@ class Leaderboard:
         """Store, validate and score one upload: the answer the form, the API and the CLI give,
         with the new rank when it was scored. ``validate_only``: check it, store nothing."""
         scored_on = self.golds.info(benchmark)  # the gold the intake scores on, unless the board switches meanwhile
+        if not validate_only and (refused := self._over_ration(benchmark, form, identity)) is not None:
+            return refused
         answer = self.intake.submit(
             benchmark, Path(path), form, identity, filename, progress, validate_only, confirm_box_format
         )
         if not validate_only:
             self._score_on_staged(benchmark, answer.submission_id, scored_on)
+            self._auto_hold(benchmark, answer)
         if answer.result is not None and (info := self.golds.info(benchmark)) is not None:
             answer = self.feedback.answer(answer, info.version)  # the Ladder rule: submissions.feedback
         if answer.result is None:
@@ -219,6 +227,35 @@ class Leaderboard:
             note = " Private: only your team sees it; publish it from My submissions (or /publish) to show it."
             answer = replace(answer, message=answer.message + note)
         return answer.with_rank(self.rank_of(benchmark, answer.submission_id))
+
+    def _over_ration(self, benchmark: str, form: SubmissionForm, identity: Identity) -> SubmitAnswer | None:
+        """The refusal of a submission asked to be public when its team's publications are used up."""
+        if str(form.visibility or "").strip().lower() != "public" or benchmark not in BENCHMARKS:
+            return None
+        free = identity.is_maintainer or identity.username in self.feedback.exempt
+        ration = self.feedback.ration(benchmark, form.team, datetime.now(UTC), free)
+        if ration.allows:
+            return None
+        message = ration.message() + " Submit it as private (it is scored as usual) and publish it later."
+        quota = self.quota(identity, benchmark, team=form.team)
+        return SubmitAnswer.refused(message, Issue("publication_limit", 0, "visibility", message), quota=quota)
+
+    def _auto_hold(self, benchmark: str, answer: SubmitAnswer) -> None:
+        """Hold a new scored submission for review when its probe series is flagged
+        (``LEADERBOARD_AUTO_HOLD``; submissions.probes.to_hold)."""
+        state = self.catalog.get(answer.submission_id) if answer.submission_id else None
+        if not self.settings.auto_hold or answer.result is None or answer.duplicate_of or state is None:
+            return
+        gold = self.golds.get(benchmark)
+        if state.hidden or self.feedback.is_exempt(state) or gold is None:
+            return
+        try:
+            flagged = self.probes.should_hold(self.catalog.all(benchmark), gold, state.meta.id)
+        except Exception:  # the detector must never cost a scored submission its answer
+            log.exception("probe detector failed on %s; not held", state.meta.id)
+            return
+        if flagged:
+            self.hold([state.meta.id], "automatic", "its probe series is flagged", now=state.public)
 
     def quota(self, identity: Identity, benchmark: str, team: str = "") -> QuotaStatus:
         """The account's daily quota, or the team's (``team``) when that binds first."""
@@ -352,9 +389,10 @@ class Leaderboard:
         except (NotFound, CorruptRecord):
             return False
 
-    def hold(self, submission_ids: list[str], by: str, why: str = "suspected probing") -> list[str]:
+    def hold(self, submission_ids: list[str], by: str, why: str = "suspected probing", now: bool = False) -> list[str]:
         """Hold results off the board and out of the feedback (a moderation record each); returns
-        the ids held (unknown ids are skipped). ``unhide`` releases a hold."""
+        the ids held (unknown ids are skipped). ``unhide`` releases a hold. ``now``: republish the
+        public table at once (a public submission may just have been published on it)."""
         held = [sid for sid in submission_ids if self.catalog.get(sid) is not None]
         if not held:
             return []
@@ -364,7 +402,7 @@ class Leaderboard:
         for path, body in files.items():
             self.catalog.note(path, body)
         for benchmark in sorted({self.catalog.get(sid).meta.benchmark for sid in held}):
-            self.publish(benchmark)
+            self.publish(benchmark, now=now)
         return held
 
     # ---- maintaining ----
@@ -676,8 +714,17 @@ class Leaderboard:
         reveal, issue = check_reveal_date(reveal_date, anonymous and public)
         if issue is not None:
             raise ValueError(issue.message)
-        event = Publication(public, identity.username, lifecycle.now_iso(), public, anonymous and public, reveal)
-        self._write_publication(state, event)
+        with self._publishing:
+            if (
+                public
+                and not (ration := self.feedback.may_publish(state, datetime.now(UTC), identity.is_maintainer)).allows
+            ):
+                raise ValueError(ration.message())
+            event = Publication(
+                public, identity.username, lifecycle.now_iso(), public, anonymous and public, reveal,
+                maintainer=identity.is_maintainer,
+            )  # fmt: skip
+            self._write_publication(state, event)
         self.publish(state.meta.benchmark, now=True)
         return _visibility_message(state, event)
 

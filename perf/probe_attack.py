@@ -1,6 +1,7 @@
 """Adaptive attacks on the SCB answer key, run against the real scorer under a feedback policy.
 
-    python perf/probe_attack.py --gold /work/shared/data/scb-synthetic/gold.jsonl [--cap 1500]
+    python perf/probe_attack.py --gold /work/shared/data/scb-synthetic/gold.jsonl [--cap 2000]
+    python perf/probe_attack.py --gold <any SCB gold> --check   # the small, fast run the test makes
 
 The attacks of the red-team review (finding 3), as a submitter sees the leaderboard:
 
@@ -15,16 +16,24 @@ The attacks of the red-team review (finding 3), as a submitter sees the leaderbo
   whenever a file is shown.
 
 Policies (the oracle is :func:`scoring.engine.score_predictions` with the submission's seed,
-:meth:`submissions.answer.SubmitAnswer.to_api` for rounding and :func:`submissions.feedback.ladder`):
+:meth:`submissions.answer.SubmitAnswer.to_api` for rounding, :func:`submissions.feedback.ladder`,
+:func:`submissions.publications.reveals` and :func:`submissions.probes.to_hold`, the functions the
+leaderboard itself decides with); every one has the secret seed, rounding, no counts of right
+answers and the 95 % minimum coverage:
 
-- ``rounded``: secret seed, rounding, no counts of right answers, minimum coverage 95 %;
-- ``ladder`` (deployed default): the same, and the Ladder rule per submitter;
-- ``sybil``: the Ladder, but a fresh account for every submission (each one is a first).
+- ``full``: every scored result shown (``LEADERBOARD_FEEDBACK=full``);
+- ``ladder``: the Ladder rule per team, one account and team, every file private;
+- ``publish``: the Ladder, and the team publishes every file it can (3 a week) to read its figures;
+  it submits at the team's daily quota (5 a day), so a week is 35 scored submissions;
+- ``sybil``: the Ladder, a fresh account and team for every submission (each one is a first);
+- ``publish+hold`` and ``sybil+hold``: the same with the automatic hold of flagged probe series,
+  i.e. the deployed default (``LEADERBOARD_FEEDBACK=ladder``, 3 publications a week, auto-hold on)
+  against one team and against fresh accounts.
 
 For each it prints the scored submissions needed for 10 %, 50 % and 100 % of the key (answers
 the attacker has pinned, checked against the gold at the end), and after which submission the
-probe detector (:mod:`submissions.probes`) flags the attacker. ``check`` runs the same on a
-small gold quickly (the test does).
+probe detector (:mod:`submissions.probes`) flags the attacker's series. ``--check`` runs the
+differential attack under every policy on a small cap (tests/submissions/test_integrity.py).
 """
 
 from __future__ import annotations
@@ -45,17 +54,36 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from scoring import SCORER_VERSION, Gold, get_benchmark, load_gold  # noqa: E402
 from scoring.engine import Predictions, score_predictions  # noqa: E402
 from store.layout import ResultKey  # noqa: E402
-from store.records import StoredResult, SubmissionMeta  # noqa: E402
+from store.records import Publication, StoredResult, SubmissionMeta  # noqa: E402
 from submissions.answer import SubmitAnswer  # noqa: E402
 from submissions.catalog import SubmissionState  # noqa: E402
 from submissions.feedback import LADDER_STEP, ladder  # noqa: E402
-from submissions.probes import Answers, flags, patterns  # noqa: E402
+from submissions.probes import Pattern, flags, pattern, to_hold  # noqa: E402
+from submissions.publications import PUBLICATIONS_PER_WEEK, ration, reveals  # noqa: E402
 from submissions.records import Status  # noqa: E402
 from submissions.seeds import BootstrapSeeds  # noqa: E402
 
 MIN_COVERAGE = 0.95
-POLICIES = ("rounded", "ladder", "sybil")
+SCORED_PER_DAY = 5  # the default daily quota of scored submissions, per account and per team
 MILESTONES = (0.10, 0.50, 1.00)
+
+
+@dataclass(frozen=True)
+class Policy:
+    ladder: bool  # False: every scored result shown
+    fresh_accounts: bool  # a new account and team for every submission
+    publish: bool  # the team publishes every file its ration allows
+    hold: bool  # the automatic hold of flagged probe series
+
+
+POLICIES = {
+    "full": Policy(False, False, False, False),
+    "ladder": Policy(True, False, False, False),
+    "publish": Policy(True, False, True, False),
+    "sybil": Policy(True, True, False, False),
+    "publish+hold": Policy(True, False, True, True),
+    "sybil+hold": Policy(True, True, False, True),
+}
 
 
 # --------------------------------------------------------------------------- the oracle
@@ -64,49 +92,75 @@ MILESTONES = (0.10, 0.50, 1.00)
 @dataclass
 class Oracle:
     """The leaderboard as a submitter sees it, under one policy; it keeps every submission for
-    the detector and counts the scored ones."""
+    the detector and counts the scored ones (a held submission is scored, its figures not shown)."""
 
     gold: Gold
     policy: str
     seeds: BootstrapSeeds = field(default_factory=lambda: BootstrapSeeds(b"perf-probe-attack-secret"))
     states: list[SubmissionState] = field(default_factory=list)
-    letters: list[np.ndarray] = field(default_factory=list)
+    found: list[Pattern] = field(default_factory=list)
     scored: int = 0
     rejected: int = 0
+    held: int = 0
+    published: int = 0
+    _matrix: np.ndarray | None = None
 
     def submit(self, letters: np.ndarray) -> dict | None:
-        """The ``result`` of the ``/submit`` answer: None when refused or withheld."""
-        bench = get_benchmark(self.gold.benchmark)
+        """The ``result`` of the ``/submit`` answer: None when refused, withheld or held."""
+        policy, bench = POLICIES[self.policy], get_benchmark(self.gold.benchmark)
         i = len(self.states)
-        submitter = f"sybil-{i}" if self.policy == "sybil" else "attacker"
+        who = f"sybil-{i}" if policy.fresh_accounts else "attacker"
         sid = f"p{i:05d}"
-        when = (datetime(2026, 1, 1, tzinfo=UTC) + timedelta(minutes=i)).isoformat()
-        meta = SubmissionMeta(sid, bench.id, "probe", "team", "open", "", "", "", submitter, sid, "xyxy", when, 0)
+        when = datetime(2026, 1, 1, tzinfo=UTC) + timedelta(days=i / SCORED_PER_DAY)  # at the team's quota
+        meta = SubmissionMeta(sid, bench.id, "probe", f"team of {who}", "open", "", "", "", who, sid, "xyxy",
+                              when.isoformat(), 0, visibility="private")  # fmt: skip
         state = SubmissionState(meta)
         self.states.append(state)
-        self.letters.append(letters.copy())
+        self._detect(letters, bench)
+        if policy.hold and sid in to_hold(self.found):
+            state.hidden = True  # the intake scores it, then the automatic hold takes it
         if (letters >= 0).sum() < math.ceil(MIN_COVERAGE * self.gold.size - 1e-9):
             self.rejected += 1
             return None
+        self.scored += 1
+        if state.hidden:
+            self.held += 1
+            return None
         preds = Predictions(bench.id, self.gold.version, letters.astype(np.int8), letters >= 0, {}, 0)
         result = score_predictions(bench, self.gold, preds, seed=self.seeds.for_submission(sid))
-        state.results[ResultKey.of(self.gold.version, SCORER_VERSION)] = StoredResult(sid, when, result)
-        self.scored += 1
+        state.results[ResultKey.of(self.gold.version, SCORER_VERSION)] = StoredResult(sid, meta.submitted_at, result)
         answer = SubmitAnswer.of(Status.SCORED, sid, result=result)
-        if self.policy != "rounded":
-            mine = [s for s in self.states if s.meta.submitter == submitter]
-            if not ladder(mine, self.gold.version)[sid].shown:
-                answer = answer.withheld("not shown")
+        if policy.ladder and not self._published(state, when) and not ladder(self.states, self.gold.version)[sid].shown:
+            answer = answer.withheld("not shown")
         return answer.to_api()["result"]
+
+    def _published(self, state: SubmissionState, when: datetime) -> bool:
+        """Publish ``state`` if the team's ration allows it now; whether it is public."""
+        if not POLICIES[self.policy].publish:
+            return False
+        granted = reveals(self.states, PUBLICATIONS_PER_WEEK)
+        if not ration(self.states, granted, "team", self.gold.benchmark, PUBLICATIONS_PER_WEEK, when).allows:
+            return False
+        state.publications[0] = Publication(True, state.meta.submitter, when.isoformat(), True)
+        self.published += 1
+        return state.meta.id in reveals(self.states, PUBLICATIONS_PER_WEEK)
+
+    def _detect(self, letters: np.ndarray, bench) -> None:
+        """The detector's pattern of the new file, against every earlier one (incrementally)."""
+        i = len(self.states) - 1
+        if self._matrix is None or i >= len(self._matrix):
+            grown = np.full((max(64, 2 * i), self.gold.size), -1, dtype=np.int8)
+            if self._matrix is not None:
+                grown[:i] = self._matrix[:i]
+            self._matrix = grown
+        self._matrix[i] = letters
+        submitters = np.array([s.meta.submitter for s in self.states])
+        self.found.append(pattern(self.states, self._matrix[: i + 1], submitters, i, bench))
 
     def flagged_at(self) -> int | None:
         """The submission (1-based, of the attacker's series) after which the detector flags it."""
-        found = patterns(self.states, [Answers(a) for a in self.letters], get_benchmark(self.gold.benchmark))
-        marks = [i for i, p in enumerate(found, 1) if p.suspicious]
-        if self.policy != "sybil":
-            (flag,) = flags(self.gold.benchmark, found, lambda _sid: False) or (None,)
-            return flag.flagged_at if flag else None
-        return marks[2] if len(marks) >= 3 else None  # a Sybil series: flags on accounts, counted alike
+        found = flags(self.gold.benchmark, self.found, lambda _sid: False)
+        return min((f.flagged_at for f in found), default=None)
 
 
 def cell_counts(result: dict, gold: Gold) -> dict[tuple[str, str], int]:
@@ -319,6 +373,8 @@ class Outcome:
     policy: str
     scored: int
     rejected: int
+    held: int
+    published: int
     learned: float
     milestones: dict[float, int | None]
     correct: bool
@@ -339,8 +395,8 @@ def run(gold: Gold, attack: str, policy: str, cap: int) -> Outcome:
             break
     known = key.known()
     right = bool(((known < 0) | (known == gold.answers)).all())
-    return Outcome(attack, policy, oracle.scored, oracle.rejected, key.share(), reached, right, oracle.flagged_at(),
-                   time.perf_counter() - started)  # fmt: skip
+    return Outcome(attack, policy, oracle.scored, oracle.rejected, oracle.held, oracle.published, key.share(), reached,
+                   right, oracle.flagged_at(), time.perf_counter() - started)  # fmt: skip
 
 
 def table(outcomes: list[Outcome], cap: int) -> str:
@@ -348,33 +404,44 @@ def table(outcomes: list[Outcome], cap: int) -> str:
         return f"{v:,}" if v is not None else f"> {cap:,}"
 
     lines = [
-        "| attack | policy | 10 % of key | 50 % | 100 % | learned | scored | refused | flagged at | right | s |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| attack | policy | 10 % of key | 50 % | 100 % | learned | scored | refused | held | published "
+        "| flagged at | right | s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for o in outcomes:
         m = o.milestones
         lines.append(
             f"| {o.attack} | {o.policy} | {when(m[0.10])} | {when(m[0.50])} | {when(m[1.00])} | {o.learned:.1%} | "
-            f"{o.scored:,} | {o.rejected:,} | {o.flagged_at or 'no'} | {'yes' if o.correct else 'NO'} "
-            f"| {o.seconds:.0f} |"
+            f"{o.scored:,} | {o.rejected:,} | {o.held:,} | {o.published:,} | {o.flagged_at or 'no'} | "
+            f"{'yes' if o.correct else 'NO'} | {o.seconds:.0f} |"
         )
     return "\n".join(lines)
+
+
+def check(gold: Gold, cap: int = 20) -> list[Outcome]:
+    """The differential attack under every policy, ``cap`` scored submissions each (the test's run)."""
+    return [run(gold, "differential", policy, cap) for policy in POLICIES]
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--gold", type=Path, required=True, help="an SCB gold file (JSONL or Parquet)")
-    p.add_argument("--cap", type=int, default=1500, help="stop an attack after this many scored submissions")
+    p.add_argument("--cap", type=int, default=2000, help="stop an attack after this many scored submissions")
     p.add_argument("--attacks", nargs="*", default=list(ATTACKS), choices=list(ATTACKS))
     p.add_argument("--policies", nargs="*", default=list(POLICIES), choices=list(POLICIES))
+    p.add_argument("--check", action="store_true", help="the differential attack under every policy, cap 20")
     args = p.parse_args(argv)
     gold = load_gold("scb", args.gold)
+    if args.check:
+        print(table(check(gold), 20))
+        return 0
     outcomes = []
     for attack in args.attacks:
         for policy in args.policies if attack != "partial" else ["ladder"]:
             outcomes.append(run(gold, attack, policy, args.cap))
             print(table(outcomes[-1:], args.cap).splitlines()[-1], flush=True)
-    print(f"\n{gold.size:,} questions, cap {args.cap:,} scored submissions, step {LADDER_STEP:g} points\n")
+    print(f"\n{gold.size:,} questions, cap {args.cap:,} scored submissions, step {LADDER_STEP:g} points, "
+          f"{PUBLICATIONS_PER_WEEK} publications a week, {SCORED_PER_DAY} scored a day\n")  # fmt: skip
     print(table(outcomes, args.cap))
     return 0
 

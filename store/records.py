@@ -304,6 +304,7 @@ class Publication(_FlatRecord):
     row: bool = False
     anonymous: bool = False
     reveal_date: str = ""
+    maintainer: bool = False  # made by a maintainer: outside the team's publication ration
 
     def to_bytes(self) -> bytes:
         return _dumps(asdict(self), indent=1)

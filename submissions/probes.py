@@ -4,21 +4,26 @@ An adaptive attack on the answer key (docs/integrity.md) sends files that differ
 one in only a few answers (each difference is a probe), or files with degenerate patterns (one
 letter everywhere, answers on a subset only). A real model's variants differ in many answers
 (5-20 % for ablations) and answer with a spread of letters. So each submission is compared with
-the closest earlier submission of the same submitter and with the closest earlier one of anyone
-(a probe series spread over accounts), and a submitter is flagged once :data:`FLAG_AFTER` of its
-submissions look like probes.
+the closest earlier submission of the same submitter and with the closest earlier one of anyone.
+
+A *series* is a set of submitters joined by near-duplicate files: a suspicious file that is a
+near-copy of another account's file links the two accounts, so a probe series spread over fresh
+accounts (and fresh team names) is one series. A series is flagged once :data:`FLAG_AFTER` of its
+submissions look like probes; with the automatic hold on, that submission and every later
+suspicious one of the series are held as they arrive (:func:`to_hold`).
 
 The evidence (which submissions, how many answers differ, pattern statistics) is for maintainers
 only: it derives from the files alone, never from the gold, yet it says which questions a team
 is probing, so it is shown on the Maintainers tab and by ``python -m leaderboard probes``, never
-to the team. A maintainer can *hold* a flagged series: a moderation record (store.records.
-Moderation, reason ``held: ...``) that takes the results off the board and out of the feedback.
+to the team. A *hold* is a moderation record (store.records.Moderation, reason ``held: ...``)
+that takes the results off the board and out of the feedback; ``unhide`` releases it.
 """
 
 from __future__ import annotations
 
 import json
 import threading
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -37,7 +42,7 @@ ONE_LETTER_SHARE = 0.8
 LOW_COVERAGE_SHARE = 0.95
 """Fewer questions answered than this share: a partial file (the leaderboard's minimum coverage)."""
 FLAG_AFTER = 3
-"""Suspicious submissions of one submitter before it is flagged (one all-"A" test of the example
+"""Suspicious submissions of one series before it is flagged (one all-"A" test of the example
 file, or one resubmission with a few fixes, is ordinary)."""
 
 
@@ -66,6 +71,7 @@ class Pattern:
     closest_any: str  # the closest earlier submission of another submitter ("" if none)
     differ_any: int | None
     reasons: tuple[str, ...]
+    linked: str = ""  # closest_any when it is a near-duplicate: the series joins its submitter
 
     @property
     def suspicious(self) -> bool:
@@ -74,14 +80,15 @@ class Pattern:
 
 @dataclass(frozen=True)
 class ProbeFlag:
-    """A flagged submitter: its suspicious submissions, oldest first, and which are held."""
+    """A flagged series: its suspicious submissions, oldest first, and which are held."""
 
-    submitter: str
+    submitter: str  # the series' submitter with the most suspicious submissions
     benchmark: str
-    submissions: int  # all of its parsed submissions on the benchmark
-    flagged_at: int  # the 1-based number of its submission that raised the flag
+    submissions: int  # all parsed submissions of its submitters on the benchmark
+    flagged_at: int  # the 1-based number of the series' submission that raised the flag
     evidence: tuple[Pattern, ...]
     held: tuple[str, ...]
+    submitters: tuple[str, ...] = ()  # every account of the series, in order of first submission
 
 
 def read_answers(bench: Benchmark, gold: Gold, raw: bytes) -> Answers:
@@ -91,7 +98,7 @@ def read_answers(bench: Benchmark, gold: Gold, raw: bytes) -> Answers:
     for line in raw.splitlines():
         try:
             obj = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: a hostile line nested too deep
             continue
         if not isinstance(obj, dict) or bench.key_field not in obj:
             continue
@@ -113,48 +120,36 @@ def patterns(states: list[SubmissionState], answers: list[Answers], bench: Bench
     if not states:
         return []
     matrix = np.stack([a.letters for a in answers])
-    n = matrix.shape[1]
-    near = max(1, int(NEAR_DUPLICATE_SHARE * n))
     submitters = np.array([s.meta.submitter for s in states])
-    out = []
-    for i, state in enumerate(states):
-        row = matrix[i]
-        answered = int((row >= 0).sum())
-        counts = np.bincount(row[row >= 0], minlength=len(bench.choices))
-        top = int(counts.argmax())
-        share = float(counts[top] / answered) if answered else 0.0
-        differ = (matrix[:i] != row).sum(axis=1)
-        own_id, own = _closest(states, differ, submitters[:i] == state.meta.submitter)
-        any_id, other = _closest(states, differ, submitters[:i] != state.meta.submitter)
-        reasons = []
-        if own is not None and own <= near:
-            reasons.append(f"differs from own {own_id} in {own} answers")
-        if other is not None and other <= near:
-            reasons.append(f"differs from another submitter's {any_id} in {other} answers")
-        if answered and share >= ONE_LETTER_SHARE:
-            reasons.append(f"{share:.0%} of answers are {bench.choices[top]}")
-        if answered < LOW_COVERAGE_SHARE * n:
-            reasons.append(f"answers only {answered} of {n} questions")
-        meta = state.meta
-        out.append(
-            Pattern(
-                meta.id,
-                meta.submitter,
-                meta.team,
-                meta.model,
-                meta.submitted_at,
-                answered,
-                n,
-                bench.choices[top],
-                share,
-                own_id,
-                own,
-                any_id,
-                other,
-                tuple(reasons),
-            )  # fmt: skip
-        )
-    return out
+    return [pattern(states, matrix, submitters, i, bench) for i in range(len(states))]
+
+
+def pattern(
+    states: list[SubmissionState], matrix: np.ndarray, submitters: np.ndarray, i: int, bench: Benchmark
+) -> Pattern:
+    """The evidence on submission ``i``, against the ones before it (rows of ``matrix``)."""
+    state, row, n = states[i], matrix[i], matrix.shape[1]
+    near = max(1, int(NEAR_DUPLICATE_SHARE * n))
+    answered = int((row >= 0).sum())
+    counts = np.bincount(row[row >= 0], minlength=len(bench.choices))
+    top = int(counts.argmax())
+    share = float(counts[top] / answered) if answered else 0.0
+    differ = (matrix[:i] != row).sum(axis=1)
+    own_id, own = _closest(states, differ, submitters[:i] == state.meta.submitter)
+    any_id, other = _closest(states, differ, submitters[:i] != state.meta.submitter)
+    reasons = []
+    if own is not None and own <= near:
+        reasons.append(f"differs from own {own_id} in {own} answers")
+    linked = any_id if other is not None and other <= near else ""
+    if linked:
+        reasons.append(f"differs from another submitter's {any_id} in {other} answers")
+    if answered and share >= ONE_LETTER_SHARE:
+        reasons.append(f"{share:.0%} of answers are {bench.choices[top]}")
+    if answered < LOW_COVERAGE_SHARE * n:
+        reasons.append(f"answers only {answered} of {n} questions")
+    m = state.meta
+    return Pattern(m.id, m.submitter, m.team, m.model, m.submitted_at, answered, n, bench.choices[top], share,
+                   own_id, own, any_id, other, tuple(reasons), linked)  # fmt: skip
 
 
 def _closest(states: list[SubmissionState], differ: np.ndarray, among: np.ndarray) -> tuple[str, int | None]:
@@ -164,19 +159,58 @@ def _closest(states: list[SubmissionState], differ: np.ndarray, among: np.ndarra
     return states[j].meta.id, int(differ[j])
 
 
-def flags(benchmark: str, found: list[Pattern], held: Callable[[str], bool]) -> list[ProbeFlag]:
-    """Submitters with at least :data:`FLAG_AFTER` suspicious submissions, most evidence first."""
-    by_submitter: dict[str, list[Pattern]] = {}
+def series(found: list[Pattern]) -> list[list[Pattern]]:
+    """Submitters joined by their near-duplicate links, each series' patterns in submission order."""
+    owner = {p.submission_id: p.submitter for p in found}
+    parent: dict[str, str] = {}
+
+    def root(x: str) -> str:
+        parent.setdefault(x, x)
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
     for p in found:
-        by_submitter.setdefault(p.submitter, []).append(p)
+        if p.linked in owner:
+            a, b = root(p.submitter), root(owner[p.linked])
+            parent[max(a, b)] = min(a, b)
+    groups: dict[str, list[Pattern]] = {}
+    for p in found:
+        groups.setdefault(root(p.submitter), []).append(p)
+    return list(groups.values())
+
+
+def _flagged(mine: list[Pattern]) -> int | None:
+    """The index (in ``mine``) of the submission that flags the series, or None."""
+    suspicious = [i for i, p in enumerate(mine) if p.suspicious]
+    return suspicious[FLAG_AFTER - 1] if len(suspicious) >= FLAG_AFTER else None
+
+
+def to_hold(found: list[Pattern]) -> set[str]:
+    """The submissions the automatic hold takes: in a flagged series, the suspicious ones from
+    the one that raised the flag on."""
+    out = set()
+    for mine in series(found):
+        at = _flagged(mine)
+        if at is not None:
+            out |= {p.submission_id for p in mine[at:] if p.suspicious}
+    return out
+
+
+def flags(benchmark: str, found: list[Pattern], held: Callable[[str], bool]) -> list[ProbeFlag]:
+    """Series with at least :data:`FLAG_AFTER` suspicious submissions, most evidence first."""
     out = []
-    for submitter, mine in by_submitter.items():
-        suspicious = [p for p in mine if p.suspicious]
-        if len(suspicious) < FLAG_AFTER:
+    for mine in series(found):
+        at = _flagged(mine)
+        if at is None:
             continue
-        flagged_at = mine.index(suspicious[FLAG_AFTER - 1]) + 1
+        suspicious = [p for p in mine if p.suspicious]
+        counts = Counter(p.submitter for p in suspicious)
+        main = max(counts, key=lambda name: counts[name])  # the first of the most active on a tie
         held_ids = tuple(p.submission_id for p in mine if held(p.submission_id))
-        out.append(ProbeFlag(submitter, benchmark, len(mine), flagged_at, tuple(suspicious), held_ids))
+        submitters = tuple(dict.fromkeys(p.submitter for p in mine))
+        out.append(ProbeFlag(main, benchmark, len(mine), at + 1, tuple(suspicious), held_ids, submitters))
     return sorted(out, key=lambda f: (-len(f.evidence), f.submitter))
 
 
@@ -186,6 +220,7 @@ class ProbeDetector:
     def __init__(self, read_raw: Callable[[SubmissionState], bytes]) -> None:
         self.read_raw = read_raw
         self._answers: dict[tuple[str, str], Answers] = {}  # (submission id, gold version) -> answers
+        self._patterns: dict[tuple[str, str], Pattern] = {}  # the same key -> pattern when first seen
         self._lock = threading.Lock()
 
     def answers(self, state: SubmissionState, gold: Gold) -> Answers:
@@ -205,3 +240,21 @@ class ProbeDetector:
         bench = get_benchmark(gold.benchmark)
         found = patterns(states, [self.answers(s, gold) for s in states], bench)
         return flags(gold.benchmark, found, held)
+
+    def should_hold(self, states: Iterable[SubmissionState], gold: Gold, submission_id: str) -> bool:
+        """Whether the automatic hold takes ``submission_id`` (one of ``states``). Each pattern is
+        computed once, against the submissions stored before it when first asked, so a new upload
+        costs one comparison with every earlier file, not all of them with each other."""
+        states = list(states)
+        missing = [i for i, s in enumerate(states) if (s.meta.id, gold.version) not in self._patterns]
+        if missing:
+            bench = get_benchmark(gold.benchmark)
+            matrix = np.stack([self.answers(s, gold).letters for s in states])
+            submitters = np.array([s.meta.submitter for s in states])
+            for i in missing:
+                found = pattern(states, matrix, submitters, i, bench)
+                with self._lock:
+                    self._patterns.setdefault((states[i].meta.id, gold.version), found)
+        with self._lock:
+            found = [self._patterns[(s.meta.id, gold.version)] for s in states]
+        return submission_id in to_hold(found)

@@ -20,13 +20,14 @@ def flags_markdown(flags: list[ProbeFlag]) -> str:
         return "### Probe flags\nNo submitter flagged."
     lines = [
         "### Probe flags",
-        "| benchmark | submitter | suspicious | flagged at | held | evidence |",
+        "| benchmark | submitters (series) | suspicious | flagged at | held | evidence |",
         "|---|---|---|---|---|---|",
     ]
     for f in flags:
         evidence = "<br>".join(f"`{p.submission_id}`: {escape_markdown('; '.join(p.reasons))}" for p in f.evidence[-5:])
         lines.append(
-            f"| {f.benchmark} | {escape_markdown(f.submitter)} | {len(f.evidence)} of {f.submissions} | "
+            f"| {f.benchmark} | {escape_markdown(', '.join(dict.fromkeys((f.submitter, *f.submitters))))} | "
+            f"{len(f.evidence)} of {f.submissions} | "
             f"submission {f.flagged_at} | {len(f.held)} | {evidence} |"
         )
     return "\n".join(lines)

@@ -108,18 +108,19 @@ def test_answers_are_rounded_and_carry_no_counts_of_right_answers(lb: Leaderboar
 def test_the_ladder_withholds_a_submission_that_does_not_beat_the_best_shown_one(ladder: Leaderboard) -> None:
     lb = ladder
     d = lb.settings.data_dir
+    private = form("M", visibility="private")  # a public one is the team's chosen row: always shown
     first = lb.submit("scb", write_submission(d / "a.jsonl", accuracy=0.5, seed=1), form("M"), ALICE)
-    again = lb.submit("scb", write_submission(d / "b.jsonl", accuracy=0.5, seed=2), form("M"), ALICE)
+    again = lb.submit("scb", write_submission(d / "b.jsonl", accuracy=0.5, seed=2), private, ALICE)
     better = lb.submit("scb", write_submission(d / "c.jsonl", accuracy=0.8, seed=3), form("M2"), ALICE)
     assert first.result is not None and better.result is not None
     assert again.status is Status.SCORED and again.result is None and again.rank is None
     assert f"more than {LADDER_STEP:g} points" in again.message and first.submission_id in again.message
-    assert set(scored(lb)["model"]) == {"M", "M2"}  # the withheld one is no row
+    assert set(scored(lb)["model"]) == {"M", "M2"}  # the withheld one is private: no row
     assert lb.rank_of("scb", again.submission_id) is None
     withheld = lb.catalog.get(again.submission_id)
     assert lb.result_for_submitter(withheld) is None
     assert withheld.result(lb.golds.info("scb").version, SCORER_VERSION) is not None  # kept for maintainers
-    dup = lb.submit("scb", d / "b.jsonl", form("M"), ALICE)
+    dup = lb.submit("scb", d / "b.jsonl", private, ALICE)
     assert dup.duplicate_of == again.submission_id and dup.result is None
 
 
@@ -144,7 +145,8 @@ def test_a_probe_series_is_flagged_held_and_withheld(ladder: Leaderboard) -> Non
     for i in range(FLAG_AFTER):
         probe = base.copy()
         probe[i] = (probe[i] + 1) % len(LETTERS)
-        ids.append(lb.submit("scb", write_letters(d / f"p{i}.jsonl", probe), form("Base"), ALICE).submission_id)
+        private = form("Base", visibility="private")  # public ones would use up the team's publications
+        ids.append(lb.submit("scb", write_letters(d / f"p{i}.jsonl", probe), private, ALICE).submission_id)
     (flag,) = lb.probe_report("scb")
     assert flag.submitter == ALICE.username and flag.flagged_at == FLAG_AFTER + 1
     assert all("differs from own" in p.reasons[0] for p in flag.evidence)
@@ -186,10 +188,12 @@ def test_an_honest_series_of_ablations_is_not_flagged(lb: Leaderboard, seed: int
 
 
 def test_the_probes_command_lists_and_holds_a_flagged_submitter(
-    lb: Leaderboard, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
 ) -> None:
     from leaderboard import cli
 
+    # full feedback: four public files under one team, past the Ladder's publication ration
+    lb = board(tmp_path / "data", write_gold(tmp_path / "gold.jsonl"), feedback="full")
     d = lb.settings.data_dir
     base = np.zeros(len(small_gold()), dtype=np.int8)
     for i in range(FLAG_AFTER + 1):
@@ -214,15 +218,22 @@ def _attack_module():
     return module
 
 
-def test_the_attack_simulator_learns_under_full_feedback_and_not_under_the_ladder(tmp_path: Path) -> None:
-    """perf/probe_attack.py on the small gold: the same attack that pins answers when every file is
-    shown learns nothing from withheld ones, and the detector flags it within 10 submissions."""
+def test_the_attack_simulator_prices_probing_out_under_the_default_policy(tmp_path: Path) -> None:
+    """perf/probe_attack.py --check on a 1,000-question gold (a probe file then differs from its
+    baseline in fewer than 2 % of the answers, as on the real SCB): the differential attack pins
+    answers under full feedback and with fresh accounts; the Ladder withholds them; publishing
+    reveals only what the ration allows; the automatic hold stops the fresh-account series; the
+    detector flags every series within 10 submissions."""
+    from leaderboard import demo
     from scoring import load_gold
 
     attack = _attack_module()
-    gold = load_gold("scb", write_gold(tmp_path / "gold.jsonl"))
-    open_feedback = attack.run(gold, "differential", "rounded", cap=40)
-    laddered = attack.run(gold, "differential", "ladder", cap=40)
-    assert open_feedback.learned > 0.3 and open_feedback.correct
-    assert laddered.learned == 0 and laddered.scored == 40
-    assert laddered.flagged_at is not None and laddered.flagged_at <= 10
+    gold = load_gold("scb", demo.write_jsonl(tmp_path / "gold.jsonl", demo.scb_gold(seed=0, sizes=(300, 300, 400))))
+    runs = {o.policy: o for o in attack.check(gold, cap=20)}
+    assert set(runs) == set(attack.POLICIES) and all(o.correct and o.scored == 20 for o in runs.values())
+    assert runs["full"].learned > 0.02 and runs["sybil"].learned == runs["full"].learned
+    assert runs["ladder"].learned == 0
+    assert 0 < runs["publish"].learned < runs["full"].learned / 2 and runs["publish"].published == 3  # 20 files: 4 days
+    assert runs["sybil+hold"].learned < runs["full"].learned / 10 and runs["sybil+hold"].held >= 15
+    assert runs["publish+hold"].held >= 15
+    assert all(o.flagged_at is not None and o.flagged_at <= 10 for o in runs.values())

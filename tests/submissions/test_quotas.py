@@ -35,7 +35,8 @@ def _submit_valid(lb: Leaderboard, tmp: Path, n: int, who: Identity = ALICE, sta
     outs = []
     for i in range(start, start + n):
         path = write_submission(tmp / f"valid-{who.username}-{i}.jsonl", seed=100 + i)
-        outs.append(lb.submit("scb", path, form(f"M{i}", f"Team {who.username}"), who))  # a team name is owned
+        # private: public ones would draw on the team's publication ration (3 a week), not the quota
+        outs.append(lb.submit("scb", path, form(f"M{i}", f"Team {who.username}", visibility="private"), who))
     return outs
 
 

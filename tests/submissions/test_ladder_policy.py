@@ -1,0 +1,150 @@
+"""The default feedback policy (docs/integrity.md): the Ladder per team, team-chosen public rows
+with a publication ration, and probe series linked across accounts with an automatic hold."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from leaderboard.service import Leaderboard
+from scoring import SCORER_VERSION, get_benchmark
+from store.records import Publication, SubmissionMeta
+from submissions.catalog import SubmissionState
+from submissions.feedback import HELD
+from submissions.probes import FLAG_AFTER
+from submissions.publications import WINDOW, ration, reveals
+from submissions.records import Identity, Status
+from tests.submissions.test_integrity import gold_letters, write_letters
+from tests.support.models import honest_model
+from tests.support.submissions import MAINTAINER, board, form, scored, write_gold, write_submission
+
+LETTERS = get_benchmark("scb").choices
+CAROL = Identity("carol", orgs=("vlab",))
+DAVE = Identity("dave", orgs=("vlab",))
+
+
+@pytest.fixture
+def lb(tmp_path: Path) -> Leaderboard:
+    """A board with the default settings: LEADERBOARD_FEEDBACK unset means the Ladder."""
+    return board(tmp_path / "data", write_gold(tmp_path / "gold.jsonl"))
+
+
+def row_ids(lb: Leaderboard) -> list[str]:
+    return [r.submission_id for r in lb.board("scb").rows if r.submission_id]
+
+
+def send(lb: Leaderboard, name: str, accuracy: float, seed: int, who: Identity, model: str = "M", **kw: str):
+    path = write_submission(lb.settings.data_dir / f"{name}.jsonl", accuracy=accuracy, seed=seed)
+    return lb.submit("scb", path, form(model, kw.pop("team", "VLab"), visibility=kw.pop("visibility", "private")), who)
+
+
+def test_the_ladder_is_the_default_and_shared_by_every_account_of_a_team(lb: Leaderboard) -> None:
+    assert lb.settings.feedback == "ladder" and lb.feedback.ladder
+    first = send(lb, "a", 0.5, 1, CAROL)
+    again = send(lb, "b", 0.5, 2, DAVE)  # a second member's account: no fresh start
+    other_team = send(lb, "c", 0.5, 3, DAVE, team="Dave's own")  # nor a new team name of a member
+    better = send(lb, "d", 0.8, 4, DAVE)
+    assert first.result is not None and better.result is not None
+    for withheld in (again, other_team):
+        assert withheld.status is Status.SCORED and withheld.result is None
+        assert "your team's best shown" in withheld.message and first.submission_id in withheld.message
+    state = lb.catalog.get(again.submission_id)
+    assert lb.result_for_submitter(state) is None
+    assert state.result(lb.golds.info("scb").version, SCORER_VERSION) is not None  # kept for maintainers
+    assert scored(lb).empty  # all private: no rows
+
+
+def test_publishing_a_withheld_submission_shows_it_on_the_board_and_uses_a_slot(lb: Leaderboard) -> None:
+    send(lb, "a", 0.8, 1, CAROL, model="Best")
+    worse = send(lb, "b", 0.5, 2, DAVE, model="Ablation")
+    assert worse.result is None
+    state = lb.catalog.get(worse.submission_id)
+    assert lb.feedback.may_publish(state, datetime.now(UTC)).counted == ()
+    assert "Published" in lb.set_visibility(DAVE, worse.submission_id, public=True)
+    entry = lb.entry(CAROL, worse.submission_id)
+    assert entry.result is not None and entry.rank is not None  # its figures, to the team and on the board
+    assert row_ids(lb) == [worse.submission_id] and list(scored(lb)["model"]) == ["Ablation"]
+    assert len(lb.feedback.ration("scb", "VLab", datetime.now(UTC)).counted) == 1
+
+
+def test_the_fourth_publication_in_a_week_is_refused_and_withdrawing_gives_no_slot_back(lb: Leaderboard) -> None:
+    ids = [send(lb, f"s{i}", 0.5, i, CAROL if i % 2 else DAVE, model=f"M{i}").submission_id for i in range(5)]
+    for sid in ids[:3]:
+        lb.set_visibility(CAROL, sid, public=True)
+    lb.set_visibility(CAROL, ids[0], public=False)  # withdrawn: the slot stays used
+    with pytest.raises(ValueError, match=r"already made 3 submissions public on scb in the last 7 days") as refused:
+        lb.set_visibility(DAVE, ids[3], public=True)
+    first = min(p.at for p in lb.catalog.get(ids[0]).publications.values())
+    next_at = (datetime.fromisoformat(first) + WINDOW).strftime("%Y-%m-%d %H:%M UTC")
+    assert f"next publication is allowed from {next_at}" in str(refused.value)
+    assert not lb.catalog.get(ids[3]).public and set(scored(lb)["model"]) == {"M1", "M2"}
+    assert "Published" in lb.set_visibility(CAROL, ids[0], public=True)  # public before: free
+    public = send(lb, "late", 0.6, 9, CAROL, model="Late", visibility="public")
+    assert public.status is Status.REJECTED and public.submission_id is None
+    assert "Submit it as private" in public.message and public.issues[0].code == "publication_limit"
+    assert "Published" in lb.set_visibility(MAINTAINER, ids[4], public=True)  # maintainers are exempt
+    assert set(scored(lb)["model"]) == {"M0", "M1", "M2", "M4"}
+
+
+def test_the_ration_is_a_rolling_week_decided_from_the_stored_events() -> None:
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    states = []
+    for i, day in enumerate((0, 1, 2, 3, 7.5)):
+        at = (start + timedelta(days=day)).isoformat()
+        meta = SubmissionMeta(f"s{i}", "scb", "M", "T", "open", "", "", "", "u", f"h{i}", "xyxy", at, 1,
+                              visibility="private")  # fmt: skip
+        state = SubmissionState(meta)
+        state.publications[0] = Publication(True, "u", at, True)
+        states.append(state)
+    granted = reveals(states, 3)
+    assert sorted(granted) == ["s0", "s1", "s2", "s4"]  # s3 is the 4th in 7 days; s4 comes after s0 expired
+    now = start + timedelta(days=7.6)
+    assert ration(states, granted, "T", "scb", 3, now).allows is False  # s1, s2, s4 within the week
+    assert ration(states, granted, "T", "scb", 3, now).next_at == start + timedelta(days=8)
+    assert ration(states, granted, "T", "scb", 3, start + timedelta(days=8)).allows
+
+
+def test_a_team_chosen_row_never_disappears_because_of_the_ladder(lb: Leaderboard) -> None:
+    best = send(lb, "a", 0.8, 1, CAROL, visibility="public")
+    worse = send(lb, "b", 0.5, 2, DAVE, visibility="public")  # the team's newer choice, below its best
+    assert best.result is not None and worse.result is not None  # a public submission is shown
+    assert row_ids(lb) == [worse.submission_id] and lb.rank_of("scb", worse.submission_id) is not None
+
+
+def test_a_sybil_series_across_accounts_is_flagged_and_held_until_released(lb: Leaderboard) -> None:
+    d = lb.settings.data_dir
+    base = honest_model(gold_letters(), len(LETTERS), 0.5, np.random.default_rng(0))
+    lb.submit("scb", write_letters(d / "base.jsonl", base), form("Base", "team-0", visibility="private"),
+              Identity("sybil-0"))  # fmt: skip
+    answers = []
+    for i in range(1, FLAG_AFTER + 2):
+        probe = base.copy()
+        probe[i] = (probe[i] + 1) % len(LETTERS)
+        who, team = Identity(f"sybil-{i}"), form("Base", f"team-{i}", visibility="private")
+        answers.append(lb.submit("scb", write_letters(d / f"p{i}.jsonl", probe), team, who))
+    assert all(a.result is not None for a in answers[: FLAG_AFTER - 1])  # each a first: shown
+    for held in answers[FLAG_AFTER - 1 :]:
+        assert held.status is Status.SCORED and held.result is None and held.message == HELD
+        assert lb.is_held(held.submission_id)
+    (flag,) = lb.probe_report("scb")
+    assert set(flag.submitters) == {f"sybil-{i}" for i in range(FLAG_AFTER + 2)}
+    assert flag.flagged_at == FLAG_AFTER + 1 and len(flag.held) == 2
+    released = answers[-1].submission_id
+    assert lb.set_hidden(released, False, "maintainer")
+    assert lb.result_for_submitter(lb.catalog.get(released)) is not None  # a first of its team: shown
+
+
+def test_the_automatic_hold_can_be_turned_off(tmp_path: Path) -> None:
+    lb = board(tmp_path / "data", write_gold(tmp_path / "gold.jsonl"), auto_hold=False)
+    d = lb.settings.data_dir
+    base = np.zeros(len(gold_letters()), dtype=np.int8)
+    for i in range(FLAG_AFTER + 1):
+        probe = base.copy()
+        probe[i] = 1
+        lb.submit("scb", write_letters(d / f"p{i}.jsonl", probe), form("M", f"t{i}", visibility="private"),
+                  Identity(f"s{i}"))  # fmt: skip
+    (flag,) = lb.probe_report("scb")
+    assert flag.held == ()
