@@ -34,15 +34,17 @@ TAB_SWITCH_JS = """() => {
     if (p.get("bench")) return "tab-" + p.get("bench");
     return p.get("tab") ? "tab-" + p.get("tab") : boards[0];
   };
-  setTimeout(() => {
-    const on = document.querySelector('#main-tabs [role="tab"][aria-selected="true"]');
-    const id = on && on.getAttribute("data-tab-id");
-    if (!id) return;
+  const write = (tries) => {  // the tab bar settles a moment after the click (one selected tab)
+    const on = document.querySelectorAll('#main-tabs [role="tab"][aria-selected="true"][data-tab-id]');
+    const ids = new Set([...on].map((b) => b.getAttribute("data-tab-id")));
+    if (ids.size !== 1) { if (tries > 0) setTimeout(() => write(tries - 1), 25); return; }
+    const id = [...ids][0];
     const kept = window.lbTabAddress = window.lbTabAddress || {};
     kept[tabOf(window.location.search)] = window.location.search;
     const fresh = boards.includes(id) ? "?bench=" + id.slice(4) : "?tab=" + id.slice(4);
     history.replaceState(null, "", (kept[id] || fresh) + window.location.hash);
-  }, 0);
+  };
+  setTimeout(() => write(40), 0);
   return [];
 }"""
 """A click on a tab puts it in the address bar (client-side): the address that tab last had
