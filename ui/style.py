@@ -56,6 +56,8 @@ table.model-table .ci {opacity: 0.7; font-size: 0.9em; white-space: nowrap;}
   .scatter-narrow {display: block !important;}
   span.scatter-narrow {display: inline !important;}
   .scatter-wide {display: none !important;}
+  table.heatmap th.model {white-space: normal; min-width: 110px; max-width: 130px; position: sticky; left: 0;
+    z-index: 1; background: var(--background-fill-primary);}  /* the groups scroll beside the names */
   .board-controls {flex-direction: column !important;}
   .board-controls > * {min-width: 100% !important;}
   .board-scatter {min-width: 0; width: 100% !important;}

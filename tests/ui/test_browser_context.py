@@ -270,6 +270,8 @@ def test_rescore_all_asks_first_and_cancel_does_nothing(context, page):
     assert "Rescore every submission" in asked[0]
     assert "Rescore report" not in page.locator("#rescore-report").inner_text()
     look(page, context, "rescore-cancelled", "#rescore-btn")
+    tabs = [t.strip() for t in page.get_by_role("tab").all_inner_texts()]
+    assert "Maintainers" in tabs and len(tabs) == len(set(tabs))  # no tab drawn twice (ui/mine.py, expose_api)
     if context.width != "1440":  # the rescore itself runs once, on the desktop page
         return
     page.once("dialog", answer(True))
