@@ -4,7 +4,7 @@ Gradio 6's ``gr.ScatterPlot`` draws points with hover only (its Vega spec has no
 ``gr.Plot`` needs Altair, Plotly or Matplotlib, none of which the app ships. So the scatter is
 drawn here, like the heatmaps: an SVG per layout (a wide one, and a narrow one for phones, which
 the CSS swaps at 640 px so labels keep a legible size), labels placed greedily in rank order
-beside their point without overlapping another label or point, and a ``<title>`` on every point
+on one of twelve spots around their point without overlapping another label or point, and a ``<title>`` on every point
 (the hover text: model, team, both figures, source). A label that cannot fit is left out; its
 point keeps its hover text and the caption says how many are labelled.
 """
@@ -46,7 +46,7 @@ class Canvas:
 
 
 WIDE = Canvas("wide", 880, 440, 52, 20, 14, 44, 12, 32, 10)
-NARROW = Canvas("narrow", 320, 380, 38, 8, 12, 42, 11, 17, 20)
+NARROW = Canvas("narrow", 320, 380, 38, 14, 12, 42, 11, 17, 20)
 POINT_RADIUS = 4.5
 CHAR_WIDTH = 0.6  # of the font size: a generous estimate for the system sans-serif
 SCORED_COLOUR, PAPER_COLOUR = "#ea580c", "#2563eb"  # orange filled / blue hollow: shape tells them apart too
@@ -105,6 +105,8 @@ def place_labels(points: list[Point], canvas: Canvas) -> list[tuple[float, float
             (cx - width / 2, cy - gap - height), (cx - width / 2, cy + gap),
             (cx + gap, cy - gap - height + 3), (cx + gap, cy + gap - 3),
             (cx - gap - width, cy - gap - height + 3), (cx - gap - width, cy + gap - 3),
+            (cx - width + 4, cy - gap - height), (cx - 4, cy - gap - height),
+            (cx - width + 4, cy + gap), (cx - 4, cy + gap),
         ]  # fmt: skip
         spot = next(
             (
