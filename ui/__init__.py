@@ -63,13 +63,15 @@ def build_app(leaderboard: Leaderboard, settings: UiSettings) -> gr.Blocks:
             model = ModelTab.mount(model_pages)
             compare = CompareTab.mount(comparisons)
             submit = SubmitTab.mount(Submitter(leaderboard, auth), page, redraw)
-            MineTab.mount(MySubmissions(leaderboard, auth), after=submit.finished)
+            mine = MySubmissions(leaderboard, auth)
+            MineTab.mount(mine, after=submit.finished)
             AboutTab.mount(AboutFiles(leaderboard, downloads))
             AdminTab.mount(Maintainers(leaderboard, auth), redraw)
         for board in boards:  # a click on a row opens the model's page
             picked = board.table.select(board.picked, board.filters, model.row, api_visibility="private")
             model.open(picked.then(lambda b=board.bench_id: b, None, model.bench, api_visibility="private"),
                        model_pages, tabs)  # fmt: skip
+        mine.expose_api()  # outside the Tabs (ui/mine.py)
         DeepLinks(tabs, tuple(boards), model, compare, comparisons, model_pages).wire(page)
     return page
 

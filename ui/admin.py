@@ -177,13 +177,15 @@ class Maintainers:
     def rescore_if_confirmed(
         self,
         token: str,
-        confirmed: bool,
+        confirmed: str,
         profile: gr.OAuthProfile | None,
         request: gr.Request | None = None,
         progress=gr.Progress(),
     ) -> str:
-        """ "Rescore all" after the browser's confirmation (``CONFIRM_RESCORE_JS``): it can take minutes."""
-        if not confirmed:
+        """ "Rescore all" after the browser's confirmation (``CONFIRM_RESCORE_JS``): it can take minutes.
+        ``confirmed`` comes through a Textbox, which turns a JS ``false`` into the truthy "False":
+        only the exact word :data:`CONFIRMED` starts it."""
+        if confirmed != CONFIRMED:
             return "Rescore cancelled."
         return self.rescore(token, profile, request, progress)
 
@@ -278,8 +280,10 @@ def _lock_components(oauth: bool) -> tuple:
     return token, unlock, message
 
 
-CONFIRM_RESCORE_JS = """(token, _) => [token, window.confirm(
-  "Rescore every submission on the current gold? This can take minutes and may change public ranks.")]"""
+CONFIRMED = "confirmed"
+CONFIRM_RESCORE_JS = f"""(token, _) => [token, window.confirm(
+  "Rescore every submission on the current gold? This can take minutes and may change public ranks.")
+  ? "{CONFIRMED}" : ""]"""
 
 
 def _panel_components() -> tuple:

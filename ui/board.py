@@ -365,24 +365,11 @@ def _plot_outputs(bench: Benchmark) -> list[Component]:
     out: list[Component] = []
     for i, plot in enumerate(display.drawn_plots(bench)):
         if isinstance(plot, Scatter):
-            x, y = bench.metric(plot.x).label, bench.metric(plot.y).label
-            gr.Markdown(
-                f"#### {display.plot_title(bench, plot)}"
-            )  # a heading wraps on a phone; a Vega title squeezes the plot
-            out.append(
-                gr.ScatterPlot(
-                    x=x,
-                    y=y,
-                    color="Source",
-                    show_label=False,
-                    tooltip=["Model", "Team", y, x],
-                    x_lim=[0, 100],
-                    y_lim=[0, 100],
-                    height=380,
-                    elem_id=f"{bench.id}-scatter" if i == 0 else f"{bench.id}-scatter-{i}",
-                    elem_classes="board-scatter",
-                )
-            )
+            gr.Markdown(f"#### {display.plot_title(bench, plot)}")  # a heading wraps on a phone
+            out.append(  # labelled points (ui/scatter.py: gr.ScatterPlot cannot label them)
+                gr.HTML(elem_id=f"{bench.id}-scatter" if i == 0 else f"{bench.id}-scatter-{i}",
+                        elem_classes="board-scatter")
+            )  # fmt: skip
             out.append(gr.Markdown(elem_id=f"{bench.id}-scatter-note"))
         else:
             suffix = "" if plot.metric == bench.primary_metric else f"-{plot.metric}"

@@ -21,6 +21,7 @@ from leaderboard.columns import PLAIN_GROUPS, Column, Kind, figure_key, shown_co
 from leaderboard.ranks import RankRange
 from leaderboard.table import SCORED_SOURCE, BoardRow
 from scoring.benchmarks import BENCHMARKS, Benchmark, Heatmap, Plot, Scatter
+from ui import scatter
 
 MISSING = "-"
 _URL = re.compile(r"^https?://[^\s<>\"'`]+$", re.IGNORECASE)
@@ -301,13 +302,12 @@ def drawn_plots(bench: Benchmark) -> list[Plot]:
     return out
 
 
-def plot_values(
-    df: pd.DataFrame, bench: Benchmark, sizes: Mapping[str, Mapping[str, int]] | None = None
-) -> list[pd.DataFrame | str]:
-    """The value of every plot the benchmark declares, in order: a frame for a scatter, HTML for
-    a heatmap (headed by each group's question count when ``sizes`` gives them)."""
+def plot_values(df: pd.DataFrame, bench: Benchmark, sizes: Mapping[str, Mapping[str, int]] | None = None) -> list[str]:
+    """The value of every plot the benchmark declares, in order: HTML for both, a labelled SVG
+    scatter (:mod:`ui.scatter`) and a heatmap (headed by each group's question count when
+    ``sizes`` gives them)."""
     return [
-        scatter_frame(df, bench, plot)
+        scatter_svg(df, bench, plot)
         if isinstance(plot, Scatter)
         else heatmap_html(
             df,
@@ -319,6 +319,12 @@ def plot_values(
         )  # fmt: skip
         for plot in drawn_plots(bench)
     ]
+
+
+def scatter_svg(df: pd.DataFrame, bench: Benchmark, plot: Scatter) -> str:
+    """The declared scatter of ``df``'s rows, each point labelled with its model where it fits."""
+    x, y = bench.metric(plot.x).label, bench.metric(plot.y).label
+    return scatter.scatter_html(scatter.points_of(scatter_frame(df, bench, plot), x, y, PAPER_SOURCE), x, y, SOURCES)
 
 
 def scatter_note(df: pd.DataFrame, bench: Benchmark, plot: Scatter) -> str:

@@ -2,12 +2,14 @@
 
 ``?bench=<id>&view=<view>&types=open&sources=...&q=qwen;gpt&hide=<groups>`` opens a board
 with those choices; ``?bench=<id>&model=<row id>`` a model's page; ``?bench=<id>&compare=<id>,<id>``
-the comparison. The address bar follows the visitor's choices client-side (each tab's ``js``);
+the comparison; ``?tab=about`` (any other tab by its id) that tab. The address bar follows the
+visitor's choices client-side (each tab's ``js``) and a click on a tab (:data:`TAB_SWITCH_JS`);
 this module reads it back once, when the page loads. Unknown values are ignored, never trusted.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import parse_qs
@@ -23,6 +25,31 @@ from ui.model import ModelPages, ModelTab
 
 READ_ADDRESS_JS = "(_) => [window.location.search]"
 """The query string as the visitor opened the page, read in the browser (before any tab rewrites it)."""
+TAB_SWITCH_JS = """() => {
+  const boards = %s;
+  const tabOf = (q) => {
+    const p = new URLSearchParams(q);
+    if (p.get("model")) return "tab-model";
+    if (p.get("compare")) return "tab-compare";
+    if (p.get("bench")) return "tab-" + p.get("bench");
+    return p.get("tab") ? "tab-" + p.get("tab") : boards[0];
+  };
+  const write = (tries) => {  // the tab bar settles a moment after the click (one selected tab)
+    const on = document.querySelectorAll('#main-tabs [role="tab"][aria-selected="true"][data-tab-id]');
+    const ids = new Set([...on].map((b) => b.getAttribute("data-tab-id")));
+    if (ids.size !== 1) { if (tries > 0) setTimeout(() => write(tries - 1), 25); return; }
+    const id = [...ids][0];
+    const kept = window.lbTabAddress = window.lbTabAddress || {};
+    kept[tabOf(window.location.search)] = window.location.search;
+    const fresh = boards.includes(id) ? "?bench=" + id.slice(4) : "?tab=" + id.slice(4);
+    history.replaceState(null, "", (kept[id] || fresh) + window.location.hash);
+  };
+  setTimeout(() => write(40), 0);
+  return [];
+}"""
+"""A click on a tab puts it in the address bar (client-side): the address that tab last had
+(a board's choices, a model, a comparison), else ``?bench=<id>`` or ``?tab=<id>``. The Tabs'
+select fires on clicks only (a Tab's own select also fires when the page mounts or restores it)."""
 
 
 def _listed(params: Mapping[str, str], key: str, known: list[str], default: list[str]) -> list[str]:
@@ -77,7 +104,9 @@ class DeepLinks:
         bench_id = params.get("bench", "")
         skip_boards = [gr.skip()] * (5 * len(self.boards))
         if bench_id not in BENCHMARKS:
-            return [gr.skip()] * 5 + skip_boards
+            tab = f"tab-{params.get('tab', '')}"
+            known = {t.id for t in self.tabs.children if isinstance(t, gr.Tab)}
+            return [gr.Tabs(selected=tab) if tab in known else gr.skip(), *[gr.skip()] * 4, *skip_boards]
         if params.get("model"):
             return [gr.skip(), bench_id, params["model"][:64], gr.skip(), gr.skip(), *skip_boards]
         if params.get("compare"):
@@ -90,6 +119,8 @@ class DeepLinks:
         return [gr.Tabs(selected=f"tab-{bench_id}"), gr.skip(), gr.skip(), gr.skip(), gr.skip(), *updates]
 
     def wire(self, page: gr.Blocks) -> None:
+        boards = json.dumps([f"tab-{b.bench_id}" for b in self.boards])
+        self.tabs.select(None, None, None, js=TAB_SWITCH_JS % boards, queue=False)
         address = gr.Textbox(visible=False, elem_id="page-address")
         restored = page.load(self.restore, address, self.outputs, js=READ_ADDRESS_JS, api_visibility="private")
         # a ?model= link: draw the page once the states are set (and only then switch to it)

@@ -162,6 +162,14 @@ class MySubmissions:
         return self.change(sid, False, False, "", request, profile)
 
     # ---- the API (gr.api endpoints: typed parameters, the same identity as /submit) ----
+    def expose_api(self) -> None:
+        """Declare the endpoints; call outside ``gr.Tabs`` (a ``gr.Api`` among the tabs makes Gradio 6
+        draw every later tab's button twice once it is clicked)."""
+        gr.api(self.api_my_submissions, api_name="my_submissions")
+        gr.api(self.api_my_result, api_name="my_result")
+        gr.api(self.api_publish, api_name="publish")
+        gr.api(self.api_unpublish, api_name="unpublish")
+
     def api_my_submissions(self, benchmark: str = "", request: gr.Request = None) -> list[dict]:
         """Every submission of yours and your teams' (newest first), private ones included, each
         with every figure of its result; ``benchmark`` ("" for all) narrows the list."""
@@ -252,7 +260,3 @@ class MineTab:
             changed.then(mine.show, None, [self.summary, self.table], api_visibility="private").then(
                 mine.detail, self.pick, self.detail, api_visibility="private"
             ).then(mine.choices, None, self.pick, api_visibility="private")
-        gr.api(mine.api_my_submissions, api_name="my_submissions")
-        gr.api(mine.api_my_result, api_name="my_result")
-        gr.api(mine.api_publish, api_name="publish")
-        gr.api(mine.api_unpublish, api_name="unpublish")

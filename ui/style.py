@@ -39,7 +39,25 @@ table.model-table .ci {opacity: 0.7; font-size: 0.9em; white-space: nowrap;}
 .bar-cell {min-width: 120px;}
 .bar {display: inline-block; height: 10px; background: rgba(59,130,246,0.6); border-radius: 2px;}
 .board-scatter {min-width: 300px;}
+/* The labelled scatter (ui/scatter.py): a wide SVG on desktop, a narrow one on phones. */
+.scatter-svg {display: block; width: 100%; height: auto;}
+.scatter-svg.scatter-wide {max-width: 880px;}
+.scatter-svg text {fill: currentColor;}
+.scatter-svg .grid {stroke: rgba(128,128,128,0.22); stroke-width: 1;}
+.scatter-svg .tick {opacity: 0.75;}
+.scatter-svg .label {paint-order: stroke; stroke: var(--background-fill-primary); stroke-width: 3px;}
+.scatter-svg .point:hover circle {stroke-width: 3;}
+.scatter-legend {font-size: 0.85em; display: flex; flex-wrap: wrap; gap: 4px 14px; align-items: center;}
+.scatter-key {white-space: nowrap;}
+.scatter-key svg {display: inline-block; vertical-align: -1px;}
+.scatter-count {opacity: 0.75;}
+.scatter-narrow {display: none !important;}
 @media (max-width: 640px) {
+  .scatter-narrow {display: block !important;}
+  span.scatter-narrow {display: inline !important;}
+  .scatter-wide {display: none !important;}
+  table.heatmap th.model {white-space: normal; min-width: 110px; max-width: 130px; position: sticky; left: 0;
+    z-index: 1; background: var(--background-fill-primary);}  /* the groups scroll beside the names */
   .board-controls {flex-direction: column !important;}
   .board-controls > * {min-width: 100% !important;}
   .board-scatter {min-width: 0; width: 100% !important;}

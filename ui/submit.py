@@ -158,7 +158,8 @@ def guide_markdown(benchmark: str) -> str:
         + (f"**Question list**: {bench.questions_note}\n\n" if bench.questions_note else "")
         + "**What becomes public**: a scored submission's model name, team, model type, links and aggregate "
         "figures appear on the board and in the public results dataset at once; your file and its "
-        "per-question results do not. Full guide: docs/submitting.md (linked from About)."
+        "per-question results do not. Field tables, box formats and the question lists: "
+        "[About](?tab=about); full guide: docs/submitting.md."
     )
 
 

@@ -11,7 +11,7 @@ from tests.support.submissions import write_broken, write_submission
 from tests.ui.fakes import Profile, Request
 from tests.ui.test_auth import Clock
 from tests.ui.test_submit import submit
-from ui.admin import Maintainers, rescore_markdown
+from ui.admin import CONFIRM_RESCORE_JS, CONFIRMED, Maintainers, rescore_markdown
 from ui.auth import Auth
 from ui.submit import Submitter
 from ui.throttle import Backoff
@@ -91,3 +91,14 @@ def test_rejected_uploads_and_the_rescore_report(lb, tmp_path):
     report = Maintainers(lb, Auth(LOCAL)).rescore("open-sesame", None, None, lambda *a, **k: None)
     assert report.startswith("### Rescore report") and "**scb**" in report
     assert rescore_markdown({}) == "Nothing to rescore (no gold loaded)."
+
+
+def test_rescore_all_runs_only_on_the_exact_confirmation(lb):
+    """The browser's confirm reaches the server through a Textbox: a cancel arrives as "False" or "",
+    both truthy or not, and neither may start a rescore."""
+    maintainers = Maintainers(lb, Auth(LOCAL))
+    quiet = lambda *a, **k: None  # noqa: E731
+    for cancelled in ("False", "", "false", None):
+        assert maintainers.rescore_if_confirmed("open-sesame", cancelled, None, None, quiet) == "Rescore cancelled."
+    assert "Rescore report" in maintainers.rescore_if_confirmed("open-sesame", CONFIRMED, None, None, quiet)
+    assert f'? "{CONFIRMED}" : ""' in CONFIRM_RESCORE_JS  # what the browser sends on OK / Cancel

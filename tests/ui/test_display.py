@@ -137,7 +137,10 @@ def test_plots_are_the_declared_ones(board):
         "Accuracy by country", "mIoU by country", "Accuracy by category", "mIoU by category",
     ]  # fmt: skip
     scatter, country, country_miou, *_ = display.plot_values(board, SCB, {"country": {"Thailand": 7}})
-    assert scatter.equals(display.scatter_frame(board)) and list(scatter["mIoU"]) == [40.0, 20.0]
+    # the scatter is SVG (ui/scatter.py): both plotted rows are labelled with their model
+    assert scatter == display.scatter_svg(board, SCB, SCB.plots[0])
+    assert scatter.count('class="label"') == 4 and ">Alpha</text>" in scatter and ">Paper-Model</text>" in scatter
+    assert "Accuracy 80, mIoU 40" in scatter  # a point's hover text (its <title>)
     assert country == display.heatmap_html(
         board, SCB, "country", "acc", title="Accuracy by country", sizes={"Thailand": 7}
     )

@@ -1,0 +1,281 @@
+"""The board's context and onboarding in Chromium, each at 1440 px and at 390 px (a phone), on one
+app: the BibTeX copy buttons, the heatmaps of every metric with their group sizes, the labelled
+scatter, the column chooser, multi-term search, "last updated" and the gold version, the Submit
+tab's guidance, tab switches in the address bar, and the confirmation before "Rescore all".
+Screenshots go to artifacts/screenshots/ (``context-<what>-<width>.png``)."""
+
+from __future__ import annotations
+
+import re
+from importlib import resources
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+
+from leaderboard.columns import shown_columns
+from leaderboard.config import Settings
+from leaderboard.service import Leaderboard
+from scoring.benchmarks import get_benchmark
+from scoring.benchmarks.base import Heatmap
+from tests.ui.conftest import ADMIN_TOKEN, shot, start_app
+from ui import display
+
+TIMEOUT = 60_000
+SCB = get_benchmark("scb")
+LAYOUTS = {
+    "1440": {"viewport": {"width": 1440, "height": 1000}},
+    "390": {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True},
+}
+BOARD_READY = "#scb-table [role=row] >> text=reported in paper"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    app = start_app(tmp_path_factory, "context-app")
+    yield app
+    app.stop()
+
+
+@pytest.fixture(scope="module")
+def store(server):
+    """The app's own store, read as another process would (the figures the page must show)."""
+    return Leaderboard(Settings(data_dir=server.data_dir))
+
+
+@pytest.fixture(scope="module", params=list(LAYOUTS))
+def context(request, browser):
+    context = browser.new_context(**LAYOUTS[request.param], permissions=["clipboard-read", "clipboard-write"])
+    context.width = request.param
+    yield context
+    context.close()
+
+
+@pytest.fixture(scope="module")
+def page(context, server):
+    """One page per width, shared by the tests (each leaves the board as it found it)."""
+    page = open_page(context, server.url)
+    yield page
+    page.close()
+
+
+def board(page) -> None:
+    """Back to the SCB board (a test before may have left another tab open)."""
+    if not page.locator("#scb-table").is_visible():
+        open_tab(page, SCB.name)
+        page.wait_for_selector(BOARD_READY)
+
+
+def open_page(context, url: str, ready: str = BOARD_READY):
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT)
+    page.goto(url)
+    page.wait_for_selector(ready)
+    return page
+
+
+def look(page, context, what: str, target: str | None = None) -> None:
+    if target:
+        page.locator(target).first.scroll_into_view_if_needed()
+        page.wait_for_timeout(200)
+    shot(page, f"context-{what}-{context.width}")
+
+
+def open_tab(page, name: str) -> None:
+    """A click on a main tab; on a phone most tabs sit in the "More tabs" menu."""
+    tab = page.get_by_role("tab", name=name, exact=True)
+    if tab.count() and tab.first.is_visible():
+        tab.first.click()
+        return
+    page.get_by_role("button", name="More tabs").click()
+    page.locator("#main-tabs .overflow-dropdown button", has_text=name).first.click()
+
+
+def search(page) -> dict[str, str]:
+    return {k: v[-1] for k, v in parse_qs(urlparse(page.url).query).items()}
+
+
+def bibtex_blocks() -> list[str]:
+    text = resources.files("ui").joinpath("docs", "about", "5-citation.md").read_text(encoding="utf-8")
+    return re.findall(r"```bibtex\n(.*?)```", text, re.S)
+
+
+def test_each_bibtex_copy_button_copies_its_paper(context, page):
+    open_tab(page, "About")
+    page.wait_for_selector("#about >> text=Citation")
+    blocks = bibtex_blocks()
+    assert len(blocks) == 2  # both papers
+    for block in blocks:
+        key = block.split(",")[0]  # "@inproceedings{satar-etal-2025-seeing"
+        wrap = page.locator("#about .code_wrap", has_text=key)
+        wrap.scroll_into_view_if_needed()
+        wrap.locator("button.copy_code_button").click()
+        page.wait_for_function("k => navigator.clipboard.readText().then(t => t.startsWith(k))", arg=key)
+        assert page.evaluate("() => navigator.clipboard.readText()").strip() == block.strip()
+    look(page, context, "bibtex", None)
+
+
+def test_heatmaps_show_every_metric_with_group_sizes(context, page, store):
+    board(page)
+    sizes = store.group_sizes("scb")
+    heatmaps = [p for p in display.drawn_plots(SCB) if isinstance(p, Heatmap)]
+    assert {p.metric for p in heatmaps} == set(SCB.view_metrics)  # accuracy and mIoU for each grouping
+    for plot in heatmaps:
+        suffix = "" if plot.metric == SCB.primary_metric else f"-{plot.metric}"
+        heat = page.locator(f"#scb-heat-{plot.grouping}{suffix}")
+        heat.scroll_into_view_if_needed()
+        assert heat.locator("caption").inner_text() == display.plot_title(SCB, plot)
+        heads = heat.locator("thead th").all_inner_texts()[1:]
+        assert len(heads) == len(SCB.grouping(plot.grouping).order)
+        for head, label in zip(heads, SCB.grouping(plot.grouping).order, strict=True):
+            assert head.endswith(f"n={sizes[plot.grouping][label]:,}"), head
+        cell = heat.locator("tbody td:not(.missing)").first.inner_text()
+        assert re.fullmatch(rf"\d+\.\d{{{SCB.metric(plot.metric).decimals}}}", cell)  # the table's decimals
+    look(page, context, "heatmap", "#scb-heat-country-miou")
+
+
+def test_the_scatter_labels_its_points(context, page, store):
+    board(page)
+    plot = page.locator("#scb-scatter svg.scatter-svg:visible")
+    plot.scroll_into_view_if_needed()
+    assert plot.count() == 1  # one layout shown: the wide one on a desktop, the narrow one on a phone
+    assert plot.bounding_box()["width"] > 300
+    points = plot.locator("g.point")
+    plotted = list(display.scatter_frame(store.table("scb", "all"), SCB, SCB.plots[0])["Model"])  # rank order
+    assert points.count() == len(plotted) > 5
+    hovers = [t.text_content() for t in points.locator("title").all()]
+    assert all(any(h.startswith(f"{m} (") for h in hovers) for m in plotted)  # every point's model on hover
+    labels = plot.locator("text.label")
+    assert labels.count() >= len(plotted) - 2  # crowded points may keep only their hover text
+    first = labels.first.bounding_box()
+    assert first["height"] >= 9  # legible at the width shown
+    assert plotted[0].startswith(labels.first.text_content().rstrip("…"))  # the best-ranked point is labelled
+    look(page, context, "scatter", "#scb-scatter")
+
+
+def test_the_column_chooser_hides_and_shows_a_group(context, page):
+    board(page)
+    group = display.column_groups(SCB)[0]
+    headers = {c.header for c in shown_columns(SCB, "overall") if c.group == group}
+
+    def shown() -> set[str]:
+        return {t.strip() for t in page.locator("#scb-table thead th").all_inner_texts()}
+
+    assert headers <= shown()
+    page.locator("#scb-columns-box").get_by_text("Columns", exact=True).click()
+    page.locator("#scb-hide label", has_text=group).first.click()
+    page.wait_for_function("() => window.location.search.includes('hide=')")
+    page.wait_for_function(
+        "hs => { const t = [...document.querySelectorAll('#scb-table thead th')].map(e => e.innerText.trim());"
+        " return hs.every(h => !t.includes(h)); }",
+        arg=sorted(headers),
+    )
+    assert {"Rank", "Model"} <= shown() and not headers & shown()
+    look(page, context, "columns-hidden", "#scb-columns-box")
+    page.locator("#scb-hide label", has_text=group).first.click()
+    page.wait_for_function(
+        "hs => { const t = [...document.querySelectorAll('#scb-table thead th')].map(e => e.innerText.trim());"
+        " return hs.every(h => t.includes(h)); }",
+        arg=sorted(headers),
+    )
+    assert "hide" not in search(page)
+
+
+def test_multi_term_search_keeps_rows_matching_any_term(context, page, store):
+    board(page)
+    terms = ("qwen", "gpt")
+    expected = [r.model for r in store.board("scb").rows if any(t in f"{r.model} {r.team}".lower() for t in terms)]
+    assert any("qwen" in m.lower() for m in expected) and any("gpt" in m.lower() for m in expected)
+    page.fill("#scb-query textarea, #scb-query input", "qwen; gpt")
+    page.locator("#scb-search").click()
+    page.wait_for_function(f"() => document.querySelectorAll('#scb-table div.virtual-row').length === {len(expected)}")
+    rows = [t for t in page.locator("#scb-table div.virtual-row").all_inner_texts() if t.strip()]
+    assert sorted(r.split("\n")[1].strip() for r in rows) == sorted(expected)
+    assert (
+        f"Showing {len(expected)} of {len(store.board('scb').rows)} rows" in page.locator("#scb-summary").inner_text()
+    )
+    assert search(page)["q"] == "qwen; gpt"
+    look(page, context, "search", "#scb-query")
+    page.fill("#scb-query textarea, #scb-query input", "")
+    page.locator("#scb-search").click()
+    page.wait_for_function("() => !window.location.search.includes('q=')")
+
+
+def test_last_updated_and_the_gold_version_are_on_the_board(context, page, store):
+    board(page)
+    gold = store.gold_info("scb")
+    summary = page.locator("#scb-summary")
+    summary.scroll_into_view_if_needed()
+    text = summary.inner_text()
+    assert f"Last updated {store.last_updated('scb')[:16].replace('T', ' ')} UTC" in text
+    assert f"gold {gold.version[:12]} of {gold.added_at[:10]}" in text
+    look(page, context, "context-line", "#scb-summary")
+
+
+def test_the_submit_tab_guides_and_shows_the_box_format_only_for_grounding(context, page):
+    open_tab(page, "Submit")
+    page.wait_for_selector("#sub-guide >> text=What becomes public")
+    guide = page.locator("#sub-guide")
+    text = guide.inner_text()
+    assert all(f in text for f in SCB.prediction_fields)  # the format
+    assert SCB.example_lines[0].split(",")[0] in text  # an example line
+    assert "your file and its per-question results do not" in text  # what becomes public
+    assert guide.locator('a[href="?tab=about"]').count() == 1  # the format's tables on About
+    assert page.locator("#sub-fmt").is_visible()
+    look(page, context, "submit-scb", "#sub-guide")
+    page.locator("#sub-bench input").click()
+    page.get_by_role("option", name="K-Viscuit").click()
+    page.wait_for_selector("#sub-guide >> text=Format (K-Viscuit)")
+    page.locator("#sub-fmt").wait_for(state="hidden")
+    assert not page.locator("#sub-confirm-fmt").is_visible()
+    look(page, context, "submit-kviscuit", "#sub-guide")
+
+
+def test_a_tab_switch_shows_in_the_address_and_the_link_reopens_it(context, page):
+    board(page)
+    open_tab(page, "K-Viscuit")
+    page.wait_for_function("() => window.location.search === '?bench=kviscuit'")
+    page.locator("#kviscuit-view label", has_text="By category").click()
+    page.wait_for_function("() => window.location.search.includes('view=category')")
+    open_tab(page, "About")
+    page.wait_for_function("() => window.location.search === '?tab=about'")
+    open_tab(page, "K-Viscuit")  # back to the board: its choices come back into the address
+    page.wait_for_function("() => window.location.search === '?bench=kviscuit&view=category'")
+    open_tab(page, "Submit")
+    page.wait_for_function("() => window.location.search === '?tab=submit'")
+    again = open_page(context, page.url, "#sub-guide >> text=What becomes public")
+    assert again.locator("#sub-btn").is_visible() and not again.locator("#scb-table").is_visible()
+    look(again, context, "tab-link")
+    again.close()
+    open_tab(page, "K-Viscuit")
+    page.locator("#kviscuit-view label").first.click()  # the overview again
+
+
+def test_rescore_all_asks_first_and_cancel_does_nothing(context, page):
+    open_tab(page, "Maintainers")
+    page.fill("#admin-token input, #admin-token textarea", ADMIN_TOKEN)
+    page.locator("#admin-unlock").click()
+    page.wait_for_selector("#gold-info >> text=Current gold")
+    asked: list[str] = []
+
+    def answer(accept: bool):
+        def handle(dialog):
+            asked.append(dialog.message)
+            dialog.accept() if accept else dialog.dismiss()
+
+        return handle
+
+    page.once("dialog", answer(False))
+    page.locator("#rescore-btn").click()
+    page.wait_for_selector("#rescore-report >> text=Rescore cancelled.")
+    assert "Rescore every submission" in asked[0]
+    assert "Rescore report" not in page.locator("#rescore-report").inner_text()
+    look(page, context, "rescore-cancelled", "#rescore-btn")
+    tabs = [t.strip() for t in page.get_by_role("tab").all_inner_texts()]
+    assert "Maintainers" in tabs and len(tabs) == len(set(tabs))  # no tab drawn twice (ui/mine.py, expose_api)
+    if context.width != "1440":  # the rescore itself runs once, on the desktop page
+        return
+    page.once("dialog", answer(True))
+    page.locator("#rescore-btn").click()
+    page.wait_for_selector("#rescore-report >> text=Rescore report", timeout=180_000)
+    assert len(asked) == 2
+    look(page, context, "rescore-done", "#rescore-report")
