@@ -133,7 +133,9 @@ def read_box(values: Sequence[float], fmt: str, ref_size: Sequence[float] | None
     values outside their range, and corners absurdly far away in the (public) check ``frame``
     (width, height). Absolute boxes may reach outside the image: they are clipped when rasterised.
     """
-    _finite(values, "bbox")
+    for v in values:
+        if not -1e300 <= v <= 1e300:  # what _finite accepts (NaN fails too), without a call per value
+            _finite(values, "bbox")
     a, b, c, d = (float(v) for v in values)
     if fmt == "yxyx_1000":
         a, b, c, d = b, a, d, c
@@ -154,7 +156,13 @@ def read_box(values: Sequence[float], fmt: str, ref_size: Sequence[float] | None
         box = Box(a, b, c, d, ref=None if ref_size is None else (ref_size[0], ref_size[1]))
     else:
         raise GeometryError("unknown_bbox_format", f"unknown bbox_format {fmt!r}; known: {', '.join(BOX_FORMATS)}")
-    if not _in_range(box.in_image(*frame)):
+    x0, y0, x1, y1 = box.in_image(*frame)
+    if not (
+        -MAX_COORDINATE <= x0 <= MAX_COORDINATE
+        and -MAX_COORDINATE <= y0 <= MAX_COORDINATE
+        and -MAX_COORDINATE <= x1 <= MAX_COORDINATE
+        and -MAX_COORDINATE <= y1 <= MAX_COORDINATE
+    ):  # _in_range, inline: this runs for every box of a file
         raise GeometryError("coordinate_out_of_range", f"bbox lies absurdly far outside the image: {list(values)}")
     return box
 
