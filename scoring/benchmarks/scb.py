@@ -413,12 +413,15 @@ def overlaps(groundings: dict[int, object], gold: Gold, rows: np.ndarray) -> tup
     inter = np.zeros(rows.size, dtype=np.int64)
     union = masks.areas[rows].copy()
     boxed, corners = [], []
+    widths, heights = masks.widths[rows].tolist(), masks.heights[rows].tolist()
     for k, row in enumerate(rows.tolist()):
         grounding = groundings.get(row)
+        if grounding is None:
+            continue
         if isinstance(grounding, Box):
             boxed.append(k)
-            corners.append(grounding.in_image(int(masks.widths[row]), int(masks.heights[row])))
-        elif grounding is not None:
+            corners.append(grounding.in_image(widths[k], heights[k]))
+        else:
             inter[k], union[k] = intersection_and_union(grounding, gold, row)
     if boxed:
         inter[boxed], union[boxed] = masks.box_overlaps(rows[boxed], np.array(corners, dtype=np.float64))
