@@ -13,7 +13,9 @@ two per-submission seeds, and writes every result (or error listing) as JSON, on
 ``--against DIR`` scores the corpus with this checkout and with the one in DIR (each in its own
 process, importing only its own ``scoring``) and reports any file whose output differs.
 ``SHARED_DATA_DIR`` adds the shared SCB synthetic gold (with option image sizes) and the real
-K-Viscuit annotations. tests/scoring/test_scoring_parity.py pins the digests of the demo part.
+K-Viscuit annotations. tests/scoring/test_scoring_parity.py pins the portable digests of the
+``--small`` corpus (tests/scoring/parity_digests.json, written by the code before the speed work
+with ``--small --against OLD --pin tests/scoring/parity_digests.json``).
 """
 
 from __future__ import annotations
@@ -105,12 +107,17 @@ def _error_lines(lines: list[dict], shift: int = 0) -> list[object]:
     return bad + lines[200:] + [lines[5]]  # and a duplicate at the end
 
 
-def build_corpus(folder: Path, shared: Path | None) -> list[dict]:
-    """Write the corpus under ``folder``; each entry names a benchmark, a gold and a file."""
+SMALL_SIZES = (84, 83, 150)
+"""Questions per SCB type in the small corpus (the test's): a tenth of the real gold."""
+
+
+def build_corpus(folder: Path, shared: Path | None, sizes: tuple[int, int, int] | None = None) -> list[dict]:
+    """Write the corpus under ``folder``; each entry names a benchmark, a gold and a file.
+    ``sizes``: questions per SCB type of the demo gold (default: the real gold's)."""
     from leaderboard import demo
     from tests.support.scoring import write_lines
 
-    scb = demo.scb_gold(seed=0, sizes=demo.SCB_TYPE_SIZES)
+    scb = demo.scb_gold(seed=0, sizes=sizes or demo.SCB_TYPE_SIZES)
     kv = demo.kviscuit_gold()
     golds = {"demo-scb": ("scb", demo.write_jsonl(folder / "scb_gold.jsonl", scb), scb)}
     golds["demo-kv"] = ("kviscuit", demo.write_jsonl(folder / "kv_gold.jsonl", kv), kv)
@@ -179,6 +186,35 @@ def digests(folder: Path) -> dict[str, str]:
     return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.glob("*.json"))}
 
 
+def _blas_dependent(benchmark: str) -> set[str]:
+    """Interval keys whose resampled sums are float32 products of non-integer (IoU) columns: their
+    last digits depend on OpenBLAS's kernel and thread count, so on the machine."""
+    from scoring.benchmarks import get_benchmark
+    from scoring.benchmarks.base import Stat
+
+    return {m.ci for m in get_benchmark(benchmark).metrics if m.ci and Stat.IOU in (m.numerator, m.denominator)}
+
+
+def portable_digests(folder: Path) -> dict[str, str]:
+    """sha256 of every output with the machine-dependent interval values replaced by whether they
+    exist: what tests/scoring/test_scoring_parity.py pins (the rest is the same on every machine)."""
+    fixed = {"benchmark", "gold_version", "scorer_version", "counts", "overall"}
+    out = {}
+    for path in sorted(folder.glob("*.json")):
+        body = json.loads(path.read_text(encoding="utf-8"))
+        result = body.get("result")
+        if result is not None:
+            dropped = _blas_dependent(result["benchmark"])
+            figures = [result["overall"]] + [
+                f for key, groups in result.items() if key not in fixed for f in groups.values()
+            ]
+            for f in figures:
+                for key in dropped & f.keys():
+                    f[key] = f[key] is not None
+        out[path.name] = hashlib.sha256(json.dumps(body, ensure_ascii=False).encode()).hexdigest()
+    return out
+
+
 def _score_in(code: Path, corpus: Path, out: Path) -> None:
     """Score in a fresh process that imports ``scoring`` from ``code`` (and nothing from here)."""
     env = dict(os.environ, PYTHONPATH=str(code))
@@ -199,24 +235,30 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--against", type=Path, help="another checkout to compare with, byte for byte")
     parser.add_argument("--digests", action="store_true", help="print the sha256 of every output")
     parser.add_argument("--keep", type=Path, help="write the corpus and outputs here (default: a temp folder)")
+    parser.add_argument("--small", action="store_true", help="the test's corpus: a small demo gold, no shared data")
+    parser.add_argument("--pin", type=Path, help="write the portable digests of the outputs (of --against's if given)")
     args = parser.parse_args(argv)
-    shared = Path(os.environ["SHARED_DATA_DIR"]) if os.environ.get("SHARED_DATA_DIR") else None
+    shared = Path(os.environ["SHARED_DATA_DIR"]) if os.environ.get("SHARED_DATA_DIR") and not args.small else None
     sys.path.insert(0, str(REPO_ROOT))
     with tempfile.TemporaryDirectory(prefix="scoring-parity-") as tmp:
         root = args.keep or Path(tmp)
         corpus = root / "corpus"
         corpus.mkdir(parents=True, exist_ok=True)
-        entries = build_corpus(corpus, shared)
+        entries = build_corpus(corpus, shared, SMALL_SIZES if args.small else None)
         (corpus / "entries.json").write_text(json.dumps(entries))
         _score_in(REPO_ROOT, corpus, root / "new")
         new = digests(root / "new")
         if args.digests:
-            print(json.dumps(new, indent=1))
+            print(json.dumps(new, indent=1, sort_keys=True))
         if args.against is None:
+            if args.pin:
+                args.pin.write_text(json.dumps(portable_digests(root / "new"), indent=1, sort_keys=True) + "\n")
             print(f"{len(new)} outputs written")
             return 0
         _score_in(args.against.resolve(), corpus, root / "old")
         old = digests(root / "old")
+        if args.pin:
+            args.pin.write_text(json.dumps(portable_digests(root / "old"), indent=1, sort_keys=True) + "\n")
         differ = sorted(k for k in old.keys() | new.keys() if old.get(k) != new.get(k))
         for name in differ:
             print(f"DIFFERS: {name}")
