@@ -167,8 +167,10 @@ class _LineReader:
 
     def __init__(self, bench: Benchmark, gold: Gold, bbox_format: str, log: IssueLog) -> None:
         self.bench, self.gold, self.bbox_format, self.log = bench, gold, bbox_format, log
-        self.letters = np.full(gold.size, -1, dtype=np.int8)
-        self.first_line = np.zeros(gold.size, dtype=np.int64)
+        self.letters = [-1] * gold.size  # Python lists: a numpy element costs ~10x a list item per line
+        self.first_line = [0] * gold.size
+        self.answer_letters: dict[str, str | None] = {}  # an `answer` string -> its letter, worked out once
+        self.index = {letter: k for k, letter in enumerate(bench.choices)}
         self.groundings: dict[int, object] = {}
         self.unparsed_lines: list[UnparsedLine] = []
         self.unparsed = self.lenient = self.responses = 0
@@ -192,7 +194,7 @@ class _LineReader:
             self.log.add(e.code, line_no, e.field, str(e))
             return
         if letter is not None:
-            self.letters[row] = self.bench.choices.index(letter)
+            self.letters[row] = self.index[letter]
         if grounding is not None:
             self.groundings[row] = grounding
 
@@ -218,7 +220,13 @@ class _LineReader:
     def _letter(self, line_no: int, obj: dict, row: int) -> tuple[bool, str | None]:
         """(whether the line is usable, its letter or None when its response is unparsed)."""
         if "answer" in obj:
-            letter = normalize_answer(obj["answer"], self.bench.choices)
+            value = obj["answer"]
+            if type(value) is str and len(value) <= 16:  # no more to memoise than normalize_answer reads
+                letter = self.answer_letters.get(value, "")
+                if letter == "":
+                    letter = self.answer_letters[value] = normalize_answer(value, self.bench.choices)
+            else:
+                letter = normalize_answer(value, self.bench.choices)
             if letter is None:
                 got = str(obj["answer"])[:40]
                 self.log.add(
@@ -244,8 +252,10 @@ class _LineReader:
         return True, reading.letter
 
     def predictions(self) -> Predictions:
+        letters = np.array(self.letters, dtype=np.int8)
+        submitted = np.array(self.first_line, dtype=np.int64) > 0
         return Predictions(
-            self.bench.id, self.gold.version, self.letters, self.first_line > 0, self.groundings, self.unparsed,
+            self.bench.id, self.gold.version, letters, submitted, self.groundings, self.unparsed,
             self.lenient, self.responses, tuple(self.unparsed_lines), tuple(self.box_samples),
         )  # fmt: skip
 

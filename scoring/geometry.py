@@ -133,7 +133,9 @@ def read_box(values: Sequence[float], fmt: str, ref_size: Sequence[float] | None
     values outside their range, and corners absurdly far away in the (public) check ``frame``
     (width, height). Absolute boxes may reach outside the image: they are clipped when rasterised.
     """
-    _finite(values, "bbox")
+    for v in values:
+        if not -1e300 <= v <= 1e300:  # what _finite accepts (NaN fails too), without a call per value
+            _finite(values, "bbox")
     a, b, c, d = (float(v) for v in values)
     if fmt == "yxyx_1000":
         a, b, c, d = b, a, d, c
@@ -154,7 +156,13 @@ def read_box(values: Sequence[float], fmt: str, ref_size: Sequence[float] | None
         box = Box(a, b, c, d, ref=None if ref_size is None else (ref_size[0], ref_size[1]))
     else:
         raise GeometryError("unknown_bbox_format", f"unknown bbox_format {fmt!r}; known: {', '.join(BOX_FORMATS)}")
-    if not _in_range(box.in_image(*frame)):
+    x0, y0, x1, y1 = (a, b, c, d) if box.scale is None and box.ref is None else box.in_image(*frame)  # x * 1.0 == x
+    if not (
+        -MAX_COORDINATE <= x0 <= MAX_COORDINATE
+        and -MAX_COORDINATE <= y0 <= MAX_COORDINATE
+        and -MAX_COORDINATE <= x1 <= MAX_COORDINATE
+        and -MAX_COORDINATE <= y1 <= MAX_COORDINATE
+    ):  # _in_range, inline: this runs for every box of a file
         raise GeometryError("coordinate_out_of_range", f"bbox lies absurdly far outside the image: {list(values)}")
     return box
 
@@ -514,7 +522,9 @@ class MaskTable:
         counts[2:-1:2] = starts[1:] - ends[:-1]
         if starts.size:
             counts[-1] = h * w - ends[-1]
-        return coco_mask.frPyObjects({"size": [h, w], "counts": counts.tolist()}, h, w)
+        # counts as a uint32 array, not a list: pycocotools converts it with np.array either way,
+        # and a list of ~1,000 Python ints per mask cost more than all the rest
+        return coco_mask.frPyObjects({"size": [h, w], "counts": counts.astype(np.uint32)}, h, w)
 
     def _size(self, i: int) -> tuple[int, int]:
         return int(self.heights[i]), int(self.widths[i])
@@ -558,18 +568,19 @@ class MaskTable:
         lo = offsets[np.where(valid, first + c0, first)]
         hi = offsets[np.where(valid, first + c1 + 1, first)]
         n = hi - lo
-        total = int(n.sum())
-        small = np.int32 if total < 2**31 and offsets[-1] < 2**31 else np.int64
-        seg_start = np.cumsum(n) - n
-        index = np.arange(total, dtype=small) + np.repeat((lo - seg_start).astype(small), n)
-        top = np.maximum(self.top[index], np.repeat(r0.astype(np.int32), n), dtype=np.int32)
-        overlap = np.minimum(self.bottom[index], np.repeat(r1.astype(np.int32), n), dtype=np.int32)
-        np.subtract(overlap, top, out=overlap)
-        np.maximum(overlap, 0, out=overlap)
         inter = np.zeros(rows.size, dtype=np.int64)
-        filled = n > 0
-        if total:
-            inter[filled] = np.add.reduceat(overlap, seg_start[filled], dtype=np.int64)
+        if n.sum():
+            # The runs of every box's columns side by side (contiguous slices: copies, not gathers),
+            # clipped to its rows in 16 bits: a run's share of the box is then bottom - top.
+            spans = list(zip(lo.tolist(), hi.tolist(), strict=True))
+            top = np.concatenate([self.top[a:b] for a, b in spans])
+            bottom = np.concatenate([self.bottom[a:b] for a, b in spans])
+            low, high = np.repeat(r0.astype(_SMALL), n), np.repeat(r1.astype(_SMALL), n)
+            np.clip(top, low, high, out=top)
+            np.clip(bottom, low, high, out=bottom)
+            np.subtract(bottom, top, out=bottom)
+            filled = n > 0
+            inter[filled] = np.add.reduceat(bottom, (np.cumsum(n) - n)[filled], dtype=np.int64)
         box_area = np.maximum(0, c1 - c0 + 1) * np.maximum(0, r1 - r0)
         return inter, box_area + self.areas[rows] - inter
 

@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 
 from scoring.errors import GoldError
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -43,6 +47,18 @@ class Gold:
     def __post_init__(self) -> None:
         if not self.index:
             self.index = {k: i for i, k in enumerate(self.keys)}
+
+    def derived(self, name: str, build: Callable[[Gold], T]) -> T:
+        """``build(self)``, computed on first use and kept beside this gold, never pickled: what
+        scoring reads per line in a faster shape (Python lists instead of numpy scalars) costs
+        nothing in the compiled form, whose size is bounded."""
+        memo = self.__dict__.setdefault("_derived", {})
+        if name not in memo:
+            memo[name] = build(self)
+        return memo[name]
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "_derived"}
 
     @property
     def size(self) -> int:

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
+import orjson
+
 from scoring.errors import MAX_LISTED, Issue, SubmissionError
 
 
@@ -76,9 +78,34 @@ _BIG_EXPONENT = re.compile(r"[0-9][eE][+-]?[0-9]{3}")
 """Only a number with a 3-digit exponent can overflow to infinity (1e999): such lines take the
 decoder with a Python hook per float, the others the plain one (a polygon line holds hundreds
 of floats, and the hook would double the parsing time)."""
+_CHAR_CLASSES = bytes(
+    ord("0") if chr(c).isdigit() and c < 128 else ord("[") if chr(c) in "[{" else ord(" ") for c in range(256)
+)
+"""Digits -> ``0``, opening brackets -> ``[``, all else -> space: one ``translate`` and two C
+searches then say whether orjson may read a line (a regular expression costs 5x as much)."""
+_LONG_DIGITS = b"0" * 19
+_MAX_ORJSON_BRACKETS = 256
+
+
+def _fast(raw: bytes) -> object | None:
+    """The line decoded by orjson (3x faster than the standard decoder, the same values), or
+    None when the standard decoders must read it: orjson turns integers beyond 64 bits into
+    floats (so lines with 19 digits in a row are left to the standard decoder), nests up to
+    1,024 levels where the standard decoder stops earlier, at Python's recursion limit less the
+    caller's depth (so lines with over 256 brackets are left to it), and every line orjson
+    refuses is read again by the standard decoders, so that errors keep their messages."""
+    classes = raw.translate(_CHAR_CLASSES)
+    if _LONG_DIGITS in classes or classes.count(b"[") > _MAX_ORJSON_BRACKETS:
+        return None
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return None
 
 
 def _decode(raw: bytes, line_no: int, log: IssueLog) -> object | None:
+    if (obj := _fast(raw)) is not None:
+        return obj
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:

@@ -8,6 +8,7 @@ conversion): checked against that image's public size, scored only for a correct
 
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import replace
 from pathlib import Path
 
@@ -265,13 +266,16 @@ def box_sample(line: dict, gold: Gold, row: int, letter: str | None) -> BoxSampl
     """The line's box for the box-format sanity check: only a box in the file's format (no
     per-line ``bbox_format`` or ``bbox_ref_size``) with 4 numbers, in a public frame."""
     values = line.get("bbox")
-    if line.get("bbox_format") is not None or line.get("bbox_ref_size") is not None or not isinstance(values, list):
+    if type(values) is not list or len(values) != 4 or letter is None:
         return None
-    if len(values) != 4 or not all(type(v) in (int, float) for v in values):
+    if line.get("bbox_format") is not None or line.get("bbox_ref_size") is not None:
+        return None
+    a, b, c, d = values
+    if not (_NUMBER[type(a)] and _NUMBER[type(b)] and _NUMBER[type(c)] and _NUMBER[type(d)]):
         return None
     frame = answered_frame(gold, row, letter)
     try:
-        return BoxSample(tuple(float(v) for v in values), frame) if frame else None
+        return BoxSample((float(a), float(b), float(c), float(d)), frame) if frame else None
     except OverflowError:  # an integer with hundreds of digits: read_line reports it
         return None
 
@@ -280,15 +284,27 @@ def parse_key(value: object) -> str | None:
     return value if isinstance(value, str) and 0 < len(value) <= 200 else None
 
 
+_NUMBER = defaultdict(bool, {int: True, float: True})
+"""Whether a value's exact type is a JSON number (bool is not), one dict lookup per value."""
+
+
 def _numbers(value: object, n: int | None, field: str, what: str) -> list:
     """``value`` if it is a list of (``n``) numbers. JSON input cannot hold NaN or infinities
     (the reader refuses them), so only types are checked here."""
     if not isinstance(value, list) or (n is not None and len(value) != n):
         raise LineError(f"bad_{field}", f"{field} must be {what}, got {str(value)[:80]}", field)
     for v in value:
-        if type(v) is not float and type(v) is not int:
+        if not _NUMBER[type(v)]:
             raise LineError(f"bad_{field}", f"{field} must be {what}, got {str(value)[:80]}", field)
     return value
+
+
+def _option_frames(gold: Gold) -> list[dict[str, tuple[int, int] | None]]:
+    """Per row, letter -> (width, height) of that option image, or None where the gold lists none."""
+    sizes = gold.extra["option_sizes"].tolist()
+    return [
+        {letter: (w, h) if w else None for letter, (w, h) in zip(CHOICES, options, strict=True)} for options in sizes
+    ]
 
 
 def answered_frame(gold: Gold, row: int, letter: str | None) -> tuple[int, int] | None:
@@ -296,8 +312,7 @@ def answered_frame(gold: Gold, row: int, letter: str | None) -> tuple[int, int] 
     cannot be read or the gold lists no options for the question."""
     if letter is None:
         return None
-    width, height = (int(v) for v in gold.extra["option_sizes"][row, CHOICES.index(letter)])
-    return (width, height) if width else None
+    return gold.derived("option_frames", _option_frames)[row][letter]
 
 
 def _read_mask(mask: object, frame: tuple[int, int] | None, has_options: bool) -> Runs:
@@ -398,12 +413,15 @@ def overlaps(groundings: dict[int, object], gold: Gold, rows: np.ndarray) -> tup
     inter = np.zeros(rows.size, dtype=np.int64)
     union = masks.areas[rows].copy()
     boxed, corners = [], []
+    widths, heights = masks.widths[rows].tolist(), masks.heights[rows].tolist()
     for k, row in enumerate(rows.tolist()):
         grounding = groundings.get(row)
+        if grounding is None:
+            continue
         if isinstance(grounding, Box):
             boxed.append(k)
-            corners.append(grounding.in_image(int(masks.widths[row]), int(masks.heights[row])))
-        elif grounding is not None:
+            corners.append(grounding.in_image(widths[k], heights[k]))
+        else:
             inter[k], union[k] = intersection_and_union(grounding, gold, row)
     if boxed:
         inter[boxed], union[boxed] = masks.box_overlaps(rows[boxed], np.array(corners, dtype=np.float64))

@@ -1,0 +1,37 @@
+"""Scoring speed work moves no figure and no message: the small corpus of perf/scoring_parity.py
+(every box format, polygons, masks, responses, K-Viscuit, error files; three bootstrap seeds)
+scores to the outputs the code before the speed work gave, pinned as sha256 digests.
+
+Intervals of metrics over IoU are pinned only as present or absent: their resampled sums are
+float32 products in OpenBLAS, whose last digits depend on its kernel and thread count, so on the
+machine (before and after the speed work alike). perf/scoring_parity.py compares them byte for
+byte between two checkouts on one machine. Regenerate the digests only for a deliberate change
+of figures: ``perf/scoring_parity.py --small --pin tests/scoring/parity_digests.json``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+from tests.support.scoring import REPO_ROOT
+
+DIGESTS = Path(__file__).with_name("parity_digests.json")
+
+
+def _parity_module():
+    spec = importlib.util.spec_from_file_location("scoring_parity", REPO_ROOT / "perf" / "scoring_parity.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_corpus_scores_to_the_pinned_outputs(tmp_path):
+    parity = _parity_module()
+    entries = parity.build_corpus(tmp_path / "corpus", None, parity.SMALL_SIZES)
+    parity.score_corpus(entries, tmp_path / "out")
+    got = parity.portable_digests(tmp_path / "out")
+    pinned = json.loads(DIGESTS.read_text(encoding="utf-8"))
+    assert got.keys() == pinned.keys()
+    assert [name for name in got if got[name] != pinned[name]] == []
