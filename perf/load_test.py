@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import secrets
 import shutil
 import statistics
@@ -49,8 +50,6 @@ from leaderboard import demo  # noqa: E402
 from tests.support import app_server  # noqa: E402
 from tests.support.app_server import AppServer  # noqa: E402
 
-ALL_TYPES = ["open", "closed", "api"]
-ALL_SOURCES = ["scored here", "reported in paper"]
 BOARD_IN_PAGE = b"Showing "  # a board's summary line ("Showing n of m rows")
 
 
@@ -72,7 +71,7 @@ class Recorder:
 # --------------------------------------------------------------------------- the page's events
 
 
-def page_events(config: dict) -> tuple[list[tuple[int, list]], dict[str, int], set[int]]:
+def page_events(config: dict) -> tuple[list[tuple[int, list]], dict[str, tuple[int, list]], set[int]]:
     """The load events of the page that reach the server (fn_index, inputs; browser-only ``js``
     events are skipped), the view-change event of each board, and the events declared
     ``queue=False`` (the page's JavaScript posts those to ``/run/predict``)."""
@@ -96,8 +95,9 @@ def page_events(config: dict) -> tuple[list[tuple[int, list]], dict[str, int], s
         for bench in ("scb", "kviscuit"):  # the View radio's event that draws (change, or input since the baked page)
             targets = [list(t) for t in dep.get("targets", [])]
             drawn_on = ([views.get(f"{bench}-view"), e] in targets for e in ("change", "input"))
-            if dep.get("backend_fn", True) and any(drawn_on):
-                renders[bench] = fn_index
+            if dep.get("backend_fn", True) and any(drawn_on):  # the page's own filter values, view "type"
+                inputs = ["type" if cid == views.get(f"{bench}-view") else default(cid) for cid in dep["inputs"]]
+                renders[bench] = (fn_index, inputs)
     return loads, renders, direct
 
 
@@ -171,9 +171,8 @@ class Browser:
         self.run_events(loads, "browse: load event", session)
         self.rec.add("browse: page with data", time.perf_counter() - t0)
         bench = "scb" if secrets.randbelow(2) else "kviscuit"
-        view = "type"
         t1 = time.perf_counter()
-        self.run_events([(renders[bench], [view, ALL_TYPES, ALL_SOURCES, ""])], "browse: view change", session)
+        self.run_events([renders[bench]], "browse: view change", session)
         self.rec.add("browse: view change (total)", time.perf_counter() - t1)
 
 
@@ -257,6 +256,19 @@ def process_tree_cpu(pid: int) -> float:
     return sum(times.get(p, 0.0) for p in tree)
 
 
+SUBMISSION_ID = re.compile(r"\d{8}-\d{6}-\w+")
+
+
+def submission_folders(data_dir: Path) -> set[Path]:
+    """Every submission's folder, flat (old layout) or under a day shard (``{bench}/{day}/{id}``)."""
+    return {
+        p
+        for bench in ("scb", "kviscuit")
+        for p in (data_dir / "submissions" / bench).rglob("*")
+        if p.is_dir() and SUBMISSION_ID.fullmatch(p.name)
+    }
+
+
 def seed_data(data_dir: Path, rows: int, keep: Path | None) -> None:
     """A data folder with ``rows`` scored submissions per board (``perf/bench_app.py`` fill),
     filled once into ``keep`` when given and copied from there on later runs."""
@@ -312,7 +324,7 @@ def main(argv: list[str] | None = None) -> int:
             config = httpx.get(app.url + "/config", timeout=30).json()
             loads, renders, direct = page_events(config)
             assert set(renders) == {"scb", "kviscuit"}, (loads, renders)
-            before = {p for b in ("scb", "kviscuit") for p in (app.data_dir / "submissions" / b).iterdir()}
+            before = submission_folders(app.data_dir)
             rec = Recorder()
             answers: list = []
             files = root / "files"
@@ -344,7 +356,7 @@ def main(argv: list[str] | None = None) -> int:
             app.stop()
 
         # every submission stored and scored exactly once
-        after = {p for b in ("scb", "kviscuit") for p in (app.data_dir / "submissions" / b).iterdir()}
+        after = submission_folders(app.data_dir)
         new = after - before
         ids = [a["submission_id"] for _, a in answers if a.get("submission_id")]
         by_name = {p.name: p for p in new}
