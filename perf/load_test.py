@@ -22,7 +22,9 @@ submission folder, no other new folder), and p50/p95/max latencies, as a Markdow
     .venv/bin/python perf/load_test.py --quick --rows 1000 --seed-dir /tmp/seed   # 1,000-row boards
     .venv/bin/python perf/load_test.py --quick --app-root /tmp/old               # another checkout's app.py
 
-A page with no load event that reaches the server (the baked page) counts as "page with data"
+Before the clock starts, one page and one submission per benchmark warm the app up (the scoring
+worker's start, first renders; ``--no-warmup`` to skip): CPU per page is the steady state, on
+every checkout alike. A page with no load event that reaches the server (the baked page) counts as "page with data"
 once ``GET /`` has returned with a board in it.
 """
 
@@ -269,6 +271,20 @@ def submission_folders(data_dir: Path) -> set[Path]:
     }
 
 
+def warm_up(url, loads, renders, direct, golds, folder, answers) -> None:
+    """One page (both boards' view changes) and one submission of each benchmark, untimed: the
+    scoring worker's start, the first renders and lazy imports are paid before the measured
+    window (on both checkouts), so CPU per page is the steady state."""
+    rec = Recorder()
+    browser = Browser(url, rec, direct)
+    browser.visit(loads, renders)
+    browser.run_events(list(renders.values()), "warm-up", secrets.token_hex(6))
+    browser.http.close()
+    submit_loop(url, golds, folder, 99, rec, time.time() + 600, 2, 0.0, answers)
+    if rec.errors:
+        raise RuntimeError(f"warm-up failed: {rec.errors[:3]}")
+
+
 def seed_data(data_dir: Path, rows: int, keep: Path | None) -> None:
     """A data folder with ``rows`` scored submissions per board (``perf/bench_app.py`` fill),
     filled once into ``keep`` when given and copied from there on later runs."""
@@ -301,6 +317,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-per-client", type=int, default=200, help="bound on each client's loop")
     parser.add_argument("--app-root", type=Path, help="run app.py of this checkout (e.g. an old commit)")
     parser.add_argument("--env", action="append", default=[], help="KEY=VALUE for the app (repeatable)")
+    parser.add_argument("--no-warmup", action="store_true", help="measure from a cold app (first-use costs in)")
     parser.add_argument("--rows", type=int, default=0, help="scored rows per board to start with (bench_app fill)")
     parser.add_argument("--seed-dir", type=Path, help="keep the filled data folder here and reuse it across runs")
     args = parser.parse_args(argv)
@@ -329,6 +346,8 @@ def main(argv: list[str] | None = None) -> int:
             answers: list = []
             files = root / "files"
             files.mkdir()
+            if not args.no_warmup:  # one page and one submission before the clock: first-use costs
+                warm_up(app.url, loads, renders, direct, golds, files, answers)
             cpu_start = process_tree_cpu(app.proc.pid)
             t_start = time.time()
             stop_at = t_start + seconds
