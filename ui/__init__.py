@@ -9,6 +9,7 @@ browser). Identity is :mod:`ui.auth`, download files :mod:`ui.downloads`, backgr
 from __future__ import annotations
 
 import gradio as gr
+from starlette.middleware import Middleware
 
 from leaderboard.config import UiSettings
 from leaderboard.service import Leaderboard
@@ -16,6 +17,7 @@ from scoring import BENCHMARKS
 from ui.about import AboutFiles, AboutTab
 from ui.admin import AdminTab, Maintainers
 from ui.auth import Auth
+from ui.baked import PageBaker, attach, baker_of
 from ui.board import BoardPages, BoardTab, Redraw
 from ui.compare import CompareTab, Comparisons
 from ui.downloads import Downloads
@@ -24,6 +26,7 @@ from ui.mine import MineTab, MySubmissions
 from ui.model import ModelPages, ModelTab
 from ui.oauth import use_real_oauth
 from ui.page import launch_extras
+from ui.page_cache import PageCache
 from ui.style import CSS, theme
 from ui.submit import SubmitTab, Submitter
 
@@ -55,14 +58,12 @@ def build_app(leaderboard: Leaderboard, settings: UiSettings) -> gr.Blocks:
         header(auth, page)
         timer = gr.Timer(settings.refresh_seconds)
         with gr.Tabs(elem_id="main-tabs") as tabs:
-            first, *others = BENCHMARKS.values()  # the first board draws with the page, others when opened
-            boards = [BoardTab.mount(pages, first, timer, opened=page.load)]
-            boards += [BoardTab.mount(pages, bench, timer) for bench in others]
+            boards = [BoardTab.mount(pages, bench, timer, first=i == 0) for i, bench in enumerate(BENCHMARKS.values())]
             redraw = Redraw(tuple(boards))
             model_pages, comparisons = ModelPages(leaderboard), Comparisons(leaderboard)
             model = ModelTab.mount(model_pages)
             compare = CompareTab.mount(comparisons)
-            submit = SubmitTab.mount(Submitter(leaderboard, auth), page, redraw)
+            submit = SubmitTab.mount(Submitter(leaderboard, auth), redraw)
             mine = MySubmissions(leaderboard, auth)
             MineTab.mount(mine, after=submit.finished)
             AboutTab.mount(AboutFiles(leaderboard, downloads))
@@ -73,6 +74,9 @@ def build_app(leaderboard: Leaderboard, settings: UiSettings) -> gr.Blocks:
                        model_pages, tabs)  # fmt: skip
         mine.expose_api()  # outside the Tabs (ui/mine.py)
         DeepLinks(tabs, tuple(boards), model, compare, comparisons, model_pages).wire(page)
+    baker = PageBaker(page, boards)
+    baker.refresh()  # the first bake, before anyone visits
+    attach(page, baker)
     return page
 
 
@@ -81,16 +85,18 @@ def header(auth: Auth, page: gr.Blocks) -> None:
     with gr.Row():
         if auth.oauth:
             gr.LoginButton(scale=0)
-        first = "Checking who is signed in…" if auth.oauth else auth.greeting()  # the page's load says who
+        first = "Checking who is signed in…" if auth.oauth else auth.greeting()
         identity = gr.Markdown(first, elem_classes="identity", elem_id="identity")
-    page.load(auth.greeting, None, identity, api_visibility="private", queue=False)
+    if auth.oauth:  # signed in or not is per visitor: the page's load says who (locally it is in the page)
+        page.load(auth.greeting, None, identity, api_visibility="private", queue=False)
 
 
-def launch_options(settings: UiSettings, max_upload_bytes: int) -> dict:
+def launch_options(settings: UiSettings, max_upload_bytes: int, baker: PageBaker | None = None) -> dict:
     """Keyword arguments of ``Blocks.launch``: where to listen (127.0.0.1 unless
     ``GRADIO_SERVER_NAME`` says otherwise), the upload limit Gradio enforces while the upload
-    streams in (nothing larger reaches the disk), and the page's look."""
-    return {
+    streams in (nothing larger reaches the disk), the page's look, and the cache that serves
+    the baked page (:mod:`ui.page_cache`, through FastAPI's ``middleware=`` argument)."""
+    options = {
         "server_name": settings.server_name,
         "server_port": settings.server_port,
         "max_file_size": max_upload_bytes,
@@ -98,9 +104,15 @@ def launch_options(settings: UiSettings, max_upload_bytes: int) -> dict:
         "theme": theme(),
         **launch_extras(),
     }
+    if baker is not None:
+        options["app_kwargs"] = {"middleware": [Middleware(PageCache, version=lambda: baker.version)]}
+    return options
 
 
 def launch(page: gr.Blocks, settings: UiSettings, max_upload_bytes: int) -> None:
-    """Serve the app built by :func:`build_app`."""
+    """Serve the app built by :func:`build_app`, keeping its baked page current."""
+    baker = baker_of(page)
+    if baker is not None:
+        baker.start()
     # Reads are cached and thread-safe: let many visitors load at once (Gradio runs one at a time by default).
-    page.queue(default_concurrency_limit=16).launch(**launch_options(settings, max_upload_bytes))
+    page.queue(default_concurrency_limit=16).launch(**launch_options(settings, max_upload_bytes, baker))

@@ -11,7 +11,8 @@ import html
 import json
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from concurrent.futures import Future
+from dataclasses import dataclass, replace
 
 import gradio as gr
 import pandas as pd
@@ -23,6 +24,7 @@ from scoring.benchmarks import get_benchmark
 from scoring.benchmarks.base import Benchmark, Scatter
 from store.golds import GoldInfo
 from ui import display, page
+from ui.baked import Shown
 from ui.downloads import Downloads
 from ui.style import PINNED_WIDTHS
 
@@ -115,13 +117,21 @@ def context_markdown(leaderboard: Leaderboard, bench_id: str) -> str:
 
 class BoardPages:
     """Renders boards and keeps the last ``RENDERINGS_KEPT`` renderings, keyed by benchmark,
-    filters and the board's fingerprint (so a new row or gold is never served stale)."""
+    filters and the board's fingerprint (so a new row or gold is never served stale).
+
+    Single-flight: concurrent requests for a rendering nobody has yet wait for the one render
+    under way instead of all rendering it (after every submission each view misses at once).
+    The download files are written once per rows shown (view, filters, fingerprint), not per
+    rendering: hiding column groups reuses them."""
 
     def __init__(self, leaderboard: Leaderboard, downloads: Downloads) -> None:
         self.leaderboard = leaderboard
         self.downloads = downloads
         self._kept: OrderedDict[tuple, BoardPage] = OrderedDict()
+        self._rendering: dict[tuple, Future] = {}
+        self._files: OrderedDict[tuple, tuple[str, str]] = OrderedDict()
         self._lock = threading.Lock()
+        self.renders = 0  # how many renderings ran (the single-flight test counts them)
 
     def fingerprint(self, bench_id: str) -> str:
         return self.leaderboard.fingerprint(bench_id)
@@ -132,30 +142,62 @@ class BoardPages:
             if key in self._kept:
                 self._kept.move_to_end(key)
                 return self._kept[key]
-        page = self.render(bench_id, filters)
+            flight = self._rendering.get(key)
+            leader = flight is None
+            if leader:
+                flight = self._rendering[key] = Future()
+                self.renders += 1
+        if not leader:
+            return flight.result()
+        try:
+            page = self.render(bench_id, filters, key[2])
+        except BaseException as e:
+            with self._lock:
+                self._rendering.pop(key, None)
+            flight.set_exception(e)
+            raise
         with self._lock:
             self._kept[key] = page
             while len(self._kept) > RENDERINGS_KEPT:
                 self._kept.popitem(last=False)
+            self._rendering.pop(key, None)
+        flight.set_result(page)
         return page
 
-    def render(self, bench_id: str, filters: Filters) -> BoardPage:
+    def render(self, bench_id: str, filters: Filters, fingerprint: str = "") -> BoardPage:
         bench = get_benchmark(bench_id)
         lb = self.leaderboard
         total = len(lb.board(bench_id).rows)
         shown = lb.table(bench_id, filters.view, filters.keep())
-        stem = f"{bench_id}-{filters.view}"
         summary = summary_markdown(bench, total, len(shown), lb.gold_info(bench_id))
+        csv, parquet = self.files(bench_id, filters, fingerprint, shown)
         return BoardPage(
             table=display.table_value(shown, bench, filters.view, filters.hidden),
             datatypes=tuple(display.datatypes(bench, filters.view, filters.hidden)),
             legend=display.group_legend_html(bench, filters.view, filters.hidden)
             + display.group_css(bench, filters.view, f"{bench_id}-table", filters.hidden),
             summary=summary + "\n\n" + context_markdown(lb, bench_id),
-            csv=self.downloads.write(f"{stem}.csv", to_csv_bytes(shown)),
-            parquet=self.downloads.write(f"{stem}.parquet", to_parquet_bytes(shown)),
+            csv=csv,
+            parquet=parquet,
             plots=plots(bench, lb.table(bench_id, "all", filters.keep()), lb.group_sizes(bench_id)),
         )
+
+    def files(self, bench_id: str, filters: Filters, fingerprint: str, shown: pd.DataFrame) -> tuple[str, str]:
+        """The CSV and Parquet downloads of ``shown``: written once per rows shown."""
+        key = (bench_id, replace(filters, hidden=()), fingerprint)
+        with self._lock:
+            if fingerprint and key in self._files:
+                return self._files[key]
+        stem = f"{bench_id}-{filters.view}"
+        written = (
+            self.downloads.write(f"{stem}.csv", to_csv_bytes(shown)),
+            self.downloads.write(f"{stem}.parquet", to_parquet_bytes(shown)),
+        )
+        with self._lock:
+            self._files[key] = written
+            while len(self._files) > RENDERINGS_KEPT:
+                self._files.popitem(last=False)
+        return written
 
     def row_id_at(self, bench_id: str, filters: Filters, row_value: list) -> str | None:
         """The row id of a clicked table row, from its Model and Team cells (the client may have
@@ -192,7 +234,7 @@ class BoardTab:
     bench_id: str
     pages: BoardPages
     tab: gr.Tab
-    fingerprint: gr.State  # what the page shows was drawn at this fingerprint
+    fingerprint: gr.Textbox  # hidden: what the page shows was drawn at this fingerprint (baked too)
     view: gr.Radio
     types: gr.CheckboxGroup
     sources: gr.CheckboxGroup
@@ -235,20 +277,37 @@ class BoardTab:
             return [gr.skip()] * len(self.drawn)
         return self.draw(view, types, sources, query, hidden)
 
+    def bake_key(self) -> str:
+        """Changes whenever the default view could (:class:`ui.baked.BakedPart`)."""
+        return self.pages.fingerprint(self.bench_id)
+
+    def baked(self) -> list[Shown]:
+        """The default view (the filters' initial values) and the fingerprint it was drawn at."""
+        drawn_at = self.pages.fingerprint(self.bench_id)
+        shown = self.pages.page(self.bench_id, Filters.of(*(c.value for c in self.filters)))
+        values = [shown.table, shown.legend, shown.summary, shown.csv, shown.parquet, *shown.plots]
+        table_props = (("datatype", list(shown.datatypes)),)
+        return [Shown(self.fingerprint, drawn_at)] + [
+            Shown(c, v, table_props if c is self.table else ()) for c, v in zip(self.outputs, values, strict=True)
+        ]
+
     def picked(self, view, types, sources, query, hidden, evt: gr.SelectData) -> str | None:
         """The row id of the row a visitor clicked (None when it cannot be told)."""
         return self.pages.row_id_at(self.bench_id, Filters.of(view, types, sources, query, hidden), evt.row_value)
 
     @classmethod
-    def mount(cls, pages: BoardPages, bench: Benchmark, timer: gr.Timer, opened=None) -> BoardTab:
-        """Place the tab in the current Tabs and wire it. ``opened`` is the event that draws it
-        first (the page's load for the first board); by default, the select of its own tab."""
+    def mount(cls, pages: BoardPages, bench: Benchmark, timer: gr.Timer, first: bool = False) -> BoardTab:
+        """Place the tab in the current Tabs and wire it. The page arrives with the default view
+        baked in (:mod:`ui.baked`); opening the tab redraws it only if the rows changed since.
+        The ``first`` tab is not wired to its select: the page selects it on every load, which
+        would be one event per page view (its timer keeps it current instead)."""
         with gr.Tab(bench.name, id=f"tab-{bench.id}", elem_id=f"tab-{bench.id}") as tab:
-            board = cls(bench.id, pages, tab, gr.State(""), *_board_components(bench))
-        board._wire(opened or tab.select, timer)
+            drawn_at = gr.Textbox(visible=False, elem_id=f"{bench.id}-drawn-at")
+            board = cls(bench.id, pages, tab, drawn_at, *_board_components(bench))
+        board._wire(timer, redraw_on_open=not first)
         return board
 
-    def _wire(self, opened, timer: gr.Timer) -> None:
+    def _wire(self, timer: gr.Timer, redraw_on_open: bool) -> None:
         reads = {"api_visibility": "private", **page.READS}  # reads skip the queue (ui/page.py)
         defaults = {
             "bench": self.bench_id,
@@ -256,14 +315,15 @@ class BoardTab:
             "sources": ",".join(sorted(display.SOURCES)),
         }
         url_js = URL_JS % json.dumps(defaults)
-        for control in (self.view, self.types, self.sources, self.hidden):
-            control.change(self.render, self.filters, list(self.outputs), **reads)
+        for control in (self.view, self.types, self.sources, self.hidden):  # a visitor's choice, not a deep link's
+            control.input(self.render, self.filters, list(self.outputs), **reads)
             control.input(None, self.filters, None, js=url_js, queue=False)
         for trigger in (self.query.submit, self.search.click):
             trigger(self.render, self.filters, list(self.outputs), **reads)
             trigger(None, self.filters, None, js=url_js, queue=False)
         self.refresh.click(self.refresh_and_draw, self.filters, self.drawn, api_visibility="private")
-        opened(self.draw, self.filters, self.drawn, **reads)
+        if redraw_on_open:
+            self.tab.select(self.tick, [self.fingerprint, *self.filters], self.drawn, show_progress="hidden", **reads)
         timer.tick(self.tick, [self.fingerprint, *self.filters], self.drawn, show_progress="hidden", **reads)
 
 

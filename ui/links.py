@@ -4,7 +4,8 @@
 with those choices; ``?bench=<id>&model=<row id>`` a model's page; ``?bench=<id>&compare=<id>,<id>``
 the comparison; ``?tab=about`` (any other tab by its id) that tab. The address bar follows the
 visitor's choices client-side (each tab's ``js``) and a click on a tab (:data:`TAB_SWITCH_JS`);
-this module reads it back once, when the page loads. Unknown values are ignored, never trusted.
+this module reads it back once, when the page loads (in the browser; the server hears of it only
+when there is a query string to restore). Unknown values are ignored, never trusted.
 """
 
 from __future__ import annotations
@@ -23,8 +24,11 @@ from ui.board import BoardTab
 from ui.compare import CompareTab, Comparisons
 from ui.model import ModelPages, ModelTab
 
-READ_ADDRESS_JS = "(_) => [window.location.search]"
-"""The query string as the visitor opened the page, read in the browser (before any tab rewrites it)."""
+READ_ADDRESS_JS = "() => window.location.search"
+"""The query string as the visitor opened the page, read in the browser (before any tab rewrites
+it). A browser-only load event: nothing is sent to the server. Only a non-empty query string
+changes the hidden address box, and only that change asks the server to restore the page, so a
+plain visit (the baked page, :mod:`ui.baked`) fires no event at all."""
 TAB_SWITCH_JS = """() => {
   const boards = %s;
   const tabOf = (q) => {
@@ -121,13 +125,30 @@ class DeepLinks:
     def wire(self, page: gr.Blocks) -> None:
         boards = json.dumps([f"tab-{b.bench_id}" for b in self.boards])
         self.tabs.select(None, None, None, js=TAB_SWITCH_JS % boards, queue=False)
-        address = gr.Textbox(visible=False, elem_id="page-address")
-        restored = page.load(self.restore, address, self.outputs, js=READ_ADDRESS_JS, api_visibility="private")
+        address = gr.Textbox("", visible="hidden", elem_id="page-address")  # in the DOM: its change fires
+        page.load(None, None, address, js=READ_ADDRESS_JS)
+        restored = address.change(self.restore, address, self.outputs, api_visibility="private")
         # a ?model= link: draw the page once the states are set (and only then switch to it)
         restored.then(self._open_model, [self.model.bench, self.model.row], [self.model.page, self.tabs],
                       api_visibility="private")  # fmt: skip
         restored.then(self._open_compare, [self.compare.bench, self.compare.models], self.compare.result,
                       api_visibility="private")  # fmt: skip
+        # the filters' own events fire on a visitor's input only: the linked board is drawn once, here
+        filters = [c for board in self.boards for c in board.filters]
+        drawn = [c for board in self.boards for c in board.outputs]
+        restored.then(self._draw_linked, [address, *filters], drawn, api_visibility="private", queue=False)
+
+    def _draw_linked(self, search: str | None, *choices) -> list:
+        """The board a ``?bench=`` link chose, drawn with its restored choices; the others skipped."""
+        params = {k: v[-1] for k, v in parse_qs((search or "").lstrip("?")).items()}
+        linked = params.get("bench") if not (params.get("model") or params.get("compare")) else None
+        out: list = []
+        for i, board in enumerate(self.boards):
+            if board.bench_id == linked:
+                out += board.render(*choices[5 * i : 5 * i + 5])
+            else:
+                out += [gr.skip()] * len(board.outputs)
+        return out
 
     def _open_model(self, bench_id: str, row_id: str):
         if not row_id:

@@ -1,5 +1,9 @@
 """How the public page is delivered under crowds: Gradio's documented knobs, in one place.
 
+The page itself carries each board's default view (:mod:`ui.baked`, re-baked once per data
+change) and is served from a gzipped per-version cache (:mod:`ui.page_cache`): a plain visit is
+one ``GET /`` and no event. What follows is for the events a visitor does fire.
+
 - Reads skip the queue (``queue=False``): a view or filter change, a tab's first draw and the
   refresh tick are one ``POST /gradio_api/run/...`` each, with no queue join, no SSE stream, no
   ETA messages and no per-event analytics record (page-performance.md 1.1: -45 % CPU a page).

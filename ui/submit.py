@@ -305,8 +305,8 @@ class SubmitTab:
     finished: Dependency
 
     @classmethod
-    def mount(cls, submitter: Submitter, page: gr.Blocks, redraw: Redraw) -> SubmitTab:
-        with gr.Tab("Submit", id="tab-submit", elem_id="tab-submit"):
+    def mount(cls, submitter: Submitter, redraw: Redraw) -> SubmitTab:
+        with gr.Tab("Submit", id="tab-submit", elem_id="tab-submit") as tab:
             with gr.Row():
                 with gr.Column(scale=3):
                     form = FormFields.create()
@@ -332,5 +332,5 @@ class SubmitTab:
             grounding_fields, form.benchmark, [form.bbox_format, form.confirm_box_format, form.guide],
             api_visibility="private",
         )  # fmt: skip
-        page.load(submitter.quota, form.benchmark, shown.quota, api_visibility="private")
+        tab.select(submitter.quota, form.benchmark, shown.quota, api_visibility="private")  # not a page load
         return cls(form, shown, finished)
