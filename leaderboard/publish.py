@@ -2,12 +2,22 @@
 dataset card whose configs make ``datasets.load_dataset(repo)`` (every benchmark) and
 ``load_dataset(repo, benchmark_id)`` work for every registered benchmark.
 
+Beside each table, ``data/{benchmark}.board.json`` (:class:`BoardSnapshot`) holds the same rows
+with their exact figures (interval bounds, full submission times), the gold's public facts and
+the group sizes: what a reader (:mod:`leaderboard.reader`, docs/topology.md) needs to serve the
+very board the writer serves, which the half-widths and dates of the Parquet cannot rebuild.
+
 The card is generated from the benchmark declarations (column dictionary included), between
 two markers: text a maintainer writes outside them, and front-matter keys they add or change
 (except ``configs``, which must match the files), survive the next publish.
 """
 
 from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
 
 import pandas as pd
 import yaml
@@ -19,6 +29,7 @@ from scoring.benchmarks import BENCHMARKS
 from scoring.benchmarks.base import Benchmark
 from store import layout
 from store.base import NotFound, Store
+from store.golds import GoldInfo
 
 CARD_PATH = "README.md"
 BEGIN = "<!-- BEGIN GENERATED: rewritten on every publish; write your own text outside these markers -->"
@@ -181,15 +192,108 @@ def card(dataset_id: str, existing: str = "", space_id: str | None = None) -> by
     return f"---\n{head}---\n{before}{BEGIN}\n{generated_body(dataset_id, space_id)}{END}{after}".encode()
 
 
+# ---------------------------------------------------------------- the board snapshot
+
+BOARD_FORMAT = 1
+PRIVATE_FIGURES = ("counts",)  # a submitter's own tallies (lines missing, unparsed): on no public page
+_ROW_TEXTS = ("model", "team", "model_type", "source", "submitted_at", "paper_url", "code_url")
+
+
+@dataclass(frozen=True)
+class BoardSnapshot:
+    """``data/{benchmark}.board.json``: the rows as the writer ranks them (no submission ids),
+    the gold's public facts (its short key, date and size) and the questions per group.
+    Missing figures are JSON nulls (read back as missing, as NaN is), so any JSON reader takes it."""
+
+    benchmark: str
+    rows: tuple[BoardRow, ...]
+    gold: GoldInfo | None  # only benchmark, version (the short key), added_at and questions are set
+    group_sizes: Mapping[str, Mapping[str, int]]
+
+    @classmethod
+    def of(
+        cls, benchmark: str, rows: list[BoardRow], gold: GoldInfo | None, sizes: Mapping[str, Mapping[str, int]]
+    ) -> BoardSnapshot:
+        public = None if gold is None else GoldInfo(benchmark, layout.gold_key(gold.version), "", gold.added_at, "",
+                                                    gold.questions)  # fmt: skip
+        return cls(benchmark, tuple(rows), public, sizes)
+
+    def to_bytes(self) -> bytes:
+        gold = self.gold
+        body = {
+            "format": BOARD_FORMAT,
+            "benchmark": self.benchmark,
+            "gold": None
+            if gold is None
+            else {"version": gold.version, "added_at": gold.added_at, "questions": gold.questions},  # fmt: skip
+            "group_sizes": self.group_sizes,
+            "rows": [
+                {**{k: getattr(r, k) for k in _ROW_TEXTS}, "figures": _public_figures(r.figures)} for r in self.rows
+            ],  # fmt: skip
+        }
+        return json.dumps(body, allow_nan=False, ensure_ascii=False, separators=(",", ":")).encode()
+
+    @classmethod
+    def from_bytes(cls, data: bytes, where: str) -> BoardSnapshot:
+        """Read one back; ValueError naming ``where`` and the fault for anything else."""
+        try:
+            body = json.loads(data)
+            if body.get("format") != BOARD_FORMAT:
+                raise ValueError(f"format {body.get('format')!r}, this reader knows {BOARD_FORMAT}")
+            benchmark, gold = str(body["benchmark"]), body["gold"]
+            info = None if gold is None else GoldInfo(benchmark, str(gold["version"]), "", str(gold["added_at"]),
+                                                      "", int(gold["questions"]))  # fmt: skip
+            rows = tuple(_row(r) for r in body["rows"])
+            sizes = {str(g): {str(k): int(n) for k, n in labels.items()} for g, labels in body["group_sizes"].items()}
+        except (ValueError, KeyError, TypeError, AttributeError) as e:
+            raise ValueError(f"{where}: not a board snapshot ({type(e).__name__}: {e})") from None
+        return cls(benchmark, rows, info, sizes)
+
+
+def _row(item: dict) -> BoardRow:
+    texts = {k: item[k] for k in _ROW_TEXTS}
+    if not all(isinstance(v, str) for v in texts.values()) or not isinstance(item["figures"], dict):
+        raise TypeError("a row's texts must be strings and its figures an object")
+    return BoardRow(figures=item["figures"], **texts)
+
+
+def _public_figures(figures: dict) -> dict:
+    """The figures without the private tallies, the gold version cut to its key, NaN as null."""
+    out = {k: _plain(v) for k, v in figures.items() if k not in PRIVATE_FIGURES}
+    if out.get("gold_version"):
+        out["gold_version"] = layout.gold_key(out["gold_version"])
+    return out
+
+
+def _plain(value: object) -> object:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
 def publish(
-    store: Store, benchmark: str, rows: list[BoardRow], dataset_id: str = "results", space_id: str | None = None
+    store: Store,
+    benchmark: str,
+    rows: list[BoardRow],
+    dataset_id: str = "results",
+    space_id: str | None = None,
+    *,
+    gold: GoldInfo | None = None,
+    group_sizes: Mapping[str, Mapping[str, int]] | None = None,
 ) -> None:
-    """Write the benchmark's public table (all views' columns) and the card, in one commit.
-    ``dataset_id``: what ``load_dataset`` is given (the Hub repo id, or the local folder)."""
+    """Write the benchmark's public table (all views' columns), its board snapshot and the card,
+    in one commit. ``dataset_id``: what ``load_dataset`` is given (the Hub repo id, or the local
+    folder); ``gold`` and ``group_sizes``: the board's current gold and its questions per group."""
     df = public_frame(benchmark, rows)
+    snapshot = BoardSnapshot.of(benchmark, rows, gold, group_sizes or {})
     files = {
         layout.public_table(benchmark, "parquet"): to_parquet_bytes(df),
         layout.public_table(benchmark, "csv"): to_csv_bytes(df),
+        layout.public_board(benchmark): snapshot.to_bytes(),
         CARD_PATH: card(dataset_id, existing_card(store), space_id),
     }
     store.put("results", files, f"Update {benchmark} results", overwrite=True)

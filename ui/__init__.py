@@ -11,6 +11,7 @@ from __future__ import annotations
 import gradio as gr
 
 from leaderboard.config import UiSettings
+from leaderboard.reader import PublishedLeaderboard
 from leaderboard.service import Leaderboard
 from scoring import BENCHMARKS
 from ui.about import AboutFiles, AboutTab
@@ -41,8 +42,10 @@ def intro() -> str:
     )
 
 
-def build_app(leaderboard: Leaderboard, settings: UiSettings) -> gr.Blocks:
+def build_app(leaderboard: Leaderboard | PublishedLeaderboard, settings: UiSettings) -> gr.Blocks:
     """Place the header and the tabs; every board is redrawn after changes made on other tabs.
+    A reader (``settings.reader``, a :class:`PublishedLeaderboard`) gets only the read tabs:
+    boards, model pages and About; no write path is mounted (docs/topology.md).
 
     With sign-in on, only the real OAuth routes are mounted (:mod:`ui.oauth`): Gradio builds
     its server when the ``Blocks`` context closes, so this comes first."""
@@ -52,7 +55,10 @@ def build_app(leaderboard: Leaderboard, settings: UiSettings) -> gr.Blocks:
     downloads = Downloads()
     pages = BoardPages(leaderboard, downloads)
     with gr.Blocks(title=TITLE, fill_width=True) as page:
-        header(auth, page)
+        if settings.reader:
+            reader_note(settings)
+        else:
+            header(auth, page)
         timer = gr.Timer(settings.refresh_seconds)
         with gr.Tabs(elem_id="main-tabs") as tabs:
             first, *others = BENCHMARKS.values()  # the first board draws with the page, others when opened
@@ -61,11 +67,13 @@ def build_app(leaderboard: Leaderboard, settings: UiSettings) -> gr.Blocks:
             redraw = Redraw(tuple(boards))
             model_pages, comparisons = ModelPages(leaderboard), Comparisons(leaderboard)
             model = ModelTab.mount(model_pages)
-            compare = CompareTab.mount(comparisons)
-            submit = SubmitTab.mount(Submitter(leaderboard, auth), page, redraw)
-            MineTab.mount(MySubmissions(leaderboard, auth), after=submit.finished)
+            compare = None if settings.reader else CompareTab.mount(comparisons)  # needs per-question answers
+            if not settings.reader:
+                submit = SubmitTab.mount(Submitter(leaderboard, auth), page, redraw)
+                MineTab.mount(MySubmissions(leaderboard, auth), after=submit.finished)
             AboutTab.mount(AboutFiles(leaderboard, downloads))
-            AdminTab.mount(Maintainers(leaderboard, auth), redraw)
+            if not settings.reader:
+                AdminTab.mount(Maintainers(leaderboard, auth), redraw)
         for board in boards:  # a click on a row opens the model's page
             picked = board.table.select(board.picked, board.filters, model.row, api_visibility="private")
             model.open(picked.then(lambda b=board.bench_id: b, None, model.bench, api_visibility="private"),
@@ -82,6 +90,22 @@ def header(auth: Auth, page: gr.Blocks) -> None:
         first = "Checking who is signed in…" if auth.oauth else auth.greeting()  # the page's load says who
         identity = gr.Markdown(first, elem_classes="identity", elem_id="identity")
     page.load(auth.greeting, None, identity, api_visibility="private", queue=False)
+
+
+def reader_note(settings: UiSettings) -> None:
+    """A reader's header: the intro, and where submissions go instead."""
+    gr.Markdown(intro())
+    writer = (
+        f"[the leaderboard's main page]({settings.writer_url})"
+        if settings.writer_url
+        else "the leaderboard's main page"
+    )
+    gr.Markdown(
+        f"This is a read-only copy of the leaderboard, refreshed every {settings.refresh_seconds} s from its "
+        f"public results dataset. To submit a model or see your submissions, use {writer}.",
+        elem_classes="reader-note",
+        elem_id="reader-note",
+    )
 
 
 def launch_options(settings: UiSettings, max_upload_bytes: int) -> dict:
