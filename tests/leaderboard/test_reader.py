@@ -143,3 +143,35 @@ def test_writer_url_must_be_an_address():
     assert Settings.from_env({"LEADERBOARD_WRITER_URL": url}).ui.writer_url == url
     with pytest.raises(ConfigError, match="LEADERBOARD_WRITER_URL must be an http"):
         Settings.from_env({"LEADERBOARD_WRITER_URL": "javascript:alert(1)"})
+
+
+# ---- on the Hub: readers of the public results repo only ----
+@pytest.mark.filterwarnings("ignore:Use .content=:DeprecationWarning")
+def test_readers_on_the_hub_read_the_public_results_repo_only(hub_server, hub_repo_ids, tmp_path):
+    from store.hub import HubStore, RetryPolicy
+
+    store = HubStore(tmp_path / "w" / "cache", hub_repo_ids, hub_server.token, endpoint=hub_server.url,
+                     retry=RetryPolicy.fast())  # fmt: skip
+    writer = board(tmp_path / "w", store=store, publish_seconds=0)
+    writer.refresh()
+    writer.add_gold("scb", write_gold(tmp_path / "gold.jsonl"), "maintainer")
+    for seed in (1, 2):
+        writer.submit("scb", write_submission(tmp_path / f"s{seed}.jsonl", seed=seed), form(f"Hub-{seed}"), ALICE)
+    assert writer.flush() == 0  # the public table and snapshot are on the Hub
+    settings = Settings.from_env({"LEADERBOARD_ROLE": "reader", "LEADERBOARD_RESULTS_REPO": hub_repo_ids["results"],
+                                  "HF_ENDPOINT": hub_server.url})  # fmt: skip  # no token
+    readers = [PublishedLeaderboard.open(settings) for _ in range(2)]
+    for reader in readers:
+        pd.testing.assert_frame_equal(reader.table("scb"), writer.table("scb"), check_exact=True)
+    seen = len(hub_server.log)
+    assert [r.refresh() for r in readers] == [False, False]
+    idle = hub_server.log[seen:]
+    assert len(idle) == 2 and all(hub_repo_ids["results"] in e and "/resolve/" not in e for e in idle)  # heads only
+    writer.submit("scb", write_submission(tmp_path / "s3.jsonl", seed=3), form("Hub-3"), ALICE)
+    assert writer.flush() == 0
+    seen = len(hub_server.log)
+    assert [r.refresh() for r in readers] == [True, True]
+    moved = hub_server.log[seen:]
+    assert any("/resolve/" in e for e in moved) and all(hub_repo_ids["results"] in e for e in moved)  # no other repo
+    for reader in readers:
+        pd.testing.assert_frame_equal(reader.table("scb"), writer.table("scb"), check_exact=True)
