@@ -543,7 +543,11 @@ class Leaderboard:
                 import pandas as pd
 
                 pd.read_parquet(io.BytesIO(self.store.read("results", path)))
+                self.store.read("results", layout.public_board(benchmark))  # published before readers existed?
             except NotFound:
+                if self.store.exists("results", path):  # the table without its snapshot: readers need it
+                    self.publish(benchmark, now=True)
+                    rebuilt.append(layout.public_board(benchmark))
                 continue
             except Exception:
                 log.error("public table %s unreadable: republishing", path)

@@ -113,6 +113,13 @@ def test_the_snapshot_holds_aggregates_only(writer):
         BoardSnapshot.from_bytes(b'{"format": 99}', "somewhere")
 
 
+def test_a_table_published_before_readers_existed_gets_its_snapshot_on_repair(writer):
+    snapshot = writer.settings.data_dir / "results" / layout.public_board("scb")
+    snapshot.unlink()  # as a dataset published by an older writer
+    assert writer.repair() == [layout.public_board("scb")]
+    assert snapshot.exists() and writer.repair() == []
+
+
 def test_nothing_published_yet_shows_the_papers_rows(tmp_path):
     reader = PublishedLeaderboard(FolderSource(tmp_path / "empty"))
     assert reader.refresh() is False
