@@ -20,6 +20,7 @@ from ui.auth import Auth
 from ui.board import BoardPages, BoardTab, Redraw
 from ui.compare import CompareTab, Comparisons
 from ui.downloads import Downloads
+from ui.jobs import REFRESH_AT_LEAST_EVERY
 from ui.links import DeepLinks
 from ui.mine import MineTab, MySubmissions
 from ui.model import ModelPages, ModelTab
@@ -101,11 +102,15 @@ def reader_note(settings: UiSettings) -> None:
         else "the leaderboard's main page"
     )
     gr.Markdown(
-        f"This is a read-only copy of the leaderboard, refreshed every {settings.refresh_seconds} s from its "
+        f"This is a read-only copy of the leaderboard, refreshed every {reader_refresh_seconds(settings)} s from its "
         f"public results dataset. To submit a model or see your submissions, use {writer}.",
         elem_classes="reader-note",
         elem_id="reader-note",
     )
+
+
+def reader_refresh_seconds(settings: UiSettings) -> int:
+    return max(REFRESH_AT_LEAST_EVERY, settings.refresh_seconds)  # what ui.jobs.start_reader_jobs uses
 
 
 def launch_options(settings: UiSettings, max_upload_bytes: int) -> dict:
