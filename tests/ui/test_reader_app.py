@@ -1,7 +1,7 @@
 """One writer and two readers on one local results store, as three real apps
 (docs/topology.md): a submission scored on the writer shows on both readers within their
-refresh interval; the readers mount no write endpoint and never touch the gold or the
-submissions (an audit hook in each reader process records any access)."""
+refresh interval; the readers mount no write endpoint (nor tab, in a browser) and never touch
+the gold or the submissions (an audit hook in each reader process records any access)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import urllib.request
 import pytest
 
 from leaderboard import demo
+from leaderboard.reader import FolderSource, PublishedLeaderboard
 from tests.support.app_server import ROOT, AppServer
 from ui.jobs import REFRESH_AT_LEAST_EVERY
 
@@ -106,6 +107,29 @@ def test_a_submission_on_the_writer_shows_on_both_readers(topology):
         time.sleep(0.5)
     assert len(seen) == len(readers), f"seen on {len(seen)} of {len(readers)} readers"
     print(f"lag after the writer's answer: {', '.join(f'{s:.1f} s' for s in seen.values())}")
+
+
+def test_a_readers_page_in_a_browser(topology, browser):
+    """The note, the boards and a model page from its link; a ?compare= link opens the board."""
+    root, _, readers = topology
+    published = PublishedLeaderboard(FolderSource(root / "writer" / "data" / "results"))
+    published.refresh()
+    row = next(r for r in published.board("scb").rows if r.model == "Demo-Gemini-2.5-Pro (synthetic)")
+    context = browser.new_context(viewport={"width": 1440, "height": 1000})
+    try:
+        page = context.new_page()
+        page.set_default_timeout(60_000)
+        page.goto(f"{readers[0].url}/?bench=scb&model={row.row_id}")
+        page.wait_for_selector("#model-page >> text=Scored on gold")
+        assert "Demo-Gemini-2.5-Pro (synthetic)" in page.locator("#model-page").inner_text()
+        assert "read-only copy" in page.locator("#reader-note").inner_text()
+        assert page.locator("#reader-note a").get_attribute("href") == "https://example.org/the-writer"
+        tabs = page.locator("#main-tabs [role=tab]").all_inner_texts()
+        assert "Model" in tabs and not {"Submit", "My submissions", "Compare", "Maintainers"} & set(tabs)
+        page.goto(f"{readers[0].url}/?bench=scb&compare={row.row_id},{row.row_id}")
+        page.wait_for_selector("#scb-table [role=row] >> text=Demo-Gemini-2.5-Pro (synthetic)")
+    finally:
+        context.close()
 
 
 def test_readers_never_touch_the_private_folders(topology):
