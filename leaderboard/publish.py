@@ -2,10 +2,10 @@
 dataset card whose configs make ``datasets.load_dataset(repo)`` (every benchmark) and
 ``load_dataset(repo, benchmark_id)`` work for every registered benchmark.
 
-Beside each table, ``data/{benchmark}.board.json`` (:class:`BoardSnapshot`) holds the same rows
-with their exact figures (interval bounds, full submission times), the gold's public facts and
-the group sizes: what a reader (:mod:`leaderboard.reader`, docs/topology.md) needs to serve the
-very board the writer serves, which the half-widths and dates of the Parquet cannot rebuild.
+Beside each table, ``data/{benchmark}.board.json`` (:class:`BoardSnapshot`) holds what the table
+cannot say exactly (each row's interval bounds and full submission time), the gold's public
+facts and the group sizes: with the Parquet, what a reader (:mod:`leaderboard.reader`,
+docs/topology.md) needs to serve the very board the writer serves (:func:`board_rows`).
 
 The card is generated from the benchmark declarations (column dictionary included), between
 two markers: text a maintainer writes outside them, and front-matter keys they add or change
@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pandas as pd
 import yaml
@@ -195,18 +195,34 @@ def card(dataset_id: str, existing: str = "", space_id: str | None = None) -> by
 # ---------------------------------------------------------------- the board snapshot
 
 BOARD_FORMAT = 1
-PRIVATE_FIGURES = ("counts",)  # a submitter's own tallies (lines missing, unparsed): on no public page
-_ROW_TEXTS = ("model", "team", "model_type", "source", "submitted_at", "paper_url", "code_url")
+
+
+@dataclass(frozen=True)
+class RowExtras:
+    """What the table cannot say exactly about one row: its full submission time, the bounds of
+    its overall intervals (the table has half-widths; bootstrap intervals are not symmetric)
+    and the gold (short key) and scorer its figures come from."""
+
+    submitted_at: str = ""
+    bounds: Mapping[str, tuple[float, float]] = field(default_factory=dict)  # interval name -> (low, high)
+    gold_version: str = ""
+    scorer_version: str = ""
+
+    def to_dict(self) -> dict:
+        bounds = {name: [v if math.isfinite(v) else None for v in b] for name, b in self.bounds.items()}  # JSON
+        return {"submitted_at": self.submitted_at, "bounds": bounds, "gold_version": self.gold_version,
+                "scorer_version": self.scorer_version}  # fmt: skip
 
 
 @dataclass(frozen=True)
 class BoardSnapshot:
-    """``data/{benchmark}.board.json``: the rows as the writer ranks them (no submission ids),
-    the gold's public facts (its short key, date and size) and the questions per group.
-    Missing figures are JSON nulls (read back as missing, as NaN is), so any JSON reader takes it."""
+    """``data/{benchmark}.board.json``: beside the table (read together, at one commit), each
+    row's :class:`RowExtras` by row id, the gold's public facts (its short key, date and size)
+    and the questions per group. No submission id, no per-group interval, no tally of a
+    submitter's file. Strict JSON, so any JSON reader takes it."""
 
     benchmark: str
-    rows: tuple[BoardRow, ...]
+    rows: Mapping[str, RowExtras]  # row id -> extras
     gold: GoldInfo | None  # only benchmark, version (the short key), added_at and questions are set
     group_sizes: Mapping[str, Mapping[str, int]]
 
@@ -216,20 +232,17 @@ class BoardSnapshot:
     ) -> BoardSnapshot:
         public = None if gold is None else GoldInfo(benchmark, layout.gold_key(gold.version), "", gold.added_at, "",
                                                     gold.questions)  # fmt: skip
-        return cls(benchmark, tuple(rows), public, sizes)
+        intervals = [c.figure[2] for c in export_columns(BENCHMARKS[benchmark]) if c.kind == Kind.CI and c.figure]
+        return cls(benchmark, {r.row_id: _extras(r, intervals) for r in rows}, public, sizes)
 
     def to_bytes(self) -> bytes:
         gold = self.gold
         body = {
             "format": BOARD_FORMAT,
             "benchmark": self.benchmark,
-            "gold": None
-            if gold is None
-            else {"version": gold.version, "added_at": gold.added_at, "questions": gold.questions},  # fmt: skip
+            "gold": None if gold is None else {k: getattr(gold, k) for k in ("version", "added_at", "questions")},
             "group_sizes": self.group_sizes,
-            "rows": [
-                {**{k: getattr(r, k) for k in _ROW_TEXTS}, "figures": _public_figures(r.figures)} for r in self.rows
-            ],  # fmt: skip
+            "rows": {row_id: e.to_dict() for row_id, e in self.rows.items()},
         }
         return json.dumps(body, allow_nan=False, ensure_ascii=False, separators=(",", ":")).encode()
 
@@ -243,36 +256,62 @@ class BoardSnapshot:
             benchmark, gold = str(body["benchmark"]), body["gold"]
             info = None if gold is None else GoldInfo(benchmark, str(gold["version"]), "", str(gold["added_at"]),
                                                       "", int(gold["questions"]))  # fmt: skip
-            rows = tuple(_row(r) for r in body["rows"])
+            rows = {str(row_id): _read_extras(e) for row_id, e in body["rows"].items()}
             sizes = {str(g): {str(k): int(n) for k, n in labels.items()} for g, labels in body["group_sizes"].items()}
         except (ValueError, KeyError, TypeError, AttributeError) as e:
             raise ValueError(f"{where}: not a board snapshot ({type(e).__name__}: {e})") from None
         return cls(benchmark, rows, info, sizes)
 
 
-def _row(item: dict) -> BoardRow:
-    texts = {k: item[k] for k in _ROW_TEXTS}
-    if not all(isinstance(v, str) for v in texts.values()) or not isinstance(item["figures"], dict):
-        raise TypeError("a row's texts must be strings and its figures an object")
-    return BoardRow(figures=item["figures"], **texts)
+def _extras(row: BoardRow, intervals: list[str]) -> RowExtras:
+    overall = row.figures.get("overall", {})
+    bounds = {}
+    for name in intervals:
+        value = overall.get(name)
+        if isinstance(value, list | tuple) and len(value) == 2 and all(type(v) in (int, float) for v in value):
+            bounds[name] = (float(value[0]), float(value[1]))
+    gold = str(row.figures.get("gold_version") or "")
+    return RowExtras(row.submitted_at, bounds, layout.gold_key(gold), str(row.figures.get("scorer_version") or ""))
 
 
-def _public_figures(figures: dict) -> dict:
-    """The figures without the private tallies, the gold version cut to its key, NaN as null."""
-    out = {k: _plain(v) for k, v in figures.items() if k not in PRIVATE_FIGURES}
-    if out.get("gold_version"):
-        out["gold_version"] = layout.gold_key(out["gold_version"])
-    return out
+def _read_extras(item: dict) -> RowExtras:
+    bounds = {str(k): (_number(lo), _number(hi)) for k, (lo, hi) in item["bounds"].items()}
+    texts = [item[k] for k in ("submitted_at", "gold_version", "scorer_version")]
+    if not all(isinstance(t, str) for t in texts):
+        raise TypeError("a row's times and versions must be strings")
+    return RowExtras(texts[0], bounds, texts[1], texts[2])
 
 
-def _plain(value: object) -> object:
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    return value
+def _number(value: object) -> float:
+    """A bound read back: null was a NaN (strict JSON has none)."""
+    return math.nan if value is None else float(value)
+
+
+def board_rows(benchmark: str, table: pd.DataFrame, snapshot: BoardSnapshot) -> list[BoardRow]:
+    """The writer's rows again, from the public table and its snapshot: every figure of the
+    table's columns as it was (float64 both ways), intervals from their bounds. ValueError when
+    the two do not describe the same rows (read at different commits)."""
+    if set(table["row_id"]) != set(snapshot.rows) or len(table) != len(snapshot.rows):
+        raise ValueError(f"the {benchmark} table and its snapshot list different rows: published at different times?")
+    cols = [c for c in export_columns(BENCHMARKS[benchmark]) if c.figure is not None and c.kind != Kind.CI]
+    values = {c.figure: table[parquet_name(c.key)].astype(float).tolist() for c in cols}  # Python floats, NaN kept
+    texts = {k: table[k].fillna("").astype(str).tolist() for k in ("model", "team", "model_type", "source",
+                                                                    "paper_url", "code_url", "row_id")}  # fmt: skip
+    rows = []
+    for i, row_id in enumerate(texts["row_id"]):
+        extras = snapshot.rows[row_id]
+        figures: dict = {"overall": {name: list(b) for name, b in extras.bounds.items()}}
+        for (section, label, name), column in values.items():
+            if column[i] == column[i]:  # NaN: missing, as the writer's getter reads it
+                node = figures.setdefault(section, {})
+                (node.setdefault(label, {}) if label is not None else node)[name] = column[i]
+        figures.update({k: v for k, v in (("gold_version", extras.gold_version),
+                                          ("scorer_version", extras.scorer_version)) if v})  # fmt: skip
+        rows.append(BoardRow(texts["model"][i], texts["team"][i], texts["model_type"][i], texts["source"][i], figures,
+                             extras.submitted_at, "", texts["paper_url"][i], texts["code_url"][i]))  # fmt: skip
+        if rows[-1].row_id != row_id:
+            raise ValueError(f"row {row_id} of the {benchmark} table does not match its model, team and source")
+    return rows
 
 
 def publish(

@@ -3,19 +3,22 @@
 :class:`PublishedLeaderboard` offers the read methods the board, model and About tabs call on
 :class:`leaderboard.service.Leaderboard` (``board``, ``table``, ``fingerprint``, ``gold_info``,
 ``last_updated``, ``group_sizes``, ``details``, ``public_questions``, ``refresh``), built from
-the files :mod:`leaderboard.publish` writes: each benchmark's board snapshot
-(``data/{benchmark}.board.json``) and question list. It holds no catalog, no lock, no gold and
+the files :mod:`leaderboard.publish` writes: each benchmark's public table
+(``data/{benchmark}.parquet``), its snapshot (``data/{benchmark}.board.json``: interval bounds
+and submission times the table cannot carry exactly) and question list. It holds no catalog, no lock, no gold and
 no token for the private repos: it is given only where the results are (a local folder, or a
 Hub dataset repo), so any number of readers can run beside one writer.
 
 ``refresh`` first asks a cheap question, "did the results move?" (the Hub repo's head commit,
 or the sizes and times of the local files), and downloads the small snapshots only when they
-did. A snapshot that cannot be read leaves the board as it was (and is logged).
+did: a few small files, about 1 MB for a board of 1,000 rows (perf/bench_publish.py). Files that
+cannot be read leave the board as it was (and are logged).
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import logging
 import threading
 from collections.abc import Mapping
@@ -23,8 +26,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+import pandas as pd
+
 from leaderboard.config import Settings
-from leaderboard.publish import BoardSnapshot
+from leaderboard.publish import BoardSnapshot, board_rows
 from leaderboard.service import ModelDetails
 from leaderboard.table import Board, baseline_rows
 from scoring import BENCHMARKS
@@ -58,7 +63,7 @@ class FolderSource:
     def head(self) -> str:
         parts = []
         for benchmark in BENCHMARKS:
-            for path in (layout.public_board(benchmark), layout.public_questions(benchmark)):
+            for path in published_files(benchmark):
                 try:
                     stat = (self.folder / path).stat()
                 except FileNotFoundError:
@@ -98,6 +103,11 @@ class HubSource:
             return None
         hf_raise_for_status(response)
         return response.content
+
+
+def published_files(benchmark: str) -> tuple[str, str, str]:
+    """What a reader reads of a benchmark: the table (Parquet), its snapshot, the question list."""
+    return layout.public_table(benchmark, "parquet"), layout.public_board(benchmark), layout.public_questions(benchmark)
 
 
 def source_of(settings: Settings) -> ResultsSource:
@@ -163,19 +173,23 @@ class PublishedLeaderboard:
         return bool(changed)
 
     def _read(self, benchmark: str, head: str) -> PublishedBoard | None:
-        """The benchmark's board at ``head``; None (keep the old one) if its snapshot is unreadable."""
-        path = layout.public_board(benchmark)
-        data = self.source.read(path, head)
-        questions = self.source.read(layout.public_questions(benchmark), head) or b""
-        if data is None:
+        """The benchmark's board at ``head``: its table and snapshot; None (keep the old one) if
+        they cannot be read or do not match (a local writer between its two renames: the next
+        head differs, so the next refresh reads them again)."""
+        table_path, snapshot_path, questions_path = published_files(benchmark)
+        snapshot_bytes = self.source.read(snapshot_path, head)
+        questions = self.source.read(questions_path, head) or b""
+        if snapshot_bytes is None:
             return PublishedBoard.unpublished(benchmark, questions)
+        table_bytes = self.source.read(table_path, head) or b""
         try:
-            snapshot = BoardSnapshot.from_bytes(data, f"{self.source.where}/{path}")
-        except ValueError:
-            log.error("unreadable board snapshot; keeping the board as it was", exc_info=True)
+            snapshot = BoardSnapshot.from_bytes(snapshot_bytes, f"{self.source.where}/{snapshot_path}")
+            rows = board_rows(benchmark, pd.read_parquet(io.BytesIO(table_bytes)), snapshot)
+        except Exception:  # noqa: BLE001 - whatever is wrong with the files, the board keeps serving
+            log.error("cannot read the published %s board; keeping it as it was", benchmark, exc_info=True)
             return None
-        board = Board(benchmark, list(snapshot.rows))
-        return PublishedBoard(board, snapshot.gold, snapshot.group_sizes, _digest(data, questions), questions)
+        fingerprint = _digest(table_bytes, snapshot_bytes, questions)
+        return PublishedBoard(Board(benchmark, rows), snapshot.gold, snapshot.group_sizes, fingerprint, questions)
 
     def _published(self, benchmark: str) -> PublishedBoard:
         with self._lock:

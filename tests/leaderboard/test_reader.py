@@ -4,14 +4,19 @@ rows after a refresh; it needs no gold, no submissions and no token for them."""
 
 from __future__ import annotations
 
+import io
 import json
+import math
+from dataclasses import replace
 
 import pandas as pd
 import pytest
 
 from leaderboard.config import ConfigError, Settings
-from leaderboard.publish import BoardSnapshot
+from leaderboard.publish import BoardSnapshot, board_rows, public_frame
 from leaderboard.reader import FolderSource, PublishedLeaderboard
+from leaderboard.table import frame, to_parquet_bytes
+from scoring.benchmarks import get_benchmark
 from store import layout
 from tests.support.submissions import ALICE, LEAK_KEYS, board, form, write_gold, write_submission
 from ui.board import Filters
@@ -56,6 +61,27 @@ def test_reader_serves_the_writers_board_to_the_last_digit(writer):
     # the other benchmark has no gold: its papers' rows, as on the writer
     pd.testing.assert_frame_equal(reader.table("kviscuit"), writer.table("kviscuit"), check_exact=True)
     assert reader.gold_info("kviscuit") is None
+
+
+def test_odd_figures_survive_the_round_trip(writer):
+    """A NaN bound, a missing figure, an integer interval: the rows rebuilt from the public
+    table and its snapshot give the same frames (strict JSON has no NaN: it travels as null)."""
+    primary = get_benchmark("scb").primary
+    first, second, *rest = writer.board("scb").rows
+    odd = [
+        replace(
+            first, figures={**first.figures, "overall": {**first.figures["overall"], primary.ci: [math.nan, 90.0]}}
+        ),
+        replace(second, figures={**second.figures, "overall": {primary.name: 70, primary.ci: [60, 80]}}),
+        *rest,
+    ]
+    snapshot = BoardSnapshot.from_bytes(BoardSnapshot.of("scb", odd, None, {}).to_bytes(), "here")
+    table = pd.read_parquet(io.BytesIO(to_parquet_bytes(public_frame("scb", odd))))
+    again = board_rows("scb", table, snapshot)
+    for view in ("overall", "type", "all"):
+        pd.testing.assert_frame_equal(frame("scb", again, view), frame("scb", odd, view), check_exact=True)
+    with pytest.raises(ValueError, match="list different rows"):
+        board_rows("scb", table.iloc[1:], snapshot)
 
 
 def test_model_pages_show_the_published_figures(writer):
@@ -106,8 +132,11 @@ def test_the_snapshot_holds_aggregates_only(writer):
     text = data.decode()
     assert not any(f'"{key}"' in text for key in LEAK_KEYS)
     assert writer.gold_info("scb").version not in text  # only its short key, as the page shows
-    scored = [r for r in body["rows"] if r["source"] == "scored here"]
-    assert scored and all("counts" not in r["figures"] and "submission_id" not in r for r in scored)
+    assert set(body["rows"]) == set(writer.table("scb")["row_id"])  # by row id, beside the table's rows
+    scored = [e for e in body["rows"].values() if e["scorer_version"]]
+    assert scored and all(set(e) == {"submitted_at", "bounds", "gold_version", "scorer_version"} for e in scored)
+    intervals = {m.ci for m in get_benchmark("scb").metrics if m.ci}
+    assert all(e["bounds"] and set(e["bounds"]) <= intervals for e in scored)  # the overall ones only
     assert BoardSnapshot.from_bytes(data, "x").benchmark == "scb"
     with pytest.raises(ValueError, match="somewhere: not a board snapshot"):
         BoardSnapshot.from_bytes(b'{"format": 99}', "somewhere")
