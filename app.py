@@ -1,6 +1,7 @@
 """The Space's entry point (Hugging Face runs this file): wiring only.
 
-Settings -> the leaderboard -> background jobs -> the Gradio app (:mod:`ui`) -> launch.
+Settings -> the leaderboard (or, as a reader, the published boards) -> background jobs -> the
+Gradio app (:mod:`ui`) -> launch.
 Run locally with ``python app.py`` (http://127.0.0.1:7860).
 """
 
@@ -9,9 +10,10 @@ from __future__ import annotations
 import logging
 
 from leaderboard.config import Settings
+from leaderboard.reader import PublishedLeaderboard
 from leaderboard.service import Leaderboard
 from ui import build_app, launch
-from ui.jobs import start_jobs
+from ui.jobs import start_jobs, start_reader_jobs
 from ui.page import quiet_analytics
 
 
@@ -29,10 +31,14 @@ def main() -> None:
         logging.getLogger(chatty).setLevel(logging.WARNING)
     settings = Settings.from_env()
     quiet_analytics()
-    leaderboard = open_leaderboard(settings)
-    if settings.scoring_workers:
-        leaderboard.use_scoring_pool(settings.scoring_workers)
-    start_jobs(leaderboard, settings.ui.refresh_seconds)
+    if settings.reader:  # the boards from the published results only (docs/topology.md)
+        leaderboard = PublishedLeaderboard.open(settings)
+        start_reader_jobs(leaderboard, settings.ui.refresh_seconds)
+    else:
+        leaderboard = open_leaderboard(settings)
+        if settings.scoring_workers:
+            leaderboard.use_scoring_pool(settings.scoring_workers)
+        start_jobs(leaderboard, settings.ui.refresh_seconds)
     launch(build_app(leaderboard, settings.ui), settings.ui, settings.max_upload_bytes)
 
 

@@ -18,6 +18,8 @@ HUB_REPO_VARIABLES = (
     ("results", "LEADERBOARD_RESULTS_REPO"),
 )
 ROW_RULES = ("latest", "best")
+WRITER, READER = "writer", "reader"
+ROLES = (WRITER, READER)  # LEADERBOARD_ROLE: the full app, or a read-only mirror of the published results
 # Gradio's names for the OAuth app; a Space with ``hf_oauth: true`` injects them.
 OAUTH_APP_VARIABLES = ("OAUTH_CLIENT_ID", "OAUTH_CLIENT_SECRET", "OAUTH_SCOPES", "OPENID_PROVIDER_URL")
 MIN_SESSION_SECRET = 32  # characters of LEADERBOARD_SESSION_SECRET
@@ -103,6 +105,26 @@ class _Env:
                 "(e.g. `python -c 'import secrets; print(secrets.token_hex(32))'`)"
             )
 
+    def url(self, name: str) -> str | None:
+        value = self.optional(name)
+        if value is not None and not value.startswith(("https://", "http://")):
+            raise ConfigError(
+                f"{name} must be an http(s) address, e.g. https://huggingface.co/spaces/org/name; got {value!r}"
+            )
+        return value
+
+    def reader_repos(self) -> dict[str, str]:
+        """A reader reads the public results repo only: holding the private repos' names (and so,
+        likely, a token for them) is the misconfiguration it exists to avoid."""
+        private = [var for repo, var in HUB_REPO_VARIABLES if repo != "results" and self.text(var)]
+        if private:
+            raise ConfigError(
+                f"LEADERBOARD_ROLE=reader reads only LEADERBOARD_RESULTS_REPO; unset {', '.join(private)} "
+                "(a reader must not hold the private repos)"
+            )
+        results = self.text("LEADERBOARD_RESULTS_REPO")
+        return {"results": results} if results else {}
+
     def hub_repos(self) -> dict[str, str]:
         repos = {repo: self.text(var) for repo, var in HUB_REPO_VARIABLES if self.text(var)}
         if repos and len(repos) != len(HUB_REPO_VARIABLES):
@@ -125,13 +147,20 @@ class UiSettings:
     refresh_seconds: int = 60
     server_name: str = "127.0.0.1"
     server_port: int | None = None  # None: Gradio's default (7860, or the next free port)
+    role: str = WRITER  # READER: only the boards, from the published results (docs/topology.md)
+    writer_url: str | None = None  # where a reader sends visitors who want to submit
+
+    @property
+    def reader(self) -> bool:
+        return self.role == READER
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> UiSettings:
         env = _Env(os.environ if environ is None else environ)
         space_id = env.optional("SPACE_ID")
         on_space = bool(space_id) and env.text("SYSTEM") == "spaces"
-        oauth = bool(space_id) or env.flag("LEADERBOARD_OAUTH", False)
+        role = env.choice("LEADERBOARD_ROLE", WRITER, ROLES)
+        oauth = role == WRITER and (bool(space_id) or env.flag("LEADERBOARD_OAUTH", False))  # a reader signs no one in
         if oauth:
             env.oauth_app(on_space)
         return cls(
@@ -145,6 +174,8 @@ class UiSettings:
             refresh_seconds=env.whole("LEADERBOARD_REFRESH_SECONDS", 60, minimum=1),
             server_name=env.text("GRADIO_SERVER_NAME", "127.0.0.1"),
             server_port=env.whole("GRADIO_SERVER_PORT", 0, minimum=1, maximum=65535) or None,
+            role=role,
+            writer_url=env.url("LEADERBOARD_WRITER_URL"),
         )
 
 
@@ -178,6 +209,7 @@ class Settings:
     publications_per_week: int = 3  # submissions a team may newly make public per benchmark in 7 days (Ladder)
     auto_hold: bool = True  # hold further suspicious submissions of a flagged probe series for review
     bootstrap_secret: str | None = field(default=None, repr=False)  # seeds intervals; stored one if None
+    results_dir: Path | None = None  # a local reader's published folder; None: data_dir / "results"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "hub_repos", MappingProxyType(dict(self.hub_repos)))
@@ -186,12 +218,23 @@ class Settings:
     def uses_hub(self) -> bool:
         return bool(self.hub_repos)
 
+    @property
+    def reader(self) -> bool:
+        return self.ui.reader
+
+    @property
+    def published_folder(self) -> Path:
+        """Where a local writer publishes, hence where a local reader reads."""
+        return self.results_dir or self.data_dir / "results"
+
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
         env = _Env(os.environ if environ is None else environ)
+        ui = UiSettings.from_env(environ)
+        results_dir = env.optional("LEADERBOARD_RESULTS_DIR")
         return cls(
             data_dir=Path(env.text("LEADERBOARD_DATA_DIR", "data")),
-            hub_repos=env.hub_repos(),
+            hub_repos=env.reader_repos() if ui.reader else env.hub_repos(),
             hub_token=env.optional("HF_TOKEN"),
             hub_endpoint=env.optional("HF_ENDPOINT"),
             max_scored_per_day=env.whole("LEADERBOARD_MAX_SCORED_PER_DAY", 5),
@@ -202,11 +245,12 @@ class Settings:
             demo=env.flag("LEADERBOARD_DEMO", True),
             publish_seconds=env.whole("LEADERBOARD_PUBLISH_SECONDS", 300),
             push_seconds=env.whole("LEADERBOARD_PUSH_SECONDS", 60, minimum=1),
-            ui=UiSettings.from_env(environ),
+            ui=ui,
             plugins=env.names("LEADERBOARD_PLUGINS"),
             scoring_workers=env.whole("LEADERBOARD_SCORING_WORKERS", 1, maximum=64),
             feedback=env.choice("LEADERBOARD_FEEDBACK", "ladder", FEEDBACK_POLICIES),
             publications_per_week=env.whole("LEADERBOARD_PUBLICATIONS_PER_WEEK", 3, minimum=1),
             auto_hold=env.flag("LEADERBOARD_AUTO_HOLD", True),
             bootstrap_secret=env.optional("LEADERBOARD_BOOTSTRAP_SECRET"),
+            results_dir=Path(results_dir) if results_dir else None,
         )

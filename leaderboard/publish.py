@@ -2,12 +2,22 @@
 dataset card whose configs make ``datasets.load_dataset(repo)`` (every benchmark) and
 ``load_dataset(repo, benchmark_id)`` work for every registered benchmark.
 
+Beside each table, ``data/{benchmark}.board.json`` (:class:`BoardSnapshot`) holds what the table
+cannot say exactly (each row's interval bounds and full submission time), the gold's public
+facts and the group sizes: with the Parquet, what a reader (:mod:`leaderboard.reader`,
+docs/topology.md) needs to serve the very board the writer serves (:func:`board_rows`).
+
 The card is generated from the benchmark declarations (column dictionary included), between
 two markers: text a maintainer writes outside them, and front-matter keys they add or change
 (except ``configs``, which must match the files), survive the next publish.
 """
 
 from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 import pandas as pd
 import yaml
@@ -19,6 +29,7 @@ from scoring.benchmarks import BENCHMARKS
 from scoring.benchmarks.base import Benchmark
 from store import layout
 from store.base import NotFound, Store
+from store.golds import GoldInfo
 
 CARD_PATH = "README.md"
 BEGIN = "<!-- BEGIN GENERATED: rewritten on every publish; write your own text outside these markers -->"
@@ -181,15 +192,147 @@ def card(dataset_id: str, existing: str = "", space_id: str | None = None) -> by
     return f"---\n{head}---\n{before}{BEGIN}\n{generated_body(dataset_id, space_id)}{END}{after}".encode()
 
 
+# ---------------------------------------------------------------- the board snapshot
+
+BOARD_FORMAT = 1
+
+
+@dataclass(frozen=True)
+class RowExtras:
+    """What the table cannot say exactly about one row: its full submission time, the bounds of
+    its overall intervals (the table has half-widths; bootstrap intervals are not symmetric)
+    and the gold (short key) and scorer its figures come from."""
+
+    submitted_at: str = ""
+    bounds: Mapping[str, tuple[float, float]] = field(default_factory=dict)  # interval name -> (low, high)
+    gold_version: str = ""
+    scorer_version: str = ""
+
+    def to_dict(self) -> dict:
+        bounds = {name: [v if math.isfinite(v) else None for v in b] for name, b in self.bounds.items()}  # JSON
+        return {"submitted_at": self.submitted_at, "bounds": bounds, "gold_version": self.gold_version,
+                "scorer_version": self.scorer_version}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class BoardSnapshot:
+    """``data/{benchmark}.board.json``: beside the table (read together, at one commit), each
+    row's :class:`RowExtras` by row id, the gold's public facts (its short key, date and size)
+    and the questions per group. No submission id, no per-group interval, no tally of a
+    submitter's file. Strict JSON, so any JSON reader takes it."""
+
+    benchmark: str
+    rows: Mapping[str, RowExtras]  # row id -> extras
+    gold: GoldInfo | None  # only benchmark, version (the short key), added_at and questions are set
+    group_sizes: Mapping[str, Mapping[str, int]]
+
+    @classmethod
+    def of(
+        cls, benchmark: str, rows: list[BoardRow], gold: GoldInfo | None, sizes: Mapping[str, Mapping[str, int]]
+    ) -> BoardSnapshot:
+        public = None if gold is None else GoldInfo(benchmark, layout.gold_key(gold.version), "", gold.added_at, "",
+                                                    gold.questions)  # fmt: skip
+        intervals = [c.figure[2] for c in export_columns(BENCHMARKS[benchmark]) if c.kind == Kind.CI and c.figure]
+        return cls(benchmark, {r.row_id: _extras(r, intervals) for r in rows}, public, sizes)
+
+    def to_bytes(self) -> bytes:
+        gold = self.gold
+        body = {
+            "format": BOARD_FORMAT,
+            "benchmark": self.benchmark,
+            "gold": None if gold is None else {k: getattr(gold, k) for k in ("version", "added_at", "questions")},
+            "group_sizes": self.group_sizes,
+            "rows": {row_id: e.to_dict() for row_id, e in self.rows.items()},
+        }
+        return json.dumps(body, allow_nan=False, ensure_ascii=False, separators=(",", ":")).encode()
+
+    @classmethod
+    def from_bytes(cls, data: bytes, where: str) -> BoardSnapshot:
+        """Read one back; ValueError naming ``where`` and the fault for anything else."""
+        try:
+            body = json.loads(data)
+            if body.get("format") != BOARD_FORMAT:
+                raise ValueError(f"format {body.get('format')!r}, this reader knows {BOARD_FORMAT}")
+            benchmark, gold = str(body["benchmark"]), body["gold"]
+            info = None if gold is None else GoldInfo(benchmark, str(gold["version"]), "", str(gold["added_at"]),
+                                                      "", int(gold["questions"]))  # fmt: skip
+            rows = {str(row_id): _read_extras(e) for row_id, e in body["rows"].items()}
+            sizes = {str(g): {str(k): int(n) for k, n in labels.items()} for g, labels in body["group_sizes"].items()}
+        except (ValueError, KeyError, TypeError, AttributeError) as e:
+            raise ValueError(f"{where}: not a board snapshot ({type(e).__name__}: {e})") from None
+        return cls(benchmark, rows, info, sizes)
+
+
+def _extras(row: BoardRow, intervals: list[str]) -> RowExtras:
+    overall = row.figures.get("overall", {})
+    bounds = {}
+    for name in intervals:
+        value = overall.get(name)
+        if isinstance(value, list | tuple) and len(value) == 2 and all(type(v) in (int, float) for v in value):
+            bounds[name] = (float(value[0]), float(value[1]))
+    gold = str(row.figures.get("gold_version") or "")
+    return RowExtras(row.submitted_at, bounds, layout.gold_key(gold), str(row.figures.get("scorer_version") or ""))
+
+
+def _read_extras(item: dict) -> RowExtras:
+    bounds = {str(k): (_number(lo), _number(hi)) for k, (lo, hi) in item["bounds"].items()}
+    texts = [item[k] for k in ("submitted_at", "gold_version", "scorer_version")]
+    if not all(isinstance(t, str) for t in texts):
+        raise TypeError("a row's times and versions must be strings")
+    return RowExtras(texts[0], bounds, texts[1], texts[2])
+
+
+def _number(value: object) -> float:
+    """A bound read back: null was a NaN (strict JSON has none)."""
+    return math.nan if value is None else float(value)
+
+
+def board_rows(benchmark: str, table: pd.DataFrame, snapshot: BoardSnapshot) -> list[BoardRow]:
+    """The writer's rows again, from the public table and its snapshot: every figure of the
+    table's columns as it was (float64 both ways), intervals from their bounds. ValueError when
+    the two do not describe the same rows (read at different commits)."""
+    if set(table["row_id"]) != set(snapshot.rows) or len(table) != len(snapshot.rows):
+        raise ValueError(f"the {benchmark} table and its snapshot list different rows: published at different times?")
+    cols = [c for c in export_columns(BENCHMARKS[benchmark]) if c.figure is not None and c.kind != Kind.CI]
+    values = {c.figure: table[parquet_name(c.key)].astype(float).tolist() for c in cols}  # Python floats, NaN kept
+    texts = {k: table[k].fillna("").astype(str).tolist() for k in ("model", "team", "model_type", "source",
+                                                                    "paper_url", "code_url", "row_id")}  # fmt: skip
+    rows = []
+    for i, row_id in enumerate(texts["row_id"]):
+        extras = snapshot.rows[row_id]
+        figures: dict = {"overall": {name: list(b) for name, b in extras.bounds.items()}}
+        for (section, label, name), column in values.items():
+            if column[i] == column[i]:  # NaN: missing, as the writer's getter reads it
+                node = figures.setdefault(section, {})
+                (node.setdefault(label, {}) if label is not None else node)[name] = column[i]
+        figures.update({k: v for k, v in (("gold_version", extras.gold_version),
+                                          ("scorer_version", extras.scorer_version)) if v})  # fmt: skip
+        rows.append(BoardRow(texts["model"][i], texts["team"][i], texts["model_type"][i], texts["source"][i], figures,
+                             extras.submitted_at, "", texts["paper_url"][i], texts["code_url"][i]))  # fmt: skip
+        if rows[-1].row_id != row_id:
+            raise ValueError(f"row {row_id} of the {benchmark} table does not match its model, team and source")
+    return rows
+
+
 def publish(
-    store: Store, benchmark: str, rows: list[BoardRow], dataset_id: str = "results", space_id: str | None = None
+    store: Store,
+    benchmark: str,
+    rows: list[BoardRow],
+    dataset_id: str = "results",
+    space_id: str | None = None,
+    *,
+    gold: GoldInfo | None = None,
+    group_sizes: Mapping[str, Mapping[str, int]] | None = None,
 ) -> None:
-    """Write the benchmark's public table (all views' columns) and the card, in one commit.
-    ``dataset_id``: what ``load_dataset`` is given (the Hub repo id, or the local folder)."""
+    """Write the benchmark's public table (all views' columns), its board snapshot and the card,
+    in one commit. ``dataset_id``: what ``load_dataset`` is given (the Hub repo id, or the local
+    folder); ``gold`` and ``group_sizes``: the board's current gold and its questions per group."""
     df = public_frame(benchmark, rows)
+    snapshot = BoardSnapshot.of(benchmark, rows, gold, group_sizes or {})
     files = {
         layout.public_table(benchmark, "parquet"): to_parquet_bytes(df),
         layout.public_table(benchmark, "csv"): to_csv_bytes(df),
+        layout.public_board(benchmark): snapshot.to_bytes(),
         CARD_PATH: card(dataset_id, existing_card(store), space_id),
     }
     store.put("results", files, f"Update {benchmark} results", overwrite=True)

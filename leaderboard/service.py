@@ -486,7 +486,7 @@ class Leaderboard:
             before = self.table(benchmark)
             if self.golds.promote(benchmark, staged.version) is None:
                 return False
-            publish(self.store, benchmark, self.board(benchmark).rows)
+            self._put_public(benchmark)
         changes = _rank_changes(before, self.table(benchmark))
         log.info("%s: gold %s is current; rank changes: %s", benchmark, staged.version[:12], changes or "none")
         return True
@@ -581,7 +581,11 @@ class Leaderboard:
                 import pandas as pd
 
                 pd.read_parquet(io.BytesIO(self.store.read("results", path)))
+                self.store.read("results", layout.public_board(benchmark))  # published before readers existed?
             except NotFound:
+                if self.store.exists("results", path):  # the table without its snapshot: readers need it
+                    self.publish(benchmark, now=True)
+                    rebuilt.append(layout.public_board(benchmark))
                 continue
             except Exception:
                 log.error("public table %s unreadable: republishing", path)
@@ -620,12 +624,17 @@ class Leaderboard:
             return False
         with self._publish_lock(benchmark):
             self.catalog.refresh()
-            dataset_id = self.settings.hub_repos.get("results") or str(self.settings.data_dir / "results")
-            publish(self.store, benchmark, self.board(benchmark).rows, dataset_id, self.settings.ui.space_id)
+            self._put_public(benchmark)
         with self._lock:
             self._unpublished.discard(benchmark)
             self._published_at[benchmark] = time.monotonic()
         return True
+
+    def _put_public(self, benchmark: str) -> None:
+        """Write the public table and board snapshot (under the publish lock)."""
+        dataset_id = self.settings.hub_repos.get("results") or str(self.settings.data_dir / "results")
+        rows, gold, sizes = self.board(benchmark).rows, self.golds.info(benchmark), self.group_sizes(benchmark)
+        publish(self.store, benchmark, rows, dataset_id, self.settings.ui.space_id, gold=gold, group_sizes=sizes)
 
     def publish_due(self) -> list[str]:
         """Publish the waiting tables whose debounce has run out; returns those published."""

@@ -21,6 +21,7 @@ submissions (private)
     ``legacy_path`` names a file there.
 results (public)
     README.md, data/{benchmark}.parquet, data/{benchmark}.csv                          public_table
+    data/{benchmark}.board.json              the board's rows with exact figures (readers) public_board
     questions/{benchmark}.jsonl              the public side of the questions (no answers)
 
 ``{gold}`` is the gold's sha256 cut to :data:`GOLD_KEY` characters by :func:`gold_key`, the one
@@ -342,6 +343,11 @@ def bootstrap_secret() -> str:
 
 def public_table(benchmark: str, ext: str) -> str:
     return f"data/{benchmark}.{ext}"
+
+
+def public_board(benchmark: str) -> str:
+    """The board as rows with their exact figures: what a reader (docs/topology.md) serves."""
+    return f"data/{benchmark}.board.json"
 
 
 def public_questions(benchmark: str) -> str:

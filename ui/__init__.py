@@ -12,6 +12,7 @@ import gradio as gr
 from starlette.middleware import Middleware
 
 from leaderboard.config import UiSettings
+from leaderboard.reader import PublishedLeaderboard
 from leaderboard.service import Leaderboard
 from scoring import BENCHMARKS
 from ui.about import AboutFiles, AboutTab
@@ -21,6 +22,7 @@ from ui.baked import PageBaker, attach, baker_of
 from ui.board import BoardPages, BoardTab, Redraw
 from ui.compare import CompareTab, Comparisons
 from ui.downloads import Downloads
+from ui.jobs import REFRESH_AT_LEAST_EVERY
 from ui.links import DeepLinks
 from ui.mine import MineTab, MySubmissions
 from ui.model import ModelPages, ModelTab
@@ -44,8 +46,10 @@ def intro() -> str:
     )
 
 
-def build_app(leaderboard: Leaderboard, settings: UiSettings) -> gr.Blocks:
+def build_app(leaderboard: Leaderboard | PublishedLeaderboard, settings: UiSettings) -> gr.Blocks:
     """Place the header and the tabs; every board is redrawn after changes made on other tabs.
+    A reader (``settings.reader``, a :class:`PublishedLeaderboard`) gets only the read tabs:
+    boards, model pages and About; no write path is mounted (docs/topology.md).
 
     With sign-in on, only the real OAuth routes are mounted (:mod:`ui.oauth`): Gradio builds
     its server when the ``Blocks`` context closes, so this comes first."""
@@ -55,24 +59,30 @@ def build_app(leaderboard: Leaderboard, settings: UiSettings) -> gr.Blocks:
     downloads = Downloads()
     pages = BoardPages(leaderboard, downloads)
     with gr.Blocks(title=TITLE, fill_width=True) as page:
-        header(auth, page)
+        if settings.reader:
+            reader_note(settings)
+        else:
+            header(auth, page)
         timer = gr.Timer(settings.refresh_seconds)
         with gr.Tabs(elem_id="main-tabs") as tabs:
             boards = [BoardTab.mount(pages, bench, timer, first=i == 0) for i, bench in enumerate(BENCHMARKS.values())]
             redraw = Redraw(tuple(boards))
             model_pages, comparisons = ModelPages(leaderboard), Comparisons(leaderboard)
             model = ModelTab.mount(model_pages)
-            compare = CompareTab.mount(comparisons)
-            submit = SubmitTab.mount(Submitter(leaderboard, auth), redraw)
-            mine = MySubmissions(leaderboard, auth)
-            MineTab.mount(mine, after=submit.finished)
+            compare = None if settings.reader else CompareTab.mount(comparisons)  # needs per-question answers
+            if not settings.reader:
+                submit = SubmitTab.mount(Submitter(leaderboard, auth), redraw)
+                mine = MySubmissions(leaderboard, auth)
+                MineTab.mount(mine, after=submit.finished)
             AboutTab.mount(AboutFiles(leaderboard, downloads))
-            AdminTab.mount(Maintainers(leaderboard, auth), redraw)
+            if not settings.reader:
+                AdminTab.mount(Maintainers(leaderboard, auth), redraw)
         for board in boards:  # a click on a row opens the model's page
             picked = board.table.select(board.picked, board.filters, model.row, api_visibility="private")
             model.open(picked.then(lambda b=board.bench_id: b, None, model.bench, api_visibility="private"),
                        model_pages, tabs)  # fmt: skip
-        mine.expose_api()  # outside the Tabs (ui/mine.py)
+        if not settings.reader:
+            mine.expose_api()  # outside the Tabs (ui/mine.py)
         DeepLinks(tabs, tuple(boards), model, compare, comparisons, model_pages).wire(page)
     baker = PageBaker(page, boards)
     baker.refresh()  # the first bake, before anyone visits
@@ -89,6 +99,26 @@ def header(auth: Auth, page: gr.Blocks) -> None:
         identity = gr.Markdown(first, elem_classes="identity", elem_id="identity")
     if auth.oauth:  # signed in or not is per visitor: the page's load says who (locally it is in the page)
         page.load(auth.greeting, None, identity, api_visibility="private", queue=False)
+
+
+def reader_note(settings: UiSettings) -> None:
+    """A reader's header: the intro, and where submissions go instead."""
+    gr.Markdown(intro())
+    writer = (
+        f"[the leaderboard's main page]({settings.writer_url})"
+        if settings.writer_url
+        else "the leaderboard's main page"
+    )
+    gr.Markdown(
+        f"This is a read-only copy of the leaderboard, refreshed every {reader_refresh_seconds(settings)} s from its "
+        f"public results dataset. To submit a model or see your submissions, use {writer}.",
+        elem_classes="reader-note",
+        elem_id="reader-note",
+    )
+
+
+def reader_refresh_seconds(settings: UiSettings) -> int:
+    return max(REFRESH_AT_LEAST_EVERY, settings.refresh_seconds)  # what ui.jobs.start_reader_jobs uses
 
 
 def launch_options(settings: UiSettings, max_upload_bytes: int, baker: PageBaker | None = None) -> dict:

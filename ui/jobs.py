@@ -10,6 +10,8 @@ interrupted work without anyone visiting, and never restart the Space.
   ``RESUME_EVERY``;
 - ``push_pending``: push the derived files waiting in the outbox, batched into one commit per
   repo, every ``Settings.push_seconds`` (a no-op on a local store).
+
+A reader (:func:`start_reader_jobs`) has only ``refresh``, of the published boards.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from datetime import datetime, timedelta
 
 from apscheduler.schedulers.background import BackgroundScheduler
 
+from leaderboard.reader import PublishedLeaderboard
 from leaderboard.service import Leaderboard
 
 REFRESH_AT_LEAST_EVERY = 5  # seconds
@@ -52,5 +55,14 @@ def start_jobs(leaderboard: Leaderboard, refresh_seconds: int) -> BackgroundSche
     )
     push_every = max(1, leaderboard.settings.push_seconds)
     scheduler.add_job(leaderboard.push_pending, "interval", seconds=push_every, id="push_pending")
+    scheduler.start()
+    return scheduler
+
+
+def start_reader_jobs(reader: PublishedLeaderboard, refresh_seconds: int) -> BackgroundScheduler:
+    """A reader's one job: reread the published boards when they moved (docs/topology.md)."""
+    scheduler = BackgroundScheduler(daemon=True, job_defaults={"coalesce": True, "max_instances": 1})
+    every = max(REFRESH_AT_LEAST_EVERY, refresh_seconds)
+    scheduler.add_job(reader.refresh, "interval", seconds=every, id="refresh")
     scheduler.start()
     return scheduler

@@ -91,13 +91,14 @@ class DeepLinks:
     tabs: gr.Tabs
     boards: tuple[BoardTab, ...]
     model: ModelTab
-    compare: CompareTab
+    compare: CompareTab | None  # None on a reader: a ?compare= link then opens the board
     comparisons: Comparisons
     model_pages: ModelPages
 
     @property
     def outputs(self) -> list:
-        out = [self.tabs, self.model.bench, self.model.row, self.compare.bench, self.compare.models]
+        out = [self.tabs, self.model.bench, self.model.row]
+        out += [self.compare.bench, self.compare.models] if self.compare else []
         for board in self.boards:
             out += board.filters
         return out
@@ -106,21 +107,22 @@ class DeepLinks:
         """Updates for the address's query string (``search``, as ``window.location.search`` gives it)."""
         params = {k: v[-1] for k, v in parse_qs((search or "").lstrip("?")).items()}
         bench_id = params.get("bench", "")
+        no_compare = [gr.skip(), gr.skip()] if self.compare else []
         skip_boards = [gr.skip()] * (5 * len(self.boards))
         if bench_id not in BENCHMARKS:
             tab = f"tab-{params.get('tab', '')}"
             known = {t.id for t in self.tabs.children if isinstance(t, gr.Tab)}
-            return [gr.Tabs(selected=tab) if tab in known else gr.skip(), *[gr.skip()] * 4, *skip_boards]
+            return [gr.Tabs(selected=tab) if tab in known else gr.skip(), gr.skip(), gr.skip(), *no_compare, *skip_boards]
         if params.get("model"):
-            return [gr.skip(), bench_id, params["model"][:64], gr.skip(), gr.skip(), *skip_boards]
-        if params.get("compare"):
+            return [gr.skip(), bench_id, params["model"][:64], *no_compare, *skip_boards]
+        if params.get("compare") and self.compare:
             picked = params["compare"].split(",")[:4]
             dropdown = self.comparisons.options(bench_id, picked)
             return [gr.Tabs(selected="tab-compare"), gr.skip(), gr.skip(), bench_id, dropdown, *skip_boards]
         updates = []
         for board in self.boards:
             updates += board_choices(bench_id, params) if board.bench_id == bench_id else [gr.skip()] * 5
-        return [gr.Tabs(selected=f"tab-{bench_id}"), gr.skip(), gr.skip(), gr.skip(), gr.skip(), *updates]
+        return [gr.Tabs(selected=f"tab-{bench_id}"), gr.skip(), gr.skip(), *no_compare, *updates]
 
     def wire(self, page: gr.Blocks) -> None:
         boards = json.dumps([f"tab-{b.bench_id}" for b in self.boards])
@@ -131,8 +133,9 @@ class DeepLinks:
         # a ?model= link: draw the page once the states are set (and only then switch to it)
         restored.then(self._open_model, [self.model.bench, self.model.row], [self.model.page, self.tabs],
                       api_visibility="private")  # fmt: skip
-        restored.then(self._open_compare, [self.compare.bench, self.compare.models], self.compare.result,
-                      api_visibility="private")  # fmt: skip
+        if self.compare:
+            restored.then(self._open_compare, [self.compare.bench, self.compare.models], self.compare.result,
+                          api_visibility="private")  # fmt: skip
         # the filters' own events fire on a visitor's input only: the linked board is drawn once, here
         filters = [c for board in self.boards for c in board.filters]
         drawn = [c for board in self.boards for c in board.outputs]

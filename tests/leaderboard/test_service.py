@@ -38,6 +38,8 @@ PUBLIC_FILES = {
     "data/scb.csv",
     "data/kviscuit.parquet",
     "data/kviscuit.csv",
+    "data/scb.board.json",  # the board snapshot readers serve (docs/topology.md)
+    "data/kviscuit.board.json",
     "questions/scb.jsonl",
     "questions/kviscuit.jsonl",
 }
@@ -82,6 +84,8 @@ def test_public_dataset_files_and_rows(published: Leaderboard) -> None:
         ranks = list(parquet["rank"])  # honest ranks: shared where intervals overlap
         assert ranks[0] == 1 and ranks == sorted(ranks) and (parquet["rank_worst"] >= parquet["rank"]).all()
         assert list(parquet["model"]) == list(csv["model"])
+        snapshot = json.loads((root / layout.public_board(b)).read_text())
+        assert set(snapshot["rows"]) == set(parquet["row_id"])  # the same rows: the hidden one in neither
     card = (root / "README.md").read_text()
     assert "config_name: scb" in card and "config_name: kviscuit" in card and "reported in paper" in card
 
