@@ -401,6 +401,8 @@ def test_the_board_names_the_new_gold_after_a_switch(as_alice, alice, scb_gold, 
     page.once("dialog", lambda dialog: dialog.accept())
     page.locator("#rescore-btn").click()
     page.wait_for_selector("#rescore-report >> text=now shows gold", timeout=120_000)
+    tabs = page.locator("[role=tablist] [role=tab]").all_inner_texts()
+    assert len(tabs) == len(set(tabs)), tabs  # a gr.api directly in gr.Tabs drew "Maintainers" twice
 
     open_tab(page, "Seeing Culture Benchmark (SCB)")
     page.wait_for_selector(f"#scb-summary >> text={new.version[:12]}")
