@@ -64,6 +64,11 @@ def entry_row(entry: Entry) -> dict:
     return row
 
 
+def empty_table() -> pd.DataFrame:
+    """No rows under the table's own headers (a frame without columns showed Gradio's 1, 2, 3)."""
+    return pd.DataFrame(columns=["submitted", "benchmark", "model", "team", "visibility", "board", "status", "id"])
+
+
 def without_empty_columns(frame: pd.DataFrame) -> pd.DataFrame:
     """Only the metric columns some listed submission has: a K-Viscuit-only list has no mIoU
     column (empty columns shrank to one letter per line and pushed the rest out of view)."""
@@ -121,11 +126,13 @@ class MySubmissions:
     def show(self, request: gr.Request, profile: gr.OAuthProfile | None) -> tuple[str, pd.DataFrame]:
         identity = self.auth.identity(profile, request)
         if identity is None:
-            return SIGN_IN, pd.DataFrame()
+            return SIGN_IN, empty_table()
         entries = self.leaderboard.entries(identity)
         mine = sum(e.state.meta.submitter == identity.username for e in entries)
         text = f"{len(entries)} submission(s) by **{display.escape_markdown(identity.username)}**"
         text += "." if mine == len(entries) else f" and your teams ({mine} uploaded by you)."
+        if not entries:
+            return text, empty_table()
         return text, without_empty_columns(pd.DataFrame([entry_row(e) | self.unparsed(e) for e in entries]))
 
     def unparsed(self, entry: Entry) -> dict[str, str]:

@@ -321,6 +321,7 @@ def test_unparsed_lines_are_listed_for_their_owner_only(as_alice, as_bob, alice,
     assert_not_clipped(as_alice, "#mine-detail li")
     seen_by_bob = mine_table(as_bob)
     assert "Alice-Chatty" not in seen_by_bob and "cannot tell" not in seen_by_bob
+    assert "model" in as_bob.locator("#mine-table thead").inner_text()  # its own headers, not 1, 2, 3
     shot(as_bob, shots, "c2-unparsed-other-user-1440")
 
 
