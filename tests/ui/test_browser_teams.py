@@ -4,7 +4,8 @@ place, no slot spent), the box-format confirmation, the unparsed lines on My sub
 private entry that bob can neither see nor publish nor withdraw, a taken team name refused,
 and the board's gold line after a gold switch. The store starts with a 140-question SCB gold
 that lists its option images (the box-format check needs their public sizes) and the demo
-K-Viscuit gold. Screenshots (1440 px, one at 390 px) go to ``BROWSER_SHOTS`` or a tmp folder.
+K-Viscuit gold; the tests run in file order and build on each other's entries. Screenshots
+(1440 px, one at 390 px) go to ``BROWSER_SHOTS`` or a tmp folder.
 """
 
 from __future__ import annotations
@@ -195,11 +196,15 @@ def assert_not_clipped(page, selector: str) -> None:
     assert clipped == [], clipped
 
 
-def mine_table(page) -> str:
+def mine_table(page, showing: str = "") -> str:
+    """My submissions' table once it lists ``showing``. Only the first opening of the tab in a
+    page is known to be fresh when "submission(s) by" appears: a check that something is NOT
+    listed needs a page that never opened the tab."""
     open_tab(page, "My submissions")
     page.locator("#tab-mine button", has_text="Refresh").click()
     page.wait_for_selector("#tab-mine >> text=submission(s) by")
-    page.wait_for_timeout(300)
+    if showing:
+        page.wait_for_selector(f"#mine-table [role=gridcell] >> text={showing}")
     return page.locator("#mine-table").inner_text()
 
 
@@ -310,7 +315,7 @@ def test_unparsed_lines_are_listed_for_their_owner_only(as_alice, as_bob, alice,
     )  # fmt: skip
     assert answer["status"] == "scored", answer
     expected = unparsed_cell([UnparsedLine(n, t) for n, t in unreadable.items()], len(unreadable))
-    assert expected in mine_table(as_alice)  # line numbers and the file's own text, nothing else
+    assert expected in mine_table(as_alice, "Alice-Chatty")  # line numbers and the file's own text only
     choose(as_alice, "mine-pick", answer["submission_id"])
     as_alice.wait_for_selector("#mine-detail >> text=Unparsed responses")
     detail = as_alice.locator("#mine-detail").inner_text()
@@ -319,7 +324,7 @@ def test_unparsed_lines_are_listed_for_their_owner_only(as_alice, as_bob, alice,
     as_alice.locator("#mine-detail").scroll_into_view_if_needed()
     shot(as_alice, shots, "c1-unparsed-owner-1440")
     assert_not_clipped(as_alice, "#mine-detail li")
-    seen_by_bob = mine_table(as_bob)
+    seen_by_bob = mine_table(as_bob)  # bob's page opens the tab for the first time: fresh
     assert "Alice-Chatty" not in seen_by_bob and "cannot tell" not in seen_by_bob
     assert "model" in as_bob.locator("#mine-table thead").inner_text()  # its own headers, not 1, 2, 3
     shot(as_bob, shots, "c2-unparsed-other-user-1440")
@@ -333,7 +338,7 @@ def mine_publish_calls(app: AppServer) -> tuple[int, int]:
     return fn_index(config, "mine-publish"), fn_index(config, "mine-withdraw")
 
 
-def test_bob_cannot_see_change_or_take_alices_entries(as_alice, as_bob, bob, alice, scb_gold, shots, tmp_path):
+def test_bob_cannot_see_change_or_take_alices_entries(as_alice, as_bob, browser, bob, alice, scb_gold, shots, tmp_path):
     secret = scb_file(tmp_path, scb_gold, "secret.jsonl", "xyxy", seed=5)
     fill_form(as_alice, secret, "Alice-Secret-VLM", TEAM)
     text = send(as_alice, "Submission id")
@@ -342,26 +347,25 @@ def test_bob_cannot_see_change_or_take_alices_entries(as_alice, as_bob, bob, ali
     lb = Leaderboard(Settings(data_dir=alice.data_dir, demo=False))
     public_sid = next(s.meta.id for s in lb.catalog.all("scb") if s.meta.model == "Alice-Gemini")
 
-    open_tab(as_bob, "Seeing Culture Benchmark (SCB)")
-    as_bob.locator("#scb-refresh").click()
-    as_bob.wait_for_selector("#scb-table >> text=Alice-Gemini")  # alice's public row is on bob's board
-    assert "Alice-Secret-VLM" not in as_bob.locator("#scb-table").inner_text()
-    assert "Alice-Secret-VLM" not in mine_table(as_bob)
-    as_bob.locator("#mine-pick input").click()
-    offered = as_bob.locator("#mine-pick [role=option]").all_inner_texts()
-    as_bob.keyboard.press("Escape")
-    assert not any(sid in o or public_sid in o for o in offered)
+    fresh = open_page(browser, bob)  # loaded after alice's upload: what bob's board and list hold now
+    try:
+        fresh.wait_for_selector("#scb-table >> text=Alice-Gemini")  # alice's public row is on bob's board
+        assert "Alice-Secret-VLM" not in fresh.locator("#scb-table").inner_text()
+        assert "Alice-Secret-VLM" not in mine_table(fresh) and sid not in fresh.locator("#tab-mine").inner_text()
+        fresh.locator("#mine-pick input").click()
+        offered = fresh.locator("#mine-pick [role=option]").all_inner_texts()
+        assert not any(sid in o or public_sid in o for o in offered)
+    finally:
+        fresh.context.close()
 
     publish, withdraw = mine_publish_calls(bob)  # past the page: the events a tampered page would send
     for fn, data in ((publish, [sid, False, ""]), (withdraw, [public_sid])):
         refused = queue_call(bob.url, fn, data, "bobsession01")  # Gradio: not one of bob's choices
         assert refused["success"] is False and data[0] in refused["output"]["error"], refused
-    open_tab(as_bob, "Seeing Culture Benchmark (SCB)")
     lb.catalog.refresh()
     owner = Identity("alice", source="local")
     assert (lb.entry(owner, sid).visibility, lb.entry(owner, public_sid).visibility) == ("private", "public")
-    as_bob.locator("#scb-refresh").click()
-    as_bob.wait_for_selector("#scb-table >> text=Alice-Gemini")
+    assert public_sid in {r.submission_id for r in lb.board("scb").rows}  # still alice's public row
 
     fill_form(as_bob, secret, "Bob-VLM", " ALICE\u200b  lab ", public=True)
     text = send(as_bob, "Not scored")
@@ -371,7 +375,7 @@ def test_bob_cannot_see_change_or_take_alices_entries(as_alice, as_bob, bob, ali
     assert "team_taken" in " ".join(error_cells(as_bob))
     assert_not_clipped(as_bob, "#sub-errors [role=gridcell]")
 
-    assert "Alice-Secret-VLM" in mine_table(as_alice)
+    mine_table(as_alice, "Alice-Secret-VLM")
     shot(as_alice, shots, "d2-alice-mine-1440")
 
 
