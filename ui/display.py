@@ -459,7 +459,8 @@ def result_markdown(answer: dict, bench: Benchmark | None) -> str:
     errors = answer.get("errors") or []
     if errors:
         total = answer.get("total_errors", len(errors))
-        lines.append(f"**{total} error(s)**" + (f", first {len(errors)} listed:" if total > len(errors) else ":"))
+        listed = f"the first {len(errors)} listed" if total > len(errors) else "listed"
+        lines.append(f"**{total} error(s)**, {listed} in the table below the form.")
     return "\n\n".join(lines)
 
 

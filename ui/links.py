@@ -112,7 +112,8 @@ class DeepLinks:
         if bench_id not in BENCHMARKS:
             tab = f"tab-{params.get('tab', '')}"
             known = {t.id for t in self.tabs.children if isinstance(t, gr.Tab)}
-            return [gr.Tabs(selected=tab) if tab in known else gr.skip(), gr.skip(), gr.skip(), *no_compare, *skip_boards]
+            opened = gr.Tabs(selected=tab) if tab in known else gr.skip()
+            return [opened, gr.skip(), gr.skip(), *no_compare, *skip_boards]
         if params.get("model"):
             return [gr.skip(), bench_id, params["model"][:64], *no_compare, *skip_boards]
         if params.get("compare") and self.compare:

@@ -21,7 +21,7 @@ from scoring import BENCHMARKS
 from scoring.benchmarks import get_benchmark
 from ui import display
 from ui.auth import Auth
-from ui.unparsed import unparsed_cell
+from ui.unparsed import unparsed_cell, unparsed_markdown
 
 SIGN_IN = "Sign in to see your submissions."
 
@@ -62,6 +62,18 @@ def entry_row(entry: Entry) -> dict:
         row[header] = figure_text(overall.get(name), overall.get(f"{name}_ci"), decimals) if known else ""
     row.update(box_format=meta.bbox_format, file=meta.filename, errors=len(entry.issues()), id=meta.id)
     return row
+
+
+def empty_table() -> pd.DataFrame:
+    """No rows under the table's own headers (a frame without columns showed Gradio's 1, 2, 3)."""
+    return pd.DataFrame(columns=["submitted", "benchmark", "model", "team", "visibility", "board", "status", "id"])
+
+
+def without_empty_columns(frame: pd.DataFrame) -> pd.DataFrame:
+    """Only the metric columns some listed submission has: a K-Viscuit-only list has no mIoU
+    column (empty columns shrank to one letter per line and pushed the rest out of view)."""
+    empty = [c for c in metric_columns() if c in frame and (frame[c] == "").all()]
+    return frame.drop(columns=empty)
 
 
 def detail_markdown(entry: Entry) -> str:
@@ -114,12 +126,14 @@ class MySubmissions:
     def show(self, request: gr.Request, profile: gr.OAuthProfile | None) -> tuple[str, pd.DataFrame]:
         identity = self.auth.identity(profile, request)
         if identity is None:
-            return SIGN_IN, pd.DataFrame()
+            return SIGN_IN, empty_table()
         entries = self.leaderboard.entries(identity)
         mine = sum(e.state.meta.submitter == identity.username for e in entries)
         text = f"{len(entries)} submission(s) by **{display.escape_markdown(identity.username)}**"
         text += "." if mine == len(entries) else f" and your teams ({mine} uploaded by you)."
-        return text, pd.DataFrame([entry_row(e) | self.unparsed(e) for e in entries])
+        if not entries:
+            return text, empty_table()
+        return text, without_empty_columns(pd.DataFrame([entry_row(e) | self.unparsed(e) for e in entries]))
 
     def unparsed(self, entry: Entry) -> dict[str, str]:
         """The lines whose answer could not be read (line number and text; never the gold)."""
@@ -137,7 +151,10 @@ class MySubmissions:
         if identity is None:
             return SIGN_IN
         entry = self.leaderboard.entry(identity, submission_id or "")
-        return detail_markdown(entry) if entry else "Choose one of your submissions."
+        if entry is None:
+            return "Choose one of your submissions."
+        unparsed = [(u.line, u.text) for u in self.leaderboard.unparsed_lines(entry.state)]
+        return detail_markdown(entry) + ("\n\n" + unparsed_markdown(unparsed) if unparsed else "")
 
     def change(
         self, submission_id: str | None, public: bool, anonymous: bool, reveal_date: str, request, profile
@@ -238,6 +255,12 @@ class MineTab:
                 withdraw = gr.Button("Withdraw (make private)", elem_id="mine-withdraw", scale=0)
             message = gr.Markdown(elem_id="mine-msg")
             detail = gr.Markdown(elem_id="mine-detail")
+            # Inside the tab: a gr.api directly in gr.Tabs is a non-tab child, and the page then
+            # drew the last tab's button twice once that tab was opened.
+            gr.api(mine.api_my_submissions, api_name="my_submissions")
+            gr.api(mine.api_my_result, api_name="my_result")
+            gr.api(mine.api_publish, api_name="publish")
+            gr.api(mine.api_unpublish, api_name="unpublish")
         tab = cls(tab, summary, table, refresh, pick, detail, anonymous, reveal_date, publish, withdraw, message)
         tab._wire(mine, after)
         return tab

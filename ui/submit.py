@@ -25,6 +25,13 @@ from submissions.records import MODEL_TYPES, VISIBILITIES, Identity, SubmissionF
 from ui import display
 from ui.auth import Auth
 from ui.board import Redraw
+from ui.unparsed import unparsed_markdown
+
+NARROWEST_FIELD = 280
+"""px: below this a field of the form goes to its own line (a phone), not squeezed beside another."""
+ERROR_COLUMN_WIDTHS = ["11%", "16%", "21%", "52%"]
+"""line, field, code, message: shares of the table's width, so a long message wraps inside
+it (an "auto" column took the message's unwrapped width and ran past the window)."""
 
 
 def refusal(message: str, quota: QuotaStatus | None = None) -> dict:
@@ -134,14 +141,6 @@ def checks_markdown(answer: dict) -> str:
     return "\n\n" + "\n".join(parts) if parts else ""
 
 
-def unparsed_markdown(lines: list[tuple[int, str]]) -> str:
-    """Responses that state no letter, by line number (they count as wrong)."""
-    if not lines:
-        return ""
-    rows = "\n".join(f"- line {n}: {display.escape_markdown(text)}" for n, text in lines)
-    return f"**Unparsed responses** (counted as wrong; first {len(lines)} listed):\n{rows}"
-
-
 def guide_markdown(benchmark: str) -> str:
     """What the Submit tab says about a benchmark: the format, an example, what becomes public."""
     bench = get_benchmark(benchmark) if benchmark in BENCHMARKS else None
@@ -156,9 +155,10 @@ def guide_markdown(benchmark: str) -> str:
         "or tick *Validate only* here (nothing is scored, stored or counted).\n\n"
         f"```json\n{example}\n```\n\n"
         + (f"**Question list**: {bench.questions_note}\n\n" if bench.questions_note else "")
-        + "**What becomes public**: a scored submission's model name, team, model type, links and aggregate "
-        "figures appear on the board and in the public results dataset at once; your file and its "
-        "per-question results do not. Field tables, box formats and the question lists: "
+        + "**What becomes public**: a submission is private (scored, seen by your team only) until you "
+        "publish it, here or from *My submissions*; then its model name, team, model type, links and "
+        "aggregate figures appear on the board and in the public results dataset; your file and its "
+        "per-question results never do. Field tables, box formats and the question lists: "
         "[About](?tab=about); full guide: docs/submitting.md."
     )
 
@@ -228,6 +228,7 @@ class FormFields:
                 value="open",
                 label="Model type",
                 elem_id="sub-type",
+                min_width=NARROWEST_FIELD,
             )
             bbox_format = gr.Dropdown(
                 [(f"{k}: {v}", k) for k, v in BOX_FORMATS.items()],
@@ -235,6 +236,7 @@ class FormFields:
                 label="Box format (grounding; lines may override with bbox_format)",
                 info="Gemini box_2d is yxyx_1000; Qwen2-VL and InternVL are xyxy_1000. See About.",
                 elem_id="sub-fmt",
+                min_width=NARROWEST_FIELD,
                 visible=next(iter(BENCHMARKS.values())).grounding,
             )
         with gr.Row():
@@ -265,6 +267,7 @@ def visibility_fields() -> tuple[gr.Radio, gr.Checkbox, gr.Textbox]:
             value="private",
             label="Visibility (the team name becomes your account's; others cannot submit under it)",
             elem_id="sub-visibility",
+            min_width=NARROWEST_FIELD,
         )
         anonymous = gr.Checkbox(label="Anonymous (under double-blind review)", elem_id="sub-anonymous")
         reveal_date = gr.Textbox(label="Reveal names on (YYYY-MM-DD, optional)", elem_id="sub-reveal")
@@ -289,7 +292,7 @@ class AnswerFields:
             visible=False,
             interactive=False,
             wrap=True,
-            column_widths=["60px", "100px", "150px", "auto"],
+            column_widths=ERROR_COLUMN_WIDTHS,
             elem_id="sub-errors",
             render=False,  # rendered below the form at full width, so messages are not cut off
         )

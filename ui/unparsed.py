@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from scoring.engine import UnparsedLine
+from ui import display
 
 CELL_LINES = 10
 """Lines listed in one table cell; the rest are counted."""
@@ -23,3 +24,11 @@ def unparsed_cell(lines: Sequence[UnparsedLine], total: int | None = None) -> st
     shown = [f'line {u.line}: "{u.text}"' for u in lines[:CELL_LINES]]
     rest = (total if total is not None else len(lines)) - len(shown)
     return "; ".join(shown + ([f"and {rest} more"] if rest > 0 else []))
+
+
+def unparsed_markdown(lines: list[tuple[int, str]]) -> str:
+    """Responses that state no letter, by line number (they count as wrong)."""
+    if not lines:
+        return ""
+    rows = "\n".join(f"- line {n}: {display.escape_markdown(text)}" for n, text in lines)
+    return f"**Unparsed responses** (counted as wrong; first {len(lines)} listed):\n{rows}"

@@ -24,6 +24,7 @@ from leaderboard import demo
 from leaderboard.config import Settings
 from leaderboard.service import Leaderboard
 from tests.support.app_server import ADMIN_TOKEN, AppServer
+from tests.support.gradio_queue import fn_index, queue_call
 from tests.support.hub_server import HubServer, User
 from tests.ui import conftest as ui_fixtures
 from ui.auth import INVALID_TOKEN, NO_TOKEN
@@ -69,27 +70,6 @@ def session_of(cookie: str) -> dict:
 def gradio_key(client_secret: str) -> str:
     """Gradio's session key: sha256(OAUTH_CLIENT_SECRET + "-v4")."""
     return hashlib.sha256((client_secret + "-v4").encode()).hexdigest()
-
-
-def fn_index(config: dict, elem_id: str) -> int:
-    """The event fired by clicking the component with this elem_id."""
-    ids = [c["id"] for c in config["components"] if c.get("props", {}).get("elem_id") == elem_id]
-    for i, dep in enumerate(config["dependencies"]):
-        if any(target[0] in ids and target[1] == "click" for target in dep.get("targets", [])):
-            return dep.get("id", i)
-    raise LookupError(elem_id)
-
-
-def queue_call(url: str, fn: int, data: list, session: str) -> dict:
-    """One event through Gradio's queue, as the page's JavaScript sends it; the final message."""
-    with httpx.Client(base_url=url, timeout=60) as http:
-        body = {"data": data, "event_data": None, "fn_index": fn, "trigger_id": None, "session_hash": session}
-        assert http.post("/gradio_api/queue/join", json=body).status_code == 200
-        with http.stream("GET", "/gradio_api/queue/data", params={"session_hash": session}) as stream:
-            for line in stream.iter_lines():
-                if line.startswith("data:") and (msg := json.loads(line[5:])).get("msg") == "process_completed":
-                    return msg
-    raise AssertionError("no process_completed message")
 
 
 # ---------------------------------------------------------------- on a Space

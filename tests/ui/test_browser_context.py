@@ -218,7 +218,7 @@ def test_the_submit_tab_guides_and_shows_the_box_format_only_for_grounding(conte
     text = guide.inner_text()
     assert all(f in text for f in SCB.prediction_fields)  # the format
     assert SCB.example_lines[0].split(",")[0] in text  # an example line
-    assert "your file and its per-question results do not" in text  # what becomes public
+    assert "your file and its per-question results never do" in text  # what becomes public
     assert guide.locator('a[href="?tab=about"]').count() == 1  # the format's tables on About
     assert page.locator("#sub-fmt").is_visible()
     look(page, context, "submit-scb", "#sub-guide")

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import gradio as gr
+import pandas as pd
 import pytest
 
+from leaderboard import demo
 from leaderboard.config import UiSettings
-from tests.support.submissions import write_broken, write_submission
+from tests.support.submissions import small_gold, write_broken, write_submission
 from tests.ui.fakes import Profile, Request
 from tests.ui.test_submit import submit
 from ui.auth import Auth
-from ui.mine import MySubmissions
+from ui.mine import MySubmissions, without_empty_columns
 from ui.submit import Submitter
 
 
@@ -34,7 +36,7 @@ def test_signed_out_or_someone_else_sees_nothing(lb, tmp_path):
     text, table = MySubmissions(lb, Auth(UiSettings(oauth=True))).show(Request(), None)
     assert text == "Sign in to see your submissions." and table.empty
     text, table = MySubmissions(lb, Auth(UiSettings(oauth=True))).show(Request(), Profile("bob"))
-    assert text == "0 submission(s) by **bob**." and table.empty
+    assert text == "0 submission(s) by **bob**." and table.empty and "model" in table.columns
 
 
 def test_publish_and_withdraw_by_the_team_only(lb, tmp_path):
@@ -60,3 +62,21 @@ def test_publish_and_withdraw_by_the_team_only(lb, tmp_path):
     assert lb.rank_of("scb", sid) is not None
     assert ann.withdraw_button(sid, Request(), None).startswith("Withdrawn")
     assert ann.api_my_result(sid, Request())["visibility"] == "private" and lb.rank_of("scb", sid) is None
+
+
+def test_a_metric_column_no_listed_submission_has_is_left_out():
+    frame = pd.DataFrame(
+        [{"model": "K", "Acc": "80.00", "mIoU": "", "file": ""}, {"model": "L", "Acc": "", "mIoU": ""}]
+    )
+    assert list(without_empty_columns(frame).columns) == ["model", "Acc", "file"]  # only metric columns go
+
+
+def test_the_detail_lists_the_unparsed_lines_in_full(lb, tmp_path):
+    auth = Auth(UiSettings(local_user="ann"))
+    lines = [{"question_id": r["question_id"], "answer": "A"} for r in small_gold()]
+    lines[6] = {"question_id": lines[6]["question_id"], "response": "No idea | maybe *both*?"}
+    answer = submit(Submitter(lb, auth), demo.write_jsonl(tmp_path / "u.jsonl", lines))
+    detail = MySubmissions(lb, auth).detail(answer["submission_id"], Request(), None)
+    assert detail.endswith(
+        "**Unparsed responses** (counted as wrong; first 1 listed):\n- line 7: No idea \\| maybe \\*both\\*?"
+    )

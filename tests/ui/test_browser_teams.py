@@ -1,0 +1,419 @@
+"""Issue 10 in Chromium, as two users: alice and bob are two app processes on one store
+(``LEADERBOARD_LOCAL_USER``), each with its own browser context. Validate only (full errors in
+place, no slot spent), the box-format confirmation, the unparsed lines on My submissions, a
+private entry that bob can neither see nor publish nor withdraw, a taken team name refused,
+and the board's gold line after a gold switch. The store starts with a 140-question SCB gold
+that lists its option images (the box-format check needs their public sizes) and the demo
+K-Viscuit gold; the tests run in file order and build on each other's entries. Screenshots
+(1440 px, one at 390 px) go to ``BROWSER_SHOTS`` or a tmp folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from leaderboard import demo
+from leaderboard.config import Settings
+from leaderboard.service import Leaderboard
+from scoring.engine import UnparsedLine
+from submissions.records import Identity
+from tests.support.app_server import ADMIN_TOKEN, AppServer
+from tests.support.gradio_queue import fn_index, queue_call
+from tests.support.scoring import with_options
+from tests.support.submissions import small_gold
+from ui.unparsed import unparsed_cell
+
+gradio_client = pytest.importorskip("gradio_client")
+httpx = pytest.importorskip("httpx")
+
+TIMEOUT = 60_000
+DESKTOP = {"width": 1440, "height": 1000}
+PHONE = {"width": 390, "height": 844}
+TEAM = "Alice Lab"
+
+
+# ---------------------------------------------------------------- two users, one store
+
+
+@pytest.fixture(scope="module")
+def scb_gold() -> list[dict]:
+    return with_options(small_gold(), seed=2)
+
+
+@pytest.fixture(scope="module")
+def users(tmp_path_factory, scb_gold) -> Iterator[dict[str, AppServer]]:
+    """alice's and bob's apps on one store with the two golds, started side by side (CI time)."""
+    data = tmp_path_factory.mktemp("teams-browser") / "data"
+    golds = Leaderboard(Settings(data_dir=data, demo=False))
+    golds.add_gold("scb", demo.write_jsonl(data.parent / "scb-gold.jsonl", scb_gold), "maintainer")
+    golds.add_gold("kviscuit", demo.write_jsonl(data.parent / "kv-gold.jsonl", demo.kviscuit_gold(0)), "maintainer")
+    apps = {
+        name: AppServer(data, log=data.parent / f"{name}.log", LEADERBOARD_LOCAL_USER=name, LEADERBOARD_DEMO="0",
+                        LEADERBOARD_REFRESH_SECONDS="2")
+        for name in ("alice", "bob")
+    }  # fmt: skip
+    try:
+        with ThreadPoolExecutor(2) as pool:
+            list(pool.map(AppServer.start, apps.values()))
+        yield apps
+    finally:
+        for app in apps.values():
+            app.stop()
+
+
+@pytest.fixture(scope="module")
+def alice(users) -> AppServer:
+    return users["alice"]
+
+
+@pytest.fixture(scope="module")
+def bob(users) -> AppServer:
+    return users["bob"]
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory) -> Path:
+    folder = Path(os.environ.get("BROWSER_SHOTS") or tmp_path_factory.mktemp("shots"))
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def open_page(browser, app: AppServer, viewport: dict = DESKTOP, **context_args):
+    context = browser.new_context(viewport=viewport, **context_args)
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT)
+    page.goto(app.url)
+    page.wait_for_selector("#scb-table [role=row] >> text=reported in paper")
+    return page
+
+
+@pytest.fixture(scope="module")
+def as_alice(browser, alice):
+    page = open_page(browser, alice)
+    yield page
+    page.context.close()
+
+
+@pytest.fixture(scope="module")
+def as_bob(browser, bob):
+    page = open_page(browser, bob)
+    yield page
+    page.context.close()
+
+
+def shot(page, folder: Path, name: str) -> Path:
+    path = folder / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
+
+
+# ---------------------------------------------------------------- the page's controls
+
+
+def open_tab(page, name: str) -> None:
+    """Click the tab, or on a narrow screen pick it from Gradio's "More tabs" menu."""
+    tab = page.get_by_role("tab", name=name, exact=True)
+    if tab.count():
+        tab.click()
+        return
+    page.get_by_role("button", name="More tabs").click()
+    page.locator(".overflow-dropdown button", has_text=name).first.click()
+
+
+def choose(page, elem_id: str, text: str) -> None:
+    """Pick the option of a Gradio dropdown whose label contains ``text``."""
+    page.locator(f"#{elem_id} input").click()
+    page.locator(f"#{elem_id} [role=option]", has_text=text).first.click()
+    page.locator(f"#{elem_id} [role=listbox]").wait_for(state="hidden")
+
+
+def tick(page, elem_id: str, on: bool) -> None:
+    box = page.locator(f"#{elem_id} input[type=checkbox]")
+    if box.is_checked() != on:
+        box.click()
+
+
+def fill_form(page, path: Path, model: str, team: str, *, bench: str = "", fmt: str = "", public: bool = False) -> None:
+    open_tab(page, "Submit")
+    page.locator("#sub-file").wait_for(state="visible")
+    if bench:
+        choose(page, "sub-bench", bench)
+    clear = page.locator("#sub-file button[aria-label='Clear']")
+    if clear.count():
+        clear.first.click()
+    page.locator("#sub-file input[type=file]").set_input_files(str(path))
+    page.wait_for_function(  # a narrow screen puts the name's stem and extension on two lines
+        "name => document.querySelector('#sub-file').innerText.replace(/\\s/g, '').includes(name)", arg=path.name
+    )
+    page.fill("#sub-model textarea, #sub-model input", model)
+    page.fill("#sub-team textarea, #sub-team input", team)
+    if fmt:
+        choose(page, "sub-fmt", f"{fmt}:")
+    page.locator("#sub-visibility label", has_text="public" if public else "private").click()
+
+
+def send(page, expect: str) -> str:
+    """Press the form's button; the answer shown once it says ``expect`` and is not the last one
+    (read from the Markdown itself: the progress timer beside it changes the block's text)."""
+    answer = page.locator("#sub-result [data-testid=markdown]")
+    last = answer.inner_text()
+    page.locator("#sub-btn").click()
+    page.wait_for_function(
+        "([expect, last]) => { const t = document.querySelector('#sub-result [data-testid=markdown]').innerText;"
+        " return t.includes(expect) && t !== last; }",
+        arg=[expect, last],
+        timeout=120_000,
+    )
+    return answer.inner_text()
+
+
+def quota(page) -> str:
+    page.wait_for_selector("#quota >> text=Quota")
+    return page.locator("#quota").inner_text()
+
+
+def error_cells(page) -> list[str]:
+    return page.locator("#sub-errors [role=gridcell]").all_inner_texts()
+
+
+def assert_not_clipped(page, selector: str) -> None:
+    """Every element matched shows its whole text: not cut off by its cell or by the window."""
+    width = page.viewport_size["width"]
+    clipped = page.locator(selector).evaluate_all(
+        """(cells, width) => cells.filter(c => {
+            const r = c.getBoundingClientRect();
+            return c.scrollWidth > c.clientWidth + 1 || c.scrollHeight > c.clientHeight + 1
+                || r.left < -1 || r.right > width + 1;
+        }).map(c => c.innerText)""",
+        width,
+    )
+    assert clipped == [], clipped
+
+
+def mine_table(page, showing: str = "") -> str:
+    """My submissions' table once it lists ``showing``. Only the first opening of the tab in a
+    page is known to be fresh when "submission(s) by" appears: a check that something is NOT
+    listed needs a page that never opened the tab."""
+    open_tab(page, "My submissions")
+    page.locator("#tab-mine button", has_text="Refresh").click()
+    page.wait_for_selector("#tab-mine >> text=submission(s) by")
+    if showing:
+        page.wait_for_selector(f"#mine-table [role=gridcell] >> text={showing}")
+    return page.locator("#mine-table").inner_text()
+
+
+# ---------------------------------------------------------------- files
+
+
+def scb_file(folder: Path, gold: list[dict], name: str, box_format: str, seed: int) -> Path:
+    lines = demo.scb_submission(gold, 0.8, "bbox_good", seed=seed, box_format=box_format)
+    return demo.write_jsonl(folder / name, lines)
+
+
+def broken_file(folder: Path, gold: list[dict]) -> Path:
+    """Line 2 bad JSON, line 3 an unknown id, line 4 a box with three numbers, line 5 an answer E."""
+    lines = [
+        json.dumps({"question_id": gold[0]["question_id"], "answer": "A", "bbox": [1, 2, 30, 40]}),
+        '{"question_id": "scb-00001", "answer": ',
+        json.dumps({"question_id": "scb-99999", "answer": "B"}),
+        json.dumps({"question_id": gold[2]["question_id"], "answer": "B", "bbox": [1, 2, 3]}),
+        json.dumps({"question_id": gold[3]["question_id"], "answer": "E"}),
+    ]
+    path = folder / "broken.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+# ---------------------------------------------------------------- a. validate only
+
+
+def test_validate_only_shows_every_error_in_full_and_costs_no_slot(as_alice, browser, alice, scb_gold, shots, tmp_path):
+    page = as_alice
+    open_tab(page, "Submit")
+    before = quota(page)
+    fill_form(page, broken_file(tmp_path, scb_gold), "Alice-Check", TEAM)
+    tick(page, "sub-validate", True)
+    text = send(page, "Not scored")
+    page.locator("#sub-errors").wait_for(state="visible")
+    cells = error_cells(page)
+    for line in ("2", "3", "4", "5"):
+        assert line in cells
+    assert "unknown question_id 'scb-99999'" in " ".join(cells)
+    assert "Submission id" not in text
+    page.locator("#sub-errors").scroll_into_view_if_needed()
+    shot(page, shots, "a1-validate-errors-1440")
+    assert_not_clipped(page, "#sub-errors [role=gridcell]")
+    assert quota(page) == before  # nothing counted
+
+    good = scb_file(tmp_path, scb_gold, "good.jsonl", "xyxy", seed=3)
+    fill_form(page, good, "Alice-Check", TEAM)
+    text = send(page, "Valid")
+    assert "nothing was scored or stored" in text and "Submission id" not in text and "Rank" not in text
+    assert not page.locator("#sub-errors").is_visible()
+    assert quota(page) == before
+    shot(page, shots, "a2-validate-valid-1440")
+    tick(page, "sub-validate", False)
+
+    phone = open_page(browser, alice, PHONE, device_scale_factor=2, is_mobile=True)
+    try:
+        fill_form(phone, broken_file(tmp_path, scb_gold), "Alice-Check", TEAM)
+        tick(phone, "sub-validate", True)
+        send(phone, "Not scored")
+        phone.locator("#sub-errors").scroll_into_view_if_needed()
+        shot(phone, shots, "a3-validate-errors-390")
+        assert_not_clipped(phone, "#sub-errors [role=gridcell], #sub-result")
+        assert phone.locator("#sub-btn").bounding_box()["width"] <= PHONE["width"]
+    finally:
+        phone.context.close()
+
+
+# ---------------------------------------------------------------- b. box-format confirmation
+
+
+def test_a_gemini_file_as_xyxy_is_stopped_then_scored_once_confirmed(as_alice, scb_gold, shots, tmp_path):
+    page = as_alice
+    gemini = scb_file(tmp_path, scb_gold, "gemini-box2d.jsonl", "yxyx_1000", seed=4)
+    open_tab(page, "Submit")
+    before = quota(page)
+    fill_form(page, gemini, "Alice-Gemini", TEAM, fmt="xyxy", public=True)
+    tick(page, "sub-confirm-fmt", False)
+    text = send(page, "Not scored")
+    assert "Submission id" not in text
+    page.wait_for_selector("#sub-errors [role=gridcell] >> text=Did you mean yxyx_1000")
+    assert "suspect_bbox_format" in " ".join(error_cells(page))
+    shot(page, shots, "b1-box-format-stopped-1440")
+    assert_not_clipped(page, "#sub-errors [role=gridcell]")
+    assert quota(page) == before  # stopped before it cost a slot
+
+    tick(page, "sub-confirm-fmt", True)
+    text = send(page, "Submission id")
+    assert "Result" in text and "mIoU" in text and "Rank" in text
+    assert quota(page) != before
+    shot(page, shots, "b2-box-format-confirmed-1440")
+    tick(page, "sub-confirm-fmt", False)
+
+
+# ---------------------------------------------------------------- c. unparsed lines
+
+
+def test_unparsed_lines_are_listed_for_their_owner_only(as_alice, as_bob, alice, shots, tmp_path):
+    lines = demo.kviscuit_submission(demo.kviscuit_gold(0), 0.8, seed=41)
+    unreadable = {4: "I cannot tell which one.", 9: "Hmm, maybe the second or the third?"}
+    for number, text in unreadable.items():
+        lines[number - 1] = {"question_id": lines[number - 1]["question_id"], "response": text}
+    path = demo.write_jsonl(tmp_path / "unparsed.jsonl", lines)
+    client = gradio_client.Client(alice.url, verbose=False)
+    answer = client.predict(
+        "kviscuit", gradio_client.handle_file(str(path)), "Alice-Chatty", TEAM, "open", "xyxy", "", "", "",
+        api_name="/submit",
+    )  # fmt: skip
+    assert answer["status"] == "scored", answer
+    expected = unparsed_cell([UnparsedLine(n, t) for n, t in unreadable.items()], len(unreadable))
+    assert expected in mine_table(as_alice, "Alice-Chatty")  # line numbers and the file's own text only
+    choose(as_alice, "mine-pick", answer["submission_id"])
+    as_alice.wait_for_selector("#mine-detail >> text=Unparsed responses")
+    detail = as_alice.locator("#mine-detail").inner_text()
+    listed = [t for t in detail[detail.index("Unparsed responses") :].splitlines()[1:] if t.strip()]
+    assert listed == [f"line {n}: {t}" for n, t in unreadable.items()]
+    as_alice.locator("#mine-detail").scroll_into_view_if_needed()
+    shot(as_alice, shots, "c1-unparsed-owner-1440")
+    assert_not_clipped(as_alice, "#mine-detail li")
+    seen_by_bob = mine_table(as_bob)  # bob's page opens the tab for the first time: fresh
+    assert "Alice-Chatty" not in seen_by_bob and "cannot tell" not in seen_by_bob
+    assert "model" in as_bob.locator("#mine-table thead").inner_text()  # its own headers, not 1, 2, 3
+    shot(as_bob, shots, "c2-unparsed-other-user-1440")
+
+
+# ---------------------------------------------------------------- d. two users
+
+
+def mine_publish_calls(app: AppServer) -> tuple[int, int]:
+    config = httpx.get(app.url + "/config", timeout=30).json()
+    return fn_index(config, "mine-publish"), fn_index(config, "mine-withdraw")
+
+
+def test_bob_cannot_see_change_or_take_alices_entries(as_alice, as_bob, browser, bob, alice, scb_gold, shots, tmp_path):
+    secret = scb_file(tmp_path, scb_gold, "secret.jsonl", "xyxy", seed=5)
+    fill_form(as_alice, secret, "Alice-Secret-VLM", TEAM)
+    text = send(as_alice, "Submission id")
+    assert "Private" in text
+    sid = text.split("Submission id:")[1].split()[0].strip("`")
+    lb = Leaderboard(Settings(data_dir=alice.data_dir, demo=False))
+    public_sid = next(s.meta.id for s in lb.catalog.all("scb") if s.meta.model == "Alice-Gemini")
+
+    fresh = open_page(browser, bob)  # loaded after alice's upload: what bob's board and list hold now
+    try:
+        fresh.wait_for_selector("#scb-table >> text=Alice-Gemini")  # alice's public row is on bob's board
+        assert "Alice-Secret-VLM" not in fresh.locator("#scb-table").inner_text()
+        assert "Alice-Secret-VLM" not in mine_table(fresh) and sid not in fresh.locator("#tab-mine").inner_text()
+        fresh.locator("#mine-pick input").click()
+        offered = fresh.locator("#mine-pick [role=option]").all_inner_texts()
+        assert not any(sid in o or public_sid in o for o in offered)
+    finally:
+        fresh.context.close()
+
+    publish, withdraw = mine_publish_calls(bob)  # past the page: the events a tampered page would send
+    for fn, data in ((publish, [sid, False, ""]), (withdraw, [public_sid])):
+        refused = queue_call(bob.url, fn, data, "bobsession01")  # Gradio: not one of bob's choices
+        assert refused["success"] is False and data[0] in refused["output"]["error"], refused
+    lb.catalog.refresh()
+    owner = Identity("alice", source="local")
+    assert (lb.entry(owner, sid).visibility, lb.entry(owner, public_sid).visibility) == ("private", "public")
+    assert public_sid in {r.submission_id for r in lb.board("scb").rows}  # still alice's public row
+
+    fill_form(as_bob, secret, "Bob-VLM", " ALICE\u200b  lab ", public=True)
+    text = send(as_bob, "Not scored")
+    assert "Please correct the form" in text
+    as_bob.wait_for_selector("#sub-errors [role=gridcell] >> text=belongs to another account")
+    shot(as_bob, shots, "d1-bob-team-taken-1440")
+    assert "team_taken" in " ".join(error_cells(as_bob))
+    assert_not_clipped(as_bob, "#sub-errors [role=gridcell]")
+
+    mine_table(as_alice, "Alice-Secret-VLM")
+    shot(as_alice, shots, "d2-alice-mine-1440")
+
+
+# ---------------------------------------------------------------- e. a gold switch
+
+
+def test_the_board_names_the_new_gold_after_a_switch(as_alice, alice, scb_gold, shots, tmp_path):
+    page = as_alice
+    lb = Leaderboard(Settings(data_dir=alice.data_dir, demo=False))
+    old = lb.gold_info("scb")
+    changed = [dict(r) for r in scb_gold]
+    for r in changed[:10]:
+        r["answer"] = "ABCD"[("ABCD".index(r["answer"]) + 1) % 4]
+        r["options"] = r["options"][-1:] + r["options"][:-1]  # the gold image follows its letter
+    new = lb.add_gold("scb", demo.write_jsonl(tmp_path / "gold-v2.jsonl", changed), "maintainer")
+    assert lb.staged_gold("scb").version == new.version and lb.gold_info("scb").version == old.version
+
+    open_tab(page, "Seeing Culture Benchmark (SCB)")
+    page.locator("#scb-refresh").click()
+    page.wait_for_selector(f"#scb-summary >> text={old.version[:12]}")
+    rows_before = page.locator("#scb-table div.virtual-row").all_inner_texts()
+    assert any("Alice-Gemini" in r for r in rows_before)  # staged, not switched: the board is whole
+
+    open_tab(page, "Maintainers")
+    page.fill("#admin-token input, #admin-token textarea", ADMIN_TOKEN)
+    page.locator("#admin-unlock").click()
+    page.wait_for_selector("#gold-info >> text=Staged gold")
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.locator("#rescore-btn").click()
+    page.wait_for_selector("#rescore-report >> text=now shows gold", timeout=120_000)
+    tabs = page.locator("[role=tablist] [role=tab]").all_inner_texts()
+    assert len(tabs) == len(set(tabs)), tabs  # a gr.api directly in gr.Tabs drew "Maintainers" twice
+
+    open_tab(page, "Seeing Culture Benchmark (SCB)")
+    page.wait_for_selector(f"#scb-summary >> text={new.version[:12]}")
+    summary = page.locator("#scb-summary").inner_text()
+    assert f"of {new.added_at[:10]}" in summary and "140 questions" in summary
+    rows_after = page.locator("#scb-table div.virtual-row").all_inner_texts()
+    models = lambda rows: sorted(r.split("\n")[1] for r in rows if r.strip())  # noqa: E731
+    assert models(rows_after) == models(rows_before)
+    shot(page, shots, "e1-gold-switched-1440")
