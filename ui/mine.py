@@ -255,12 +255,6 @@ class MineTab:
                 withdraw = gr.Button("Withdraw (make private)", elem_id="mine-withdraw", scale=0)
             message = gr.Markdown(elem_id="mine-msg")
             detail = gr.Markdown(elem_id="mine-detail")
-            # Inside the tab: a gr.api directly in gr.Tabs is a non-tab child, and the page then
-            # drew the last tab's button twice once that tab was opened.
-            gr.api(mine.api_my_submissions, api_name="my_submissions")
-            gr.api(mine.api_my_result, api_name="my_result")
-            gr.api(mine.api_publish, api_name="publish")
-            gr.api(mine.api_unpublish, api_name="unpublish")
         tab = cls(tab, summary, table, refresh, pick, detail, anonymous, reveal_date, publish, withdraw, message)
         tab._wire(mine, after)
         return tab
