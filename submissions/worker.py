@@ -19,6 +19,7 @@ import os
 import pickle
 import tempfile
 import threading
+import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -37,10 +38,27 @@ NICE = 10
 _GOLDS: dict[str, Gold] = {}  # in a worker: benchmark -> the last gold loaded
 
 
+ORPHAN_CHECK_SECONDS = 1.0
+"""How often a worker checks that the process that started it is still alive."""
+
+
 def _start_worker(nice: int, plugins: tuple[str, ...]) -> None:
     if nice:
         os.nice(nice)
     load_plugins(plugins)  # a spawned worker knows only the built-in benchmarks until it loads the parent's
+    parent = os.getppid()
+    threading.Thread(target=_exit_when_orphaned, args=(parent,), daemon=True, name="orphan-watch").start()
+
+
+def _exit_when_orphaned(parent: int) -> None:
+    """End this worker once its parent is gone (killed, crashed, restarted without ``close``).
+
+    A worker blocks on the pool's call queue, whose pipe it holds itself, so it never sees the
+    parent go: without this, every killed app left its workers (~200 MB each, holding a gold)
+    running forever, reparented to init."""
+    while os.getppid() == parent:
+        time.sleep(ORPHAN_CHECK_SECONDS)
+    os._exit(0)
 
 
 def _evaluate_in_worker(

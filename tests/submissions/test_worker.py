@@ -42,3 +42,46 @@ def test_a_rejection_comes_back_from_the_worker_with_its_issues(lb: Leaderboard,
 def test_a_pool_needs_a_worker():
     with pytest.raises(ValueError, match="at least one worker"):
         ScoringPool(workers=0)
+
+
+ORPHAN_SCRIPT = """
+import os, sys, time
+sys.path.insert(0, {root!r})
+from submissions.worker import ScoringPool
+pool = ScoringPool(workers=1, nice=0)
+print(pool._pool.submit(os.getpid).result(), flush=True)  # the worker's pid, once it runs
+time.sleep(600)
+"""
+
+
+def _running(pid: int) -> bool:
+    """Alive and not a zombie waiting for init to reap it."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads process states from /proc")
+def test_a_worker_ends_when_its_parent_is_killed():
+    """kill -9 of the app must not leave its scoring workers running (each holds a gold)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    root = str(Path(__file__).resolve().parents[2])
+    app = subprocess.Popen([sys.executable, "-c", ORPHAN_SCRIPT.format(root=root)], stdout=subprocess.PIPE, text=True)
+    try:
+        worker = int(app.stdout.readline())
+        assert _running(worker)
+        os.kill(app.pid, signal.SIGKILL)
+        app.wait(10)
+        deadline = time.monotonic() + 15
+        while _running(worker) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not _running(worker), f"worker {worker} still runs after its parent was killed"
+    finally:
+        app.kill()
+        app.stdout.close()
