@@ -110,8 +110,11 @@ def links_html(paper_url: object, code_url: object) -> str:
 
 
 def escape_markdown(text: object) -> str:
-    """Text safe inside Markdown: HTML escaped and Markdown punctuation backslashed."""
-    escaped = html.escape("" if text is None else str(text))
+    """Text safe inside Markdown: HTML escaped and Markdown punctuation backslashed.
+
+    Quotes stay as they are (``quote=False``): Markdown text is no attribute, and the backslash
+    before ``#`` broke the entity, so "team's" showed as "team&#x27;s"."""
+    escaped = html.escape("" if text is None else str(text), quote=False)
     return re.sub(r"([\\`*_{}\[\]()#+\-.!|~>@:])", r"\\\1", escaped)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 
+import gradio as gr
 import pandas as pd
 import pytest
 
@@ -62,6 +63,12 @@ def test_only_http_urls_become_links_and_names_are_escaped():
 def test_escape_markdown_neutralises_links_and_html():
     text = display.escape_markdown("[x](javascript:alert(1)) <b>*bold*</b> a@b.c")
     assert "<b>" not in text and "\\[" in text and "\\*" in text and "\\@" in text
+
+
+def test_escape_markdown_keeps_apostrophes_and_quotes_readable():
+    """The withheld answer's "your team's best" rendered as "team&#x27;s": an entity whose # was backslashed."""
+    rendered = gr.Markdown().postprocess(display.escape_markdown('your team\'s "best"'))
+    assert "&#x27;" not in display.escape_markdown("team's") and "team's" in str(rendered)
 
 
 def test_shown_columns_fold_intervals_and_keep_groups():

@@ -68,7 +68,8 @@ def board_text(url: str, bench: str) -> str:
     config = fetch_json(url + "/config")
     comps = {c["id"]: c for c in config["components"]}
     view = next(cid for cid, c in comps.items() if c.get("props", {}).get("elem_id") == f"{bench}-view")
-    dep = next(d for d in config["dependencies"] if [view, "change"] in [list(t) for t in d["targets"]])
+    triggers = ([view, "input"], [view, "change"])  # filters fire on a visitor's input since the baked page
+    dep = next(d for d in config["dependencies"] if any(t in [list(x) for x in d["targets"]] for t in triggers))
     values = [comps[cid].get("props", {}).get("value") for cid in dep["inputs"]]
     body = {"data": values, "fn_index": dep["id"], "event_data": None, "trigger_id": None, "session_hash": "probe"}
     request = urllib.request.Request(
