@@ -70,7 +70,9 @@ def test_chromium_shows_the_board_with_no_request_to_the_server(browser, server)
     assert calls == []
     page.goto(server.url + "/?bench=scb&q=Demo-InternVL3-8B")  # a deep link still restores (and only it asks)
     page.wait_for_function(
-        "() => !document.querySelector('#scb-table').innerText.includes('reported in paper')", timeout=60_000
+        "() => { const t = document.querySelector('#scb-table');"  # null while the new page mounts
+        " return t !== null && !t.innerText.includes('reported in paper'); }",
+        timeout=60_000,
     )
     assert any("/gradio_api/" in c for c in calls)
     context.close()
