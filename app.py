@@ -14,7 +14,7 @@ from leaderboard.reader import PublishedLeaderboard
 from leaderboard.service import Leaderboard
 from ui import build_app, launch
 from ui.jobs import start_jobs, start_reader_jobs
-from ui.page import quiet_analytics
+from ui.page import cap_malloc_arenas, quiet_analytics
 
 
 def open_leaderboard(settings: Settings) -> Leaderboard:
@@ -31,6 +31,7 @@ def main() -> None:
         logging.getLogger(chatty).setLevel(logging.WARNING)
     settings = Settings.from_env()
     quiet_analytics()
+    cap_malloc_arenas()
     if settings.reader:  # the boards from the published results only (docs/topology.md)
         leaderboard = PublishedLeaderboard.open(settings)
         start_reader_jobs(leaderboard, settings.ui.refresh_seconds)

@@ -149,6 +149,7 @@ class UiSettings:
     server_port: int | None = None  # None: Gradio's default (7860, or the next free port)
     role: str = WRITER  # READER: only the boards, from the published results (docs/topology.md)
     writer_url: str | None = None  # where a reader sends visitors who want to submit
+    session_capacity: int | None = None  # sessions Gradio keeps in memory; None: ui.page.SESSION_CAPACITY
 
     @property
     def reader(self) -> bool:
@@ -176,6 +177,7 @@ class UiSettings:
             server_port=env.whole("GRADIO_SERVER_PORT", 0, minimum=1, maximum=65535) or None,
             role=role,
             writer_url=env.url("LEADERBOARD_WRITER_URL"),
+            session_capacity=env.whole("LEADERBOARD_SESSION_CAPACITY", 0, minimum=1) or None,
         )
 
 

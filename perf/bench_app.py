@@ -104,8 +104,8 @@ def fill(data_dir: Path, rows: int, tmp: Path) -> dict[str, float]:
 def _meta(benchmark: str, tag: str, i: int, path: Path, when: datetime, digest: str = "") -> SubmissionMeta:
     return SubmissionMeta(
         id=f"{when:%Y%m%d-%H%M%S}-{benchmark[:3]}{tag.replace('-', '')}".ljust(26, "0")[:26],
-        benchmark=benchmark, model=f"bench-model-{tag}", team=f"bench-team-{i % 97:02d}", model_type="open",
-        paper_url="", code_url="", description="", submitter=f"bench-user-{i % 97:02d}", sha256=digest,
+        benchmark=benchmark, model=f"bench-model-{tag}", team=f"bench-team-{i:04d}", model_type="open",
+        paper_url="", code_url="", description="", submitter=f"bench-user-{i:04d}", sha256=digest,
         bbox_format="xyxy", submitted_at=when.isoformat(), size_bytes=path.stat().st_size, filename=path.name,
     )  # fmt: skip
 

@@ -132,7 +132,7 @@ def launch_options(settings: UiSettings, max_upload_bytes: int, baker: PageBaker
         "max_file_size": max_upload_bytes,
         "css": CSS,
         "theme": theme(),
-        **launch_extras(),
+        **launch_extras(settings.session_capacity),
     }
     if baker is not None:
         options["app_kwargs"] = {"middleware": [Middleware(PageCache, version=lambda: baker.version)]}

@@ -20,6 +20,7 @@ from scoring.errors import Issue
 from ui.auth import Auth
 from ui.board import Redraw
 from ui.display import escape_markdown
+from ui.page import SURVIVES_EVICTION
 from ui.probes import ProbeFlags
 from ui.throttle import Backoff, client_of
 
@@ -295,7 +296,7 @@ def _panel_components() -> tuple:
             refresh = gr.Button("Refresh", size="sm", scale=0)
         rescore_report = gr.Markdown(elem_id="rescore-report")
         with gr.Row():
-            pick = gr.Dropdown([], label="Submission", elem_id="hide-pick", scale=3)
+            pick = gr.Dropdown([], label="Submission", elem_id="hide-pick", scale=3, **SURVIVES_EVICTION)
             hide = gr.Button("Hide", elem_id="hide-btn", scale=0)
             unhide = gr.Button("Unhide", elem_id="unhide-btn", scale=0)
         hide_message = gr.Markdown(elem_id="hide-msg")

@@ -15,6 +15,7 @@ from leaderboard.service import Leaderboard
 from leaderboard.table import SCORED_SOURCE
 from scoring.benchmarks import BENCHMARKS, Benchmark, get_benchmark
 from ui import display
+from ui.page import SURVIVES_EVICTION
 
 HELP = (
     "Pick 2 to 4 models scored here (paper rows have no per-question answers). The first is compared with "
@@ -113,7 +114,7 @@ class CompareTab:
                              elem_id="cmp-bench")  # fmt: skip
             models = gr.Dropdown(
                 [], multiselect=True, max_choices=MAX_MODELS, elem_id="cmp-models",
-                label=f"Models (2-{MAX_MODELS}, the first is the reference)",
+                label=f"Models (2-{MAX_MODELS}, the first is the reference)", **SURVIVES_EVICTION,
             )  # fmt: skip
             button = gr.Button("Compare", variant="primary", elem_id="cmp-btn")
             result = gr.HTML(elem_id="cmp-result")

@@ -21,6 +21,7 @@ from scoring import BENCHMARKS
 from scoring.benchmarks import get_benchmark
 from ui import display
 from ui.auth import Auth
+from ui.page import SURVIVES_EVICTION
 from ui.unparsed import unparsed_cell, unparsed_markdown
 
 SIGN_IN = "Sign in to see your submissions."
@@ -248,7 +249,7 @@ class MineTab:
             table = gr.Dataframe(interactive=False, wrap=True, elem_id="mine-table")
             refresh = gr.Button("Refresh", size="sm")
             with gr.Row():
-                pick = gr.Dropdown([], label="Submission", elem_id="mine-pick", scale=3)
+                pick = gr.Dropdown([], label="Submission", elem_id="mine-pick", scale=3, **SURVIVES_EVICTION)
                 anonymous = gr.Checkbox(label="Anonymous", elem_id="mine-anonymous", scale=0)
                 reveal_date = gr.Textbox(label="Reveal on (YYYY-MM-DD)", elem_id="mine-reveal", scale=1)
                 publish = gr.Button("Publish as the model's row", variant="primary", elem_id="mine-publish", scale=0)

@@ -12,20 +12,37 @@ one ``GET /`` and no event. What follows is for the events a visitor does fire.
 - The queue's analytics summary (a pandas frame of up to 10,000 events, rebuilt after every
   event, 6-11 ms each; it feeds only ``/monitoring``) is rebuilt every ``ANALYTICS_EVERY`` events
   instead, unless the deployment sets ``GRADIO_ANALYTICS_CACHE_FREQUENCY`` itself.
-- Sessions kept in memory are bounded (``state_session_capacity``): each one holds a copy of
-  every board it was sent, about 0.9 MB with 1,000-row boards, so Gradio's default of 10,000
-  sessions could reach 9 GB.
+- Sessions kept in memory are bounded (``state_session_capacity``, :data:`SESSION_CAPACITY`):
+  each session that changed a view holds Gradio's copy of what it was sent, measured at 0.7 MB
+  per board (1.0 MB for both) with 1,000-row boards (``perf/session_memory.py``). The app
+  itself ends the 60 s load test with 1,000-row boards at ~540 MB even when only one session is
+  kept (concurrent renders; glibc's arenas capped, below), so 600 MB leaves room for ~50
+  sessions: hence 50. Gradio evicts by last use (an LRU), so a visitor loses their session only
+  after 50 others acted since their last event, and losing it costs nothing: the only state a
+  session holds that the page does not resend is the choices of Dropdowns set by events, and
+  those accept any value (:data:`SURVIVES_EVICTION`) that their callbacks check again.
+  ``LEADERBOARD_SESSION_CAPACITY`` overrides the number (the eviction test uses 2).
+- glibc's malloc arenas are capped at two (:func:`cap_malloc_arenas`): with one arena per
+  busy thread (up to 16 on 2 cores) the freed memory of 40 concurrent renders stayed resident,
+  ~95 MB more at the end of the same load test.
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
 from collections.abc import MutableMapping
 
 READS: dict = {"queue": False}
 """Keyword arguments of every read-only board event (view, filters, search, first draw, tick)."""
-SESSION_CAPACITY = 1000
+SESSION_CAPACITY = 50
+SURVIVES_EVICTION: dict = {"allow_custom_value": True}
+"""Keyword arguments of every Dropdown whose choices an event sets: an evicted session starts
+again from the empty choices, and Gradio would refuse the still-displayed pick ("not in the list
+of choices"). The callbacks check every value again (owner, maintainer, row on the board)."""
 ANALYTICS_EVERY = 100_000
+MALLOC_ARENAS = 2
+M_ARENA_MAX = -8  # mallopt's parameter number (glibc malloc.h)
 
 
 def quiet_analytics(environ: MutableMapping[str, str] | None = None) -> None:
@@ -34,6 +51,19 @@ def quiet_analytics(environ: MutableMapping[str, str] | None = None) -> None:
     environ.setdefault("GRADIO_ANALYTICS_CACHE_FREQUENCY", str(ANALYTICS_EVERY))
 
 
-def launch_extras() -> dict:
-    """Keyword arguments of ``Blocks.launch`` that bound per-visitor memory."""
-    return {"state_session_capacity": SESSION_CAPACITY}
+def cap_malloc_arenas(environ: MutableMapping[str, str] | None = None) -> bool:
+    """At most :data:`MALLOC_ARENAS` glibc malloc arenas from now on, unless the deployment sets
+    ``MALLOC_ARENA_MAX`` itself; call before the server's threads start. False off glibc."""
+    environ = os.environ if environ is None else environ
+    if "MALLOC_ARENA_MAX" in environ:
+        return False
+    try:
+        return ctypes.CDLL("libc.so.6").mallopt(M_ARENA_MAX, MALLOC_ARENAS) == 1
+    except (OSError, AttributeError):  # not glibc
+        return False
+
+
+def launch_extras(session_capacity: int | None = None) -> dict:
+    """Keyword arguments of ``Blocks.launch`` that bound per-visitor memory (``session_capacity``:
+    ``LEADERBOARD_SESSION_CAPACITY``, else :data:`SESSION_CAPACITY`)."""
+    return {"state_session_capacity": session_capacity or SESSION_CAPACITY}

@@ -52,6 +52,7 @@ def test_every_documented_variable_is_read():
         "LEADERBOARD_DEMO": "no",
         "GRADIO_SERVER_NAME": "0.0.0.0",
         "GRADIO_SERVER_PORT": "7861",
+        "LEADERBOARD_SESSION_CAPACITY": "40",
     }
     s = Settings.from_env(env)
     assert s.data_dir == Path("/srv/lb") and dict(s.hub_repos) == {
@@ -71,6 +72,7 @@ def test_every_documented_variable_is_read():
         refresh_seconds=3,
         server_name="0.0.0.0",
         server_port=7861,
+        session_capacity=40,
     )
 
 
@@ -111,6 +113,8 @@ def test_off_a_space_sign_in_needs_a_long_session_secret():
         ("LEADERBOARD_OAUTH", "yes please"),
         ("GRADIO_SERVER_PORT", "http"),
         ("GRADIO_SERVER_PORT", "70000"),
+        ("LEADERBOARD_SESSION_CAPACITY", "0"),
+        ("LEADERBOARD_SESSION_CAPACITY", "many"),
     ],
 )
 def test_a_bad_value_names_its_variable(variable, value):
