@@ -11,7 +11,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import threading
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -25,6 +24,7 @@ from submissions.intake import new_submission_id
 from submissions.records import Identity, Status, SubmissionMeta
 from tests.support.hub_server import TOKEN, HubServer
 from tests.support.submissions import board, form, scored, small_gold, write_gold, write_submission
+from tests.support.threads import run_together
 
 pytestmark = pytest.mark.filterwarnings("ignore:Use .content=:DeprecationWarning")
 ROOT = Path(__file__).resolve().parents[2]
@@ -111,24 +111,13 @@ def test_a_burst_of_ten_under_the_commit_quota(
     lb.add_gold("scb", write_gold(tmp_path / "gold.jsonl"), "maintainer")
     before = commits(hub, hub_repo_ids, "submissions")
     paths = [write_submission(tmp_path / f"{i}.jsonl", seed=i) for i in range(n)]
-    barrier = threading.Barrier(n)
-    answers: list = []
-    errors: list[BaseException] = []
 
-    def one(i: int) -> None:
-        try:
-            barrier.wait()
-            answer = lb.submit("scb", paths[i], form(f"m{i}", f"t{i}"), Identity(f"user{i}"))
-            files = hub.files(hub_repo_ids["submissions"])  # the moment it is acknowledged
-            answers.append((answer, layout.meta("scb", answer.submission_id or "") in files))
-        except BaseException as err:  # noqa: BLE001 - reported below
-            errors.append(err)
+    def one(i: int) -> tuple:
+        answer = lb.submit("scb", paths[i], form(f"m{i}", f"t{i}"), Identity(f"user{i}"))
+        files = hub.files(hub_repo_ids["submissions"])  # the moment it is acknowledged
+        return answer, layout.meta("scb", answer.submission_id or "") in files
 
-    threads = [threading.Thread(target=one, args=(i,)) for i in range(n)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(120)
+    answers, errors = run_together(n, one)
     assert errors == [] and len(answers) == n
     assert all(a.status is Status.SCORED and on_hub for a, on_hub in answers)
     assert lb.flush() == 0

@@ -4,7 +4,6 @@ keeps serving, submissions are answered "try again" and nothing is kept); replic
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from store.hub import HubStore, RetryPolicy
 from submissions.records import Identity, Status
 from tests.support.hub_server import HubServer
 from tests.support.submissions import ALICE, board, form, scored, write_gold, write_submission
+from tests.support.threads import run_together
 
 pytestmark = pytest.mark.filterwarnings("ignore:Use .content=:DeprecationWarning")
 MakeBoard = Callable[[str], Leaderboard]
@@ -75,21 +75,9 @@ def test_concurrent_submissions_share_commits(
     lb.add_gold("scb", write_gold(tmp_path / "gold.jsonl"), "maintainer")
     paths = [write_submission(tmp_path / f"{i}.jsonl", seed=i) for i in range(n)]
     hub_server.inject(r"POST /api/datasets/.*/commit/", "conflict", times=3)  # the head "moved" thrice
-    barrier = threading.Barrier(n)
-    outcomes, errors = [], []
-
-    def one(i: int) -> None:
-        try:
-            barrier.wait()
-            outcomes.append(lb.submit("scb", paths[i], form(f"m{i}", f"t{i}"), Identity(f"user{i}")))
-        except BaseException as err:  # noqa: BLE001 - reported below
-            errors.append(err)
-
-    threads = [threading.Thread(target=one, args=(i,)) for i in range(n)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(120)
+    outcomes, errors = run_together(
+        n, lambda i: lb.submit("scb", paths[i], form(f"m{i}", f"t{i}"), Identity(f"user{i}"))
+    )
     assert errors == [] and sorted(o.status for o in outcomes) == [Status.SCORED] * n
     assert lb.flush() == 0
     subs = hub_repo_ids["submissions"]

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import multiprocessing
-import threading
 from collections.abc import Callable
 from multiprocessing.synchronize import Barrier
 from pathlib import Path
@@ -19,6 +18,7 @@ from store.base import AlreadyExists, NotFound, Store
 from store.hub import HubStore, RetryPolicy
 from store.local import LocalStore
 from tests.support.hub_server import TOKEN, HubServer
+from tests.support.threads import run_together
 
 pytestmark = pytest.mark.filterwarnings("ignore:Use .content=:DeprecationWarning")  # inside the LFS client
 N = 20
@@ -121,29 +121,19 @@ def test_unknown_repo_rejected(store: Store) -> None:
 @pytest.mark.parametrize("durable", [False, True])
 def test_concurrent_threads(store: Store, durable: bool) -> None:
     """Durable writes racing on the Hub share commits; the outcome is the same as one by one."""
-    errors: list[BaseException] = []
     clash_wins: list[int] = []
-    barrier = threading.Barrier(N)
 
     def writer(i: int) -> None:
+        store.put("submissions", {f"t/{i:02d}.json": payload(i)}, f"distinct {i}", durable=durable)
+        store.put("submissions", {"t/shared.json": payload(-1)}, "shared", durable=durable)
+        store.put("gold", {"latest.json": payload(i)}, f"latest {i}", overwrite=True, durable=durable)
         try:
-            barrier.wait()
-            store.put("submissions", {f"t/{i:02d}.json": payload(i)}, f"distinct {i}", durable=durable)
-            store.put("submissions", {"t/shared.json": payload(-1)}, "shared", durable=durable)
-            store.put("gold", {"latest.json": payload(i)}, f"latest {i}", overwrite=True, durable=durable)
-            try:
-                store.put("gold", {"clash.json": payload(i)}, f"clash {i}", durable=durable)
-                clash_wins.append(i)
-            except AlreadyExists:
-                pass
-        except BaseException as err:  # noqa: BLE001 - reported below
-            errors.append(err)
+            store.put("gold", {"clash.json": payload(i)}, f"clash {i}", durable=durable)
+            clash_wins.append(i)
+        except AlreadyExists:
+            pass
 
-    threads = [threading.Thread(target=writer, args=(i,)) for i in range(N)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    _, errors = run_together(N, writer, timeout=None)
     assert not errors
     paths = store.list("submissions", "t")
     assert paths == sorted([f"t/{i:02d}.json" for i in range(N)] + ["t/shared.json"])

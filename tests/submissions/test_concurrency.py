@@ -7,7 +7,6 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
-import threading
 import time
 from pathlib import Path
 
@@ -26,6 +25,7 @@ from tests.support.submissions import (
     write_gold,
     write_submission,
 )
+from tests.support.threads import run_together
 
 N = 20
 
@@ -55,23 +55,12 @@ def _check_all_in(data_dir: Path, outcomes: list[tuple[str, str]]) -> None:
 def test_twenty_threads_at_once(tmp_path: Path) -> None:
     lb = board(tmp_path / "data", write_gold(tmp_path / "gold.jsonl"))
     paths = _files(tmp_path)
-    barrier = threading.Barrier(N)
-    outcomes: list[tuple[str, str]] = []
-    errors: list[BaseException] = []
 
-    def one(i: int) -> None:
-        try:
-            barrier.wait()
-            out = lb.submit("scb", paths[i], form(f"model-{i:02d}", f"team-{i:02d}"), Identity(f"user-{i:02d}"))
-            outcomes.append((out.status.value, out.submission_id))
-        except BaseException as err:  # noqa: BLE001 - reported below
-            errors.append(err)
+    def one(i: int) -> tuple[str, str | None]:
+        out = lb.submit("scb", paths[i], form(f"model-{i:02d}", f"team-{i:02d}"), Identity(f"user-{i:02d}"))
+        return out.status.value, out.submission_id
 
-    threads = [threading.Thread(target=one, args=(i,)) for i in range(N)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(120)
+    outcomes, errors = run_together(N, one)
     assert errors == []
     assert len(scored(lb)) == N  # the serving board itself, without a refresh
     _check_all_in(tmp_path / "data", outcomes)
