@@ -85,7 +85,7 @@ def build_app(leaderboard: Leaderboard | PublishedLeaderboard, settings: UiSetti
             mine.expose_api()  # outside the Tabs (ui/mine.py)
         DeepLinks(tabs, tuple(boards), model, compare, comparisons, model_pages).wire(page)
     baker = PageBaker(page, boards)
-    baker.refresh()  # the first bake, before anyone visits
+    baker.refresh_or_keep()  # the first bake, before anyone visits (retried by the baker's thread)
     attach(page, baker)
     return page
 

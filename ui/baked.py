@@ -71,6 +71,7 @@ class PageBaker:
         self._baked_at = float("-inf")
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
+        self._last_error: str | None = None
 
     def keys(self) -> tuple[str, ...]:
         return tuple(part.bake_key() for part in self.parts)
@@ -98,12 +99,22 @@ class PageBaker:
             self._thread.start()
         return self._thread
 
+    def refresh_or_keep(self) -> bool:
+        """:meth:`refresh`, but a failed bake keeps serving the last page (the next call retries,
+        since the keys are remembered only after a bake). At start-up on the Hub the gold's pointer
+        can arrive before its file (the first sync is still running); that must not stop the app."""
+        try:
+            return self.refresh()
+        except Exception as err:
+            if repr(err) != self._last_error:  # once per distinct failure, not once per poll
+                log.exception("baking the page's default views failed; retrying")
+            self._last_error = repr(err)
+            return False
+
     def _run(self, poll_seconds: float) -> None:
         while True:
-            try:
-                self.refresh()
-            except Exception:  # a failed bake keeps serving the last page; the next poll retries
-                log.exception("baking the page's default views failed")
+            if self.refresh_or_keep():
+                self._last_error = None
             time.sleep(poll_seconds)
 
 

@@ -146,3 +146,17 @@ def test_concurrent_misses_for_one_view_render_once_and_share_the_downloads(lb, 
     assert pages.renders == 1 and len(got) == 8 and all(p is got[0] for p in got)
     hidden = pages.page("scb", Filters.of("overall", list(display.TYPE_FILTERS), list(display.SOURCES), "", ["mIoU"]))
     assert pages.renders == 2 and (hidden.csv, hidden.parquet) == (got[0].csv, got[0].parquet)
+
+
+def test_a_failed_first_bake_keeps_the_app_up_and_the_next_poll_bakes():
+    """At start-up on the Hub the gold pointer can be synced before the gold file: the first bake
+    (in build_app) raised NotFound and the app exited. It must wait for the next poll instead."""
+    with gr.Blocks() as page:
+        box = gr.Markdown("built", elem_id="box")
+    part = Part(box)
+    failures = [FileNotFoundError("gold/scb/v.jsonl")]
+    baked = part.baked
+    part.baked = lambda: (_ for _ in ()).throw(failures.pop()) if failures else baked()
+    baker = PageBaker(page, [part], at_most_every=0.0)
+    assert not baker.refresh_or_keep() and baker.version == 0 and markdown_value(page, "box") == "built"
+    assert baker.refresh_or_keep() and baker.version == 1 and markdown_value(page, "box") == "first"
