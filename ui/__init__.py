@@ -29,6 +29,7 @@ from ui.model import ModelPages, ModelTab
 from ui.oauth import use_real_oauth
 from ui.page import launch_extras
 from ui.page_cache import PageCache
+from ui.sessions import build_sessions_on_demand
 from ui.style import CSS, theme
 from ui.submit import SubmitTab, Submitter
 
@@ -145,4 +146,8 @@ def launch(page: gr.Blocks, settings: UiSettings, max_upload_bytes: int) -> None
     if baker is not None:
         baker.start()
     # Reads are cached and thread-safe: let many visitors load at once (Gradio runs one at a time by default).
-    page.queue(default_concurrency_limit=16).launch(**launch_options(settings, max_upload_bytes, baker))
+    page.queue(default_concurrency_limit=16).launch(
+        prevent_thread_lock=True, **launch_options(settings, max_upload_bytes, baker)
+    )
+    build_sessions_on_demand(page)
+    page.block_thread()

@@ -1,5 +1,5 @@
-"""Changing what a running page shows first, without a load event: the one place that leans on
-Gradio internals (gradio 6.31.0).
+"""Changing what a running page shows first, without a load event: one of the two places that
+lean on Gradio internals (gradio 6.31.0; the other is :mod:`ui.sessions`).
 
 Gradio has no public API to change a component's initial value after the ``Blocks`` is built:
 a callable ``value=`` *is* a per-visitor load event (``blocks.py:1275-1297``,
