@@ -29,7 +29,7 @@ from ui.model import ModelPages, ModelTab
 from ui.oauth import use_real_oauth
 from ui.page import launch_extras
 from ui.page_cache import PageCache
-from ui.sessions import build_sessions_on_demand
+from ui.sessions import NoSavedStates, build_sessions_on_demand
 from ui.style import CSS, theme
 from ui.submit import SubmitTab, Submitter
 
@@ -125,8 +125,9 @@ def reader_refresh_seconds(settings: UiSettings) -> int:
 def launch_options(settings: UiSettings, max_upload_bytes: int, baker: PageBaker | None = None) -> dict:
     """Keyword arguments of ``Blocks.launch``: where to listen (127.0.0.1 unless
     ``GRADIO_SERVER_NAME`` says otherwise), the upload limit Gradio enforces while the upload
-    streams in (nothing larger reaches the disk), the page's look, and the cache that serves
-    the baked page (:mod:`ui.page_cache`, through FastAPI's ``middleware=`` argument)."""
+    streams in (nothing larger reaches the disk), the page's look, and, through FastAPI's
+    ``middleware=`` argument, the cache that serves the baked page (:mod:`ui.page_cache`) and
+    the closed save-a-session endpoint (:class:`ui.sessions.NoSavedStates`)."""
     options = {
         "server_name": settings.server_name,
         "server_port": settings.server_port,
@@ -135,8 +136,10 @@ def launch_options(settings: UiSettings, max_upload_bytes: int, baker: PageBaker
         "theme": theme(),
         **launch_extras(settings.session_capacity),
     }
+    middleware = [Middleware(NoSavedStates)]
     if baker is not None:
-        options["app_kwargs"] = {"middleware": [Middleware(PageCache, version=lambda: baker.version)]}
+        middleware.append(Middleware(PageCache, version=lambda: baker.version))
+    options["app_kwargs"] = {"middleware": middleware}
     return options
 
 

@@ -17,6 +17,12 @@ so after :mod:`ui.baked` re-bakes the page a deep link saves the newer default i
 default at the session's first event. The app has no deep-link button, and a newer default is what
 a fresh page would show. Sessions also keep less: only the entries their events touched.
 
+:class:`NoSavedStates` closes that endpoint: the app has no deep-link button (its links are
+addresses, :mod:`ui.links`), and each call wrote the whole state of a session (every component's
+config and value, of the order of the page's config: 340 KiB with the demo boards) into a file
+under Gradio's upload folder, one per distinct state, which nothing deletes: a visitor varying a
+search box between calls could fill the disk.
+
 :func:`build_sessions_on_demand` swaps the running app's state holder for :class:`SessionsOnDemand`
 (its class only: the sessions already made stay). ``tests/ui/test_sessions_on_demand.py`` pins
 the copy of ``SessionState.__init__`` below against gradio's own, entry for entry.
@@ -141,6 +147,25 @@ class SessionsOnDemand(StateHolder):
         if session_id not in self.session_data:
             self.session_data[session_id] = SessionOnDemand(self.blocks)
         return super().__getitem__(session_id)
+
+
+SAVED_STATE_PATH = "/gradio_api/deep_link"
+
+
+class NoSavedStates:
+    """ASGI middleware answering 404 to Gradio's save-this-session endpoint (module doc)."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] == "http" and scope["path"].rstrip("/").endswith(SAVED_STATE_PATH):
+            body = b'{"detail":"Not Found"}'
+            headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+            await send({"type": "http.response.start", "status": 404, "headers": headers})
+            await send({"type": "http.response.body", "body": body})
+            return
+        await self.app(scope, receive, send)
 
 
 def build_sessions_on_demand(page: gr.Blocks) -> None:

@@ -5,7 +5,10 @@ and Compare pickers; the pick the page still shows must be accepted and checked 
 
 from __future__ import annotations
 
+import os
 import secrets
+import tempfile
+from pathlib import Path
 
 import httpx
 import pytest
@@ -102,3 +105,14 @@ def test_the_capacity_comes_from_the_environment_else_the_default():
     assert launch_extras(None) == {"state_session_capacity": SESSION_CAPACITY}
     assert launch_extras(CAPACITY) == {"state_session_capacity": CAPACITY}
     assert not cap_malloc_arenas({"MALLOC_ARENA_MAX": "8"})  # the deployment's own setting wins
+
+
+def test_no_session_state_is_saved_to_disk(app, config):
+    """Gradio's save-a-session endpoint (a file per call, never deleted) is closed: 404, and no file."""
+    session = secrets.token_hex(6)
+    call(app, filling(config, "mine-pick", 0), [], session)  # the session exists
+    upload_dir = Path(os.environ.get("GRADIO_TEMP_DIR", Path(tempfile.gettempdir()) / "gradio")) / "deep_links"
+    before = set(upload_dir.glob("*")) if upload_dir.exists() else set()
+    answer = httpx.get(app.url + "/gradio_api/deep_link", params={"session_hash": session}, timeout=30)
+    assert answer.status_code == 404
+    assert (set(upload_dir.glob("*")) if upload_dir.exists() else set()) == before
