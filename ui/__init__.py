@@ -58,7 +58,9 @@ def build_app(leaderboard: Leaderboard | PublishedLeaderboard, settings: UiSetti
         use_real_oauth(settings)
     auth = Auth(settings)
     downloads = Downloads()
-    pages = BoardPages(leaderboard, downloads)
+    pages = BoardPages(
+        leaderboard, downloads, **({"empty_board": reader_empty_board(settings)} if settings.reader else {})
+    )
     with gr.Blocks(title=TITLE, fill_width=True) as page:
         if settings.reader:
             reader_note(settings)
@@ -102,14 +104,21 @@ def header(auth: Auth, page: gr.Blocks) -> None:
         page.load(auth.greeting, None, identity, api_visibility="private", queue=False)
 
 
+def writer_link(settings: UiSettings) -> str:
+    """Where a reader sends visitors who want to submit (``LEADERBOARD_WRITER_URL``)."""
+    main_page = "the leaderboard's main page"
+    return f"[{main_page}]({settings.writer_url})" if settings.writer_url else main_page
+
+
+def reader_empty_board(settings: UiSettings) -> str:
+    """What an empty board says on a reader, which has no Submit tab."""
+    return f"No rows yet: submissions are made on {writer_link(settings)}."
+
+
 def reader_note(settings: UiSettings) -> None:
     """A reader's header: the intro, and where submissions go instead."""
     gr.Markdown(intro())
-    writer = (
-        f"[the leaderboard's main page]({settings.writer_url})"
-        if settings.writer_url
-        else "the leaderboard's main page"
-    )
+    writer = writer_link(settings)
     gr.Markdown(
         f"This is a read-only copy of the leaderboard, refreshed every {reader_refresh_seconds(settings)} s from its "
         f"public results dataset. To submit a model or see your submissions, use {writer}.",

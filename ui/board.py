@@ -79,8 +79,14 @@ class BoardPage:
         return [table, self.legend, self.summary, self.csv, self.parquet, *self.plots]
 
 
-def summary_markdown(bench: Benchmark, total: int, shown: int, gold: GoldInfo | None) -> str:
-    """The "showing n of m rows" line, plus why a board is empty or has no scored rows."""
+EMPTY_BOARD = "No rows yet: be the first to submit (Submit tab)."
+
+
+def summary_markdown(
+    bench: Benchmark, total: int, shown: int, gold: GoldInfo | None, empty_board: str = EMPTY_BOARD
+) -> str:
+    """The "showing n of m rows" line, plus why a board is empty (``empty_board``: where to
+    submit, which a reader's page says differently) or has no scored rows."""
     note = ""
     if gold is None:
         note = (
@@ -88,7 +94,7 @@ def summary_markdown(bench: Benchmark, total: int, shown: int, gold: GoldInfo | 
             "submissions open once a maintainer adds the gold (`python -m leaderboard gold add`)."
         )
     if total == 0:
-        note += "\n\nNo rows yet: be the first to submit (Submit tab)."
+        note += "\n\n" + empty_board
     elif shown == 0:
         note += "\n\nNo rows match these filters."
     return display.summary_text(total, shown, gold.questions if gold else None) + note
@@ -122,11 +128,13 @@ class BoardPages:
     Single-flight: concurrent requests for a rendering nobody has yet wait for the one render
     under way instead of all rendering it (after every submission each view misses at once).
     The download files are written once per rows shown (view, filters, fingerprint), not per
-    rendering: hiding column groups reuses them."""
+    rendering: hiding column groups reuses them. ``empty_board`` is what an empty board says
+    about submitting (:func:`summary_markdown`)."""
 
-    def __init__(self, leaderboard: Leaderboard, downloads: Downloads) -> None:
+    def __init__(self, leaderboard: Leaderboard, downloads: Downloads, empty_board: str = EMPTY_BOARD) -> None:
         self.leaderboard = leaderboard
         self.downloads = downloads
+        self.empty_board = empty_board
         self._kept: OrderedDict[tuple, BoardPage] = OrderedDict()
         self._rendering: dict[tuple, Future] = {}
         self._files: OrderedDict[tuple, tuple[str, str]] = OrderedDict()
@@ -169,7 +177,7 @@ class BoardPages:
         lb = self.leaderboard
         total = len(lb.board(bench_id).rows)
         shown = lb.table(bench_id, filters.view, filters.keep())
-        summary = summary_markdown(bench, total, len(shown), lb.gold_info(bench_id))
+        summary = summary_markdown(bench, total, len(shown), lb.gold_info(bench_id), self.empty_board)
         csv, parquet = self.files(bench_id, filters, fingerprint, shown)
         return BoardPage(
             table=display.table_value(shown, bench, filters.view, filters.hidden),

@@ -72,3 +72,16 @@ def test_the_timer_redraws_only_when_the_rows_may_have_changed(lb, tmp_path):
     submit(lb, write_submission(tmp_path / "s.jsonl", accuracy=0.7), "Tick-Model")
     redrawn = board.tick(drawn_at, *choice)
     assert redrawn[0] == lb.fingerprint("scb") != drawn_at
+
+
+def test_an_empty_board_on_a_reader_sends_submitters_to_the_main_page(lb):
+    """A reader has no Submit tab: its empty board links the writer (LEADERBOARD_WRITER_URL)."""
+    from leaderboard.config import UiSettings
+    from ui import reader_empty_board
+
+    environ = {"LEADERBOARD_ROLE": "reader", "LEADERBOARD_WRITER_URL": "https://example.org/leaderboard"}
+    text = summary_markdown(SCB, 0, 0, lb.gold_info("scb"), reader_empty_board(UiSettings.from_env(environ)))
+    assert "Submit tab" not in text
+    assert "submissions are made on [the leaderboard's main page](https://example.org/leaderboard)" in text
+    plain = reader_empty_board(UiSettings.from_env({"LEADERBOARD_ROLE": "reader"}))
+    assert plain == "No rows yet: submissions are made on the leaderboard's main page."
