@@ -186,33 +186,39 @@ def digests(folder: Path) -> dict[str, str]:
     return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.glob("*.json"))}
 
 
-def _blas_dependent(benchmark: str) -> set[str]:
-    """Interval keys whose resampled sums are float32 products of non-integer (IoU) columns: their
-    last digits depend on OpenBLAS's kernel and thread count, so on the machine."""
-    from scoring.benchmarks import get_benchmark
-    from scoring.benchmarks.base import Stat
-
-    return {m.ci for m in get_benchmark(benchmark).metrics if m.ci and Stat.IOU in (m.numerator, m.denominator)}
-
-
 def portable_digests(folder: Path) -> dict[str, str]:
-    """sha256 of every output with the machine-dependent interval values replaced by whether they
-    exist: what tests/scoring/test_scoring_parity.py pins (the rest is the same on every machine)."""
-    fixed = {"benchmark", "gold_version", "scorer_version", "counts", "overall"}
-    out = {}
-    for path in sorted(folder.glob("*.json")):
-        body = json.loads(path.read_text(encoding="utf-8"))
-        result = body.get("result")
-        if result is not None:
-            dropped = _blas_dependent(result["benchmark"])
-            figures = [result["overall"]] + [
-                f for key, groups in result.items() if key not in fixed for f in groups.values()
-            ]
-            for f in figures:
-                for key in dropped & f.keys():
-                    f[key] = f[key] is not None
-        out[path.name] = hashlib.sha256(json.dumps(body, ensure_ascii=False).encode()).hexdigest()
-    return out
+    """sha256 of every output: what tests/scoring/test_scoring_parity.py pins. Since scorer 1.3
+    every figure, intervals included, is the same on every machine (exact resampled sums)."""
+    return digests(folder)
+
+
+def _leaves(body: object, path: str = "") -> dict[str, object]:
+    """Every scalar or interval of an output by its path (``result/overall/miou_ci``)."""
+    if isinstance(body, dict):
+        return {k: v for key, value in body.items() for k, v in _leaves(value, f"{path}/{key}").items()}
+    if isinstance(body, list) and not (len(body) == 2 and all(isinstance(v, (int, float)) for v in body)):
+        return {k: v for i, value in enumerate(body) for k, v in _leaves(value, f"{path}/{i}").items()}
+    return {path: body}
+
+
+def field_differences(old: Path, new: Path, names: list[str]) -> dict[str, float | None]:
+    """Per field name (the last part of a path, e.g. ``miou_ci``) that differs in any output: the
+    largest absolute difference of its numbers (None for a non-numeric or missing difference)."""
+    worst: dict[str, float | None] = {}
+    for name in names:
+        a = _leaves(json.loads((old / name).read_text(encoding="utf-8")))
+        b = _leaves(json.loads((new / name).read_text(encoding="utf-8")))
+        for path in a.keys() | b.keys():
+            x, y = a.get(path), b.get(path)
+            if x == y:
+                continue
+            field = path.rsplit("/", 1)[-1]
+            pairs = list(zip(x, y, strict=True)) if isinstance(x, list) and isinstance(y, list) else [(x, y)]
+            numeric = all(isinstance(u, (int, float)) and isinstance(v, (int, float)) for u, v in pairs)
+            gap = max(abs(u - v) for u, v in pairs) if numeric else None
+            before = worst.get(field, 0.0)
+            worst[field] = None if gap is None or before is None else max(before, gap)
+    return worst
 
 
 def _score_in(code: Path, corpus: Path, out: Path) -> None:
@@ -262,6 +268,8 @@ def main(argv: list[str] | None = None) -> int:
         differ = sorted(k for k in old.keys() | new.keys() if old.get(k) != new.get(k))
         for name in differ:
             print(f"DIFFERS: {name}")
+        for field, gap in sorted(field_differences(root / "old", root / "new", differ).items()):
+            print(f"  field {field}: " + ("not numeric" if gap is None else f"largest difference {gap:.3g}"))
         print(f"{len(new) - len(differ)} of {len(new)} outputs byte-identical with {args.against}")
         return 1 if differ else 0
 

@@ -2,11 +2,12 @@
 (every box format, polygons, masks, responses, K-Viscuit, error files; three bootstrap seeds)
 scores to the outputs the code before the speed work gave, pinned as sha256 digests.
 
-Intervals of metrics over IoU are pinned only as present or absent: their resampled sums are
-float32 products in OpenBLAS, whose last digits depend on its kernel and thread count, so on the
-machine (before and after the speed work alike). perf/scoring_parity.py compares them byte for
-byte between two checkouts on one machine. Regenerate the digests only for a deliberate change
-of figures: ``perf/scoring_parity.py --small --pin tests/scoring/parity_digests.json``.
+Every figure is pinned, intervals included: since scorer 1.3 resampled sums are exact (scoring.metrics),
+so the outputs are the same on every machine and thread count. The pins were regenerated for 1.3,
+whose only changes are the version and the last digits of ``miou_ci`` (perf/scoring_parity.py
+--against the code before reports each differing field and its largest difference).
+Regenerate the digests only for a deliberate change of figures:
+``perf/scoring_parity.py --small --pin tests/scoring/parity_digests.json``.
 """
 
 from __future__ import annotations
