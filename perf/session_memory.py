@@ -9,6 +9,7 @@ is evicted and the slope is the cost of one session; with a lower one RSS should
 
     .venv/bin/python perf/session_memory.py --rows 1000 --seed-dir /tmp/seed --sessions 300
     .venv/bin/python perf/session_memory.py --rows 1000 --seed-dir /tmp/seed --sessions 600 --capacity 200
+    .venv/bin/python perf/session_memory.py --rows 1000 --seed-dir /tmp/seed --app-root /tmp/old   # another checkout
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from load_test import Browser, Recorder, page_events, seed_data  # noqa: E402
 
+from tests.support import app_server  # noqa: E402
 from tests.support.app_server import AppServer  # noqa: E402
 
 NO_EVICTION = 1_000_000
@@ -40,7 +42,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--step", type=int, default=50, help="read RSS every this many sessions")
     parser.add_argument("--boards", type=int, choices=(1, 2), default=1, help="view changes per session")
     parser.add_argument("--capacity", type=int, default=NO_EVICTION, help="LEADERBOARD_SESSION_CAPACITY")
+    parser.add_argument("--app-root", type=Path, help="run app.py of this checkout (e.g. an old commit)")
     args = parser.parse_args(argv)
+    if args.app_root:
+        app_server.ROOT = args.app_root.resolve()
     with tempfile.TemporaryDirectory(prefix="session-memory-") as tmp:
         if args.rows:
             seed_data(Path(tmp) / "data", args.rows, args.seed_dir)
@@ -76,7 +81,7 @@ def measure(app: AppServer, args) -> tuple[list[tuple[int, float]], list[str]]:
 
 def report(readings: list[tuple[int, float]], errors: list[str], args) -> None:
     capacity = "none" if args.capacity >= NO_EVICTION else str(args.capacity)
-    print(f"\n### Session memory: {args.rows or 'demo'} rows per board, {args.boards} view change(s) a session, "
+    print(f"\n### Session memory ({args.app_root or 'this checkout'}): {args.rows or 'demo'} rows per board, {args.boards} view change(s) a session, "
           f"capacity {capacity}\n")  # fmt: skip
     print("| sessions | app RSS MB | MB per session since the start |\n|---|---|---|")
     base = readings[0][1]

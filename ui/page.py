@@ -12,12 +12,13 @@ one ``GET /`` and no event. What follows is for the events a visitor does fire.
 - The queue's analytics summary (a pandas frame of up to 10,000 events, rebuilt after every
   event, 6-11 ms each; it feeds only ``/monitoring``) is rebuilt every ``ANALYTICS_EVERY`` events
   instead, unless the deployment sets ``GRADIO_ANALYTICS_CACHE_FREQUENCY`` itself.
-- Sessions kept in memory are bounded (``state_session_capacity``, :data:`SESSION_CAPACITY`):
-  each session that changed a view holds Gradio's copy of what it was sent, measured at 0.7 MB
-  per board (1.0 MB for both) with 1,000-row boards (``perf/session_memory.py``). The app
-  itself ends the 60 s load test with 1,000-row boards at ~540 MB even when only one session is
-  kept (concurrent renders; glibc's arenas capped, below), so 600 MB leaves room for ~50
-  sessions: hence 50. Gradio evicts by last use (an LRU), so a visitor loses their session only
+- Sessions kept in memory are bounded (``state_session_capacity``, :data:`SESSION_CAPACITY`).
+  Gradio's own sessions each held a config of every block, measured at 0.7 MB per session with
+  1,000-row boards (``perf/session_memory.py``); the app builds them on demand
+  (:mod:`ui.sessions`), 0.02 MB each in the same run. The bound of 50 was set for the 0.7 MB: the
+  app ends the 60 s load test with 1,000-row boards at ~540 MB even when only one session is
+  kept (concurrent renders; glibc's arenas capped, below). It stays, as evicting costs a visitor
+  nothing (below). Gradio evicts by last use (an LRU), so a visitor loses their session only
   after 50 others acted since their last event, and losing it costs nothing: the only state a
   session holds that the page does not resend is the choices of Dropdowns set by events, and
   those accept any value (:data:`SURVIVES_EVICTION`) that their callbacks check again.
