@@ -2,6 +2,7 @@
 
 Interface (every coordinate is in pixels of the gold image unless a name says otherwise):
   read_box(values, fmt, ref_size, frame)               -> Box       checked in a public frame
+  read_boxes(values_list, fmt)                         -> boxes, corners, scale or None  many at once
   box.in_image(width, height)                          -> (x0, y0, x1, y1)  pixels of an image
   read_polygons(parts, ref_size, frame)                -> Polygons  checked in a public frame
   polygons.in_image(width, height)                     -> [[x, y, ...], ...] parts, flat
@@ -165,6 +166,74 @@ def read_box(values: Sequence[float], fmt: str, ref_size: Sequence[float] | None
     ):  # _in_range, inline: this runs for every box of a file
         raise GeometryError("coordinate_out_of_range", f"bbox lies absurdly far outside the image: {list(values)}")
     return box
+
+
+class BoxSet(dict):
+    """Groundings by row that are all boxes of one scale (no ``ref``), as :func:`read_boxes`
+    reads a file's: a plain dict of row -> :class:`Box` (equal to one), whose corners are also
+    kept as arrays, so that they become pixels of many images in one pass (:meth:`in_images`)."""
+
+    def __init__(self, rows: list[int], boxes: list[Box], corners: np.ndarray, scale: float | None) -> None:
+        super().__init__(zip(rows, boxes, strict=True))
+        self.rows, self.corners, self.scale = np.asarray(rows, dtype=np.int64), corners, scale
+
+    def in_images(self, rows: np.ndarray, widths: np.ndarray, heights: np.ndarray, size: int) -> tuple:
+        """``(has, corners)``: which of ``rows`` have a box, and those boxes' ``Box.in_image``
+        in the images of the given widths and heights (of every row), the same floats."""
+        where = np.full(size, -1, dtype=np.int64)
+        where[self.rows] = np.arange(self.rows.size)
+        k = where[rows]
+        has = k >= 0
+        corners = self.corners[k[has]]
+        if self.scale is not None:  # x * (width / scale), as Box.in_image computes it
+            sx, sy = widths[has] / self.scale, heights[has] / self.scale
+            corners = corners * np.stack([sx, sy, sx, sy], axis=1)
+        return has, corners
+
+
+def read_boxes(values: list[list], fmt: str) -> tuple[list[Box], np.ndarray, float | None] | None:
+    """:func:`read_box` of many boxes of a file's own format (no ``ref_size``), each a list of 4
+    ints or floats: the same boxes, their corners (n x 4) and scale; or None when any of them
+    would be refused, or has a value beyond :data:`MAX_COORDINATE` (whole numbers up to that
+    convert to the same floats either way).
+    No check here depends on a frame: a grid format's corners stay within any image."""
+    if not values:
+        return [], np.zeros((0, 4)), _SCALE.get(fmt)
+    try:
+        corners = np.array(values, dtype=np.float64).reshape(-1, 4)
+    except (OverflowError, ValueError):
+        return None
+    if not (np.abs(corners) <= MAX_COORDINATE).all():
+        return None
+    a, b, c, d = corners.T
+    if fmt == "yxyx_1000":
+        a, b, c, d = b, a, d, c
+    if fmt == "xywh":
+        if (c < 0).any() or (d < 0).any():
+            return None
+        c, d = a + c, b + d
+    elif (c < a).any() or (d < b).any():
+        return None
+    if (c == a).any() or (d == b).any():
+        return None
+    scale = _SCALE.get(fmt)
+    if scale is not None:
+        if min(a.min(), b.min()) < 0 or max(c.max(), d.max()) > scale:
+            return None
+    elif fmt not in ("xyxy", "xywh") or not (np.abs(np.r_[c, d]) <= MAX_COORDINATE).all():  # xywh: x + width
+        return None
+    return _boxes(a.tolist(), b.tolist(), c.tolist(), d.tolist(), scale), np.stack([a, b, c, d], axis=1), scale
+
+
+def _boxes(a: list[float], b: list[float], c: list[float], d: list[float], scale: float | None) -> list[Box]:
+    """``Box(x0, y0, x1, y1, scale)`` of every index: the same objects, filled directly (a frozen
+    dataclass's ``__init__`` sets each field through ``object.__setattr__``, twice the cost)."""
+    new, boxes = object.__new__, []
+    for x0, y0, x1, y1 in zip(a, b, c, d, strict=True):
+        box = new(Box)
+        box.__dict__.update(x0=x0, y0=y0, x1=x1, y1=y1, scale=scale, ref=None)
+        boxes.append(box)
+    return boxes
 
 
 def to_image_box(
