@@ -341,7 +341,7 @@ def score_predictions(
     if predictions.responses:
         counts["lenient"] = predictions.lenient
     if bench.grounding:
-        counts["grounded"] = sum(1 for row in groundings if correct[row])
+        counts["grounded"] = int(np.count_nonzero(correct[np.fromiter(groundings, np.int64, len(groundings))]))
     overall = figures.pop("overall")[""]
     return ResultRecord(
         bench.id, gold.version, SCORER_VERSION, counts, overall, figures, predictions.unparsed_lines
