@@ -2,7 +2,7 @@
 
 Interface (every coordinate is in pixels of the gold image unless a name says otherwise):
   read_box(values, fmt, ref_size, frame)               -> Box       checked in a public frame
-  read_boxes(values_list, fmt)                         -> boxes, corners, scale or None  many at once
+  read_boxes(values_list, fmt)                         -> (corners, scale) or None  many at once
   box.in_image(width, height)                          -> (x0, y0, x1, y1)  pixels of an image
   read_polygons(parts, ref_size, frame)                -> Polygons  checked in a public frame
   polygons.in_image(width, height)                     -> [[x, y, ...], ...] parts, flat
@@ -47,7 +47,7 @@ tests check it against pycocotools on random boxes. Polygons still go through py
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -168,14 +168,27 @@ def read_box(values: Sequence[float], fmt: str, ref_size: Sequence[float] | None
     return box
 
 
-class BoxSet(dict):
+class BoxSet(Mapping):
     """Groundings by row that are all boxes of one scale (no ``ref``), as :func:`read_boxes`
-    reads a file's: a plain dict of row -> :class:`Box` (equal to one), whose corners are also
-    kept as arrays, so that they become pixels of many images in one pass (:meth:`in_images`)."""
+    reads a file's: a mapping of row -> :class:`Box` equal to the dict the per-line reader
+    builds, kept as one corner array so that the boxes become pixels of many images in one
+    pass (:meth:`in_images`); a Box is made only when one is looked up."""
 
-    def __init__(self, rows: list[int], boxes: list[Box], corners: np.ndarray, scale: float | None) -> None:
-        super().__init__(zip(rows, boxes, strict=True))
-        self.rows, self.corners, self.scale = np.asarray(rows, dtype=np.int64), corners, scale
+    def __init__(self, rows: list[int], corners: np.ndarray, scale: float | None) -> None:
+        self._keys, self.corners, self.scale = rows, corners, scale
+        self.rows = np.asarray(rows, dtype=np.int64)
+
+    def __getitem__(self, row: int) -> Box:
+        lookup = self.__dict__.get("_lookup")
+        if lookup is None:  # built on first use: scoring a file looks nothing up
+            lookup = self._lookup = dict(zip(self._keys, self.corners.tolist(), strict=True))
+        return Box(*lookup[row], scale=self.scale)
+
+    def __iter__(self):
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
 
     def in_images(self, rows: np.ndarray, widths: np.ndarray, heights: np.ndarray, size: int) -> tuple:
         """``(has, corners)``: which of ``rows`` have a box, and those boxes' ``Box.in_image``
@@ -191,18 +204,14 @@ class BoxSet(dict):
         return has, corners
 
 
-def read_boxes(values: list[list], fmt: str) -> tuple[list[Box], np.ndarray, float | None] | None:
-    """:func:`read_box` of many boxes of a file's own format (no ``ref_size``), each a list of 4
-    ints or floats: the same boxes, their corners (n x 4) and scale; or None when any of them
-    would be refused, or has a value beyond :data:`MAX_COORDINATE` (whole numbers up to that
-    convert to the same floats either way).
+def read_boxes(corners: np.ndarray, fmt: str) -> tuple[np.ndarray, float | None] | None:
+    """:func:`read_box` of many boxes of a file's own format (no ``ref_size``), an n x 4 float
+    array of their values: the corners (n x 4) and scale of the same boxes; or None when any of
+    them would be refused, or has a value beyond :data:`MAX_COORDINATE` (whole numbers up to
+    that are the same floats whichever way they are converted).
     No check here depends on a frame: a grid format's corners stay within any image."""
-    if not values:
-        return [], np.zeros((0, 4)), _SCALE.get(fmt)
-    try:
-        corners = np.array(values, dtype=np.float64).reshape(-1, 4)
-    except (OverflowError, ValueError):
-        return None
+    if not corners.size:
+        return np.zeros((0, 4)), _SCALE.get(fmt)
     if not (np.abs(corners) <= MAX_COORDINATE).all():
         return None
     a, b, c, d = corners.T
@@ -222,18 +231,7 @@ def read_boxes(values: list[list], fmt: str) -> tuple[list[Box], np.ndarray, flo
             return None
     elif fmt not in ("xyxy", "xywh") or not (np.abs(np.r_[c, d]) <= MAX_COORDINATE).all():  # xywh: x + width
         return None
-    return _boxes(a.tolist(), b.tolist(), c.tolist(), d.tolist(), scale), np.stack([a, b, c, d], axis=1), scale
-
-
-def _boxes(a: list[float], b: list[float], c: list[float], d: list[float], scale: float | None) -> list[Box]:
-    """``Box(x0, y0, x1, y1, scale)`` of every index: the same objects, filled directly (a frozen
-    dataclass's ``__init__`` sets each field through ``object.__setattr__``, twice the cost)."""
-    new, boxes = object.__new__, []
-    for x0, y0, x1, y1 in zip(a, b, c, d, strict=True):
-        box = new(Box)
-        box.__dict__.update(x0=x0, y0=y0, x1=x1, y1=y1, scale=scale, ref=None)
-        boxes.append(box)
-    return boxes
+    return np.stack([a, b, c, d], axis=1), scale
 
 
 def to_image_box(

@@ -412,17 +412,22 @@ def read_lines(
         or not set(map(type, chain.from_iterable(values))) <= {int, float}
     ):
         return None
-    read = read_boxes(values, box_format)
+    try:
+        written = np.array(values, dtype=np.float64).reshape(-1, 4)
+    except OverflowError:  # an integer too large for a float
+        return None
+    read = read_boxes(written, box_format)
     if read is None:
         return None
-    boxes, corners, scale = read
-    frames = gold.derived("option_frames", _option_frames)
-    samples = []
-    for k, (a, b, c, d) in zip(boxed, values, strict=True):
-        frame = frames[rows[k]][letters[k]]
-        if frame:
-            samples.append(BoxSample((float(a), float(b), float(c), float(d)), frame))
-    return BoxSet([rows[k] for k in boxed], boxes, corners, scale), tuple(samples)
+    boxed_rows = [rows[k] for k in boxed]
+    choice = {letter: k for k, letter in enumerate(CHOICES)}
+    frames = gold.extra["option_sizes"][np.array(boxed_rows, dtype=np.int64), [choice[letters[k]] for k in boxed]]
+    framed = frames[:, 0] > 0  # answered_frame: the option's (width, height), none where its width is 0
+    samples = tuple(
+        BoxSample(tuple(box), tuple(frame))
+        for box, frame in zip(written[framed].tolist(), frames[framed].tolist(), strict=True)
+    )
+    return BoxSet(boxed_rows, *read), samples
 
 
 def intersection_and_union(grounding: object, gold: Gold, row: int) -> tuple[int, int]:

@@ -111,6 +111,25 @@ def test_plain_variants_stay_on_the_fast_path(gold):
     assert_same(gold, content, min_coverage=1.0)  # too few answers: the same whole-file error
 
 
+def test_a_file_without_boxes_stays_on_the_fast_path(gold):
+    content = encode([{"question_id": key, "answer": "ABCD"[k % 4]} for k, key in enumerate(gold.keys)])
+    assert takes_fast_path(gold, content)
+    result = assert_same(gold, content, check_box_format=True)
+    assert result[0] == "predictions" and result[7] == [] and result[10] == ()
+
+
+def test_box_lookups_give_the_per_line_readers_boxes(gold):
+    content = encode(plain_lines(gold, "xyxy_1000"))
+    fast = outcome(gold, content, True, bbox_format="xyxy_1000")[7]
+    slow = dict(outcome(gold, content, False, bbox_format="xyxy_1000")[7])
+    assert fast == list(slow.items())
+    plain = batch.read_plain(get_benchmark("scb"), gold, content, "xyxy_1000", Limits())
+    groundings = plain.groundings
+    assert groundings == slow and slow == groundings and len(groundings) == len(slow)
+    assert all(groundings[row] == box and groundings.get(row) == box for row, box in slow.items())
+    assert groundings.get(-1) is None and -1 not in groundings
+
+
 def _set(k: int, field: str, value):
     def change(lines: list) -> list:
         lines[k][field] = value
