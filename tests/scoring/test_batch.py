@@ -19,7 +19,7 @@ import scoring
 from scoring import SubmissionError, batch
 from scoring.benchmarks import get_benchmark
 from scoring.engine import score_predictions, validate_file
-from scoring.geometry import BOX_FORMATS
+from scoring.geometry import BOX_FORMATS, Polygons, Runs
 from scoring.jsonl import Limits
 from tests.support.scoring import with_options
 
@@ -56,6 +56,15 @@ def encode(lines: list) -> bytes:
     return b"".join(json.dumps(line).encode() + b"\n" for line in lines)
 
 
+def comparable(grounding: object) -> object:
+    """A grounding as a value that compares by content (Polygons compare by identity, Runs hold arrays)."""
+    if isinstance(grounding, Polygons):
+        return "polygons", [part.tolist() for part in grounding.parts], grounding.ref
+    if isinstance(grounding, Runs):
+        return "runs", grounding.height, grounding.width, grounding.starts.tolist(), grounding.lengths.tolist()
+    return grounding
+
+
 def outcome(gold, content: bytes, fast: bool, **kwargs):
     """What validate_file gives (Predictions as plain values, and their scores) or the issues it raises."""
     with mock.patch.object(batch, "read_plain", wraps=batch.read_plain if fast else lambda *a: None):
@@ -71,7 +80,7 @@ def outcome(gold, content: bytes, fast: bool, **kwargs):
         p.letters.tolist(),
         p.submitted.dtype,
         p.submitted.tolist(),
-        list(p.groundings.items()),
+        [(row, comparable(g)) for row, g in p.groundings.items()],
         [type(g) for g in p.groundings.values()],
         (p.unparsed, p.lenient, p.responses, p.unparsed_lines),
         p.box_samples,
@@ -180,6 +189,23 @@ def test_each_unusual_line_sends_the_file_to_the_per_line_reader(gold, name):
     assert_same(gold, content)
 
 
+def test_a_file_of_polygons_is_turned_away_after_its_first_lines(gold):
+    content = encode(FALLBACKS["polygon"](plain_lines(gold)))
+    with mock.patch.object(batch, "PROBE_LINES", 4), mock.patch.object(batch, "_read", wraps=batch._read) as read:
+        assert not takes_fast_path(gold, content)
+    assert [len(call.args[2]) for call in read.call_args_list] == [4]  # never parsed whole
+
+
+@pytest.mark.parametrize("name", ["unknown id", "duplicate id", "polygon", "inverted box", "answer not a letter"])
+def test_an_unusual_line_past_the_first_lines_is_caught_too(gold, name):
+    lines = plain_lines(gold)
+    changed = FALLBACKS[name]([dict(line) for line in lines[:3]] + [lines[10]])
+    content = encode(lines[:10] + changed[3:] + lines[11:])  # line 11 changed (or a copy of line 3 added)
+    with mock.patch.object(batch, "PROBE_LINES", 4):
+        assert not takes_fast_path(gold, content)
+        assert_same(gold, content)
+
+
 @pytest.mark.parametrize(
     ("name", "change"),
     [
@@ -236,8 +262,9 @@ MUTATION = st.tuples(st.integers(0, 14), FIELDS, st.one_of(ODD_VALUES, st.just("
     fmt=st.sampled_from(list(BOX_FORMATS)),
     mutations=st.lists(MUTATION, max_size=3),
     bytes_cut=st.one_of(st.none(), st.integers(0, 2000)),
+    probe=st.sampled_from([batch.PROBE_LINES, 4]),
 )
-def test_fast_and_per_line_agree_on_mutated_files(gold, fmt, mutations, bytes_cut):
+def test_fast_and_per_line_agree_on_mutated_files(gold, fmt, mutations, bytes_cut, probe):
     lines = plain_lines(gold, fmt)
     for k, field, value in mutations:
         if value == "<drop>":
@@ -247,5 +274,6 @@ def test_fast_and_per_line_agree_on_mutated_files(gold, fmt, mutations, bytes_cu
     content = encode(lines)
     if bytes_cut is not None:
         content = content[:bytes_cut]
-    assert_same(gold, content, bbox_format=fmt)
-    assert_same(gold, content, bbox_format=fmt, check_box_format=True)
+    with mock.patch.object(batch, "PROBE_LINES", probe):  # 4: the 15-line files are read past the probe
+        assert_same(gold, content, bbox_format=fmt)
+        assert_same(gold, content, bbox_format=fmt, check_box_format=True)
