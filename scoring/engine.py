@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from scoring import boxcheck
+from scoring import batch, boxcheck
 from scoring.answers import describe, normalize_answer, read_response
 from scoring.benchmarks import Benchmark, get_benchmark
 from scoring.benchmarks.base import Stat
@@ -151,17 +151,39 @@ def validate_file(
             f"unknown box format {bbox_format!r}; known: {', '.join(BOX_FORMATS)}",
         )
         log.raise_if_any()
-    reader = _LineReader(bench, gold, bbox_format, log)
-    for line_no, obj in read_objects(source, log, _limits_for(gold, limits)):
-        reader.read(line_no, obj)
-    predictions = reader.predictions()
+    limits = _limits_for(gold, limits)
+    plain = batch.read_plain(bench, gold, source, bbox_format, limits)
+    if plain is not None:
+        predictions = _plain_predictions(bench, gold, plain)
+    else:
+        predictions = _read_per_line(bench, gold, source, bbox_format, log, limits)
     if min_coverage is not None:
         check_coverage(log, predictions.answered, gold.size, min_coverage)
-    advice = boxcheck.advice(predictions.box_samples, bbox_format) if bench.grounding else None
-    if advice is not None and (log.total or check_box_format):
-        log.add_first(advice)
+    if bench.grounding and (log.total or check_box_format):  # the advice matters only then
+        advice = boxcheck.advice(predictions.box_samples, bbox_format)
+        if advice is not None:
+            log.add_first(advice)
     log.raise_if_any()
     return predictions
+
+
+def _read_per_line(
+    bench: Benchmark, gold: Gold, source: str | Path | bytes, bbox_format: str, log: IssueLog, limits: Limits
+) -> Predictions:
+    """Read and check the file line by line, logging every issue (the reference path)."""
+    reader = _LineReader(bench, gold, bbox_format, log)
+    for line_no, obj in read_objects(source, log, limits):
+        reader.read(line_no, obj)
+    return reader.predictions()
+
+
+def _plain_predictions(bench: Benchmark, gold: Gold, plain: batch.PlainFile) -> Predictions:
+    """The Predictions of a plain file (scoring/batch.py): what :class:`_LineReader` builds."""
+    letters = np.full(gold.size, -1, dtype=np.int8)
+    letters[plain.rows] = plain.letters
+    submitted = np.zeros(gold.size, dtype=bool)
+    submitted[plain.rows] = True
+    return Predictions(bench.id, gold.version, letters, submitted, plain.groundings, 0, box_samples=plain.box_samples)
 
 
 class _LineReader:
@@ -319,7 +341,7 @@ def score_predictions(
     if predictions.responses:
         counts["lenient"] = predictions.lenient
     if bench.grounding:
-        counts["grounded"] = sum(1 for row in groundings if correct[row])
+        counts["grounded"] = int(np.count_nonzero(correct[np.fromiter(groundings, np.int64, len(groundings))]))
     overall = figures.pop("overall")[""]
     return ResultRecord(
         bench.id, gold.version, SCORER_VERSION, counts, overall, figures, predictions.unparsed_lines

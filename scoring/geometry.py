@@ -2,6 +2,7 @@
 
 Interface (every coordinate is in pixels of the gold image unless a name says otherwise):
   read_box(values, fmt, ref_size, frame)               -> Box       checked in a public frame
+  read_boxes(values_list, fmt)                         -> (corners, scale) or None  many at once
   box.in_image(width, height)                          -> (x0, y0, x1, y1)  pixels of an image
   read_polygons(parts, ref_size, frame)                -> Polygons  checked in a public frame
   polygons.in_image(width, height)                     -> [[x, y, ...], ...] parts, flat
@@ -46,7 +47,7 @@ tests check it against pycocotools on random boxes. Polygons still go through py
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -165,6 +166,72 @@ def read_box(values: Sequence[float], fmt: str, ref_size: Sequence[float] | None
     ):  # _in_range, inline: this runs for every box of a file
         raise GeometryError("coordinate_out_of_range", f"bbox lies absurdly far outside the image: {list(values)}")
     return box
+
+
+class BoxSet(Mapping):
+    """Groundings by row that are all boxes of one scale (no ``ref``), as :func:`read_boxes`
+    reads a file's: a mapping of row -> :class:`Box` equal to the dict the per-line reader
+    builds, kept as one corner array so that the boxes become pixels of many images in one
+    pass (:meth:`in_images`); a Box is made only when one is looked up."""
+
+    def __init__(self, rows: list[int], corners: np.ndarray, scale: float | None) -> None:
+        self._keys, self.corners, self.scale = rows, corners, scale
+        self.rows = np.asarray(rows, dtype=np.int64)
+
+    def __getitem__(self, row: int) -> Box:
+        lookup = self.__dict__.get("_lookup")
+        if lookup is None:  # built on first use: scoring a file looks nothing up
+            lookup = self._lookup = dict(zip(self._keys, self.corners.tolist(), strict=True))
+        return Box(*lookup[row], scale=self.scale)
+
+    def __iter__(self):
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def in_images(self, rows: np.ndarray, widths: np.ndarray, heights: np.ndarray, size: int) -> tuple:
+        """``(has, corners)``: which of ``rows`` have a box, and those boxes' ``Box.in_image``
+        in the images of the given widths and heights (of every row), the same floats."""
+        where = np.full(size, -1, dtype=np.int64)
+        where[self.rows] = np.arange(self.rows.size)
+        k = where[rows]
+        has = k >= 0
+        corners = self.corners[k[has]]
+        if self.scale is not None:  # x * (width / scale), as Box.in_image computes it
+            sx, sy = widths[has] / self.scale, heights[has] / self.scale
+            corners = corners * np.stack([sx, sy, sx, sy], axis=1)
+        return has, corners
+
+
+def read_boxes(corners: np.ndarray, fmt: str) -> tuple[np.ndarray, float | None] | None:
+    """:func:`read_box` of many boxes of a file's own format (no ``ref_size``), an n x 4 float
+    array of their values: the corners (n x 4) and scale of the same boxes; or None when any of
+    them would be refused, or has a value beyond :data:`MAX_COORDINATE` (whole numbers up to
+    that are the same floats whichever way they are converted).
+    No check here depends on a frame: a grid format's corners stay within any image."""
+    if not corners.size:
+        return np.zeros((0, 4)), _SCALE.get(fmt)
+    if not (np.abs(corners) <= MAX_COORDINATE).all():
+        return None
+    a, b, c, d = corners.T
+    if fmt == "yxyx_1000":
+        a, b, c, d = b, a, d, c
+    if fmt == "xywh":
+        if (c < 0).any() or (d < 0).any():
+            return None
+        c, d = a + c, b + d
+    elif (c < a).any() or (d < b).any():
+        return None
+    if (c == a).any() or (d == b).any():
+        return None
+    scale = _SCALE.get(fmt)
+    if scale is not None:
+        if min(a.min(), b.min()) < 0 or max(c.max(), d.max()) > scale:
+            return None
+    elif fmt not in ("xyxy", "xywh") or not (np.abs(np.r_[c, d]) <= MAX_COORDINATE).all():  # xywh: x + width
+        return None
+    return np.stack([a, b, c, d], axis=1), scale
 
 
 def to_image_box(
@@ -450,6 +517,7 @@ class ColumnRuns:
 _SMALL = np.uint16
 """Rows and per-column run counts of a :class:`MaskTable`: ``MAX_IMAGE_SIDE`` fits 16 bits."""
 assert np.iinfo(_SMALL).max > MAX_IMAGE_SIDE
+assert MAX_IMAGE_SIDE**2 < 2**31  # a box's pixels in any image fit an int32 (MaskTable.box_overlaps)
 
 
 @dataclass(frozen=True, eq=False)
@@ -576,11 +644,14 @@ class MaskTable:
             top = np.concatenate([self.top[a:b] for a, b in spans])
             bottom = np.concatenate([self.bottom[a:b] for a, b in spans])
             low, high = np.repeat(r0.astype(_SMALL), n), np.repeat(r1.astype(_SMALL), n)
-            np.clip(top, low, high, out=top)
-            np.clip(bottom, low, high, out=bottom)
+            # np.clip, as maximum then minimum in place: the same values in half the time
+            np.minimum(np.maximum(top, low, out=top), high, out=top)
+            np.minimum(np.maximum(bottom, low, out=bottom), high, out=bottom)
             np.subtract(bottom, top, out=bottom)
             filled = n > 0
-            inter[filled] = np.add.reduceat(bottom, (np.cumsum(n) - n)[filled], dtype=np.int64)
+            # a box's share is at most its area, 10,000 x 10,000 px < 2**31: int32 sums are exact,
+            # and numpy adds uint16 into int32 three times as fast as into int64
+            inter[filled] = np.add.reduceat(bottom, (np.cumsum(n) - n)[filled], dtype=np.int32)
         box_area = np.maximum(0, c1 - c0 + 1) * np.maximum(0, r1 - r0)
         return inter, box_area + self.areas[rows] - inter
 

@@ -50,14 +50,23 @@ def _draw_counts(n: int, resamples: int, seed: int) -> np.ndarray:
     resample. Questions are rows, so that summing a run of questions adds whole rows."""
     rng = np.random.default_rng(seed)
     # One call draws what one call per resample drew: the generator's stream does not depend on
-    # how the draws are cut. Row offsets then make one flat bincount of the whole matrix.
+    # how the draws are cut. Row offsets then make one flat bincount of a block of resamples: a
+    # block's counts stay in the CPU's cache (one bincount of all of them took twice as long).
     draws = rng.integers(0, n, size=(resamples, n))
-    draws += np.arange(0, resamples * n, n)[:, None]
-    counts = np.bincount(draws.ravel(), minlength=resamples * n).reshape(resamples, n)
-    small = np.uint8 if counts.max(initial=0) <= np.iinfo(np.uint8).max else np.min_scalar_type(n)
+    counts = np.empty((resamples, n), dtype=np.min_scalar_type(n))
+    offsets = np.arange(0, _COUNT_BLOCK * n, n)[:, None]
+    for a in range(0, resamples, _COUNT_BLOCK):
+        block = draws[a : a + _COUNT_BLOCK]
+        block += offsets[: block.shape[0]]
+        counts[a : a + block.shape[0]] = np.bincount(block.ravel(), minlength=block.size).reshape(block.shape)
+    small = np.uint8 if counts.max(initial=0) <= np.iinfo(np.uint8).max else counts.dtype
     weights = np.ascontiguousarray(counts.T, dtype=small)
     weights.flags.writeable = False
     return weights
+
+
+_COUNT_BLOCK = 32
+"""Resamples counted by one bincount (32 x 3,178 counts: 0.8 MB)."""
 
 
 def bootstrap_weights(n: int, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED) -> np.ndarray:
@@ -211,16 +220,16 @@ def _bootstrap_sums(
     rows, starts = cells(groups, n)
     weights = _draw_counts(n, BOOTSTRAP_RESAMPLES, seed)[rows]  # questions x resamples, by cell
     in_group = member[rows[starts]] > 0  # cells x groups
-    ends = np.r_[starts[1:], n].tolist()
+    spans = list(zip(starts.tolist(), np.r_[starts[1:], n].tolist(), strict=True))
     out = {}
     for pack in _packs(stats, order, n):
         packed = np.zeros(n, dtype=np.int64)
         for _, q, _, shift, _ in pack:
             packed |= q << shift
-        weighted = np.multiply(weights, packed[rows][:, None], dtype=np.int64)
-        per_cell = np.empty((len(ends), weights.shape[1]), dtype=np.int64)
-        for j, (a, b) in enumerate(zip(starts.tolist(), ends, strict=True)):
-            np.sum(weighted[a:b], axis=0, out=per_cell[j])
+        packed = packed[rows]
+        per_cell = np.empty((len(spans), weights.shape[1]), dtype=np.int64)
+        for j, (a, b) in enumerate(spans):  # one cell's weights at a time: they stay in the cache
+            np.matmul(packed[a:b], weights[a:b].astype(np.int64), out=per_cell[j])
         per_group = np.stack([per_cell[in_group[:, k]].sum(axis=0) for k in range(member.shape[1])], axis=1)
         for s, _, exponent, shift, bits in pack:
             field = (per_group >> shift) & ((1 << bits) - 1)

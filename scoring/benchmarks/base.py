@@ -221,6 +221,11 @@ class Benchmark:
     overlaps: Callable[[dict, Gold, object], tuple[object, object]] | None = None
     """Optional, for speed: ``overlap`` of many rows at once, ``(groundings by row, gold, rows
     array) -> (intersections, unions)`` arrays in the order of ``rows``; the same integers."""
+    read_lines: Callable[[list[dict], Gold, list[int], list[str], str], tuple[dict, tuple] | None] | None = None
+    """Optional, for speed: ``read_line`` and ``box_sample`` of every line of a file at once,
+    ``(lines, gold, rows, letters, box format) -> (groundings by row, box samples)`` as the
+    per-line calls would give them, or None when any line holds anything it does not handle
+    or either call would refuse (the engine then reads the file line by line: scoring/batch.py)."""
     example_lines: tuple[str, ...] = ()
     example_fields: Mapping[str, object] = field(default_factory=dict)
     """Fields added to every line of a template submission (e.g. a box), beside key and answer."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import replace
+from itertools import chain
 from pathlib import Path
 
 import numpy as np
@@ -23,12 +24,14 @@ from scoring.geometry import (
     MAX_IMAGE_SIDE,
     UNKNOWN_FRAME,
     Box,
+    BoxSet,
     MaskTable,
     Polygons,
     Runs,
     box_cells,
     coco_rle,
     read_box,
+    read_boxes,
     read_polygons,
     scale_polygons,
 )
@@ -387,6 +390,46 @@ def read_line(
         raise LineError(e.code, str(e), e.field or field) from None
 
 
+_NOT_BATCHED = frozenset(("polygon", "mask", "bbox_format", "bbox_ref_size"))
+"""Fields whose lines :func:`read_lines` leaves to the per-line reader (even when null)."""
+
+
+def read_lines(
+    lines: list[dict], gold: Gold, rows: list[int], letters: list[str], box_format: str
+) -> tuple[BoxSet, tuple[BoxSample, ...]] | None:
+    """:func:`read_line` and :func:`box_sample` of every line of a file at once (the engine's fast
+    path, scoring/batch.py): lines with a box in the file's format, or with none. None when a line
+    has any other grounding field, a per-line format or reference size, or a box that
+    :func:`read_box` would refuse; the per-line reader then reads the file."""
+    if not _NOT_BATCHED.isdisjoint(set().union(*lines)):
+        return None
+    boxes = [line.get("bbox") for line in lines]
+    boxed = [k for k, value in enumerate(boxes) if value is not None]
+    values = [boxes[k] for k in boxed]
+    if values and (
+        set(map(type, values)) != {list}
+        or set(map(len, values)) != {4}
+        or not set(map(type, chain.from_iterable(values))) <= {int, float}
+    ):
+        return None
+    try:
+        written = np.array(values, dtype=np.float64).reshape(-1, 4)
+    except OverflowError:  # an integer too large for a float
+        return None
+    read = read_boxes(written, box_format)
+    if read is None:
+        return None
+    boxed_rows = [rows[k] for k in boxed]
+    choice = {letter: k for k, letter in enumerate(CHOICES)}
+    frames = gold.extra["option_sizes"][np.array(boxed_rows, dtype=np.int64), [choice[letters[k]] for k in boxed]]
+    framed = frames[:, 0] > 0  # answered_frame: the option's (width, height), none where its width is 0
+    samples = tuple(
+        BoxSample(tuple(box), tuple(frame))
+        for box, frame in zip(written[framed].tolist(), frames[framed].tolist(), strict=True)
+    )
+    return BoxSet(boxed_rows, *read), samples
+
+
 def intersection_and_union(grounding: object, gold: Gold, row: int) -> tuple[int, int]:
     """Pixels shared with the gold mask and pixels in either, on the gold grid. Called for
     correct answers only: the grounding's frame is then the gold image, so it is converted to
@@ -412,6 +455,11 @@ def overlaps(groundings: dict[int, object], gold: Gold, rows: np.ndarray) -> tup
     masks: MaskTable = gold.extra["masks"]
     inter = np.zeros(rows.size, dtype=np.int64)
     union = masks.areas[rows].copy()
+    if isinstance(groundings, BoxSet):  # a plain file's boxes (read_lines): no loop over rows
+        has, corners = groundings.in_images(rows, masks.widths[rows], masks.heights[rows], gold.size)
+        if has.any():
+            inter[has], union[has] = masks.box_overlaps(rows[has], corners)
+        return inter, union
     boxed, corners = [], []
     widths, heights = masks.widths[rows].tolist(), masks.heights[rows].tolist()
     for k, row in enumerate(rows.tolist()):
@@ -486,6 +534,7 @@ SCB = Benchmark(
     public_questions=public_questions,
     load_public_gold=load_public_gold,
     box_sample=box_sample,
+    read_lines=read_lines,
     questions_note=(
         "One line per question: question_id, type, country, category, concept, the question text "
         "(question) and the grounding prompt (grounding_prompt) where the release has them, and the "
