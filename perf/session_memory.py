@@ -81,8 +81,9 @@ def measure(app: AppServer, args) -> tuple[list[tuple[int, float]], list[str]]:
 
 def report(readings: list[tuple[int, float]], errors: list[str], args) -> None:
     capacity = "none" if args.capacity >= NO_EVICTION else str(args.capacity)
-    print(f"\n### Session memory ({args.app_root or 'this checkout'}): {args.rows or 'demo'} rows per board, {args.boards} view change(s) a session, "
-          f"capacity {capacity}\n")  # fmt: skip
+    where = args.app_root or "this checkout"
+    print(f"\n### Session memory ({where}): {args.rows or 'demo'} rows per board, "
+          f"{args.boards} view change(s) a session, capacity {capacity}\n")  # fmt: skip
     print("| sessions | app RSS MB | MB per session since the start |\n|---|---|---|")
     base = readings[0][1]
     for n, rss in readings:
