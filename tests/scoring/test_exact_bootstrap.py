@@ -1,6 +1,6 @@
 """Bootstrap intervals are machine-independent: resampled sums are exact integers on a grid, so no
 summation order (BLAS kernel, thread count) can move a digit; and the weights are the draws the
-per-resample definition gives."""
+per-resample definition gives for the public seed, their questions permuted for any other."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pytest
 
 from scoring import metrics
 from scoring.benchmarks.base import Stat
-from scoring.metrics import bootstrap_weights, group_figures, question_stats
+from scoring.metrics import BOOTSTRAP_SEED, bootstrap_weights, group_figures, question_stats
 from tests.support.scoring import REPO_ROOT
 
 _SCORE_DEMO = """
@@ -54,10 +54,26 @@ def _per_resample_weights(n: int, resamples: int, seed: int) -> np.ndarray:
 
 
 @pytest.mark.parametrize("n", [1, 2, 7, 318, 657])
-@pytest.mark.parametrize("seed", [0, 20240601, 2**64 - 59])
-def test_weights_are_the_per_resample_draws(n, seed):
+def test_the_public_seeds_weights_are_its_per_resample_draws(n):
     metrics._draw_counts.cache_clear()
-    assert np.array_equal(bootstrap_weights(n, 40, seed), _per_resample_weights(n, 40, seed))
+    assert np.array_equal(bootstrap_weights(n, 40, BOOTSTRAP_SEED), _per_resample_weights(n, 40, BOOTSTRAP_SEED))
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 318, 657])
+@pytest.mark.parametrize("seed", [0, 20240602, 2**64 - 59])
+def test_another_seed_permutes_the_questions_of_those_draws(n, seed):
+    """Permuted uniform-multinomial rows are uniform-multinomial rows (scoring.metrics doc)."""
+    metrics._draw_counts.cache_clear()
+    metrics._question_order.cache_clear()
+    order = np.random.default_rng(seed).permutation(n)
+    expected = _per_resample_weights(n, 40, BOOTSTRAP_SEED)[:, order]
+    assert np.array_equal(bootstrap_weights(n, 40, seed), expected)
+    assert (bootstrap_weights(n, 40, seed).sum(axis=1) == n).all()
+
+
+def test_seeds_give_different_weights():
+    weights = [bootstrap_weights(318, seed=seed) for seed in (BOOTSTRAP_SEED, 1, 2)]
+    assert not np.array_equal(weights[0], weights[1]) and not np.array_equal(weights[1], weights[2])
 
 
 def test_resampled_sums_are_the_exact_sums_of_grid_values():
