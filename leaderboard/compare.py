@@ -7,8 +7,9 @@ upload and the gold, and never leave it. What this module returns is aggregates 
 the two figures, their difference, its 95% interval and a p-value, as the public figures are.
 
 - **Interval.** Both models are resampled with the *same* 1,000 resamples of the questions
-  (the weights the published intervals use), so the interval is the paired one: questions both
-  get right or both get wrong do not widen it.
+  (the weights of the public seed), so the interval is the paired one: questions both get right
+  or both get wrong do not widen it. The resampled sums are the published intervals' exact ones
+  (:func:`scoring.metrics.bootstrap_sums`), so no machine or BLAS thread count moves a digit.
 - **Test.** For a metric that is a share of questions answered right (numerator ``correct``,
   denominator ``questions``): McNemar's exact test on the questions where the two disagree.
   For every other metric (mIoU, cIoU...): the paired bootstrap test, the share of resampled
@@ -26,7 +27,7 @@ import numpy as np
 
 from scoring.benchmarks import Benchmark, Metric
 from scoring.benchmarks.base import Stat
-from scoring.metrics import CI_PERCENTILES, bootstrap_weights, membership, ratio
+from scoring.metrics import CI_PERCENTILES, bootstrap_sums, membership, ratio
 
 MIN_MODELS, MAX_MODELS = 2, 4
 Columns = Mapping[Stat, np.ndarray]
@@ -87,7 +88,6 @@ def compare_pair(bench: Benchmark, groups: Mapping, a: Columns, b: Columns, name
     """Every metric both models have, in every group: see module doc."""
     n = a[Stat.QUESTIONS].size
     columns, member = membership(groups, n)
-    weights = bootstrap_weights(n).astype(np.float64)
     sizes = member.sum(axis=0)
     out: list[Difference] = []
     for metric in bench.metrics:
@@ -99,7 +99,7 @@ def compare_pair(bench: Benchmark, groups: Mapping, a: Columns, b: Columns, name
         for key, cols in (("a", a), ("b", b)):
             sums = {s: cols[s] @ member for s in needed}
             point[key] = _figures(metric, sums)
-            boot[key] = _figures(metric, {s: weights @ (member * cols[s][:, None]) for s in needed})
+            boot[key] = _figures(metric, bootstrap_sums(cols, member, groups, set(needed)))
         resampled = boot["a"] - boot["b"]
         for j, (grouping, label) in enumerate(columns):
             figures = (point["a"][j], point["b"][j])

@@ -232,7 +232,7 @@ def cells(groups: Groups, n: int) -> tuple[np.ndarray, np.ndarray]:
     return order, np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]]) if n else np.zeros(0, dtype=np.int64)
 
 
-def _bootstrap_sums(
+def bootstrap_sums(
     stats: Mapping[Stat, np.ndarray],
     member: np.ndarray,
     groups: Groups,
@@ -289,7 +289,7 @@ def group_figures(
     with_ci = [m for m in measured if m.interval]
     resampled = reduce(
         with_ci,
-        _bootstrap_sums(stats, member, groups, {s for m in with_ci for s in (m.numerator, m.denominator)}, seed),
+        bootstrap_sums(stats, member, groups, {s for m in with_ci for s in (m.numerator, m.denominator)}, seed),
     )
     intervals = {name: _interval(samples) for name, samples in resampled.items()}
     out: dict[str, dict[str, dict]] = {}

@@ -101,3 +101,30 @@ def test_model_details_carry_provenance_and_history(compared, tmp_path):
     sizes = lb.group_sizes("scb")
     assert sum(sizes["type"].values()) == len(gold)
     assert lb.details("scb", "nope") is None and lb.last_updated("scb")
+
+
+def test_the_accuracy_interval_is_the_paired_bootstrap_of_the_public_weights(tmp_path):
+    """The interval is the percentiles of the two models' paired resampled differences, each
+    resample the public seed's counts: here computed by hand in integers."""
+    import numpy as np
+
+    from scoring.metrics import CI_PERCENTILES, bootstrap_weights
+
+    gold = small_gold()
+    lb = board(tmp_path / "data", write_gold(tmp_path / "gold.jsonl", gold))
+    files = {
+        "P": write_submission(tmp_path / "p.jsonl", gold, accuracy=0.8, seed=11),
+        "Q": write_submission(tmp_path / "q.jsonl", gold, accuracy=0.5, seed=12),
+    }
+    for model, path in files.items():
+        assert lb.submit("scb", path, form(model, "T"), ALICE).result is not None
+    (pairing,) = lb.compare("scb", [row_id(lb, "P"), row_id(lb, "Q")])
+    overall = next(d for d in pairing.differences if d.metric == "acc" and d.grouping == "overall")
+    rows = [q["question_id"] for q in gold]
+    order = [rows.index(k) for k in lb.golds.get("scb").keys]  # the compiled gold's row order
+    a = np.array(right_answers(files["P"], gold), dtype=np.int64)[order]
+    b = np.array(right_answers(files["Q"], gold), dtype=np.int64)[order]
+    weights = bootstrap_weights(len(gold)).astype(np.int64)
+    resampled = 100 * (weights @ a) / len(gold) - 100 * (weights @ b) / len(gold)
+    low, high = np.percentile(resampled, CI_PERCENTILES)
+    assert (overall.low, overall.high) == (pytest.approx(low, abs=1e-9), pytest.approx(high, abs=1e-9))

@@ -88,7 +88,7 @@ def test_resampled_sums_are_the_exact_sums_of_grid_values():
     codes = rng.integers(0, 3, n)
     groups = {"g": (["a", "b", "c"], codes)}
     _, member = metrics.membership(groups, n)
-    sums = metrics._bootstrap_sums(stats, member, groups, {Stat.IOU, Stat.CORRECT, Stat.QUESTIONS}, seed=11)
+    sums = metrics.bootstrap_sums(stats, member, groups, {Stat.IOU, Stat.CORRECT, Stat.QUESTIONS}, seed=11)
     weights = bootstrap_weights(n, seed=11)
     ious = stats[Stat.IOU].tolist()
     step = 2 ** (metrics.GRID_BITS - math.frexp(max(ious))[1])  # 24 significant bits of the largest
