@@ -277,3 +277,85 @@ def test_fast_and_per_line_agree_on_mutated_files(gold, fmt, mutations, bytes_cu
     with mock.patch.object(batch, "PROBE_LINES", probe):  # 4: the 15-line files are read past the probe
         assert_same(gold, content, bbox_format=fmt)
         assert_same(gold, content, bbox_format=fmt, check_box_format=True)
+
+
+@pytest.mark.parametrize("where", ["first", "last"])
+@pytest.mark.parametrize("odd", [b"null", b" null\t", b"[]", b'"scb-00000"', b"1", b"\r", b" \t"])
+def test_a_line_that_is_not_an_object_at_either_end(gold, where, odd):
+    """``null`` is not a blank line: both paths call it not an object (the per-line reader used to
+    skip it, as orjson's None looked like 'nothing decoded')."""
+    lines = [json.dumps(line).encode() for line in plain_lines(gold)]
+    lines = [odd, *lines] if where == "first" else [*lines, odd]
+    for ending in (b"", b"\n"):
+        content = b"\n".join(lines) + ending
+        result = assert_same(gold, content)
+        if odd.strip() not in (b"", b"\r"):
+            assert result[0] == "error" and ("not_object", len(lines) if where == "last" else 1) in [
+                issue[:2] for issue in result[1]
+            ]
+
+
+def test_limits_at_their_exact_boundaries(gold):
+    """A file exactly at each limit is read (by either path), one byte or line less is refused the same way."""
+    for ending in (b"\n", b""):
+        content = encode(plain_lines(gold)).removesuffix(b"\n") + ending
+        lines, longest = content.count(b"\n") + (ending == b""), max(map(len, content.split(b"\n")))
+        for delta in (-1, 0, 1):
+            assert_same(gold, content, limits=Limits(max_lines=lines + delta))
+            assert_same(gold, content, limits=Limits(max_bytes=len(content) + delta))
+            assert_same(gold, content, limits=Limits(max_line_bytes=longest + delta))
+
+
+NUMBER_SPELLINGS = [
+    "-0.0", "-0", "0", "5.0", "1e3", "1E2", "2.5e1", "1e-320", "1e308", "1e400", "9999999", "10000000",
+    "10000001", "123456789012345678", "1234567890123456789", "0.9999999999999999", "1000.0000000000001",
+    "true", "null", '"1"', "[1]", "{}", "NaN", "-Infinity",
+]  # fmt: skip
+ANSWER_SPELLINGS = [
+    '"A"', '"b"', '"(C)"', '" D "', '"B."', '"\\u0041"', '"\\t c\\n"', '"[a]"', '"E"', '""', '"\\uff21"',
+    '"\\u00a0B"', '"AB"', '"A                    "', "1", "null", '["A"]',
+]  # fmt: skip
+SAME_NUMBER_BOXES = ["[0, 1, -0.0, 30]", "[5, 1, 5.0, 30]", "[5, 1, 5e0, 30]", "[0.5, 1, 0.5000000000000001, 3]"]
+EXTRA_FIELDS = [
+    '"response": "The answer is B"', '"response": 3', '"polygon": null', '"bbox_format": null', '"mask": null',
+    '"question_id": "scb-99999"', '"answer": "E"', '"answer": "a"', '"bbox": [1, 2, 30, 40]', '"note": "\\ud800"',
+    '"note": {"a": [1, {"b": null}]}', '"n": 12345678901234567890', '"n": 1e999',
+]  # fmt: skip
+
+
+@st.composite
+def written_line(draw, key: str) -> bytes:
+    """A line for ``key`` as a team might write it, byte for byte: the id plain, escaped or
+    unknown, the answer in any spelling, a box in any JSON number spelling, duplicate keys, padding."""
+    ids = [json.dumps(key), '"' + "".join(f"\\u{ord(c):04x}" for c in key) + '"', json.dumps(f" {key}"), "385"]
+    fields = [f'"question_id": {draw(st.sampled_from(ids))}', f'"answer": {draw(st.sampled_from(ANSWER_SPELLINGS))}']
+    if draw(st.booleans()):  # the same number in two spellings: a degenerate box, or a tiny one
+        fields.append(f'"bbox": {draw(st.sampled_from(SAME_NUMBER_BOXES))}')
+    elif draw(st.booleans()):
+        numbers = st.one_of(
+            st.sampled_from(NUMBER_SPELLINGS), st.floats(0, 1000).map(repr), st.integers(0, 999).map(str)
+        )
+        fields.append(f'"bbox": [{", ".join(draw(st.lists(numbers, min_size=3, max_size=5)))}]')
+    fields += draw(st.lists(st.sampled_from(EXTRA_FIELDS), max_size=2))
+    pad = st.sampled_from(["", " ", "\t"])
+    return (draw(pad) + "{" + ", ".join(draw(st.permutations(fields))) + "}" + draw(pad)).encode()
+
+
+@FUZZ
+@given(data=st.data(), fmt=st.sampled_from(list(BOX_FORMATS)), ending=st.sampled_from([b"\n", b"\r\n", b"\r", b""]))
+def test_fast_and_per_line_agree_on_written_lines(gold, data, fmt, ending):
+    """Plain lines with a few written ones anywhere (the first and last lines included), in a file
+    ending with or without a newline, read past the probe."""
+    plain = plain_lines(gold, fmt)
+    keys, lines = [line["question_id"] for line in plain], [json.dumps(line).encode() for line in plain]
+    for _ in range(data.draw(st.integers(0, 3))):
+        key = data.draw(st.sampled_from(list(gold.keys)))
+        if key in keys and data.draw(st.booleans()):  # in place of that question's line, else a second line
+            del lines[keys.index(key)], keys[keys.index(key)]
+        k = data.draw(st.sampled_from([0, len(lines), data.draw(st.integers(0, len(lines)))]))
+        lines.insert(k, data.draw(written_line(key)))
+        keys.insert(k, key)
+    content = b"\n".join(line + (ending if ending != b"\n" and data.draw(st.booleans()) else b"") for line in lines)
+    content += data.draw(st.sampled_from([b"", b"\n"]))
+    with mock.patch.object(batch, "PROBE_LINES", 4):
+        assert_same(gold, content, bbox_format=fmt, check_box_format=data.draw(st.booleans()))

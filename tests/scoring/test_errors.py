@@ -45,6 +45,7 @@ SCB_CASES = {
     "json_decode_trailing_comma": (['{"question_id": "q1", "answer": "A",}'], [("json_decode", 1)]),
     "json_decode_deep_nesting": (["[" * 100_000 + "]" * 100_000], [("json_decode", 1)]),
     "not_object": ([OK, "[1, 2]", '"q2"', "3"], [("not_object", 2), ("not_object", 3), ("not_object", 4)]),
+    "not_object_null": ([OK, "null", " null "], [("not_object", 2), ("not_object", 3)]),  # not a blank line
     "missing_question_id": ([OK, '{"answer": "B"}'], [("missing_question_id", 2)]),
     "unknown_question_id": (
         [
