@@ -89,17 +89,18 @@ def compare_pair(bench: Benchmark, groups: Mapping, a: Columns, b: Columns, name
     n = a[Stat.QUESTIONS].size
     columns, member = membership(groups, n)
     sizes = member.sum(axis=0)
+    metrics = [m for m in bench.metrics if all(s in a and s in b for s in (m.numerator, m.denominator))]
+    wanted = {s for m in metrics for s in (m.numerator, m.denominator)}
+    resampled_sums = {key: bootstrap_sums(cols, member, groups, wanted) for key, cols in (("a", a), ("b", b))}
     out: list[Difference] = []
-    for metric in bench.metrics:
+    for metric in metrics:
         needed = (metric.numerator, metric.denominator)
-        if not all(s in a and s in b for s in needed):
-            continue
         point = {}
         boot = {}
         for key, cols in (("a", a), ("b", b)):
             sums = {s: cols[s] @ member for s in needed}
             point[key] = _figures(metric, sums)
-            boot[key] = _figures(metric, bootstrap_sums(cols, member, groups, set(needed)))
+            boot[key] = _figures(metric, resampled_sums[key])
         resampled = boot["a"] - boot["b"]
         for j, (grouping, label) in enumerate(columns):
             figures = (point["a"][j], point["b"][j])
