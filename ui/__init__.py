@@ -19,7 +19,7 @@ from ui.about import AboutFiles, AboutTab
 from ui.admin import AdminTab, Maintainers
 from ui.auth import Auth
 from ui.baked import PageBaker, attach, baker_of
-from ui.board import BoardPages, BoardTab, Redraw
+from ui.board import EMPTY_BOARD, BoardPages, BoardTab, Redraw
 from ui.compare import CompareTab, Comparisons
 from ui.downloads import Downloads
 from ui.jobs import REFRESH_AT_LEAST_EVERY
@@ -58,9 +58,7 @@ def build_app(leaderboard: Leaderboard | PublishedLeaderboard, settings: UiSetti
         use_real_oauth(settings)
     auth = Auth(settings)
     downloads = Downloads()
-    pages = BoardPages(
-        leaderboard, downloads, **({"empty_board": reader_empty_board(settings)} if settings.reader else {})
-    )
+    pages = BoardPages(leaderboard, downloads, reader_empty_board(settings) if settings.reader else EMPTY_BOARD)
     with gr.Blocks(title=TITLE, fill_width=True) as page:
         if settings.reader:
             reader_note(settings)
