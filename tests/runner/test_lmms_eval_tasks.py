@@ -85,8 +85,8 @@ def test_scb_stage2_grounds_the_image_stage1_chose(scb_case, tmp_path, monkeypat
     assert scb.chosen_letters(str(samples)) == {0: "B", 1: None, 2: "D"}
     picked = scb.stage2_visual(rows[0])[0]
     expected = int(rows[0]["options"][1]["image_id"][4:])
-    from io import BytesIO
     import base64
+    from io import BytesIO
 
     buffer = BytesIO()
     picked.save(buffer, format="PNG")
