@@ -9,7 +9,8 @@ from leaderboard.exports import kviscuit_markdown, kviscuit_paper, scb_official
 
 SELF_REPORT = json.loads(
     """{"model": "YourModel-7B", "group": "Open", "t1_acc": 0.0, "t1_miou": 0.0, "t2_acc": 0.0, "t2_miou": 0.0,
-     "t3_acc": 0.0, "t3_miou": 0.0, "acc": 0.0, "miou": 0.0, "paper_or_repo": "https://...", "contact": "you@example.org"}"""
+     "t3_acc": 0.0, "t3_miou": 0.0, "acc": 0.0, "miou": 0.0, "paper_or_repo": "https://...",
+     "contact": "you@example.org"}"""
 )
 """The SCB site's submission template (index.html "Submit"), as published."""
 

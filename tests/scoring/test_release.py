@@ -60,8 +60,8 @@ def twins(tmp_path: Path, n: int = 8) -> tuple[Path, Path]:
                 "scores": scores,
             }
         )
-    from pycocotools import mask as coco_mask
     import numpy as np
+    from pycocotools import mask as coco_mask
 
     coco = {"images": [], "annotations": []}
     for i, rec in enumerate(gold):
