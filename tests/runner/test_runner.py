@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from runner.cli import main
+from runner.fake_endpoint import FakeOpenAI
 from tests.runner.conftest import LETTERS, images_of, write_image
-from tests.support.fake_openai import FakeOpenAI
 from tests.support.scoring import SHARED_DATA
 
 REPO = Path(__file__).resolve().parents[2]
@@ -205,3 +205,15 @@ def test_kviscuit_run_scores_through_the_scoring_cli(tmp_path):
     )
     right = sum(1 for r in rows[:40] if r["answer"] < 2)
     assert json.loads(score.stdout)["overall"]["acc"] == pytest.approx(100 * right / 657)
+
+
+def test_the_toy_endpoint_answers_both_stages_in_the_asked_format(scb_case, tmp_path):
+    """``python -m runner.fake_endpoint``'s model: a letter for a choice, a box for stage 2."""
+    _, questions, images, _ = scb_case
+    out = tmp_path / "p.jsonl"
+    with FakeOpenAI() as fake:
+        assert run_scb(fake, questions, images, out, "--grounding-format", "gemini") == 0
+    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    assert all(x["response"].startswith("The answer is ") for x in lines)
+    assert all(json.loads(x["grounding_response"])[0]["box_2d"] for x in lines)
+    assert {x["grounding_format"] for x in lines} == {"gemini"}

@@ -1,12 +1,17 @@
-"""A local OpenAI-compatible chat endpoint for the runner's tests (127.0.0.1, a free port).
+"""A toy OpenAI-compatible chat endpoint on 127.0.0.1: try the runner end to end on one machine
+with no model (``python -m runner.fake_endpoint --port 8000``), and the runner's own tests.
 
-It answers ``POST /v1/chat/completions`` with whatever ``reply(messages)`` returns, records every
-request, and can fail on purpose: ``faults`` is a list of HTTP statuses returned, in order, before
-real answers (429 carries ``Retry-After: 0``), so the client's retries are exercised.
+It answers ``POST /v1/chat/completions`` with whatever ``reply(messages)`` returns (by default
+:func:`toy_reply`: a letter drawn from a hash of the request, and a box in the format the
+grounding prompt asks for), records every request, and can fail on purpose: ``faults`` is a list
+of HTTP statuses returned, in order, before real answers (429 carries ``Retry-After: 0``).
 """
 
 from __future__ import annotations
 
+import argparse
+import contextlib
+import hashlib
 import json
 import threading
 import time
@@ -14,8 +19,35 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
+def _digest(messages: list[dict]) -> bytes:
+    return hashlib.sha256(json.dumps(messages, sort_keys=True).encode("utf-8")).digest()
+
+
+def toy_reply(messages: list[dict]) -> str:
+    """A stand-in model: a stable letter per request; in stage 2, a box as the prompt asks for it."""
+    content = messages[-1]["content"]
+    parts = content if isinstance(content, list) else [{"type": "text", "text": content}]
+    prompt = " ".join(p.get("text", "") for p in parts if p.get("type") == "text")
+    images = sum(p.get("type") == "image_url" for p in parts)
+    digest = _digest(messages)
+    letter = "ABCD"[digest[0] % 4]
+    if images != 1 or "A. " in prompt:  # a choice: SCB stage 1, or K-Viscuit's lettered options
+        return f"The answer is {letter}."
+    if "box_2d" in prompt:
+        return json.dumps([{"box_2d": [200, 150, 800, 700], "label": "artifact"}])
+    if "bbox" in prompt and "JSON" in prompt:
+        return json.dumps([{"bbox_2d": [40, 30, 200, 160], "label": "artifact"}])
+    return "[0.15, 0.2, 0.7, 0.8]"
+
+
 class FakeOpenAI:
-    def __init__(self, reply: Callable[[list[dict]], str], faults: list[int] | None = None, delay: float = 0.0) -> None:
+    def __init__(
+        self,
+        reply: Callable[[list[dict]], str] = toy_reply,
+        faults: list[int] | None = None,
+        delay: float = 0.0,
+        port: int = 0,
+    ) -> None:
         self.reply = reply
         self.faults = list(faults or [])
         self.delay = delay
@@ -24,7 +56,7 @@ class FakeOpenAI:
         self.in_flight = 0
         self.max_in_flight = 0
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), self._handler())
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
     @property
@@ -95,3 +127,20 @@ class FakeOpenAI:
                         fake.in_flight -= 1
 
         return Handler
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m runner.fake_endpoint", description="a toy OpenAI-compatible endpoint"
+    )
+    parser.add_argument("--port", type=int, default=8000)
+    args = parser.parse_args(argv)
+    with FakeOpenAI(port=args.port) as fake:
+        print(f"serving a toy model at {fake.base_url} (Ctrl-C to stop)", flush=True)
+        with contextlib.suppress(KeyboardInterrupt):
+            threading.Event().wait()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
