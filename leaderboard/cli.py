@@ -38,7 +38,12 @@ def _parser() -> argparse.ArgumentParser:
     gold = sub.add_parser("gold", help="gold versions").add_subparsers(dest="gold_command", required=True)
     add = gold.add_parser("add", help="validate a gold file and stage it (current after the rescore)")
     add.add_argument("--benchmark", required=True, choices=list(BENCHMARKS))
-    add.add_argument("--file", required=True, type=Path)
+    add.add_argument(
+        "--file",
+        required=True,
+        type=Path,
+        help="JSONL, Parquet or COCO JSON; for SCB also the release folder (scoring/release.py)",
+    )
     add.add_argument("--by", default="maintainer")
     add.add_argument(
         "--confirm", action="store_true", help="accept a change of the question set or of group sizes (listed first)"

@@ -27,6 +27,7 @@ from pathlib import Path
 from scoring import Gold, get_benchmark, load_gold
 from scoring.cache import GoldCache
 from scoring.goldcheck import GoldChanges, check_labels, compare
+from scoring.release import is_release, release_jsonl
 from store import layout
 from store.base import NotFound, Store
 from store.layout import GoldFile
@@ -82,7 +83,7 @@ class GoldRegistry:
         case nothing is stored. Adding the current version again while another is staged
         withdraws the staged one.
         """
-        suffix = path.suffix.lower()
+        suffix = ".jsonl" if is_release(path) else path.suffix.lower()
         if suffix not in GOLD_SUFFIXES:
             raise ValueError(f"gold must be one of {', '.join(GOLD_SUFFIXES)}, got {path.name!r}")
         gold = load_gold(benchmark, path)
@@ -98,7 +99,7 @@ class GoldRegistry:
             return GoldUpdate(staged, staged=True, changes=changes)
         if changes is not None and changes.needs_confirmation and not confirm:
             raise UnconfirmedGold(benchmark, changes)
-        data = path.read_bytes()
+        data = release_jsonl(path) if is_release(path) else path.read_bytes()  # a release folder: kept as JSONL
         file = GoldFile(benchmark, gold.version, suffix).path
         now = datetime.now(UTC).isoformat()
         previous = current.version if current else ""

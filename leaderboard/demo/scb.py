@@ -165,13 +165,60 @@ def scb_gold(seed: int = 0, sizes: tuple[int, int, int] = SCB_TYPE_SIZES) -> lis
                 "segmentation": polygons_to_rle(polygons, width, height) if as_rle[i] else polygons,
             }
         )
-    return [records[i] for i in rng.permutation(n)]
+    shuffled = [records[i] for i in rng.permutation(n)]
+    return with_options(shuffled, np.random.default_rng([seed, 1]))
+
+
+GROUNDING_PROMPT = "Locate the artifact in the image."
+"""SCB's stage-2 prompt (the paper)."""
+
+
+def _decoy_pool(record: Record, records: Sequence[Record]) -> list[int]:
+    """Where a question's decoys come from, as in the benchmark: type 1 the same country and
+    category (other concepts), type 2 other countries' same category, type 3 either."""
+    same_category = [j for j, r in enumerate(records) if r["category"] == record["category"]]
+    others = [j for j in same_category if records[j]["concept"] != record["concept"]]
+    if record["type"] == 1:
+        pool = [j for j in others if records[j]["country"] == record["country"]]
+    elif record["type"] == 2:
+        pool = [j for j in others if records[j]["country"] != record["country"]]
+    else:
+        pool = others
+    return pool if len(pool) >= 3 else others
+
+
+def with_options(records: list[Record], rng: np.random.Generator) -> list[Record]:
+    """The records with their public question, grounding prompt and four option images: the
+    answer's option is the record's gold image, the decoys are other questions' gold images with
+    their real sizes (so no id pattern or size names the answer). Drawn from their own generator:
+    answers and masks are those of the records as given."""
+    pools: dict[tuple, list[int]] = {}
+    out = []
+    for record in records:
+        key = (record["type"], record["country"], record["category"], record["concept"])
+        pool = pools.setdefault(key, _decoy_pool(record, records))
+        decoys = iter(records[j] for j in rng.choice(pool, 3, replace=False))
+        options = []
+        for letter in LETTERS:
+            image = record if letter == record["answer"] else next(decoys)
+            options.append(
+                {
+                    "image_id": image["image_id"],
+                    "width": image["width"],
+                    "height": image["height"],
+                    "url": f"images/{image['image_id']}.png",
+                }
+            )
+        question = f"Which of these images shows {record['concept']} ({record['country']} {record['category']})?"
+        out.append(record | {"question": question, "grounding_prompt": GROUNDING_PROMPT, "options": options})
+    return out
 
 
 def scb_questions(gold: Iterable[Record]) -> list[Record]:
-    """The public side of an SCB gold: no answer, no geometry, no image size."""
-    keys = ("question_id", "type", "country", "category", "concept")
-    return [{k: r[k] for k in keys} for r in gold]
+    """The public side of an SCB gold: no answer, no geometry, no gold image id or size; the
+    question, the prompt and the four option images as a team receives them."""
+    keys = ("question_id", "type", "country", "category", "concept", "question", "grounding_prompt", "options")
+    return [{k: r[k] for k in keys if k in r} for r in gold]
 
 
 # --------------------------------------------------------------------------- submissions
@@ -285,6 +332,24 @@ def _grounding(rng: np.random.Generator, record: Record, grounding: str, box_for
     return {"bbox": format_box(box, width, height, box_format)}
 
 
+def _in_answered_frame(record: Record, letter: str) -> Record:
+    """The record as a model answering ``letter`` grounds it: on a wrong answer, the gold region
+    scaled onto the chosen image (its box is checked against that image's public size)."""
+    options = record.get("options")
+    if not options or letter == record["answer"]:
+        return record
+    chosen = options[LETTERS.index(letter)]
+    sx, sy = chosen["width"] / record["width"], chosen["height"] / record["height"]
+    w, h = chosen["width"], chosen["height"]
+    seg = record["segmentation"]
+    if isinstance(seg, dict):  # an RLE gold stays an RLE (its lines get boxes, not polygons)
+        x1, y1, x2, y2 = gold_bbox(record)
+        box = [[x1 * sx, y1 * sy, x2 * sx, y1 * sy, x2 * sx, y2 * sy, x1 * sx, y2 * sy]]
+        return record | {"width": w, "height": h, "segmentation": polygons_to_rle(box, w, h)}
+    scaled = [[v * (sx if k % 2 == 0 else sy) for k, v in enumerate(part)] for part in seg]
+    return record | {"width": w, "height": h, "segmentation": scaled}
+
+
 def scb_submission(
     gold: Sequence[Record],
     accuracy: float,
@@ -309,7 +374,7 @@ def scb_submission(
         {
             "question_id": r["question_id"],
             "answer": letter,
-            **_grounding(rng, r, grounding, box_format),
+            **_grounding(rng, _in_answered_frame(r, letter), grounding, box_format),
         }
         for r, letter in zip(gold, letters)
     ]

@@ -36,6 +36,7 @@ from scoring.geometry import (
     scale_polygons,
 )
 from scoring.gold import Gold, content_version, group_codes, read_records
+from scoring.release import is_release, release_rows
 
 COUNTRIES = ("Cambodia", "Indonesia", "Malaysia", "Myanmar", "Philippines", "Thailand", "Vietnam")
 CATEGORIES = ("celebration", "dance", "game", "music", "wedding")
@@ -152,6 +153,8 @@ PROMPT_FIELDS = ("question", "grounding_prompt")
 
 
 def _raw_rows(path: Path) -> list[dict]:
+    if is_release(path):  # the authors' release shape: MCQ records, image list, COCO masks
+        return release_rows(Path(path))
     rows = read_records(path)
     if len(rows) == 1 and isinstance(rows[0], dict) and "images" in rows[0] and "annotations" in rows[0]:
         rows = _from_coco(rows[0], Path(path))

@@ -128,17 +128,50 @@ def test_scb_gold_shape(gold: list[dict]) -> None:
         "answer",
         "image_id",
     }
+    public = {"question", "grounding_prompt", "options"}
     for r in gold:
-        assert keys | {"width", "height", "segmentation"} == r.keys()
+        assert keys | {"width", "height", "segmentation"} | public == r.keys()
         assert 240 <= r["width"] <= 2400 and 240 <= r["height"] <= 2400
         assert r["concept"]
+
+
+def test_scb_decoys_are_other_questions_gold_images(gold: list[dict]) -> None:
+    """As in the benchmark (and the shared synthetic gold): the answer's option is the gold image,
+    each decoy another question's gold image with its real size, so neither an id pattern nor a
+    size names the answer; type 1 decoys share the country, type 2 decoys do not."""
+    images = {r["image_id"]: (r["width"], r["height"], r["country"]) for r in gold}
+    for r in gold:
+        options = r["options"]
+        assert len(options) == 4 and len({o["image_id"] for o in options}) == 4
+        answer = options["ABCD".index(r["answer"])]
+        assert (answer["image_id"], answer["width"], answer["height"]) == (r["image_id"], r["width"], r["height"])
+        for o in options:
+            assert o["image_id"] in images and (o["width"], o["height"]) == images[o["image_id"]][:2]
+        countries = {images[o["image_id"]][2] for o in options if o is not answer}
+        if r["type"] == 1:
+            assert countries == {r["country"]}
+        elif r["type"] == 2:
+            assert r["country"] not in countries
+    # sizes say nothing: "the largest image" is the answer about as often as chance (25 %)
+    largest = sum(max(r["options"], key=lambda o: o["width"] * o["height"])["image_id"] == r["image_id"] for r in gold)
+    assert 0.20 < largest / len(gold) < 0.30
 
 
 def test_scb_questions_are_public(gold: list[dict]) -> None:
     questions = demo.scb_questions(gold)
     assert [q["question_id"] for q in questions] == [r["question_id"] for r in gold]
     for q in questions:
-        assert q.keys() == {"question_id", "type", "country", "category", "concept"}
+        assert q.keys() == {
+            "question_id",
+            "type",
+            "country",
+            "category",
+            "concept",
+            "question",
+            "grounding_prompt",
+            "options",
+        }
+        assert not {"answer", "image_id", "width", "height", "segmentation"} & q.keys()
 
 
 def test_polygons_inside_valid_sensible(gold: list[dict]) -> None:
@@ -240,7 +273,7 @@ def test_scb_submission_missing_and_response(gold: list[dict]) -> None:
 def test_boxes_valid_in_range(gold: list[dict], fmt: str, grounding: str) -> None:
     by_id = {r["question_id"]: r for r in gold}
     for line in demo.scb_submission(gold, 0.5, grounding, seed=11, box_format=fmt):
-        r = by_id[line["question_id"]]
+        r = _answered_image(by_id[line["question_id"]], line["answer"])  # a box is in the image it answers
         box = line["bbox"]
         assert len(box) == 4
         if fmt == "xywh":
@@ -270,6 +303,12 @@ def test_box_iou_good_vs_poor(gold: list[dict], fmt: str) -> None:
     assert sum(v < 0.5 for v in poor_iou) / len(poor_iou) > 0.95
 
 
+def _answered_image(record: dict, letter: str) -> dict:
+    """The size of the image a line answers: the gold image, or the decoy it chose."""
+    option = record["options"]["ABCD".index(letter)]
+    return record | {"width": option["width"], "height": option["height"]}
+
+
 def test_polygon_grounding(gold: list[dict]) -> None:
     by_id = {r["question_id"]: r for r in gold}
     lines = demo.scb_submission(gold, 0.7, "polygon", seed=3)
@@ -282,10 +321,13 @@ def test_polygon_grounding(gold: list[dict]) -> None:
         assert "bbox" not in line
         parts = line["polygon"]
         assert len(parts) == len(r["segmentation"])
+        frame = _answered_image(r, line["answer"])
         for part in parts:
             assert len(part) >= 6 and len(part) % 2 == 0
-            assert all(0 <= v <= r["width"] for v in part[0::2])
-            assert all(0 <= v <= r["height"] for v in part[1::2])
+            assert all(0 <= v <= frame["width"] for v in part[0::2])
+            assert all(0 <= v <= frame["height"] for v in part[1::2])
+        if line["answer"] != r["answer"]:
+            continue  # a wrong answer's grounding is not scored (SPEC)
         pred = mask_utils.merge(mask_utils.frPyObjects(parts, r["height"], r["width"]))
         ious.append(float(mask_utils.iou([pred], [_gold_rle(r)], [0])[0, 0]))
     assert sum(v >= 0.5 for v in ious) / len(ious) > 0.9

@@ -1,0 +1,81 @@
+"""Exports in the benchmarks' own sites' shapes, field for field (the SCB site's self-report JSON
+and ``data/leaderboard.js`` rows; the K-Viscuit paper's Tables 2 and 3)."""
+
+from __future__ import annotations
+
+import json
+
+from leaderboard.exports import kviscuit_markdown, kviscuit_paper, scb_official
+
+SELF_REPORT = json.loads(
+    """{"model": "YourModel-7B", "group": "Open", "t1_acc": 0.0, "t1_miou": 0.0, "t2_acc": 0.0, "t2_miou": 0.0,
+     "t3_acc": 0.0, "t3_miou": 0.0, "acc": 0.0, "miou": 0.0, "paper_or_repo": "https://...",
+     "contact": "you@example.org"}"""
+)
+"""The SCB site's submission template (index.html "Submit"), as published."""
+
+SITE_ROW = json.loads(
+    """{"model": "GPT-o3", "group": "Closed", "t1_acc": 73.69, "t1_miou": 31.10, "t2_acc": 91.13, "t2_miou": 32.50,
+     "t3_acc": 88.23, "t3_miou": 31.69, "acc": 85.15, "miou": 31.78, "date": "2025-11",
+     "source": "https://aclanthology.org/2025.emnlp-main.1131/"}"""
+)
+"""A row of the SCB site's data/leaderboard.js, as published."""
+
+
+def gpt_o3_result() -> dict:
+    """GPT-o3's published figures (SCB Table 2) as our stored result record, at full precision."""
+    return {
+        "benchmark": "scb",
+        "overall": {"acc": 2706 / 3178 * 100, "miou": 31.7812, "acc_ci": [84.0, 86.2]},
+        "type": {
+            "1": {"acc": 619 / 840 * 100, "miou": 31.1021},
+            "2": {"acc": 760 / 834 * 100, "miou": 32.4988},
+            "3": {"acc": 1327 / 1504 * 100, "miou": 31.6901},
+        },
+        "country": {"Vietnam": {"acc": 80.0}},
+    }
+
+
+def test_scb_export_has_every_field_of_the_site_template_and_row():
+    out = scb_official(
+        gpt_o3_result(),
+        model="GPT-o3",
+        model_type="closed",
+        date="2025-11-03T10:00:00Z",
+        source="https://leaderboard.example/?bench=scb&model=abc123",
+        paper_or_repo="https://aclanthology.org/2025.emnlp-main.1131/",
+        contact="team@example.org",
+    )
+    assert set(SELF_REPORT) <= set(out) and set(SITE_ROW) <= set(out)
+    assert set(out) == set(SELF_REPORT) | set(SITE_ROW)
+    for key in SITE_ROW:
+        if key != "source":
+            assert out[key] == SITE_ROW[key], key
+    assert out["source"].endswith("model=abc123")
+    assert all(type(out[k]) is type(SELF_REPORT[k]) for k in SELF_REPORT)
+
+
+def test_scb_export_writes_null_miou_for_a_model_without_grounding():
+    result = {"overall": {"acc": 10.0, "miou": None}, "type": {t: {"acc": 10.0, "miou": None} for t in "123"}}
+    out = scb_official(result, model="M", model_type="open", date="2026-12-01", source="s")
+    assert out["miou"] is None and out["t2_miou"] is None and out["group"] == "Open"
+    assert json.loads(json.dumps(out))["miou"] is None
+
+
+def test_kviscuit_export_follows_the_papers_tables():
+    # LLaVA-1.6-13B (SPEC "Parity"): 128 of 237 type-1 and 247 of 420 type-2 questions
+    result = {
+        "overall": {"acc": 375 / 657 * 100},
+        "type": {"1": {"acc": 128 / 237 * 100}, "2": {"acc": 247 / 420 * 100}},
+        "category": {"GamePlayPerformance": {"acc": 50.0}, "Food": {"acc": 60.0}},
+    }
+    paper = kviscuit_paper(result, model="LLaVA-1.6-13B", source="s")
+    assert paper["table2"] == {"Visual Recognition": 54.01, "Visual Reasoning": 58.81, "Overall": 57.08}
+    assert list(paper["table3"]) == [
+        "Food", "Beverage", "Game", "Celebrations", "Religion", "Tool", "Clothes", "Heritage", "Architecture",
+        "Agriculture",
+    ]  # fmt: skip
+    assert paper["table3"]["Game"] == 50.0 and paper["table3"]["Beverage"] is None
+    table = kviscuit_markdown(paper).splitlines()
+    assert table[0].startswith("| Model | Visual Recognition | Visual Reasoning | Overall | Food |")
+    assert table[2].startswith("| LLaVA-1.6-13B | 54.01 | 58.81 | 57.08 | 60.00 | - |")
