@@ -43,13 +43,14 @@ from store.records import HOLD_REASON, CorruptRecord, Moderation, Publication, S
 from submissions import lifecycle
 from submissions.answer import SubmitAnswer
 from submissions.catalog import Catalog, SubmissionState
+from submissions.disclosure import NOTHING, Disclosure, classify, disclose, viewer_of
 from submissions.feedback import Feedback
 from submissions.intake import Intake, Progress
 from submissions.probes import ProbeDetector, ProbeFlag
 from submissions.quotas import QuotaPolicy, QuotaStatus
 from submissions.records import Identity, Status, SubmissionForm, check_reveal_date
 from submissions.seeds import StoredSeeds
-from submissions.teams import Team, Teams, is_member, name_key, state_key
+from submissions.teams import Team, Teams, is_member, name_key, rightful, state_key
 
 log = logging.getLogger(__name__)
 DEMO_USER = Identity("demo", is_maintainer=True, source="local")
@@ -283,34 +284,48 @@ class Leaderboard:
 
     # ---- model pages and comparisons (aggregates only) ----
     def details(self, benchmark: str, row_id: str) -> ModelDetails | None:
-        """A board row's page: its figures, provenance and the history of its (team, model)."""
+        """A board row's page as anyone may see it: its figures, provenance and the history of its
+        (team, model), each entry through the disclosure rule for a visitor (an anonymous row
+        has no history: its other entries would name it)."""
         row = self.board(benchmark).row(row_id)
         if row is None:
             return None
         info = self.golds.info(benchmark)
         state = self.catalog.get(row.submission_id) if row.submission_id else None
-        key = (row.team.casefold(), row.model.casefold())
-        mine = [
-            s for s in self.catalog.all(benchmark)
-            if not s.hidden and (s.meta.team.casefold(), s.meta.model.casefold()) == key and row.source == SCORED_SOURCE
-        ]  # fmt: skip
+        shown = self.disclosure(None, state) if state is not None else NOTHING
         primary = get_benchmark(benchmark).primary_metric
         history = []
-        for s in sorted(mine, key=lambda s: s.meta.submitted_at, reverse=True):
-            result = s.latest_result(info.version) if info else None
-            figure = result.overall.get(primary) if result else None
-            history.append(HistoryEntry(s.meta.id, s.meta.submitted_at, self.status(s).value, figure,
-                                        s.meta.id == row.submission_id))  # fmt: skip
+        if shown.shows("submission_id"):
+            first = self.teams.first_users()
+            same = [s for s in self.catalog.all(benchmark) if self._same_row(s.meta.id, state) and rightful(s, first)]
+            for s in sorted(same, key=lambda s: s.meta.submitted_at, reverse=True):
+                d = self.disclosure(None, s)
+                if not d.shows("submission_id"):
+                    continue
+                result = s.latest_result(info.version) if info and d.shows("figures") else None
+                figure = result.overall.get(primary) if result else None
+                history.append(HistoryEntry(s.meta.id, s.meta.submitted_at, self.status(s).value, figure,
+                                            s.meta.id == row.submission_id))  # fmt: skip
         figures = row.figures
         return ModelDetails(
             benchmark,
             row,
-            state.meta.description if state else "",
-            state.meta.bbox_format if state else "",
+            state.meta.description if shown.shows("description") else "",
+            state.meta.bbox_format if shown.shows("bbox_format") else "",
             str(figures.get("gold_version", "")),
             str(figures.get("scorer_version", "")),
             tuple(history),
         )
+
+    def disclosure(self, identity: Identity | None, state: SubmissionState) -> Disclosure:
+        """What ``identity`` (None: a visitor) may see of ``state``: the one rule of
+        submissions.disclosure, on the entry's state today under the feedback policy."""
+        info = self.golds.info(state.meta.benchmark)
+        entry = classify(state, self.feedback, info.version if info else None, _today())
+        of_team = identity is not None and (
+            state.meta.submitter == identity.username or self.is_member(identity, state)
+        )
+        return disclose(viewer_of(identity, of_team), entry)
 
     def group_sizes(self, benchmark: str) -> dict[str, dict[str, int]]:
         """Questions per group of the current gold (public: the question list carries the groups)."""
@@ -679,13 +694,14 @@ class Leaderboard:
     def entry(self, identity: Identity, submission_id: str) -> Entry | None:
         """The team's view of one submission; None if it does not exist or ``identity`` may not see it."""
         state = self.catalog.get(submission_id)
-        if state is None or not self.may_see(identity, state):
+        shown = self.disclosure(identity, state) if state is not None else NOTHING
+        if not shown.shows("visibility"):  # only its team and maintainers have the team's view of it
             return None
         info = self.golds.info(state.meta.benchmark)
         gold = info.version if info else ""
         rows = self.board(state.meta.benchmark).rows
         row = next((r.submission_id for r in rows if r.submission_id and self._same_row(r.submission_id, state)), None)
-        result = self.result_for_submitter(state)  # None when withheld (the Ladder rule) or held
+        result = state.latest_result(gold) if info and shown.shows("figures") else None  # not when withheld or held
         return Entry(state, self.status(state), result, self.rank_of(state.meta.benchmark, submission_id), row, gold)
 
     def _same_row(self, submission_id: str, state: SubmissionState) -> bool:
