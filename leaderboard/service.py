@@ -18,7 +18,6 @@ import logging
 import tempfile
 import threading
 import time
-from collections import OrderedDict
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -32,7 +31,7 @@ from leaderboard.publish import publish
 from leaderboard.table import SCORED_SOURCE, Board, BoardRow, baseline_rows, ranks, scored_rows
 from scoring import BENCHMARKS, SCORER_VERSION, Gold, Limits
 from scoring.benchmarks import get_benchmark, load_plugins
-from scoring.engine import ResultRecord, UnparsedLine, question_columns, validate_file
+from scoring.engine import ResultRecord, UnparsedLine
 from scoring.errors import Issue
 from store import layout
 from store.base import AlreadyExists, NotFound, Store, StoreHealth
@@ -149,7 +148,6 @@ class Leaderboard:
         )
         self.probes = ProbeDetector(lambda s: self.store.read("submissions", layout.raw(s.meta.benchmark, s.meta.id)))
         self._boards: dict[str, tuple[tuple, Board]] = {}
-        self._columns: OrderedDict[tuple[str, str], dict] = OrderedDict()  # per-question columns, server-side only
         self._lock = threading.Lock()
         self._publishing = threading.Lock()  # one publication check-and-write at a time (the ration)
         self._unpublished: set[str] = set()
@@ -345,44 +343,23 @@ class Leaderboard:
         return max(times, default="")
 
     def compare(self, benchmark: str, row_ids: list[str]) -> tuple[Pairing, ...]:
-        """The first row against each other one (2-4 rows scored here on the current gold), from
-        per-question correctness recomputed here and never returned; ValueError says what is wrong."""
+        """The first row against each other one (2-4 rows scored here), from the rows' published
+        figures only (leaderboard.compare: it discloses nothing the rows do not); ValueError
+        says what is wrong."""
         if not MIN_MODELS <= len(row_ids) <= MAX_MODELS:
             raise ValueError(f"pick {MIN_MODELS} to {MAX_MODELS} models to compare, not {len(row_ids)}")
         board = self.board(benchmark)
-        info = self.golds.info(benchmark)
-        if info is None:
+        if self.golds.info(benchmark) is None:
             raise ValueError(f"{benchmark} has no gold yet: nothing is scored here to compare")
-        models = []
+        rows = []
         for row_id in row_ids:
             row = board.row(row_id)
             if row is None:
                 raise ValueError(f"no row {row_id!r} on the {benchmark} board")
             if row.source != SCORED_SOURCE:
-                raise ValueError(f"{row.model} is a paper's published row: it has no per-question answers to compare")
-            models.append((f"{row.model} ({row.team})", self._question_columns(benchmark, row.submission_id, info)))
-        gold = self.golds.compiled(info)
-        return compare(get_benchmark(benchmark), gold.groups, models)
-
-    def _question_columns(self, benchmark: str, submission_id: str, info: GoldInfo) -> dict:
-        """Per-question columns of a submission on the current gold, recomputed from its stored
-        upload (the stored result holds aggregates only) and kept for the last 32 asked."""
-        key = (submission_id, info.version)
-        with self._lock:
-            if key in self._columns:
-                self._columns.move_to_end(key)
-                return self._columns[key]
-        state = self.catalog.get(submission_id)
-        gold = self.golds.compiled(info)
-        raw = self.store.read("submissions", layout.raw(benchmark, submission_id))
-        predictions = validate_file(get_benchmark(benchmark), gold, raw, bbox_format=state.meta.bbox_format,
-                                    limits=self.limits)  # fmt: skip
-        columns = question_columns(benchmark, gold, predictions)
-        with self._lock:
-            self._columns[key] = columns
-            while len(self._columns) > 32:
-                self._columns.popitem(last=False)
-        return columns
+                raise ValueError(f"{row.model} is a paper's published row: it has no intervals to compare")
+            rows.append((f"{row.model} ({row.team})", row.figures))
+        return compare(get_benchmark(benchmark), rows)
 
     # ---- integrity: feedback policy and probe detection (docs/integrity.md) ----
     def result_for_submitter(self, state: SubmissionState) -> ResultRecord | None:
