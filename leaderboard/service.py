@@ -222,6 +222,8 @@ class Leaderboard:
         if answer.result is None:
             return answer
         state = self.catalog.get(answer.submission_id)
+        if state is not None and not self.disclosure(identity, state).shows("figures"):  # the one rule decides
+            return answer.withheld("Scored and kept; its figures are not shown to you (About, Integrity).")
         if state is not None and not state.public:  # the team publishes it when it chooses (docs/teams.md)
             note = " Private: only your team sees it; publish it from My submissions (or /publish) to show it."
             answer = replace(answer, message=answer.message + note)
