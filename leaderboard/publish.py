@@ -15,6 +15,7 @@ two markers: text a maintainer writes outside them, and front-matter keys they a
 from __future__ import annotations
 
 import json
+import logging
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ from store import layout
 from store.base import NotFound, Store
 from store.golds import GoldInfo
 
+log = logging.getLogger(__name__)
 CARD_PATH = "README.md"
 BEGIN = "<!-- BEGIN GENERATED: rewritten on every publish; write your own text outside these markers -->"
 END = "<!-- END GENERATED -->"
@@ -332,7 +334,8 @@ def publish(
     folder); ``gold`` and ``group_sizes``: the board's current gold and its questions per group."""
     ids = [r.row_id for r in rows]
     if len(set(ids)) != len(ids):  # the snapshot is keyed by row id: a reader would refuse the board
-        raise ValueError(f"two {benchmark} rows share a row id; not publishing")
+        log.error("two %s rows share a row id: not publishing (the public files stay as they were)", benchmark)
+        return
     df = public_frame(benchmark, rows)
     snapshot = BoardSnapshot.of(benchmark, rows, gold, group_sizes or {})
     files = {

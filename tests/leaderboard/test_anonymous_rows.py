@@ -77,3 +77,16 @@ def test_an_anonymous_page_shows_only_the_allowed_fields(two_anonymous):
         details = lb.details("scb", row_id)
         assert (details.description, details.box_format, details.history) == ("", "", ())
         assert details.row.submitted_at == "" and details.row.paper_url == ""
+
+
+def test_rows_sharing_an_id_are_not_published(two_anonymous, caplog):
+    """A board a reader would refuse (two rows, one id) leaves the public files as they were."""
+    from dataclasses import replace
+
+    from leaderboard.publish import publish
+
+    lb = two_anonymous
+    before = lb.store.read("results", "data/scb.board.json")
+    rows = [r for r in lb.board("scb").rows if r.source == SCORED_SOURCE]
+    publish(lb.store, "scb", [rows[0], replace(rows[1], key=rows[0].row_id)])
+    assert lb.store.read("results", "data/scb.board.json") == before and "share a row id" in caplog.text
