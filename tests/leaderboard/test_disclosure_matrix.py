@@ -141,7 +141,8 @@ def surfaces(lb, tmp: Path, viewer: Identity | None, sentinels: list[Sentinel]) 
     out: dict[str, str] = {}
     every = Filters.of("all", list(display.TYPE_FILTERS), list(display.SOURCES), "")
     page = BoardPages(lb, Downloads(tmp / "files")).page("scb", every)
-    out["board"] = json.dumps(page.table, default=str, ensure_ascii=False) + page.summary
+    out["board"] = json.dumps(page.table, default=str, ensure_ascii=False) + page.summary + page.legend
+    out["plots"] = "".join(str(plot) for plot in page.plots)
     out["downloads"] = Path(page.csv).read_text(encoding="utf-8") + pd.read_parquet(page.parquet).to_csv()
     table = lb.table("scb")
     rows = list(table["row_id"])
@@ -157,6 +158,10 @@ def surfaces(lb, tmp: Path, viewer: Identity | None, sentinels: list[Sentinel]) 
     out["my submissions detail"] = "".join(mine.detail(s.sid, request, profile) for s in sentinels)
     out["/my_submissions"] = _call(mine.api_my_submissions, "", request)
     out["/my_result"] = "".join(_call(mine.api_my_result, s.sid, request) for s in sentinels)
+    strangers = [s for s in sentinels if relation(viewer, s) in ("other team", "visitor")]  # their calls change nothing
+    changes = [(mine.api_publish, s.sid, False, "", request) for s in strangers]
+    changes += [(mine.api_unpublish, s.sid, request) for s in strangers]
+    out["/publish, /unpublish"] = "".join(_call(*change) for change in changes)
     results = lb.settings.data_dir / "results"
     published = []
     for path in sorted(results.rglob("*")):
