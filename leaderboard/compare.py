@@ -1,20 +1,23 @@
-"""Paired comparison of models scored on the same questions: per-group differences, their
-paired bootstrap intervals and a paired test.
+"""Comparison of board rows from their published figures only: per group, the two figures,
+their difference, a 95% interval of it and a p-value.
 
-The input is per-question statistic columns (:func:`scoring.engine.question_columns`), which say
-which answers are right: they exist only in the server's memory, recomputed from the stored
-upload and the gold, and never leave it. What this module returns is aggregates only: per group,
-the two figures, their difference, its 95% interval and a p-value, as the public figures are.
+Compare discloses nothing the rows do not: every number it returns is a function of the two
+rows' published figures and intervals (what their model pages show), never of the per-question
+answers. A *paired* comparison cannot promise that: its interval and McNemar's p depend on
+which questions the two models disagree on, and with the public bootstrap seed they decoded
+50-53 of 56 probe answers from one pair of public rows (the turn-3 red-team review, attack #3;
+``perf/probe_attack.py --compare``). Even seeded from the server secret, a paired statistic
+leaks each pair's count of disagreements per group, and k published rows make k(k-1)/2 pairs:
+more than the publication ration accounts for. Computed from the published figures, Compare
+adds no information at all, so the ration's bounds (docs/integrity.md) hold with it.
 
-- **Interval.** Both models are resampled with the *same* 1,000 resamples of the questions
-  (the weights of the public seed), so the interval is the paired one: questions both get right
-  or both get wrong do not widen it. The resampled sums are the published intervals' exact ones
-  (:func:`scoring.metrics.bootstrap_sums`), so no machine or BLAS thread count moves a digit.
-- **Test.** For a metric that is a share of questions answered right (numerator ``correct``,
-  denominator ``questions``): McNemar's exact test on the questions where the two disagree.
-  For every other metric (mIoU, cIoU...): the paired bootstrap test, the share of resampled
-  differences at least as far from the observed one as the observed one is from 0 (shifted to
-  the null), with the usual +1 so a p-value is never 0.
+- **Interval.** The difference +- sqrt(h_a^2 + h_b^2), with h each figure's published 95%
+  interval's half-width (from that row's own secret-seeded bootstrap): the normal approximation
+  for independent figures. Two models scored on the same questions are usually positively
+  correlated, so this interval is wider than the paired one: conservative, a difference it calls
+  clear is clear.
+- **Test.** The two-sided normal test of the same approximation: z = difference / (sqrt(h_a^2 +
+  h_b^2) / 1.96). A metric without a published interval gets neither.
 """
 
 from __future__ import annotations
@@ -23,14 +26,11 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
 from scoring.benchmarks import Benchmark, Metric
-from scoring.benchmarks.base import Stat
-from scoring.metrics import CI_PERCENTILES, bootstrap_sums, membership, ratio
 
 MIN_MODELS, MAX_MODELS = 2, 4
-Columns = Mapping[Stat, np.ndarray]
+Z95 = 1.959963984540054  # the normal quantile of a 95% interval
+TEST = "from the published intervals"
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ class Difference:
     low: float | None
     high: float | None
     p_value: float | None
-    test: str  # "McNemar exact" or "paired bootstrap"
+    test: str
 
 
 @dataclass(frozen=True)
@@ -59,75 +59,65 @@ class Pairing:
     differences: tuple[Difference, ...]
 
 
-def is_share_of_questions(metric: Metric) -> bool:
-    return metric.numerator is Stat.CORRECT and metric.denominator is Stat.QUESTIONS
+def normal_p(z: float) -> float:
+    """Two-sided p-value of a standard normal statistic.
 
-
-def mcnemar_exact(a_only: int, b_only: int) -> float:
-    """Two-sided exact McNemar p-value from the discordant counts.
-
-    >>> mcnemar_exact(0, 0), round(mcnemar_exact(10, 2), 4), mcnemar_exact(3, 3)
-    (1.0, 0.0386, 1.0)
+    >>> normal_p(0.0), round(normal_p(1.959963984540054), 4)
+    (1.0, 0.05)
     """
-    m = a_only + b_only
-    if m == 0:
-        return 1.0
-    tail = sum(math.comb(m, k) for k in range(min(a_only, b_only) + 1))
-    return min(1.0, 2 * tail / 2**m)
+    return math.erfc(abs(z) / math.sqrt(2))
 
 
-def _figures(metric: Metric, sums: Mapping[Stat, np.ndarray]) -> np.ndarray:
-    return ratio(sums[metric.numerator], sums[metric.denominator], if_empty=metric.if_empty)
+def _number(value: object) -> float | None:
+    return float(value) if type(value) in (int, float) and math.isfinite(value) else None
 
 
-def _number(value: float) -> float | None:
-    return float(value) if np.isfinite(value) else None
+def _half_width(stats: Mapping, metric: Metric) -> float | None:
+    ci = stats.get(metric.ci) if metric.ci else None
+    if not isinstance(ci, list | tuple) or len(ci) != 2:
+        return None
+    low, high = (_number(v) for v in ci)
+    return None if low is None or high is None else (high - low) / 2
 
 
-def compare_pair(bench: Benchmark, groups: Mapping, a: Columns, b: Columns, names: tuple[str, str]) -> Pairing:
-    """Every metric both models have, in every group: see module doc."""
-    n = a[Stat.QUESTIONS].size
-    columns, member = membership(groups, n)
-    sizes = member.sum(axis=0)
-    metrics = [m for m in bench.metrics if all(s in a and s in b for s in (m.numerator, m.denominator))]
-    wanted = {s for m in metrics for s in (m.numerator, m.denominator)}
-    resampled_sums = {key: bootstrap_sums(cols, member, groups, wanted) for key, cols in (("a", a), ("b", b))}
-    out: list[Difference] = []
-    for metric in metrics:
-        needed = (metric.numerator, metric.denominator)
-        point = {}
-        boot = {}
-        for key, cols in (("a", a), ("b", b)):
-            sums = {s: cols[s] @ member for s in needed}
-            point[key] = _figures(metric, sums)
-            boot[key] = _figures(metric, resampled_sums[key])
-        resampled = boot["a"] - boot["b"]
-        for j, (grouping, label) in enumerate(columns):
-            figures = (point["a"][j], point["b"][j])
-            test = _test(metric, figures, resampled[:, j], a, b, member[:, j] > 0)
-            out.append(Difference(metric.name, grouping, label, int(sizes[j]), *map(_number, figures), *test))
+def compare_stats(metric: Metric, a: Mapping, b: Mapping) -> tuple:
+    """(a, b, difference, low, high, p) of one metric in one group from two rows' published stats."""
+    fa, fb = _number(a.get(metric.name)), _number(b.get(metric.name))
+    if fa is None or fb is None:
+        return fa, fb, None, None, None, None
+    diff = fa - fb
+    ha, hb = _half_width(a, metric), _half_width(b, metric)
+    if ha is None or hb is None:
+        return fa, fb, diff, None, None, None
+    spread = math.hypot(ha, hb)
+    p = normal_p(diff / (spread / Z95)) if spread > 0 else float(diff == 0)
+    return fa, fb, diff, diff - spread, diff + spread, p
+
+
+def _groups(bench: Benchmark, a: Mapping, b: Mapping):
+    """(grouping, label, a's stats, b's stats): overall, then each declared group both rows have."""
+    yield "overall", "", a.get("overall") or {}, b.get("overall") or {}
+    for grouping in bench.groupings:
+        ga, gb = a.get(grouping.name) or {}, b.get(grouping.name) or {}
+        for label in grouping.order:
+            if label in ga and label in gb:
+                yield grouping.name, label, ga[label], gb[label]
+
+
+def compare_pair(bench: Benchmark, a: Mapping, b: Mapping, names: tuple[str, str]) -> Pairing:
+    """Every metric in every group of two rows' published ``figures`` (module doc)."""
+    out = []
+    for metric in bench.metrics:
+        for grouping, label, sa, sb in _groups(bench, a, b):
+            questions = sa.get("questions", sb.get("questions", 0))
+            stats = compare_stats(metric, sa, sb)
+            out.append(Difference(metric.name, grouping, label, int(questions or 0), *stats, TEST))
     return Pairing(names[0], names[1], tuple(out))
 
 
-def _test(metric: Metric, figures, resampled: np.ndarray, a: Columns, b: Columns, in_group: np.ndarray) -> tuple:
-    """(difference, low, high, p-value, test name) of one group."""
-    name = "McNemar exact" if is_share_of_questions(metric) else "paired bootstrap"
-    diff = figures[0] - figures[1]
-    finite = resampled[np.isfinite(resampled)]
-    if not np.isfinite(diff) or not finite.size:
-        return None, None, None, None, name
-    low, high = (float(v) for v in np.percentile(finite, CI_PERCENTILES))
-    if is_share_of_questions(metric):
-        right_a, right_b = a[Stat.CORRECT] > 0, b[Stat.CORRECT] > 0
-        p = mcnemar_exact(int((right_a & ~right_b & in_group).sum()), int((right_b & ~right_a & in_group).sum()))
-    else:
-        p = (int((np.abs(finite - diff) >= abs(diff)).sum()) + 1) / (finite.size + 1)
-    return float(diff), low, high, p, name
-
-
-def compare(bench: Benchmark, groups: Mapping, models: Sequence[tuple[str, Columns]]) -> tuple[Pairing, ...]:
-    """The first model against each of the others (2 to 4 models, on the same questions)."""
-    if not MIN_MODELS <= len(models) <= MAX_MODELS:
-        raise ValueError(f"compare {MIN_MODELS} to {MAX_MODELS} models, not {len(models)}")
-    (ref, ref_cols), *others = models
-    return tuple(compare_pair(bench, groups, ref_cols, cols, (ref, name)) for name, cols in others)
+def compare(bench: Benchmark, rows: Sequence[tuple[str, Mapping]]) -> tuple[Pairing, ...]:
+    """The first row against each of the others (2 to 4 (name, figures) rows)."""
+    if not MIN_MODELS <= len(rows) <= MAX_MODELS:
+        raise ValueError(f"compare {MIN_MODELS} to {MAX_MODELS} models, not {len(rows)}")
+    (ref, ref_figures), *others = rows
+    return tuple(compare_pair(bench, ref_figures, figures, (ref, name)) for name, figures in others)

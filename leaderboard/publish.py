@@ -15,6 +15,7 @@ two markers: text a maintainer writes outside them, and front-matter keys they a
 from __future__ import annotations
 
 import json
+import logging
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -24,13 +25,14 @@ import yaml
 
 from leaderboard.baselines import PAPER_SOURCE
 from leaderboard.columns import Column, Kind, export_columns
-from leaderboard.table import BoardRow, frame, to_csv_bytes, to_parquet_bytes
+from leaderboard.table import ANONYMOUS, BoardRow, frame, named_row_id, to_csv_bytes, to_parquet_bytes
 from scoring.benchmarks import BENCHMARKS
 from scoring.benchmarks.base import Benchmark
 from store import layout
 from store.base import NotFound, Store
 from store.golds import GoldInfo
 
+log = logging.getLogger(__name__)
 CARD_PATH = "README.md"
 BEGIN = "<!-- BEGIN GENERATED: rewritten on every publish; write your own text outside these markers -->"
 END = "<!-- END GENERATED -->"
@@ -307,10 +309,13 @@ def board_rows(benchmark: str, table: pd.DataFrame, snapshot: BoardSnapshot) -> 
                 (node.setdefault(label, {}) if label is not None else node)[name] = column[i]
         figures.update({k: v for k, v in (("gold_version", extras.gold_version),
                                           ("scorer_version", extras.scorer_version)) if v})  # fmt: skip
-        rows.append(BoardRow(texts["model"][i], texts["team"][i], texts["model_type"][i], texts["source"][i], figures,
-                             extras.submitted_at, "", texts["paper_url"][i], texts["code_url"][i]))  # fmt: skip
-        if rows[-1].row_id != row_id:
+        model, team, source = texts["model"][i], texts["team"][i], texts["source"][i]
+        named = named_row_id(source, team, model)
+        if named != row_id and model != ANONYMOUS:  # an anonymous row's id is its own, not its shown names'
             raise ValueError(f"row {row_id} of the {benchmark} table does not match its model, team and source")
+        key = "" if named == row_id else row_id
+        rows.append(BoardRow(model, team, texts["model_type"][i], source, figures, extras.submitted_at, "",
+                             texts["paper_url"][i], texts["code_url"][i], key=key))  # fmt: skip
     return rows
 
 
@@ -327,6 +332,10 @@ def publish(
     """Write the benchmark's public table (all views' columns), its board snapshot and the card,
     in one commit. ``dataset_id``: what ``load_dataset`` is given (the Hub repo id, or the local
     folder); ``gold`` and ``group_sizes``: the board's current gold and its questions per group."""
+    ids = [r.row_id for r in rows]
+    if len(set(ids)) != len(ids):  # the snapshot is keyed by row id: a reader would refuse the board
+        log.error("two %s rows share a row id: not publishing (the public files stay as they were)", benchmark)
+        return
     df = public_frame(benchmark, rows)
     snapshot = BoardSnapshot.of(benchmark, rows, gold, group_sizes or {})
     files = {

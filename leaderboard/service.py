@@ -18,7 +18,6 @@ import logging
 import tempfile
 import threading
 import time
-from collections import OrderedDict
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -32,7 +31,7 @@ from leaderboard.publish import publish
 from leaderboard.table import SCORED_SOURCE, Board, BoardRow, baseline_rows, ranks, scored_rows
 from scoring import BENCHMARKS, SCORER_VERSION, Gold, Limits
 from scoring.benchmarks import get_benchmark, load_plugins
-from scoring.engine import ResultRecord, UnparsedLine, question_columns, validate_file
+from scoring.engine import ResultRecord, UnparsedLine
 from scoring.errors import Issue
 from store import layout
 from store.base import AlreadyExists, NotFound, Store, StoreHealth
@@ -43,13 +42,14 @@ from store.records import HOLD_REASON, CorruptRecord, Moderation, Publication, S
 from submissions import lifecycle
 from submissions.answer import SubmitAnswer
 from submissions.catalog import Catalog, SubmissionState
+from submissions.disclosure import NOTHING, Disclosure, classify, disclose, viewer_of
 from submissions.feedback import Feedback
 from submissions.intake import Intake, Progress
 from submissions.probes import ProbeDetector, ProbeFlag
 from submissions.quotas import QuotaPolicy, QuotaStatus
 from submissions.records import Identity, Status, SubmissionForm, check_reveal_date
 from submissions.seeds import StoredSeeds
-from submissions.teams import Team, Teams, is_member, name_key, state_key
+from submissions.teams import Team, Teams, is_member, name_key, rightful, state_key
 
 log = logging.getLogger(__name__)
 DEMO_USER = Identity("demo", is_maintainer=True, source="local")
@@ -148,7 +148,6 @@ class Leaderboard:
         )
         self.probes = ProbeDetector(lambda s: self.store.read("submissions", layout.raw(s.meta.benchmark, s.meta.id)))
         self._boards: dict[str, tuple[tuple, Board]] = {}
-        self._columns: OrderedDict[tuple[str, str], dict] = OrderedDict()  # per-question columns, server-side only
         self._lock = threading.Lock()
         self._publishing = threading.Lock()  # one publication check-and-write at a time (the ration)
         self._unpublished: set[str] = set()
@@ -223,6 +222,8 @@ class Leaderboard:
         if answer.result is None:
             return answer
         state = self.catalog.get(answer.submission_id)
+        if state is not None and not self.disclosure(identity, state).shows("figures"):  # the one rule decides
+            return answer.withheld("Scored and kept; its figures are not shown to you (About, Integrity).")
         if state is not None and not state.public:  # the team publishes it when it chooses (docs/teams.md)
             note = " Private: only your team sees it; publish it from My submissions (or /publish) to show it."
             answer = replace(answer, message=answer.message + note)
@@ -283,34 +284,48 @@ class Leaderboard:
 
     # ---- model pages and comparisons (aggregates only) ----
     def details(self, benchmark: str, row_id: str) -> ModelDetails | None:
-        """A board row's page: its figures, provenance and the history of its (team, model)."""
+        """A board row's page as anyone may see it: its figures, provenance and the history of its
+        (team, model), each entry through the disclosure rule for a visitor (an anonymous row
+        has no history: its other entries would name it)."""
         row = self.board(benchmark).row(row_id)
         if row is None:
             return None
         info = self.golds.info(benchmark)
         state = self.catalog.get(row.submission_id) if row.submission_id else None
-        key = (row.team.casefold(), row.model.casefold())
-        mine = [
-            s for s in self.catalog.all(benchmark)
-            if not s.hidden and (s.meta.team.casefold(), s.meta.model.casefold()) == key and row.source == SCORED_SOURCE
-        ]  # fmt: skip
+        shown = self.disclosure(None, state) if state is not None else NOTHING
         primary = get_benchmark(benchmark).primary_metric
         history = []
-        for s in sorted(mine, key=lambda s: s.meta.submitted_at, reverse=True):
-            result = s.latest_result(info.version) if info else None
-            figure = result.overall.get(primary) if result else None
-            history.append(HistoryEntry(s.meta.id, s.meta.submitted_at, self.status(s).value, figure,
-                                        s.meta.id == row.submission_id))  # fmt: skip
+        if shown.shows("submission_id"):
+            first = self.teams.first_users()
+            same = [s for s in self.catalog.all(benchmark) if self._same_row(s.meta.id, state) and rightful(s, first)]
+            for s in sorted(same, key=lambda s: s.meta.submitted_at, reverse=True):
+                d = self.disclosure(None, s)
+                if not d.shows("submission_id"):
+                    continue
+                result = s.latest_result(info.version) if info and d.shows("figures") else None
+                figure = result.overall.get(primary) if result else None
+                history.append(HistoryEntry(s.meta.id, s.meta.submitted_at, self.status(s).value, figure,
+                                            s.meta.id == row.submission_id))  # fmt: skip
         figures = row.figures
         return ModelDetails(
             benchmark,
             row,
-            state.meta.description if state else "",
-            state.meta.bbox_format if state else "",
+            state.meta.description if shown.shows("description") else "",
+            state.meta.bbox_format if shown.shows("bbox_format") else "",
             str(figures.get("gold_version", "")),
             str(figures.get("scorer_version", "")),
             tuple(history),
         )
+
+    def disclosure(self, identity: Identity | None, state: SubmissionState) -> Disclosure:
+        """What ``identity`` (None: a visitor) may see of ``state``: the one rule of
+        submissions.disclosure, on the entry's state today under the feedback policy."""
+        info = self.golds.info(state.meta.benchmark)
+        entry = classify(state, self.feedback, info.version if info else None, _today())
+        of_team = identity is not None and (
+            state.meta.submitter == identity.username or self.is_member(identity, state)
+        )
+        return disclose(viewer_of(identity, of_team), entry)
 
     def group_sizes(self, benchmark: str) -> dict[str, dict[str, int]]:
         """Questions per group of the current gold (public: the question list carries the groups)."""
@@ -330,44 +345,23 @@ class Leaderboard:
         return max(times, default="")
 
     def compare(self, benchmark: str, row_ids: list[str]) -> tuple[Pairing, ...]:
-        """The first row against each other one (2-4 rows scored here on the current gold), from
-        per-question correctness recomputed here and never returned; ValueError says what is wrong."""
+        """The first row against each other one (2-4 rows scored here), from the rows' published
+        figures only (leaderboard.compare: it discloses nothing the rows do not); ValueError
+        says what is wrong."""
         if not MIN_MODELS <= len(row_ids) <= MAX_MODELS:
             raise ValueError(f"pick {MIN_MODELS} to {MAX_MODELS} models to compare, not {len(row_ids)}")
         board = self.board(benchmark)
-        info = self.golds.info(benchmark)
-        if info is None:
+        if self.golds.info(benchmark) is None:
             raise ValueError(f"{benchmark} has no gold yet: nothing is scored here to compare")
-        models = []
+        rows = []
         for row_id in row_ids:
             row = board.row(row_id)
             if row is None:
                 raise ValueError(f"no row {row_id!r} on the {benchmark} board")
             if row.source != SCORED_SOURCE:
-                raise ValueError(f"{row.model} is a paper's published row: it has no per-question answers to compare")
-            models.append((f"{row.model} ({row.team})", self._question_columns(benchmark, row.submission_id, info)))
-        gold = self.golds.compiled(info)
-        return compare(get_benchmark(benchmark), gold.groups, models)
-
-    def _question_columns(self, benchmark: str, submission_id: str, info: GoldInfo) -> dict:
-        """Per-question columns of a submission on the current gold, recomputed from its stored
-        upload (the stored result holds aggregates only) and kept for the last 32 asked."""
-        key = (submission_id, info.version)
-        with self._lock:
-            if key in self._columns:
-                self._columns.move_to_end(key)
-                return self._columns[key]
-        state = self.catalog.get(submission_id)
-        gold = self.golds.compiled(info)
-        raw = self.store.read("submissions", layout.raw(benchmark, submission_id))
-        predictions = validate_file(get_benchmark(benchmark), gold, raw, bbox_format=state.meta.bbox_format,
-                                    limits=self.limits)  # fmt: skip
-        columns = question_columns(benchmark, gold, predictions)
-        with self._lock:
-            self._columns[key] = columns
-            while len(self._columns) > 32:
-                self._columns.popitem(last=False)
-        return columns
+                raise ValueError(f"{row.model} is a paper's published row: it has no intervals to compare")
+            rows.append((f"{row.model} ({row.team})", row.figures))
+        return compare(get_benchmark(benchmark), rows)
 
     # ---- integrity: feedback policy and probe detection (docs/integrity.md) ----
     def result_for_submitter(self, state: SubmissionState) -> ResultRecord | None:
@@ -679,13 +673,14 @@ class Leaderboard:
     def entry(self, identity: Identity, submission_id: str) -> Entry | None:
         """The team's view of one submission; None if it does not exist or ``identity`` may not see it."""
         state = self.catalog.get(submission_id)
-        if state is None or not self.may_see(identity, state):
+        shown = self.disclosure(identity, state) if state is not None else NOTHING
+        if not shown.shows("visibility"):  # only its team and maintainers have the team's view of it
             return None
         info = self.golds.info(state.meta.benchmark)
         gold = info.version if info else ""
         rows = self.board(state.meta.benchmark).rows
         row = next((r.submission_id for r in rows if r.submission_id and self._same_row(r.submission_id, state)), None)
-        result = self.result_for_submitter(state)  # None when withheld (the Ladder rule) or held
+        result = state.latest_result(gold) if info and shown.shows("figures") else None  # not when withheld or held
         return Entry(state, self.status(state), result, self.rank_of(state.meta.benchmark, submission_id), row, gold)
 
     def _same_row(self, submission_id: str, state: SubmissionState) -> bool:

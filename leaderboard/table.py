@@ -15,7 +15,7 @@ import hashlib
 import io
 import math
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from datetime import UTC, datetime
 
 import pandas as pd
@@ -25,6 +25,7 @@ from leaderboard.columns import Column, columns, export_columns, frame_columns, 
 from leaderboard.ranks import RankRange, bounds, rank_ranges
 from scoring.benchmarks import Metric, get_benchmark
 from submissions.catalog import SubmissionState
+from submissions.disclosure import Disclosure, Viewer, disclose, entry_state
 from submissions.teams import name_key, rightful, state_key
 
 __all__ = [  # the column model is leaderboard.columns; these names stay importable from here
@@ -50,14 +51,25 @@ class BoardRow:
     submission_id: str = ""
     paper_url: str = ""
     code_url: str = ""
+    key: str = ""  # the row id when it is not the named one (an anonymous row's; a reader's copy)
 
     @property
     def row_id(self) -> str:
         """A short stable id of the (team, model) pair, whichever submission is its row: what a
         link to the model's page carries (``?model=<row id>``). Paper rows get their own (the
-        team "(paper)" is theirs)."""
-        key = f"{self.source}\0{self.team.casefold()}\0{self.model.casefold()}".encode()
-        return hashlib.sha256(key).hexdigest()[:12]
+        team "(paper)" is theirs). An anonymous row's is :func:`anonymous_row_id`."""
+        return self.key or named_row_id(self.source, self.team, self.model)
+
+
+def named_row_id(source: str, team: str, model: str) -> str:
+    key = f"{source}\0{team.casefold()}\0{model.casefold()}".encode()
+    return hashlib.sha256(key).hexdigest()[:12]
+
+
+def anonymous_row_id(submission_id: str) -> str:
+    """An anonymous row's id: one per entry (two anonymous rows never share one), and naming
+    nobody (the submission id it hashes is random and never public while anonymous)."""
+    return hashlib.sha256(f"anonymous row\0{submission_id}".encode()).hexdigest()[:12]
 
 
 RowFilter = Callable[[BoardRow], bool]
@@ -70,13 +82,15 @@ def scored_rows(
     row_rule: str = "latest",
     first_users: dict[str, tuple[str, str]] | None = None,
     today: str | None = None,
+    disclosed: Callable[[SubmissionState], Disclosure] | None = None,
 ) -> list[BoardRow]:
     """One row per (team, model) of public, rightful, scored submissions (module doc).
     ``scorer_version`` None takes each submission's newest result on that gold; ``gold_version``
     None its newest result on any gold (the board as it stood before a rescore). ``first_users``
     (submissions.teams.Teams.first_users) says who owned names used before owners were recorded;
     by default the first submitter among ``states``. ``today`` (YYYY-MM-DD) reveals anonymous
-    entries whose date has come."""
+    entries whose date has come. Each row shows what the disclosure rule lets a visitor see of
+    its submission (``disclosed``; by default from the submission's own records)."""
     if row_rule not in ROW_RULES:
         raise ValueError(f"row rule must be one of {ROW_RULES}")
     states = list(states)
@@ -103,7 +117,9 @@ def scored_rows(
         if key not in chosen or rank > chosen[key][0]:
             chosen[key] = (rank, state, row)
     today = today or datetime.now(UTC).date().isoformat()
-    return [_shown(row, state, today) for _, state, row in chosen.values() if not state.hidden]
+    disclosed = disclosed or (lambda s: disclose(Viewer.VISITOR, entry_state(s, today)))
+    shown = ((row, state, disclosed(state)) for _, state, row in chosen.values())
+    return [_shown(row, state, d) for row, state, d in shown if d.listed]
 
 
 def _model_key(state: SubmissionState) -> str:
@@ -114,12 +130,24 @@ def _model_key(state: SubmissionState) -> str:
     return key
 
 
-def _shown(row: BoardRow, state: SubmissionState, today: str) -> BoardRow:
-    """The row as the public sees it: no names, links or date of an anonymous entry before its reveal date."""
-    if not state.anonymous or (state.reveal_date and state.reveal_date <= today):
+_SERVER_SIDE = ("source", "submission_id", "key")
+"""Row fields that are not the submission's: where the figures come from, and the server's own
+link to the submission (no public file or page prints it; the history goes through the gate)."""
+
+
+def _shown(row: BoardRow, state: SubmissionState, disclosure: Disclosure) -> BoardRow:
+    """The row as the public sees it: every field of the submission the disclosure does not
+    allow is blanked (an allow-list: a new field stays out until allowed); an anonymous row
+    gets its placeholder names and an id of its own."""
+    blank = {f.name: {} if f.name == "figures" else "" for f in fields(BoardRow)
+             if f.name not in _SERVER_SIDE and not disclosure.shows(f.name)}  # fmt: skip
+    if not blank:
         return row
-    until = f"(anonymous until {state.reveal_date})" if state.reveal_date else "(anonymous)"
-    return replace(row, model=ANONYMOUS, team=until, paper_url="", code_url="")
+    row = replace(row, **blank)
+    if "model" in blank:
+        until = f"(anonymous until {state.reveal_date})" if state.reveal_date else "(anonymous)"
+        row = replace(row, model=ANONYMOUS, team=until, key=anonymous_row_id(state.meta.id))
+    return row
 
 
 def _row_of(state: SubmissionState, gold_version: str | None, scorer_version: str | None) -> BoardRow | None:

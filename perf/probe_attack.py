@@ -30,6 +30,14 @@ answers and the 95 % minimum coverage:
   i.e. the deployed default (``LEADERBOARD_FEEDBACK=ladder``, 3 publications a week, auto-hold on)
   against one team and against fresh accounts.
 
+``--compare`` runs the red team's Compare decoder (turn 3, attack #3) against the Compare of
+040358b (paired intervals from the public bootstrap seed, McNemar's p; kept below, verbatim in
+substance, to measure the attack on it) and against the Compare of now (the rows' published
+figures only, leaderboard.compare): three published rows (P0 random letters, P1 = P0 with 8
+questions per country changed, P2 the third letter on the same ones), one Compare call, then
+per country every d in {-1,0,1}^8 consistent with the page's rounded difference, interval and p
+under the public weights. It prints the answers decided (and checked against the gold).
+
 For each it prints the scored submissions needed for 10 %, 50 % and 100 % of the key (answers
 the attacker has pinned, checked against the gold at the end), and after which submission the
 probe detector (:mod:`submissions.probes`) flags the attacker's series. ``--check`` runs the
@@ -51,8 +59,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from leaderboard import compare as published_compare  # noqa: E402
 from scoring import SCORER_VERSION, Gold, get_benchmark, load_gold  # noqa: E402
-from scoring.engine import Predictions, score_predictions  # noqa: E402
+from scoring.benchmarks.base import Stat  # noqa: E402
+from scoring.engine import Predictions, question_columns, score_predictions  # noqa: E402
+from scoring.metrics import CI_PERCENTILES, bootstrap_sums, bootstrap_weights, membership, ratio  # noqa: E402
 from store.layout import ResultKey  # noqa: E402
 from store.records import Publication, StoredResult, SubmissionMeta  # noqa: E402
 from submissions.answer import SubmitAnswer  # noqa: E402
@@ -423,6 +434,170 @@ def check(gold: Gold, cap: int = 20) -> list[Outcome]:
     return [run(gold, "differential", policy, cap) for policy in POLICIES]
 
 
+# --------------------------------------------------------------------------- the Compare decoder (attack #3)
+
+
+def mcnemar_exact(a_only: int, b_only: int) -> float:
+    m = a_only + b_only
+    if m == 0:
+        return 1.0
+    return min(1.0, 2 * sum(math.comb(m, k) for k in range(min(a_only, b_only) + 1)) / 2**m)
+
+
+def public_seed_compare(bench, gold: Gold, a: dict, b: dict) -> dict[tuple[str, str], tuple]:
+    """The accuracy rows of 040358b's Compare (leaderboard/compare.py there): per group
+    (difference, low, high, p) of the paired resamples of the public seed, McNemar's exact p."""
+    metric = bench.primary
+    columns, member = membership(gold.groups, gold.size)
+    wanted = {metric.numerator, metric.denominator}
+    sums = {k: bootstrap_sums(c, member, gold.groups, wanted) for k, c in (("a", a), ("b", b))}
+    figure = lambda s: ratio(s[metric.numerator], s[metric.denominator], if_empty=metric.if_empty)  # noqa: E731
+    point = {k: figure({s: c[s] @ member for s in wanted}) for k, c in (("a", a), ("b", b))}
+    resampled = figure(sums["a"]) - figure(sums["b"])
+    right_a, right_b = a[Stat.CORRECT] > 0, b[Stat.CORRECT] > 0
+    out = {}
+    for j, cell in enumerate(columns):
+        in_group = member[:, j] > 0
+        low, high = np.percentile(resampled[:, j], CI_PERCENTILES)
+        p = mcnemar_exact(int((right_a & ~right_b & in_group).sum()), int((right_b & ~right_a & in_group).sum()))
+        out[cell] = (float(point["a"][j] - point["b"][j]), float(low), float(high), p)
+    return out
+
+
+def published_rows_compare(bench, gold: Gold, a: dict, b: dict) -> dict[tuple[str, str], tuple]:
+    """The accuracy rows of the Compare of now: from the two rows' published figures only."""
+    found = published_compare.compare_pair(bench, a, b, ("P", "Q"))
+    return {(d.grouping, d.label): (d.difference, d.low, d.high, d.p_value)
+            for d in found.differences if d.metric == bench.primary.name}  # fmt: skip
+
+
+def page_text(shown: tuple) -> tuple[str, ...]:
+    """What the Compare page prints of one group: 2 decimals, p to 3 (ui/compare.py)."""
+    diff, low, high, p = shown
+    cells = [f"{v:+.2f}" if v is not None else "-" for v in (diff, low, high)]
+    return (*cells, "-" if p is None else (f"{p:.3f}" if p >= 0.001 else "<0.001"))
+
+
+def _candidates(k: int) -> np.ndarray:
+    return np.array(np.meshgrid(*[[-1, 0, 1]] * k, indexing="ij")).reshape(k, -1).T  # 3^k x k
+
+
+def consistent(
+    shown: tuple[str, ...], weights: np.ndarray, in_group: np.ndarray, probes: np.ndarray, only_difference: bool
+) -> np.ndarray:
+    """The d in {-1,0,1}^k (k probes of one group) whose paired Compare, under the public weights,
+    prints ``shown``: the decoder of the review (sim_compare.decode_group). ``only_difference``:
+    match the difference alone (what the two published rows give anyway)."""
+    d = _candidates(len(probes))
+    n = int(in_group.sum())
+    denominators = weights[:, in_group].sum(axis=1).astype(np.float64)  # resamples
+    resampled = 100 * (weights[:, probes].astype(np.float64) @ d.T) / denominators[:, None]  # resamples x 3^k
+    low, high = np.percentile(resampled, CI_PERCENTILES, axis=0)
+    diff = 100 * d.sum(axis=1) / n
+    p = [mcnemar_exact(int(a), int(b)) for a, b in zip((d > 0).sum(axis=1), (d < 0).sum(axis=1))]
+    texts = [page_text(t) for t in zip(diff, low, high, p)]
+    if only_difference:
+        return d[[t[0] == shown[0] for t in texts]]
+    return d[[t == shown for t in texts]]
+
+
+@dataclass(frozen=True)
+class CompareOutcome:
+    compare: str
+    probes: int
+    decoder: str
+    determined: int  # (pair, probe) whose d the consistent candidates agree on, of 2 x probes
+    decided: int  # answers pinned to one letter
+    right: int
+    ruled_out: int  # (question, letter) pairs excluded
+    consistent_true: int  # groups whose true d was among the consistent ones (the decoder's model fits)
+    groups: int
+    seconds: float
+
+
+def compare_attack(
+    gold: Gold, which: str, per_country: int = 8, seed: int = 7, only_difference: bool = False
+) -> CompareOutcome:
+    """Three published rows, one Compare call, the decoder (module doc); ``which``: "040358b" or
+    "now"; ``only_difference``: the decoder reads only the shown difference."""
+    started = time.perf_counter()
+    bench = get_benchmark(gold.benchmark)
+    rng = np.random.default_rng(seed)
+    choices = len(bench.choices)
+    p0 = rng.integers(0, choices, gold.size).astype(np.int8)
+    name = "country" if "country" in gold.groups else next(iter(gold.groups))
+    labels, codes = gold.groups[name]
+    probes = {label: np.flatnonzero(codes == c)[:per_country] for c, label in enumerate(labels)}
+    rows = [p0]
+    for shift in (1, 2):  # P1: the next letter on the probes, P2: the third
+        changed = p0.copy()
+        for qs in probes.values():
+            changed[qs] = (p0[qs] + shift) % choices
+        rows.append(changed)
+    seeds = BootstrapSeeds(b"perf-probe-attack-secret")
+    predictions = [Predictions(bench.id, gold.version, r, r >= 0, {}, 0) for r in rows]
+    if which == "040358b":
+        shown_of = [question_columns(bench.id, gold, p) for p in predictions]
+        run = public_seed_compare
+    else:
+        shown_of = [score_predictions(bench, gold, p, seed=seeds.for_submission(f"row-{i}")).to_dict()
+                    for i, p in enumerate(predictions)]  # fmt: skip
+        run = published_rows_compare
+    weights = bootstrap_weights(gold.size)
+    possible = np.full(gold.size, (1 << choices) - 1, dtype=np.int16)
+    fits = groups = determined = 0
+    for other in (1, 2):  # one Compare call: P0 against P1 and against P2
+        shown = run(bench, gold, shown_of[0], shown_of[other])
+        for c, label in enumerate(labels):
+            qs = probes[label]
+            found = consistent(page_text(shown[(name, label)]), weights, codes == c, qs, only_difference)
+            truth = (rows[0][qs] == gold.answers[qs]).astype(int) - (rows[other][qs] == gold.answers[qs]).astype(int)
+            groups += 1
+            fits += bool(found.size and (found == truth).all(axis=1).any())
+            if not found.size:
+                continue  # nothing fits the public-weights model: nothing learned
+            for i, q in enumerate(qs):
+                values = set(found[:, i].tolist())
+                determined += len(values) == 1
+                if values == {1}:
+                    possible[q] &= 1 << int(rows[0][q])
+                elif values == {-1}:
+                    possible[q] &= 1 << int(rows[other][q])
+                elif values == {0}:
+                    possible[q] &= ~((1 << int(rows[0][q])) | (1 << int(rows[other][q])))
+    asked = np.concatenate(list(probes.values()))
+    single = possible[asked] & (possible[asked] - 1) == 0
+    pinned = asked[single & (possible[asked] > 0)]
+    letters = np.log2(possible[pinned]).astype(int)
+    ruled = int(sum(choices - bin(int(m)).count("1") for m in possible[asked]))
+    decoder = "difference only" if only_difference else "difference, interval, p"
+    right = int((letters == gold.answers[pinned]).sum())
+    return CompareOutcome(which, asked.size, decoder, determined, int(pinned.size), right, ruled, fits, groups,
+                          time.perf_counter() - started)  # fmt: skip
+
+
+def compare_runs(gold: Gold) -> list[CompareOutcome]:
+    """The decoder on 040358b's Compare and on now's, and the difference-only decoder on now's
+    (it reads what the two published rows say anyway: the ration accounts for it)."""
+    runs = [("040358b", False), ("now", False), ("now", True)]
+    return [compare_attack(gold, which, only_difference=only) for which, only in runs]
+
+
+def compare_table(outcomes: list[CompareOutcome]) -> str:
+    lines = [
+        "| attack | Compare | decoder reads | rows published | Compare calls | probes | d determined (2 pairs) "
+        "| answers decided | right | letters ruled out | decoder's model fits | s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for o in outcomes:
+        lines.append(
+            f"| compare | {o.compare} | {o.decoder} | 3 | 1 | {o.probes} | {o.determined}/{2 * o.probes} | {o.decided} "
+            f"| {o.right} | {o.ruled_out} | "
+            f"{o.consistent_true}/{o.groups} groups | {o.seconds:.0f} |"
+        )
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--gold", type=Path, required=True, help="an SCB gold file (JSONL or Parquet)")
@@ -430,10 +605,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--attacks", nargs="*", default=list(ATTACKS), choices=list(ATTACKS))
     p.add_argument("--policies", nargs="*", default=list(POLICIES), choices=list(POLICIES))
     p.add_argument("--check", action="store_true", help="the differential attack under every policy, cap 20")
+    p.add_argument("--compare", action="store_true", help="only the Compare decoder, on 040358b's Compare and now")
     args = p.parse_args(argv)
     gold = load_gold("scb", args.gold)
     if args.check:
         print(table(check(gold), 20))
+        return 0
+    compared = compare_table(compare_runs(gold))
+    if args.compare:
+        print(compared)
         return 0
     outcomes = []
     for attack in args.attacks:
@@ -443,6 +623,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\n{gold.size:,} questions, cap {args.cap:,} scored submissions, step {LADDER_STEP:g} points, "
           f"{PUBLICATIONS_PER_WEEK} publications a week, {SCORED_PER_DAY} scored a day\n")  # fmt: skip
     print(table(outcomes, args.cap))
+    print("\n" + compared)
     return 0
 
 

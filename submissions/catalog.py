@@ -50,6 +50,7 @@ class SubmissionState:
     validated: set[str] = field(default_factory=set)  # gold keys
     failures: dict[str, int] = field(default_factory=dict)  # gold key -> internal errors on it
     hidden: bool = False
+    held: bool = False  # hidden as a probe hold (store.records.Moderation.held)
     publications: dict[int, Publication] = field(default_factory=dict)  # event number -> event
     derived: dict = field(default_factory=dict, repr=False, compare=False)
     """Caches of views of immutable results (e.g. the table's row), keyed by their maker."""
@@ -245,15 +246,15 @@ class Catalog:
         """Moderation flags are overwritten, so they are read every time (an unreadable one is
         skipped: the submission keeps its flag until a maintainer sets it again)."""
         try:
-            hidden = Moderation.from_bytes(data, path).hidden
+            record = Moderation.from_bytes(data, path)
         except CorruptRecord as e:
             log.warning("unreadable moderation flag: %s", e)
             return False
         with self._lock:
             state = self._states.get(flag.sid)
-            if state is None or state.hidden == hidden:
+            if state is None or (state.hidden, state.held) == (record.hidden, record.held):
                 return False
-            state.hidden = hidden
+            state.hidden, state.held = record.hidden, record.held
             self.generation += 1
             return True
 

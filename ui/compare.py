@@ -1,6 +1,6 @@
 """The Compare tab: 2-4 models scored here on one benchmark, the first against each other, per
-group: the difference, its paired 95% interval and a paired test's p-value. Everything is
-computed by the server (``Leaderboard.compare``); the page receives aggregates only.
+group: the difference, its 95% interval and a p-value, from the rows' published figures only
+(``Leaderboard.compare``, leaderboard/compare.py: Compare shows nothing the rows do not).
 Opened by ``?bench=scb&compare=<row id>,<row id>``."""
 
 from __future__ import annotations
@@ -18,10 +18,11 @@ from ui import display
 from ui.page import SURVIVES_EVICTION
 
 HELP = (
-    "Pick 2 to 4 models scored here (paper rows have no per-question answers). The first is compared with "
-    "each other one on the same questions: difference (first minus other), its paired bootstrap 95% interval, "
-    "and a paired test (McNemar's exact test for accuracy, the paired bootstrap test for other metrics). "
-    "A difference whose interval excludes 0 is marked **bold**."
+    "Pick 2 to 4 models scored here (paper rows have no intervals). The first is compared with each other one, "
+    "from the figures and 95% intervals their model pages publish: difference (first minus other), its 95% "
+    "interval and p-value, treating the two figures as independent. Models answering the same questions are "
+    "usually correlated, so this is conservative: a difference whose interval excludes 0 (marked **bold**) is "
+    "clear. No paired test: it would need which questions each model got right, which never leaves the server."
 )
 
 

@@ -14,6 +14,7 @@ import gradio as gr
 
 from leaderboard.baselines import PAPER_SOURCE
 from leaderboard.service import Leaderboard, ModelDetails
+from leaderboard.table import ANONYMOUS
 from scoring.benchmarks import BENCHMARKS, Benchmark, get_benchmark
 from ui import display
 
@@ -80,7 +81,9 @@ def groups_html(bench: Benchmark, details: ModelDetails, sizes: dict[str, dict[s
 
 def history_html(bench: Benchmark, details: ModelDetails) -> str:
     if not details.history:
-        return "<p>No submissions here: the figures are the paper's.</p>" if details.row.source == PAPER_SOURCE else ""
+        if details.row.source == PAPER_SOURCE:
+            return "<p>No submissions here: the figures are the paper's.</p>"
+        return "<p>Not shown while the entry is anonymous.</p>" if details.row.model == ANONYMOUS else ""
     rows = "".join(
         f"<tr><td>{html.escape(h.submitted_at[:16].replace('T', ' '))}</td><td><code>{html.escape(h.submission_id)}"
         f"</code></td><td>{html.escape(h.status)}</td><td>{display.fmt_number(h.primary, bench.primary.decimals)}</td>"

@@ -114,7 +114,8 @@ def test_a_row_click_opens_the_model_page_and_its_url_reopens_it(desktop, server
 
 def test_the_compare_view_from_its_url(desktop, server, ids):
     pair = f"{ids['Demo-Gemini-2.5-Pro (synthetic)']},{ids['Demo-InternVL3-8B (synthetic)']}"
-    page = open_page(desktop, f"{server.url}/?bench=scb&compare={pair}", "#cmp-result >> text=McNemar exact")
+    done = "#cmp-result >> text=from the published intervals"
+    page = open_page(desktop, f"{server.url}/?bench=scb&compare={pair}", done)
     assert "95% interval" in page.locator("#cmp-result").inner_text()
     shot(page, "compare")
     page.close()

@@ -38,7 +38,7 @@ def test_compare_renders_aggregates_or_says_what_is_wrong(lb, tmp_path):
     compare = Comparisons(lb)
     assert [r for _, r in compare.options("scb").choices] == [strong, weak]
     html = compare.show("scb", [strong, weak])
-    assert "McNemar exact" in html and "95% interval" in html and "Overall" in html
+    assert "from the published intervals" in html and "95% interval" in html and "Overall" in html
     assert "pick 2 to 4" in compare.show("scb", [strong])
 
 

@@ -1,0 +1,222 @@
+"""The disclosure matrix: every surface x every entry state x every viewer.
+
+One board holds an entry in each state (private, withheld by the Ladder, held, hidden, anonymous
+before its reveal date, withdrawn, public), each with sentinels of its own: its submission id,
+a description nobody else uses, its primary figure as the page prints it, and (the anonymous
+one) a model and team name used nowhere else. Every surface that can carry something about a
+submission out of the server is rendered for every viewer (the entry's own team, another team,
+a visitor with no account, a maintainer), through the app's own callbacks and API functions,
+the published results dataset, a reader of it, and the log. The expectations are written here,
+independently of the gate (``submissions.disclosure``), so a wrong gate fails them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+import gradio as gr
+import pandas as pd
+import pytest
+
+from leaderboard.config import UiSettings
+from leaderboard.reader import FolderSource, PublishedLeaderboard
+from leaderboard.table import SCORED_SOURCE
+from submissions.records import Identity
+from tests.support.submissions import board, form, write_gold, write_submission
+from tests.ui.fakes import Profile, Request, bearer
+from ui import display
+from ui.auth import Auth, TokenCheck
+from ui.board import BoardPages, Filters
+from ui.compare import Comparisons
+from ui.downloads import Downloads
+from ui.mine import MySubmissions
+from ui.model import ModelPages
+
+ALICE, BOB, MALLORY = Identity("alice"), Identity("bob"), Identity("mallory")
+MAINT = Identity("maint", is_maintainer=True)
+REVEAL = "2099-01-31"
+STATES = ("private", "withheld", "held", "hidden", "anonymous", "withdrawn", "public")
+VIEWERS = ("owner", "other team", "visitor", "maintainer")
+KINDS = ("id", "description", "figure", "names")
+
+FORBIDDEN: dict[tuple[str, str], set[str]] = {}
+"""(viewer, state) -> what of the entry that viewer must not see anywhere (the product's promise,
+docs/teams.md and docs/integrity.md, written out)."""
+for _state in STATES:
+    hidden_from_public = {"id", "description", "figure"} if _state != "public" else set()
+    if _state == "anonymous":  # its figures are its row; nothing that names it or tells it apart
+        hidden_from_public = {"id", "description", "names"}
+    for _viewer in ("other team", "visitor"):
+        FORBIDDEN[(_viewer, _state)] = hidden_from_public
+    # the team: everything of its own entries but figures the Ladder or a hold keeps back
+    FORBIDDEN[("owner", _state)] = {"figure"} if _state in ("withheld", "held", "hidden") else set()
+    FORBIDDEN[("maintainer", _state)] = set()
+
+
+@dataclass(frozen=True)
+class Sentinel:
+    state: str
+    owner: Identity
+    sid: str
+    description: str
+    figure: str  # the primary figure as pages print it (2 decimals)
+    names: tuple[str, ...]  # names used by this entry only ("" where it shares the public row's)
+
+    def texts(self, kind: str) -> tuple[str, ...]:
+        return {"id": (self.sid,), "description": (self.description,), "figure": (self.figure,),
+                "names": self.names}[kind]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    """The board with one entry per state, and its sentinels."""
+    tmp = tmp_path_factory.mktemp("disclosure")
+    ui = UiSettings(oauth=True, maintainers=(MAINT.username,))
+    lb = board(tmp / "data", write_gold(tmp / "gold.jsonl"), ui=ui, publications_per_week=20, max_scored_per_day=50)
+    files = iter(range(100))
+
+    def send(accuracy: float, visibility: str, description: str, who=ALICE, model="AliceNet", team="Alice Lab", **kw):
+        path = write_submission(tmp / f"{next(files)}.jsonl", accuracy=accuracy, seed=next(files))
+        f = form(model, team, visibility=visibility, description=description, **kw)
+        answer = lb.submit("scb", path, f, who)
+        assert answer.submission_id and answer.status.value == "scored", answer.message
+        return answer.submission_id
+
+    # alice's series under one public row, AliceNet: the history of that row is the channel of attack #2
+    anchor = send(0.507, "public", "desc-public-anchor-q7")
+    private = send(0.907, "private", "desc-private-q7")  # beats the best shown by > 1 point: shown to the team
+    withheld = send(0.193, "private", "desc-withheld-q7")  # does not: withheld (the Ladder)
+    held = send(0.329, "private", "desc-held-q7")
+    hidden = send(0.843, "public", "desc-hidden-q7")
+    withdrawn = send(0.307, "public", "desc-withdrawn-q7")
+    anonymous = send(0.671, "public", "BobVision-13B by Bob's lab at Example University, desc-anonymous-q7",
+                     who=BOB, model="BobVision-13B", team="Bob Example Lab", anonymous=True, reveal_date=REVEAL,
+                     bbox_format="yxyx_1000")  # fmt: skip
+    lb.hold([held], "maint", "test")
+    lb.set_hidden(hidden, True, "maint")
+    lb.set_visibility(ALICE, withdrawn, False)
+    lb.set_visibility(MAINT, anchor, True)  # alice's chosen row again: the newest choice
+    lb.flush()
+    info = lb.gold_info("scb")
+    sids = dict(zip(STATES, (private, withheld, held, hidden, anonymous, withdrawn, anchor)))
+    sentinels = []
+    for state, sid in sids.items():
+        s = lb.catalog.get(sid)
+        value = s.latest_result(info.version).overall["acc"]
+        names = ("BobVision-13B", "Bob Example Lab", "Example University") if state == "anonymous" else ()
+        owner = BOB if state == "anonymous" else ALICE
+        sentinels.append(Sentinel(state, owner, sid, s.meta.description, f"{value:.2f}", names))
+    figures = [x.figure for x in sentinels]
+    assert len(set(figures)) == len(figures), figures
+    return lb, tmp, sentinels
+
+
+def relation(viewer: Identity | None, entry: Sentinel) -> str:
+    if viewer is None:
+        return "visitor"
+    if viewer.is_maintainer:
+        return "maintainer"
+    return "owner" if viewer.username == entry.owner.username else "other team"
+
+
+def named_row_id(team: str, model: str) -> str:
+    """The id an attacker computes from a team and model name (attack #2 opened pages this way)."""
+    return hashlib.sha256(f"{SCORED_SOURCE}\0{team.casefold()}\0{model.casefold()}".encode()).hexdigest()[:12]
+
+
+def _call(fn, *args) -> str:
+    """The endpoint's answer; a refusal as one word (it may repeat the id the caller sent)."""
+    try:
+        return json.dumps(fn(*args), default=str, ensure_ascii=False)
+    except gr.Error:
+        return "refused"
+
+
+def surfaces(lb, tmp: Path, viewer: Identity | None, sentinels: list[Sentinel]) -> dict[str, str]:
+    """Every surface's output for ``viewer``, as text."""
+    out: dict[str, str] = {}
+    every = Filters.of("all", list(display.TYPE_FILTERS), list(display.SOURCES), "")
+    page = BoardPages(lb, Downloads(tmp / "files")).page("scb", every)
+    out["board"] = json.dumps(page.table, default=str, ensure_ascii=False) + page.summary + page.legend
+    out["plots"] = "".join(str(plot) for plot in page.plots)
+    out["downloads"] = Path(page.csv).read_text(encoding="utf-8") + pd.read_parquet(page.parquet).to_csv()
+    table = lb.table("scb")
+    rows = list(table["row_id"])
+    attacked = {named_row_id(t, m) for t in ("Alice Lab", "Bob Example Lab") for m in ("AliceNet", "BobVision-13B")}
+    out["model pages"] = "".join(ModelPages(lb).show("scb", r) for r in [*rows, *sorted(attacked)])
+    scored_rows = list(table.loc[table["source"] == SCORED_SOURCE, "row_id"])
+    out["compare"] = Comparisons(lb).show("scb", scored_rows[:4]) + Comparisons(lb).show("scb", scored_rows[-4:])
+    auth = Auth(lb.settings.ui, whoami=lambda token: TokenCheck(username=token))
+    mine = MySubmissions(lb, auth)
+    profile, request = (Profile(viewer.username), bearer(viewer.username)) if viewer else (None, Request())
+    text, frame = mine.show(request, profile)
+    out["my submissions"] = text + frame.to_csv() + str(mine.choices(request, profile).choices)
+    out["my submissions detail"] = "".join(mine.detail(s.sid, request, profile) for s in sentinels)
+    out["/my_submissions"] = _call(mine.api_my_submissions, "", request)
+    out["/my_result"] = "".join(_call(mine.api_my_result, s.sid, request) for s in sentinels)
+    strangers = [s for s in sentinels if relation(viewer, s) in ("other team", "visitor")]  # their calls change nothing
+    changes = [(mine.api_publish, s.sid, False, "", request) for s in strangers]
+    changes += [(mine.api_unpublish, s.sid, request) for s in strangers]
+    out["/publish, /unpublish"] = "".join(_call(*change) for change in changes)
+    results = lb.settings.data_dir / "results"
+    published = []
+    for path in sorted(results.rglob("*")):
+        if path.suffix == ".parquet":
+            published.append(pd.read_parquet(path).to_csv())
+        elif path.is_file():
+            published.append(path.read_text(encoding="utf-8", errors="replace"))
+    out["results dataset"] = "".join(published)
+    reader = PublishedLeaderboard(FolderSource(results))
+    reader.refresh()
+    reader_rows = list(reader.table("scb")["row_id"])
+    out["reader"] = reader.table("scb").to_csv() + "".join(ModelPages(reader).show("scb", r) for r in reader_rows)
+    return out
+
+
+PERSONAS = {"alice": ALICE, "bob": BOB, "mallory": MALLORY, "visitor": None, "maintainer": MAINT}
+
+
+@pytest.mark.parametrize("persona", list(PERSONAS))
+def test_no_surface_shows_what_the_state_forbids_the_viewer(world, persona, caplog):
+    lb, tmp, sentinels = world
+    viewer = PERSONAS[persona]
+    with caplog.at_level(logging.DEBUG):
+        shown = surfaces(lb, tmp, viewer, sentinels)
+    shown["log"] = caplog.text
+    leaks = []
+    for entry in sentinels:
+        forbidden = FORBIDDEN[(relation(viewer, entry), entry.state)]
+        for kind in sorted(forbidden):
+            for text in entry.texts(kind):
+                leaks += [f"{surface}: {entry.state} {kind} {text!r}" for surface, out in shown.items() if text in out]
+    assert not leaks, f"{persona} sees what it must not:\n" + "\n".join(leaks)
+
+
+def test_what_each_viewer_may_see_is_shown(world):
+    """The matrix is not passed by showing nothing: the public row's figure is on the board for
+    everyone, each team sees its own entries (figures where the state allows) in My submissions."""
+    lb, tmp, sentinels = world
+    by_state = {s.state: s for s in sentinels}
+    for viewer in PERSONAS.values():
+        shown = surfaces(lb, tmp, viewer, sentinels)
+        assert by_state["public"].figure in shown["model pages"] and by_state["public"].sid in shown["model pages"]
+        assert by_state["anonymous"].figure in shown["board"]
+    alice = surfaces(lb, tmp, ALICE, sentinels)
+    for state in ("private", "withheld", "held", "hidden", "withdrawn", "public"):
+        assert by_state[state].sid in alice["/my_submissions"], state
+    for state in ("private", "withdrawn", "public"):
+        assert by_state[state].figure in alice["my submissions"], state
+    bob = surfaces(lb, tmp, BOB, sentinels)
+    assert "BobVision-13B" in bob["/my_result"] and by_state["anonymous"].sid in bob["my submissions"]
+
+
+def test_every_cell_of_the_matrix_is_exercised(world):
+    """7 states x 4 viewers, each viewer relation reached by some persona for every state."""
+    _, _, sentinels = world
+    reached = {(relation(v, s), s.state) for v in PERSONAS.values() for s in sentinels}
+    assert reached == {(v, s) for v in VIEWERS for s in STATES}
+    assert {s.state for s in sentinels} == set(STATES)
