@@ -8,6 +8,8 @@ browser). Identity is :mod:`ui.auth`, download files :mod:`ui.downloads`, backgr
 
 from __future__ import annotations
 
+import logging
+
 import gradio as gr
 from starlette.middleware import Middleware
 
@@ -27,11 +29,14 @@ from ui.links import DeepLinks
 from ui.mine import MineTab, MySubmissions
 from ui.model import ModelPages, ModelTab
 from ui.oauth import use_real_oauth
+from ui.origin import OriginGuard, PublicOrigin, restrict_gradio_cors, serving_port
 from ui.page import launch_extras
 from ui.page_cache import PageCache
 from ui.sessions import NoSavedStates, build_sessions_on_demand
 from ui.style import CSS, theme
 from ui.submit import SubmitTab, Submitter
+
+log = logging.getLogger(__name__)
 
 TITLE = "Cultural VLM Leaderboard"
 
@@ -131,19 +136,26 @@ def reader_refresh_seconds(settings: UiSettings) -> int:
 
 def launch_options(settings: UiSettings, max_upload_bytes: int, baker: PageBaker | None = None) -> dict:
     """Keyword arguments of ``Blocks.launch``: where to listen (127.0.0.1 unless
-    ``GRADIO_SERVER_NAME`` says otherwise), the upload limit Gradio enforces while the upload
-    streams in (nothing larger reaches the disk), the page's look, and, through FastAPI's
-    ``middleware=`` argument, the cache that serves the baked page (:mod:`ui.page_cache`) and
-    the closed save-a-session endpoint (:class:`ui.sessions.NoSavedStates`)."""
+    ``GRADIO_SERVER_NAME`` says otherwise), the page's root URL pinned from configuration
+    (:mod:`ui.origin`: no request header sets it), the upload limit Gradio enforces while the
+    upload streams in (nothing larger reaches the disk), the page's look, and, through FastAPI's
+    ``middleware=`` argument, the refusal of foreign-origin writes (:class:`ui.origin.OriginGuard`),
+    the cache that serves the baked page (:mod:`ui.page_cache`) and the closed save-a-session
+    endpoint (:class:`ui.sessions.NoSavedStates`)."""
+    port = serving_port(settings)
+    origin = PublicOrigin.of(settings, port)
+    restrict_gradio_cors(origin)
+    log.info("the page's root is %s (LEADERBOARD_PUBLIC_URL, SPACE_HOST, else this address)", origin.root)
     options = {
         "server_name": settings.server_name,
-        "server_port": settings.server_port,
+        "server_port": port,
+        "root_path": origin.root,
         "max_file_size": max_upload_bytes,
         "css": CSS,
         "theme": theme(),
         **launch_extras(settings.session_capacity),
     }
-    middleware = [Middleware(NoSavedStates)]
+    middleware = [Middleware(OriginGuard, origin=origin), Middleware(NoSavedStates)]
     if baker is not None:
         middleware.append(Middleware(PageCache, version=lambda: baker.version))
     options["app_kwargs"] = {"middleware": middleware}
