@@ -8,10 +8,10 @@ it: 20 anonymous 5 MB uploads in half a second grew the temp folder by 95 MB. :c
   valid HF token in ``Authorization`` or ``X-HF-Authorization`` (gradio_client's ``token=``),
   or, in local mode, the local identity (:class:`ui.auth.Auth` decides, as for every action);
   anyone else gets 401 with how to sign in;
-- each caller gets ``UPLOADS_PER_WINDOW`` uploads (or the daily attempts quota, if larger: a
-  deployment that allows more submissions allows their uploads) and ``UPLOAD_BYTES_FACTOR``
-  times the upload limit in bytes per ``UPLOAD_WINDOW`` seconds (charged by ``Content-Length``,
-  which browsers and gradio_client send; without one, 411); beyond it, 429 with when to retry;
+- each caller gets ``UPLOADS_PER_WINDOW`` uploads and ``UPLOAD_BYTES_FACTOR`` times the upload
+  limit in bytes per ``UPLOAD_WINDOW`` seconds (both scaled up when the daily attempts quota is
+  larger: a deployment that allows more submissions allows their uploads), charged by
+  ``Content-Length`` (browsers and gradio_client send it; without one, 411); beyond, 429;
 - every upload is deleted ``UPLOAD_MAX_AGE`` seconds after it arrived, by Gradio's own
   ``delete_cache`` sweep (:data:`DELETE_CACHE`, a ``gr.Blocks`` argument), which also removes the
   copies of per-search downloads Gradio serves; the files baked into the page are kept
@@ -93,7 +93,8 @@ class UploadBudget:
 def upload_budget(settings: Settings) -> UploadBudget:
     """The per-caller budget of a deployment (module doc)."""
     uploads = max(UPLOADS_PER_WINDOW, settings.max_attempts_per_day)
-    return UploadBudget(UPLOAD_BYTES_FACTOR * settings.max_upload_bytes, uploads)
+    scale = uploads / UPLOADS_PER_WINDOW  # a larger allowance of files brings their bytes along
+    return UploadBudget(round(UPLOAD_BYTES_FACTOR * settings.max_upload_bytes * scale), uploads)
 
 
 @dataclass(frozen=True)

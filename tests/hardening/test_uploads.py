@@ -18,14 +18,14 @@ import httpx
 import pytest
 from gradio import route_utils
 
-from leaderboard.config import UiSettings
+from leaderboard.config import Settings, UiSettings
 from tests.hardening.test_identity_app import OAUTH_CLIENT_ID, USERS, predictions, session_cookie, submit
 from tests.support.app_server import AppServer
 from tests.support.hub_server import HubServer
 from tests.support.submissions import board, write_gold
 from ui import build_app
 from ui.auth import INVALID_TOKEN, NO_TOKEN
-from ui.uploads import DELETE_CACHE, UPLOAD_MAX_AGE, UPLOAD_REFUSED, UploadBudget
+from ui.uploads import DELETE_CACHE, UPLOAD_MAX_AGE, UPLOAD_REFUSED, UploadBudget, upload_budget
 
 gradio_client = pytest.importorskip("gradio_client")
 
@@ -122,3 +122,10 @@ def test_old_uploads_are_swept_by_gradios_delete_cache_and_baked_files_kept(tmp_
     assert uploaded.exists()  # young: kept
     route_utils.delete_files_created_by_app(page, 0)  # as if UPLOAD_MAX_AGE had passed
     assert not uploaded.exists() and all(Path(p).exists() for p in kept)
+
+
+def test_a_larger_attempts_quota_brings_its_uploads_along():
+    default = upload_budget(Settings())
+    assert (default.uploads, default.max_bytes) == (20, 4 * 50 * 2**20)
+    load_test = upload_budget(Settings(max_attempts_per_day=100_000))  # perf/load_test.py's setting
+    assert load_test.uploads == 100_000 and load_test.max_bytes == 5_000 * default.max_bytes
