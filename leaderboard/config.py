@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
+from urllib.parse import urlsplit
 
 HUB_REPO_VARIABLES = (
     ("gold", "LEADERBOARD_GOLD_REPO"),
@@ -113,6 +114,24 @@ class _Env:
             )
         return value
 
+    def public_url(self) -> str | None:
+        """The address visitors use: ``LEADERBOARD_PUBLIC_URL``, else on a Space ``https://`` and the
+        first of ``SPACE_HOST`` (a custom domain is listed after the hf.space one), else None (local).
+        Only an origin and an optional path: no query, fragment or trailing slash."""
+        value = self.url("LEADERBOARD_PUBLIC_URL")
+        if value is None:
+            host = self.text("SPACE_HOST").split(",")[0].strip()
+            if not host:
+                return None
+            value = f"https://{host}"
+        parts = urlsplit(value)
+        if not parts.hostname or parts.query or parts.fragment or "@" in parts.netloc:
+            raise ConfigError(
+                f"LEADERBOARD_PUBLIC_URL (or SPACE_HOST) must be a plain address such as "
+                f"https://org-leaderboard.hf.space; got {value!r}"
+            )
+        return value.rstrip("/")
+
     def reader_repos(self) -> dict[str, str]:
         """A reader reads the public results repo only: holding the private repos' names (and so,
         likely, a token for them) is the misconfiguration it exists to avoid."""
@@ -150,6 +169,7 @@ class UiSettings:
     role: str = WRITER  # READER: only the boards, from the published results (docs/topology.md)
     writer_url: str | None = None  # where a reader sends visitors who want to submit
     session_capacity: int | None = None  # sessions Gradio keeps in memory; None: ui.page.SESSION_CAPACITY
+    public_url: str | None = None  # the page's root (ui.origin); None: local, the app's own address
 
     @property
     def reader(self) -> bool:
@@ -178,6 +198,7 @@ class UiSettings:
             role=role,
             writer_url=env.url("LEADERBOARD_WRITER_URL"),
             session_capacity=env.whole("LEADERBOARD_SESSION_CAPACITY", 0, minimum=1) or None,
+            public_url=env.public_url(),
         )
 
 

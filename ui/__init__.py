@@ -8,6 +8,8 @@ browser). Identity is :mod:`ui.auth`, download files :mod:`ui.downloads`, backgr
 
 from __future__ import annotations
 
+import logging
+
 import gradio as gr
 from starlette.middleware import Middleware
 
@@ -27,11 +29,15 @@ from ui.links import DeepLinks
 from ui.mine import MineTab, MySubmissions
 from ui.model import ModelPages, ModelTab
 from ui.oauth import use_real_oauth
+from ui.origin import OriginGuard, PublicOrigin, restrict_gradio_cors, serving_port
 from ui.page import launch_extras
 from ui.page_cache import PageCache
 from ui.sessions import NoSavedStates, build_sessions_on_demand
 from ui.style import CSS, theme
 from ui.submit import SubmitTab, Submitter
+from ui.uploads import DELETE_CACHE, UploadBudget, UploadGate, UploadPolicy, upload_budget
+
+log = logging.getLogger(__name__)
 
 TITLE = "Cultural VLM Leaderboard"
 
@@ -59,7 +65,7 @@ def build_app(leaderboard: Leaderboard | PublishedLeaderboard, settings: UiSetti
     auth = Auth(settings)
     downloads = Downloads()
     pages = BoardPages(leaderboard, downloads, reader_empty_board(settings) if settings.reader else EMPTY_BOARD)
-    with gr.Blocks(title=TITLE, fill_width=True) as page:
+    with gr.Blocks(title=TITLE, fill_width=True, delete_cache=DELETE_CACHE) as page:
         if settings.reader:
             reader_note(settings)
         else:
@@ -88,6 +94,8 @@ def build_app(leaderboard: Leaderboard | PublishedLeaderboard, settings: UiSetti
     baker = PageBaker(page, boards)
     baker.refresh_or_keep()  # the first bake, before anyone visits (retried by the baker's thread)
     attach(page, baker)
+    if not settings.reader:  # a reader takes no uploads at all
+        page.uploads = UploadPolicy(auth, upload_budget(leaderboard.settings))  # type: ignore[attr-defined]
     return page
 
 
@@ -129,21 +137,36 @@ def reader_refresh_seconds(settings: UiSettings) -> int:
     return max(REFRESH_AT_LEAST_EVERY, settings.refresh_seconds)  # what ui.jobs.start_reader_jobs uses
 
 
-def launch_options(settings: UiSettings, max_upload_bytes: int, baker: PageBaker | None = None) -> dict:
+def launch_options(
+    settings: UiSettings, max_upload_bytes: int, baker: PageBaker | None = None, uploads: UploadPolicy | None = None
+) -> dict:
     """Keyword arguments of ``Blocks.launch``: where to listen (127.0.0.1 unless
-    ``GRADIO_SERVER_NAME`` says otherwise), the upload limit Gradio enforces while the upload
-    streams in (nothing larger reaches the disk), the page's look, and, through FastAPI's
-    ``middleware=`` argument, the cache that serves the baked page (:mod:`ui.page_cache`) and
-    the closed save-a-session endpoint (:class:`ui.sessions.NoSavedStates`)."""
+    ``GRADIO_SERVER_NAME`` says otherwise), the page's root URL pinned from configuration
+    (:mod:`ui.origin`: no request header sets it), the upload limit Gradio enforces while the
+    upload streams in (nothing larger reaches the disk), the page's look, and, through FastAPI's
+    ``middleware=`` argument, the refusal of foreign-origin writes (:class:`ui.origin.OriginGuard`),
+    who may upload and how much (:mod:`ui.uploads`; ``uploads`` None: no one), the cache that
+    serves the baked page (:mod:`ui.page_cache`) and the closed save-a-session endpoint
+    (:class:`ui.sessions.NoSavedStates`)."""
+    port = serving_port(settings)
+    origin = PublicOrigin.of(settings, port)
+    restrict_gradio_cors(origin)
+    log.info("the page's root is %s (LEADERBOARD_PUBLIC_URL, SPACE_HOST, else this address)", origin.root)
     options = {
         "server_name": settings.server_name,
-        "server_port": settings.server_port,
+        "server_port": port,
+        "root_path": origin.root,
         "max_file_size": max_upload_bytes,
         "css": CSS,
         "theme": theme(),
         **launch_extras(settings.session_capacity),
     }
-    middleware = [Middleware(NoSavedStates)]
+    uploads = uploads or UploadPolicy(None, UploadBudget(max_upload_bytes))
+    middleware = [
+        Middleware(OriginGuard, origin=origin),
+        Middleware(UploadGate, auth=uploads.auth, budget=uploads.budget),
+        Middleware(NoSavedStates),
+    ]
     if baker is not None:
         middleware.append(Middleware(PageCache, version=lambda: baker.version))
     options["app_kwargs"] = {"middleware": middleware}
@@ -157,7 +180,7 @@ def launch(page: gr.Blocks, settings: UiSettings, max_upload_bytes: int) -> None
         baker.start()
     # Reads are cached and thread-safe: let many visitors load at once (Gradio runs one at a time by default).
     page.queue(default_concurrency_limit=16).launch(
-        prevent_thread_lock=True, **launch_options(settings, max_upload_bytes, baker)
+        prevent_thread_lock=True, **launch_options(settings, max_upload_bytes, baker, getattr(page, "uploads", None))
     )
     build_sessions_on_demand(page)
     page.block_thread()

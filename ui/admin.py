@@ -140,7 +140,7 @@ class Maintainers:
             return "Maintainers only: enter the admin token" + (
                 " or sign in with a maintainer account." if self.auth.oauth else "."
             )
-        client = client_of(request)
+        client = client_of(request, behind_proxy=self.auth.settings.on_space)
         wait = self.backoff.wait_seconds(client)
         if wait > 0:
             log.warning("admin token try from %s refused: backing off %.0f s", client, wait)

@@ -8,6 +8,13 @@ whose token it is, never a name typed by the caller. Answers are cached, bounded
 age: a flood of made-up tokens cannot grow memory, a revoked token stops working within
 ``TOKEN_MAX_AGE`` seconds, and a Hub hiccup (429, 5xx, no answer) is remembered only for
 ``UNAVAILABLE_MAX_AGE`` seconds so that it never locks a real user out for long.
+
+Unknown tokens cost an outbound call each, and a cache by token cannot help when every token is
+new (attacks.md #12: 100 random tokens, 100 whoami calls). So each client's unknown tokens are
+counted too, for ``UNKNOWN_WINDOW`` seconds, in a cache as bounded as the token cache: after
+``UNKNOWN_TOKENS_PER_CLIENT`` of them a client's next new token is refused without asking the
+Hub. Tokens already known, and other clients, are unaffected. The client is
+:func:`ui.throttle.client_of` (the Space proxy's address, else the socket's peer).
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ import gradio as gr
 from leaderboard.config import UiSettings
 from submissions.records import Identity
 from ui.display import escape_markdown
+from ui.throttle import client_of
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +41,8 @@ TOKEN_MAX_AGE = 600.0  # seconds a valid token's account is remembered
 INVALID_MAX_AGE = 60.0  # a token the Hub refused (401)
 UNAVAILABLE_MAX_AGE = 5.0  # the Hub could not answer: ask again soon
 TOKEN_CACHE_SIZE = 1024
+UNKNOWN_TOKENS_PER_CLIENT = 10  # new tokens the Hub refused, per client and window, before we stop asking
+UNKNOWN_WINDOW = 60.0  # seconds
 WHOAMI_TIMEOUT = 10.0  # seconds
 
 HOW_TO_SEND_A_TOKEN = (
@@ -43,6 +53,10 @@ NO_TOKEN = "Not signed in: " + HOW_TO_SEND_A_TOKEN + "."
 INVALID_TOKEN = (
     "The Hub does not accept this Hugging Face token (401): check or create one at "
     "https://huggingface.co/settings/tokens."
+)
+TOO_MANY_UNKNOWN_TOKENS = (
+    "Too many Hugging Face tokens the Hub does not accept came from your address: "
+    f"try again in {UNKNOWN_WINDOW:.0f} s with a valid one (https://huggingface.co/settings/tokens)."
 )
 HUB_UNAVAILABLE = (
     "Could not check your Hugging Face token: the Hub answered {status}. This is not your token's fault; "
@@ -167,6 +181,7 @@ class Auth:
         self.settings = settings
         self.whoami = whoami
         self.tokens = tokens if tokens is not None else BoundedTtlCache(TOKEN_CACHE_SIZE, TOKEN_MAX_AGE)
+        self.unknown = BoundedTtlCache(TOKEN_CACHE_SIZE, UNKNOWN_WINDOW, self.tokens.clock)  # client -> count
 
     @property
     def oauth(self) -> bool:
@@ -186,7 +201,7 @@ class Auth:
         token = request_token(request, oauth_token)
         if not token:
             return Caller(None, NO_TOKEN)
-        check = self.check_token(token)
+        check = self.check_token(token, client_of(request, behind_proxy=self.settings.on_space))
         if check.username is None:
             return Caller(None, check.refusal)
         return Caller(self._hub_identity(check.username, check.orgs))
@@ -199,17 +214,25 @@ class Auth:
     ) -> Identity | None:
         return self.caller(profile, request, oauth_token).identity
 
-    def check_token(self, token: str) -> TokenCheck:
-        """The Hub's answer for a token, cached by the token's hash (never the token itself)."""
+    def check_token(self, token: str, client: str = "") -> TokenCheck:
+        """The Hub's answer for a token, cached by the token's hash (never the token itself); a
+        ``client`` that sent too many unknown tokens lately gets no new ones checked (module doc)."""
         key = hashlib.sha256(token.encode()).hexdigest()
         found, check = self.tokens.lookup(key)
         if found:
             return check
+        _, unknown = self.unknown.lookup(client)
+        if client and (unknown or 0) >= UNKNOWN_TOKENS_PER_CLIENT:
+            return TokenCheck(refusal=TOO_MANY_UNKNOWN_TOKENS)
         check = self.whoami(token)
         if check.username is not None:
             self.tokens.store(key, check)
+        elif check.refusal == INVALID_TOKEN:
+            self.tokens.store(key, check, INVALID_MAX_AGE)
+            if client:
+                self.unknown.store(client, (unknown or 0) + 1)  # the window restarts with each new one
         else:
-            self.tokens.store(key, check, INVALID_MAX_AGE if check.refusal == INVALID_TOKEN else UNAVAILABLE_MAX_AGE)
+            self.tokens.store(key, check, UNAVAILABLE_MAX_AGE)
         return check
 
     def _hub_identity(self, username: str, orgs: tuple[str, ...]) -> Identity:

@@ -13,6 +13,7 @@ import threading
 from collections import OrderedDict
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import gradio as gr
 import pandas as pd
@@ -194,8 +195,8 @@ class BoardPages:
         """The CSV and Parquet downloads of ``shown``: written once per rows shown."""
         key = (bench_id, replace(filters, hidden=()), fingerprint)
         with self._lock:
-            if fingerprint and key in self._files:
-                return self._files[key]
+            if fingerprint and key in self._files and all(Path(p).exists() for p in self._files[key]):
+                return self._files[key]  # (Downloads deletes old files: a gone one is written again)
         stem = f"{bench_id}-{filters.view}"
         written = (
             self.downloads.write(f"{stem}.csv", to_csv_bytes(shown)),

@@ -6,7 +6,8 @@ with ``sha256(OAUTH_CLIENT_SECRET + "-v4")``, a public constant when that secret
 are unfit for a served leaderboard, so :func:`use_real_oauth` swaps Gradio's ``attach_oauth``
 for one that always mounts the real routes (which need the ``OAUTH_*`` app variables,
 checked by ``leaderboard.config``) and signs cookies with ``LEADERBOARD_SESSION_SECRET`` when set,
-else, on a Space only, with Gradio's derivation from the Space's secret OAuth client secret.
+else, on a Space only, with Gradio's derivation from the Space's secret OAuth client secret. The
+cookie is ``SameSite=Lax``, so no other site's page sends it.
 """
 
 from __future__ import annotations
@@ -44,7 +45,9 @@ def use_real_oauth(settings: UiSettings) -> None:
 
     def attach_oauth(app: FastAPI) -> None:
         gradio.oauth._add_oauth_routes(app)
-        # Same cookie settings as Gradio's (a Space shows the app in a cross-site iframe).
-        app.add_middleware(SessionMiddleware, secret_key=key, same_site="none", https_only=True)
+        # Lax, not Gradio's None: a page on another site must not send the visitor's session along
+        # (attacks.md #4). The cost: inside huggingface.co's iframe the cookie is third-party and
+        # not sent, so visitors sign in on the Space's own address (README, Deploying as a Space).
+        app.add_middleware(SessionMiddleware, secret_key=key, same_site="lax", https_only=True)
 
     gradio.routes.attach_oauth = attach_oauth

@@ -4,11 +4,12 @@ Gradio rebuilds both on every request: a deep copy of the page config plus a wal
 the root URL into it (8-10 ms of CPU for this page, 60 ms with 1,000-row boards baked in), and
 sends the page uncompressed (its Brotli middleware only compresses paths with a file extension).
 Both answers depend only on the page config, which changes only when :class:`ui.baked.PageBaker`
-re-bakes (its ``version``), and on the request headers Gradio derives the root URL from
-(``route_utils.get_request_origin``: Host, X-Forwarded-Host, X-Gradio-Server, X-Forwarded-Proto,
-plus the scheme and the mount's root path). So the first request per (path, version, those
-headers) renders through Gradio; concurrent ones wait for it; the rest get the stored bytes,
-gzipped when the client accepts gzip (``Content-Encoding: gzip``, ``Vary: Accept-Encoding``).
+re-bakes (its ``version``), and on the root URL Gradio writes into them, which :mod:`ui.origin`
+pins to the configured one (a full-URL ``root_path``), so no request header shapes them. The
+key is therefore (version, path) and nothing a client sends: the first request per key renders
+through Gradio; concurrent ones wait for it; the rest get the stored bytes, gzipped when the
+client accepts gzip (``Content-Encoding: gzip``, ``Vary: Accept-Encoding``). Install it only
+with the root pinned (:func:`ui.launch_options` does both).
 
 Not cached, passed to Gradio untouched: anything but GET, requests with Gradio's login cookie
 (``access-token-*``: the page names the user) or a ``page``/``deep_link``/``all_endpoints``
@@ -27,7 +28,6 @@ from urllib.parse import parse_qs
 
 CACHED_PATHS = frozenset({"/", "/config", "/config/"})
 UNCACHED_QUERIES = frozenset({"page", "deep_link", "all_endpoints"})
-ROOT_HEADERS = (b"host", b"x-forwarded-host", b"x-gradio-server", b"x-forwarded-proto")
 PAGES_KEPT = 32
 
 
@@ -76,14 +76,12 @@ class PageCache:
         """The cache key of a request, or None when it must go to Gradio."""
         if scope["type"] != "http" or scope["method"] != "GET" or scope["path"] not in CACHED_PATHS:
             return None
-        headers = dict(scope["headers"])
-        if b"access-token" in headers.get(b"cookie", b""):
-            return None
+        if any(name == b"cookie" and b"access-token" in value for name, value in scope["headers"]):
+            return None  # every copy of the header is looked at, not only the first or the last
         query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
         if UNCACHED_QUERIES & set(query):
             return None
-        root = tuple(headers.get(name, b"") for name in ROOT_HEADERS)
-        return (self.version(), scope["path"], scope.get("scheme"), scope.get("root_path", ""), *root)
+        return (self.version(), scope["path"])
 
     async def _render_once(self, key: tuple, scope, receive, send) -> CachedAnswer | None:
         """Render through Gradio once per key; concurrent requests for the key wait for it."""

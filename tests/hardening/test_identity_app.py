@@ -28,6 +28,7 @@ from tests.support.gradio_queue import fn_index, queue_call
 from tests.support.hub_server import HubServer, User
 from tests.ui import conftest as ui_fixtures
 from ui.auth import INVALID_TOKEN, NO_TOKEN
+from ui.uploads import UPLOAD_REFUSED
 
 gradio_client = pytest.importorskip("gradio_client")
 itsdangerous = pytest.importorskip("itsdangerous")
@@ -114,7 +115,9 @@ def test_each_way_to_send_a_token_names_its_owner(space, tmp_path):
     ways = {
         "token=": gradio_client.Client(space.url, token="tok-ann", verbose=False),
         "Bearer": gradio_client.Client(space.url, headers={"Authorization": "Bearer tok-ann"}, verbose=False),
-        "oauth_token=": gradio_client.Client(space.url, oauth_token="tok-ann", verbose=False),
+        # the file upload before /submit needs a token in a header (ui/uploads.py): here boss's, so
+        # the submission's owner (ann) can only come from oauth_token=, which goes first
+        "oauth_token=": gradio_client.Client(space.url, oauth_token="tok-ann", token="tok-boss", verbose=False),
     }
     before = len(submitters(space.data_dir))
     for seed, (way, client) in enumerate(ways.items(), start=1):
@@ -124,12 +127,19 @@ def test_each_way_to_send_a_token_names_its_owner(space, tmp_path):
 
 
 def test_no_token_or_a_wrong_one_is_refused_with_a_clear_message(space, upload, monkeypatch):
+    """The file upload that comes first now refuses them (ui/uploads.py, attacks.md #7), with the
+    same message /submit gives (gradio_client shows only the status line; the body says why)."""
     monkeypatch.delenv("HF_TOKEN", raising=False)  # else gradio_client sends the machine's saved token
     before = submitters(space.data_dir)
-    answer = submit(gradio_client.Client(space.url, verbose=False), upload, "No token")
-    assert (answer["status"], answer["message"], answer["submission_id"]) == ("rejected", NO_TOKEN, None)
-    answer = submit(gradio_client.Client(space.url, token="tok-forged", verbose=False), upload, "Bad token")
-    assert answer["message"] == INVALID_TOKEN
+    for token, message in ((None, NO_TOKEN), ("tok-forged", INVALID_TOKEN)):
+        with pytest.raises(httpx.HTTPStatusError) as refused:
+            submit(gradio_client.Client(space.url, token=token, verbose=False), upload, "No token")
+        assert refused.value.response.status_code == 401
+        assert refused.value.response.json()["error"] == UPLOAD_REFUSED + message
+    no_file = gradio_client.Client(space.url, verbose=False).predict(  # /submit itself, without a file
+        "kviscuit", None, "No token", "Team", "open", "xyxy", "", "", "", api_name="/submit"
+    )
+    assert (no_file["status"], no_file["message"], no_file["submission_id"]) == ("rejected", NO_TOKEN, None)
     assert submitters(space.data_dir) == before
 
 
@@ -140,7 +150,11 @@ def test_forged_session_cookies_sign_no_one_in(space, upload, monkeypatch, tmp_p
     for key in guessed_keys:
         forged = session_cookie(key, "boss")
         client = gradio_client.Client(space.url, httpx_kwargs={"cookies": {"session": forged}}, verbose=False)
-        assert submit(client, upload, "Forged")["message"] == NO_TOKEN, key
+        with pytest.raises(httpx.HTTPStatusError) as refused:  # the upload already (ui/uploads.py)
+            submit(client, upload, "Forged")
+        assert refused.value.response.json()["error"] == UPLOAD_REFUSED + NO_TOKEN, key
+        no_file = client.predict("kviscuit", None, "Forged", "Team", "open", "xyxy", "", "", "", api_name="/submit")
+        assert no_file["message"] == NO_TOKEN, key
     assert submitters(space.data_dir) == before
     genuine = session_cookie(gradio_key(OAUTH_CLIENT_SECRET), "boss")  # the control: the real key works
     client = gradio_client.Client(space.url, httpx_kwargs={"cookies": {"session": genuine}}, verbose=False)

@@ -50,8 +50,9 @@ class AppServer:
         self.port = 0
         self.url = ""
 
-    def start(self, timeout: float = 120) -> AppServer:
-        self.port = free_port()
+    def start(self, timeout: float = 120, port: int | None = None) -> AppServer:
+        """``port``: listen there (a test that configures the app's own address needs it first)."""
+        self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         environment = {
             **os.environ,

@@ -45,7 +45,7 @@ def test_every_action_checks_the_token_it_is_sent(lb):
 
 def test_wrong_tokens_back_off_and_are_logged_without_the_token(lb, caplog):
     clock = Clock()
-    maintainers = Maintainers(lb, Auth(LOCAL), Backoff(free=3, global_free=100, base=1.0, clock=clock))
+    maintainers = Maintainers(lb, Auth(LOCAL), Backoff(free=3, base=1.0, clock=clock))
     alice, bob = Request(client="10.0.0.1"), Request(client="10.0.0.2")
     answers = [maintainers.unlock(f"guess-{i}", None, alice)[1] for i in range(4)]
     assert answers[:3] == ["Wrong token (or not a maintainer)."] * 3
@@ -60,14 +60,29 @@ def test_wrong_tokens_back_off_and_are_logged_without_the_token(lb, caplog):
     assert "wrong admin token from 10.0.0.1 (4 in a row)" in caplog.text and "guess-" not in caplog.text
 
 
-def test_everyone_together_backs_off_too():
+def test_wrong_tokens_from_rotating_addresses_lock_no_one_else_out(lb):
+    """attacks.md #9: 34 wrong tokens from 34 addresses in a row, then the right token from a new
+    address got "Too many wrong admin tokens" (a global budget); the backoff is per client only."""
     clock = Clock()
-    backoff = Backoff(free=3, global_free=5, base=2.0, clock=clock)
-    for i in range(5):
-        backoff.failed(f"10.0.0.{i}")  # one wrong try from each of five addresses
-    assert backoff.wait_seconds("10.9.9.9") == 2.0
-    clock.now = 2.0
-    assert backoff.wait_seconds("10.9.9.9") == 0.0
+    maintainers = Maintainers(lb, Auth(UiSettings(admin_token="open-sesame", on_space=True)), Backoff(clock=clock))
+    for i in range(34):
+        forwarded = Request(headers={"x-forwarded-for": f"10.0.{i}.1"})  # a Space's proxy appends the caller
+        assert maintainers.unlock(f"guess-{i}", None, forwarded)[1] == "Wrong token (or not a maintainer)."
+    assert maintainers.unlock("open-sesame", None, Request(headers={"x-forwarded-for": "192.168.7.7"}))[0].visible
+    one = Request(headers={"x-forwarded-for": "10.0.99.1"})
+    answers = [maintainers.unlock(f"again-{i}", None, one)[1] for i in range(4)]
+    assert answers[3].startswith("Too many wrong admin tokens")  # one client is still slowed
+    assert maintainers.unlock("open-sesame", None, one)[1].startswith("Too many")
+
+
+def test_off_a_space_the_forwarded_header_is_the_callers_own_and_is_ignored(lb):
+    """Without a proxy in front, X-Forwarded-For is whatever the caller writes: rotating it from
+    one socket address is one client."""
+    maintainers = Maintainers(lb, Auth(LOCAL), Backoff(clock=Clock()))
+    rotating = [Request(headers={"x-forwarded-for": f"10.0.{i}.1"}, client="10.1.1.1") for i in range(4)]
+    answers = [maintainers.unlock(f"guess-{i}", None, request)[1] for i, request in enumerate(rotating)]
+    assert answers[3].startswith("Too many wrong admin tokens")
+    assert maintainers.unlock("open-sesame", None, Request(client="10.2.2.2"))[0].visible
 
 
 def test_hide_and_unhide_a_submission(lb, tmp_path):

@@ -3,13 +3,26 @@ bounded token cache, and how Hub failures are told apart."""
 
 from __future__ import annotations
 
+import secrets
+
 import gradio as gr
 import pytest
 
 from leaderboard.config import UiSettings
 from tests.support.hub_server import HubServer, User
 from tests.ui.fakes import Profile, Request, bearer
-from ui.auth import HUB_UNAVAILABLE, INVALID_TOKEN, NO_TOKEN, Auth, BoundedTtlCache, TokenCheck, hub_whoami
+from ui.auth import (
+    HUB_UNAVAILABLE,
+    INVALID_TOKEN,
+    NO_TOKEN,
+    TOKEN_CACHE_SIZE,
+    TOO_MANY_UNKNOWN_TOKENS,
+    UNKNOWN_TOKENS_PER_CLIENT,
+    Auth,
+    BoundedTtlCache,
+    TokenCheck,
+    hub_whoami,
+)
 
 ON_SPACE = UiSettings(oauth=True, maintainers=("boss",), admin_token="t0ken")
 
@@ -141,3 +154,31 @@ def test_maintainers_by_account_or_admin_token():
     assert not auth.admin_token_matches("t0ke") and not auth.admin_token_matches("")
     assert not Auth(UiSettings()).admin_token_matches("")  # no token configured: nothing opens
     assert not Auth(UiSettings(maintainers=("boss",))).is_maintainer(Profile("boss"))  # offline: the token only
+
+
+def whoami_calls(hub) -> int:
+    return sum(line == "GET /api/whoami-v2" for line in hub.log)
+
+
+def test_unknown_tokens_do_not_each_cost_an_outbound_whoami(hub, monkeypatch):
+    """attacks.md #12: 100 requests with random bearer tokens made 100 whoami calls at the Hub.
+    A client's unknown tokens are remembered for a minute (bounded): after UNKNOWN_TOKENS_PER_CLIENT
+    of them it is refused without asking the Hub; other clients and known tokens are unaffected."""
+    from huggingface_hub import constants
+
+    monkeypatch.setattr(constants, "ENDPOINT", hub.url)
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    auth = Auth(ON_SPACE)
+    attacker, user = Request(headers={}, client="10.6.6.6"), "10.1.2.3"
+    before = whoami_calls(hub)
+    for _ in range(100):
+        bearer = Request(headers={"authorization": f"Bearer hf_{secrets.token_hex(17)}"}, client=attacker.client)
+        assert auth.identity(None, bearer) is None
+    assert whoami_calls(hub) - before <= UNKNOWN_TOKENS_PER_CLIENT
+    refused = auth.caller(None, Request(headers={"authorization": "Bearer hf_other"}, client=attacker.client))
+    assert refused.refusal == TOO_MANY_UNKNOWN_TOKENS
+    for _ in range(20):  # one unknown token again and again: asked once
+        assert auth.identity(None, Request(headers={"authorization": "Bearer tok-typo"}, client=user)) is None
+    assert auth.identity(None, Request(headers={"authorization": "Bearer tok-ann"}, client=user)).username == "ann"
+    assert whoami_calls(hub) - before <= UNKNOWN_TOKENS_PER_CLIENT + 2
+    assert len(auth.unknown) <= TOKEN_CACHE_SIZE

@@ -109,8 +109,22 @@ def test_the_page_cache_renders_once_per_version_and_gzips_for_clients_that_acce
     assert "content-encoding" not in plain_headers and plain_headers["content-length"] == "6"
     version[0] = 2  # a re-bake
     assert run(cache, ("/",))[0][2] == b"page 2"
-    run(cache, ("/", b"", {"host": "other"}), ("/config",))  # the root URL and the path key it too
-    assert gradio.calls == 4
+    run(cache, ("/", b"", {"host": "other", "x_forwarded_host": "evil"}))  # headers do not key it (root pinned)
+    assert gradio.calls == 2
+    run(cache, ("/config",))  # the path does
+    assert gradio.calls == 3
+
+
+def test_the_page_cache_key_is_the_version_and_path_whatever_the_headers_say():
+    """attacks.md #1: a key read from one copy of a repeated header while Gradio read another
+    let one request store an attacker's page; now no header is in the key at all (the root is
+    pinned by ui.origin), and a login cookie in any copy of ``Cookie`` still bypasses it."""
+    cache = PageCache(FakeGradio(), version=lambda: 7)
+    scope, *_ = get(cache)
+    repeated = [(b"x-forwarded-host", b"evil.example"), (b"x-forwarded-host", b""), (b"forwarded", b"host=evil")]
+    assert cache.key({**scope, "headers": [*scope["headers"], *repeated]}) == cache.key(scope) == (7, "/")
+    two_cookies = [(b"cookie", b"a=1"), (b"cookie", b"access-token-x=1")]
+    assert cache.key({**scope, "headers": [*scope["headers"], *two_cookies]}) is None
 
 
 def test_the_page_cache_leaves_other_pages_logins_and_odd_answers_to_gradio():

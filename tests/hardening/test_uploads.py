@@ -1,0 +1,131 @@
+"""attacks.md #7: anyone could fill the disk through ``/gradio_api/upload`` (20 x 5 MB in 0.5 s,
+no token, no session), and nothing deleted the files.
+
+A "Space" app with a 6 MB upload limit (so a caller's budget is 4 x 6 = 24 MB per 10 minutes):
+anonymous uploads are refused before anything is written; a token-carrying caller and a
+signed-in session upload until their own budget is spent; gradio_client with ``token=`` still
+submits. The sweep that deletes old uploads is Gradio's ``delete_cache``, checked in-process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from gradio import route_utils
+
+from leaderboard.config import Settings, UiSettings
+from tests.hardening.test_identity_app import OAUTH_CLIENT_ID, USERS, predictions, session_cookie, submit
+from tests.support.app_server import AppServer
+from tests.support.hub_server import HubServer
+from tests.support.submissions import board, write_gold
+from ui import build_app
+from ui.auth import INVALID_TOKEN, NO_TOKEN
+from ui.uploads import DELETE_CACHE, UPLOAD_MAX_AGE, UPLOAD_REFUSED, UploadBudget, upload_budget
+
+gradio_client = pytest.importorskip("gradio_client")
+
+SESSION_SECRET = secrets.token_hex(32)
+FIVE_MB = b"x" * (5 * 2**20)
+
+
+@pytest.fixture(scope="module")
+def hub():
+    server = HubServer(users=dict(USERS)).start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def space(tmp_path_factory, hub):
+    folder = tmp_path_factory.mktemp("uploads")
+    env = {
+        "SYSTEM": "spaces",
+        "SPACE_ID": "org/leaderboard",
+        "OAUTH_CLIENT_ID": OAUTH_CLIENT_ID,
+        "OAUTH_CLIENT_SECRET": secrets.token_hex(16),
+        "OAUTH_SCOPES": "openid profile",
+        "OPENID_PROVIDER_URL": hub.url,
+        "HF_ENDPOINT": hub.url,
+        "HF_HUB_OFFLINE": "0",
+        "LEADERBOARD_SESSION_SECRET": SESSION_SECRET,
+        "LEADERBOARD_MAX_UPLOAD_MB": "6",
+        "GRADIO_TEMP_DIR": str(folder / "gradio-tmp"),
+    }
+    app = AppServer(folder / "data", **env).start()
+    yield app
+    app.stop()
+
+
+def temp_bytes(app: AppServer) -> int:
+    return sum(p.stat().st_size for p in Path(app.env["GRADIO_TEMP_DIR"]).rglob("*") if p.is_file())
+
+
+def upload(http: httpx.Client, name: str, **headers: str) -> httpx.Response:
+    return http.post("/gradio_api/upload", files={"files": (name, FIVE_MB, "application/jsonl")}, headers=headers)
+
+
+def test_anonymous_uploads_are_refused_before_anything_is_stored(space, monkeypatch):
+    before = temp_bytes(space)
+    started = time.monotonic()
+    with httpx.Client(base_url=space.url, timeout=60) as http:
+        answers = [upload(http, f"fill-{i}.jsonl") for i in range(20)]  # the red team's attack
+    assert [a.status_code for a in answers] == [401] * 20, [a.text[:80] for a in answers]
+    assert answers[0].json()["error"] == UPLOAD_REFUSED + NO_TOKEN
+    assert temp_bytes(space) - before < 1_000_000, time.monotonic() - started  # was +100 MB
+    assert not [p for p in Path(space.env["GRADIO_TEMP_DIR"]).rglob("fill-*")]
+
+
+def test_each_identified_caller_uploads_within_its_own_budget(space):
+    ann = {"X-HF-Authorization": "Bearer tok-ann"}  # what gradio_client's token= sends
+    with httpx.Client(base_url=space.url, timeout=60) as http:
+        answers = [upload(http, f"ann-{i}.jsonl", **ann) for i in range(6)]
+        assert [a.status_code for a in answers] == [200] * 4 + [429] * 2  # 4 x 5 MB of 24 MB
+        assert "Too many uploads from your account: 24 MB in 10 minutes" in answers[4].json()["error"]
+        forged = upload(http, "forged.jsonl", **{"Authorization": "Bearer tok-forged"})
+        assert forged.status_code == 401 and forged.json()["error"] == UPLOAD_REFUSED + INVALID_TOKEN
+        boss = session_cookie(hashlib.sha256(SESSION_SECRET.encode()).hexdigest(), "boss")  # signed in
+        assert upload(http, "boss.jsonl", Cookie=f"session={boss}").status_code == 200  # another budget
+
+
+def test_gradio_client_with_a_token_still_submits(space, tmp_path):
+    client = gradio_client.Client(space.url, token="tok-boss", verbose=False)
+    answer = submit(client, predictions(tmp_path, 11), "Upload gate control")
+    assert answer["submission_id"], answer
+
+
+def test_the_budget_counts_files_and_bytes_per_caller_and_window():
+    clock = [0.0]
+    budget = UploadBudget(max_bytes=100, uploads=3, window=60, clock=lambda: clock[0])
+    assert [budget.charge("ann", 10) for _ in range(3)] == ["", "", ""]
+    assert budget.charge("ann", 10).startswith("Too many uploads from your account: 3 files in 1 minutes")
+    assert budget.charge("bob", 100) == "" and "MB in 1 minutes" in budget.charge("bob", 1)
+    clock[0] = 60.0
+    assert budget.charge("ann", 10) == ""
+
+
+def test_old_uploads_are_swept_by_gradios_delete_cache_and_baked_files_kept(tmp_path):
+    """The page asks Gradio to sweep (delete_cache); its sweep deletes an upload older than
+    UPLOAD_MAX_AGE and keeps the files the baked page and the About tab point to."""
+    page = build_app(board(tmp_path / "data", write_gold(tmp_path / "gold.jsonl")), UiSettings())
+    assert page.delete_cache == DELETE_CACHE and DELETE_CACHE[1] == UPLOAD_MAX_AGE <= 900
+    uploaded = tmp_path / "uploaded.jsonl"
+    uploaded.write_bytes(b"{}\n")
+    page.upload_file_set.add(str(uploaded))
+    kept = {path for block in page.blocks.values() for path in getattr(block, "keep_in_cache", ())}
+    assert kept  # the baked downloads
+    route_utils.delete_files_created_by_app(page, UPLOAD_MAX_AGE)
+    assert uploaded.exists()  # young: kept
+    route_utils.delete_files_created_by_app(page, 0)  # as if UPLOAD_MAX_AGE had passed
+    assert not uploaded.exists() and all(Path(p).exists() for p in kept)
+
+
+def test_a_larger_attempts_quota_brings_its_uploads_along():
+    default = upload_budget(Settings())
+    assert (default.uploads, default.max_bytes) == (20, 4 * 50 * 2**20)
+    load_test = upload_budget(Settings(max_attempts_per_day=100_000))  # perf/load_test.py's setting
+    assert load_test.uploads == 100_000 and load_test.max_bytes == 5_000 * default.max_bytes
