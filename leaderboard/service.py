@@ -406,13 +406,18 @@ class Leaderboard:
         return held
 
     # ---- maintaining ----
-    def add_gold(self, benchmark: str, path: Path, added_by: str, confirm: bool = False) -> GoldInfo:
-        return self.update_gold(benchmark, path, added_by, confirm).info
+    def add_gold(
+        self, benchmark: str, path: Path, added_by: str, confirm: bool = False, withheld: tuple[str, ...] = ()
+    ) -> GoldInfo:
+        return self.update_gold(benchmark, path, added_by, confirm, withheld).info
 
-    def update_gold(self, benchmark: str, path: Path, added_by: str, confirm: bool = False) -> GoldUpdate:
+    def update_gold(
+        self, benchmark: str, path: Path, added_by: str, confirm: bool = False, withheld: tuple[str, ...] = ()
+    ) -> GoldUpdate:
         """Validate and stage a new gold (see store/golds.py): the board keeps the current gold
-        until :meth:`rescore` (or the background :meth:`resume`) switches it."""
-        update = self.golds.stage(benchmark, Path(path), added_by, confirm)
+        until :meth:`rescore` (or the background :meth:`resume`) switches it. ``withheld``: question
+        fields left out of the public list (the update's leak audit is of the list as published)."""
+        update = self.golds.stage(benchmark, Path(path), added_by, confirm, withheld)
         if not update.staged:
             self.publish(benchmark, now=True)
         return update
