@@ -210,8 +210,9 @@ class Leaderboard:
         """Store, validate and score one upload: the answer the form, the API and the CLI give,
         with the new rank when it was scored. ``validate_only``: check it, store nothing."""
         scored_on = self.golds.info(benchmark)  # the gold the intake scores on, unless the board switches meanwhile
-        if not validate_only and (refused := self._over_ration(benchmark, form, identity)) is not None:
-            return refused
+        repeat = not validate_only and self.intake.is_repeat(benchmark, Path(path), form, identity)
+        if not validate_only and not repeat and (refused := self._over_ration(benchmark, form, identity)) is not None:
+            return refused  # a repeat gets its stored answer back, ration used up or not
         answer = self.intake.submit(
             benchmark, Path(path), form, identity, filename, progress, validate_only, confirm_box_format
         )
