@@ -70,13 +70,15 @@ def scored_rows(
     row_rule: str = "latest",
     first_users: dict[str, tuple[str, str]] | None = None,
     today: str | None = None,
+    owners: dict[str, frozenset[str]] | None = None,
 ) -> list[BoardRow]:
     """One row per (team, model) of public, rightful, scored submissions (module doc).
     ``scorer_version`` None takes each submission's newest result on that gold; ``gold_version``
     None its newest result on any gold (the board as it stood before a rescore). ``first_users``
     (submissions.teams.Teams.first_users) says who owned names used before owners were recorded;
     by default the first submitter among ``states``. ``today`` (YYYY-MM-DD) reveals anonymous
-    entries whose date has come."""
+    entries whose date has come. ``owners`` (Teams.owners) says who ever owned each name: a
+    submission recording another owner does not stand for the team."""
     if row_rule not in ROW_RULES:
         raise ValueError(f"row rule must be one of {ROW_RULES}")
     states = list(states)
@@ -86,7 +88,7 @@ def scored_rows(
             first_users.setdefault(state_key(state), (state.meta.submitter, state.meta.team))
     chosen: dict[tuple[str, str], tuple[tuple, SubmissionState, BoardRow]] = {}
     for state in states:
-        if not state.public or not rightful(state, first_users):
+        if not state.public or not rightful(state, first_users, owners):
             continue
         row = _row_of(state, gold_version, scorer_version)
         if row is None:

@@ -237,6 +237,15 @@ class Teams:
             self._teams = (generation, index)
         return self._teams[1]
 
+    def owners(self) -> dict[str, frozenset[str]]:
+        """Team key -> every account that has owned the name (casefolded): the claim's and each
+        transfer's owner, or the first user of a name never claimed."""
+        unique = {team.key: team for team in self._index().values()}
+        return {
+            key: frozenset(o.casefold() for o in ([e.owner for e in team.events] or [team.owner]))
+            for key, team in unique.items()
+        }
+
     def all(self) -> list[Team]:
         unique = {team.key: team for team in self._index().values()}
         return sorted(unique.values(), key=lambda t: t.key)
@@ -345,10 +354,15 @@ def state_key(state: SubmissionState) -> str:
     return key
 
 
-def rightful(state: SubmissionState, first_users: dict[str, tuple[str, str]]) -> bool:
+def rightful(
+    state: SubmissionState, first_users: dict[str, tuple[str, str]], owners: Mapping[str, frozenset[str]] | None = None
+) -> bool:
     """Whether a submission may stand for its team: intake checked every one that records an
-    owner; of the older ones, only the first user's count (the hijacks of the reviews do not)."""
+    owner, and that owner held the name at some time (``owners``, Teams.owners: a look-alike
+    stored before it was refused, under a key of its own then, is not its team's); of the older
+    ones, only the first user's count (the hijacks of the reviews do not)."""
     if state.meta.owner:
-        return True
+        held = owners.get(state_key(state)) if owners is not None else None
+        return held is None or state.meta.owner.casefold() in held
     first = first_users.get(state_key(state))
     return first is not None and first[0] == state.meta.submitter

@@ -119,3 +119,44 @@ def test_a_claim_stored_under_an_older_key_still_owns_its_name(lb: Leaderboard, 
     assert lb.team("alice lab").owner == "alice"
     transferred = lb.transfer_team("Alice Lab", "carol", "maintainer")
     assert transferred.owner == "carol" and [e.action for e in transferred.events] == ["claim", "transfer"]
+
+
+def test_a_look_alike_stored_before_the_fix_does_not_stand_for_the_team_it_imitates(lb: Leaderboard, tmp_path: Path):
+    """mallory's ``Alice Lab⠀`` of the red team's run, stored (with its own claim, under the key
+    of its day) before invisible names were refused: under the new key it is Alice Lab's name,
+    and it must not take or share Alice Lab's row (its owner never held the name)."""
+    import hashlib
+    from datetime import UTC, datetime, timedelta
+
+    from store.layout import SubmissionFile, TeamFile
+    from store.records import SubmissionMeta, TeamEvent
+    from submissions.teams import team_id
+    from tests.support.submissions import scored
+
+    own = lb.submit("scb", write_submission(tmp_path / "a.jsonl", accuracy=0.5), form("AliceNet", "Alice Lab"), ALICE)
+    squat = f"Alice Lab{BLANK}"
+    later = datetime.now(UTC) + timedelta(seconds=5)
+    data = write_submission(tmp_path / "m.jsonl", accuracy=0.9, seed=3).read_bytes()
+    meta = SubmissionMeta(
+        id=f"{later:%Y%m%d-%H%M%S}-0123456789", benchmark="scb", model="AliceNet", team=squat, model_type="open",
+        paper_url="", code_url="", description="", submitter="mallory", sha256=hashlib.sha256(data).hexdigest(),
+        bbox_format="xyxy", submitted_at=later.isoformat(), size_bytes=len(data), owner="mallory",
+    )  # fmt: skip
+    claim = TeamEvent(squat, "alice lab\u2800", "mallory", "mallory", later.isoformat(), "claim")
+    lb.store.put(
+        "submissions",
+        {
+            SubmissionFile.raw("scb", meta.id).path: data,
+            SubmissionFile.meta("scb", meta.id).path: meta.to_bytes(),
+            TeamFile(team_id(claim.key), 0).path: claim.to_bytes(),
+        },
+        "a pre-fix upload",
+        durable=True,
+    )
+    lb.catalog.refresh()
+    assert lb.resume() == 1
+    lb.publish("scb", now=True)
+    rows = scored(lb)
+    assert list(rows["model"]) == ["AliceNet"] and lb.rank_of("scb", own.submission_id) is not None, rows
+    assert lb.rank_of("scb", meta.id) is None
+    assert lb.team("Alice Lab").owner == "alice"
