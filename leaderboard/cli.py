@@ -1,6 +1,7 @@
 """Maintainer command line (also what tests and scripts use); see README "Maintainer's jobs".
 
-python -m leaderboard gold add --benchmark scb --file GOLD [--confirm]
+python -m leaderboard gold add --benchmark scb --file GOLD [--confirm] [--withhold concept,country]
+python -m leaderboard gold audit --benchmark scb --file GOLD [--withhold concept,country]
 python -m leaderboard submit --benchmark scb --file F --model M --team T --user U [--bbox-format F]
 python -m leaderboard table --benchmark scb [--view overall] [--format csv|json]
 python -m leaderboard rescore [--benchmark scb] [--workers N]
@@ -24,11 +25,12 @@ from pathlib import Path
 from leaderboard.config import Settings
 from leaderboard.service import Leaderboard
 from leaderboard.table import to_csv_bytes
-from scoring import BENCHMARKS, GoldError
+from scoring import BENCHMARKS, GoldError, load_gold
 from scoring.benchmarks import load_plugins
 from scoring.geometry import BOX_FORMATS
+from scoring.leakaudit import report
 from store.base import StoreError
-from store.golds import UnconfirmedGold
+from store.golds import UnconfirmedGold, leak_audit
 from submissions.records import MODEL_TYPES, VISIBILITIES, Identity, Status, SubmissionForm
 
 
@@ -48,6 +50,16 @@ def _parser() -> argparse.ArgumentParser:
     add.add_argument(
         "--confirm", action="store_true", help="accept a change of the question set or of group sizes (listed first)"
     )
+    add.add_argument(
+        "--withhold",
+        default="",
+        metavar="FIELD,...",
+        help="question fields to leave out of the public list (e.g. concept,country); the leak audit is of the rest",
+    )
+    audit = gold.add_parser("audit", help="the leak audit of a gold's public question list (stores nothing)")
+    audit.add_argument("--benchmark", required=True, choices=list(BENCHMARKS))
+    audit.add_argument("--file", required=True, type=Path)
+    audit.add_argument("--withhold", default="", metavar="FIELD,...", help="as for gold add")
     show = gold.add_parser("show", help="current gold versions")
     show.add_argument("--benchmark", choices=list(BENCHMARKS))
 
@@ -128,7 +140,7 @@ def _team(lb: Leaderboard, args: argparse.Namespace) -> int:
 def _add_gold(lb: Leaderboard, args: argparse.Namespace) -> int:
     """Validate and stage a gold; exit 3 with the changes listed when they need --confirm."""
     try:
-        update = lb.update_gold(args.benchmark, args.file, args.by, confirm=args.confirm)
+        update = lb.update_gold(args.benchmark, args.file, args.by, confirm=args.confirm, withheld=_fields(args))
     except UnconfirmedGold as e:
         print(f"{e.benchmark}: the new gold changes the questions; nothing was stored:", file=sys.stderr)
         for line in e.changes.lines():
@@ -139,6 +151,7 @@ def _add_gold(lb: Leaderboard, args: argparse.Namespace) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 1
     info = update.info
+    _print_audit(update.leaks, info.withheld)
     for line in update.changes.lines() if update.changes else ():
         print(f"  {line}")
     if not update.staged:
@@ -147,6 +160,31 @@ def _add_gold(lb: Leaderboard, args: argparse.Namespace) -> int:
     print(f"{info.benchmark}: gold {info.version} is staged ({info.questions} questions); the board keeps the")
     print("current gold until every submission is scored on the new one. Run `python -m leaderboard rescore`")
     print("to do that now and switch (a running app's background job does it within minutes).")
+    return 0
+
+
+def _fields(args: argparse.Namespace) -> tuple[str, ...]:
+    return tuple(f.strip() for f in args.withhold.split(",") if f.strip())
+
+
+def _print_audit(leaks, withheld: tuple[str, ...]) -> None:
+    """The leak audit, the leaking channels named (maintainers only: it reads the answers)."""
+    print(f"public question list withholds: {', '.join(withheld) or 'nothing'}")
+    for line in report(leaks):
+        print(f"  {line}")
+    if any(c.leaky for c in leaks):
+        print("  A channel above gives answers away: withhold the fields it names (--withhold), or fix the data.")
+
+
+def _audit_gold(args: argparse.Namespace) -> int:
+    """The leak audit of a gold file's public list with the given fields withheld; stores nothing."""
+    try:
+        gold = load_gold(args.benchmark, args.file)
+        leaks = leak_audit(args.benchmark, args.file, gold, _fields(args))
+    except (GoldError, ValueError, OSError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    _print_audit(leaks, _fields(args))
     return 0
 
 
@@ -201,6 +239,8 @@ def _run(lb: Leaderboard, args: argparse.Namespace) -> int:
 def _gold(lb: Leaderboard, args: argparse.Namespace) -> int:
     if args.gold_command == "add":
         return _add_gold(lb, args)
+    if args.gold_command == "audit":
+        return _audit_gold(args)
     for b in [args.benchmark] if args.benchmark else BENCHMARKS:
         info, staged = lb.gold_info(b), lb.staged_gold(b)
         print(f"{b}: " + (f"{info.version} since {info.added_at} by {info.added_by}" if info else "no gold"))

@@ -169,7 +169,8 @@ class Leaderboard:
         rows: list[BoardRow] = []
         if info is not None:
             states, first = self.feedback.visible(self.catalog.all(benchmark), info.version), self.teams.first_users()
-            rows = scored_rows(states, info.version, SCORER_VERSION, self.settings.row_rule, first, today)
+            owners = self.teams.owners()
+            rows = scored_rows(states, info.version, SCORER_VERSION, self.settings.row_rule, first, today, owners=owners)
         board = Board(benchmark, rows + baseline_rows(benchmark))
         with self._lock:
             self._boards[benchmark] = (key, board)
@@ -209,8 +210,9 @@ class Leaderboard:
         """Store, validate and score one upload: the answer the form, the API and the CLI give,
         with the new rank when it was scored. ``validate_only``: check it, store nothing."""
         scored_on = self.golds.info(benchmark)  # the gold the intake scores on, unless the board switches meanwhile
-        if not validate_only and (refused := self._over_ration(benchmark, form, identity)) is not None:
-            return refused
+        repeat = not validate_only and self.intake.is_repeat(benchmark, Path(path), form, identity)
+        if not validate_only and not repeat and (refused := self._over_ration(benchmark, form, identity)) is not None:
+            return refused  # a repeat gets its stored answer back, ration used up or not
         answer = self.intake.submit(
             benchmark, Path(path), form, identity, filename, progress, validate_only, confirm_box_format
         )
@@ -400,13 +402,18 @@ class Leaderboard:
         return held
 
     # ---- maintaining ----
-    def add_gold(self, benchmark: str, path: Path, added_by: str, confirm: bool = False) -> GoldInfo:
-        return self.update_gold(benchmark, path, added_by, confirm).info
+    def add_gold(
+        self, benchmark: str, path: Path, added_by: str, confirm: bool = False, withheld: tuple[str, ...] = ()
+    ) -> GoldInfo:
+        return self.update_gold(benchmark, path, added_by, confirm, withheld).info
 
-    def update_gold(self, benchmark: str, path: Path, added_by: str, confirm: bool = False) -> GoldUpdate:
+    def update_gold(
+        self, benchmark: str, path: Path, added_by: str, confirm: bool = False, withheld: tuple[str, ...] = ()
+    ) -> GoldUpdate:
         """Validate and stage a new gold (see store/golds.py): the board keeps the current gold
-        until :meth:`rescore` (or the background :meth:`resume`) switches it."""
-        update = self.golds.stage(benchmark, Path(path), added_by, confirm)
+        until :meth:`rescore` (or the background :meth:`resume`) switches it. ``withheld``: question
+        fields left out of the public list (the update's leak audit is of the list as published)."""
+        update = self.golds.stage(benchmark, Path(path), added_by, confirm, withheld)
         if not update.staged:
             self.publish(benchmark, now=True)
         return update

@@ -83,6 +83,7 @@ def scored_rows(
     first_users: dict[str, tuple[str, str]] | None = None,
     today: str | None = None,
     disclosed: Callable[[SubmissionState], Disclosure] | None = None,
+    owners: dict[str, frozenset[str]] | None = None,
 ) -> list[BoardRow]:
     """One row per (team, model) of public, rightful, scored submissions (module doc).
     ``scorer_version`` None takes each submission's newest result on that gold; ``gold_version``
@@ -90,7 +91,9 @@ def scored_rows(
     (submissions.teams.Teams.first_users) says who owned names used before owners were recorded;
     by default the first submitter among ``states``. ``today`` (YYYY-MM-DD) reveals anonymous
     entries whose date has come. Each row shows what the disclosure rule lets a visitor see of
-    its submission (``disclosed``; by default from the submission's own records)."""
+    its submission (``disclosed``; by default from the submission's own records). ``owners``
+    (Teams.owners) says who ever owned each name: a submission recording another owner does not
+    stand for the team."""
     if row_rule not in ROW_RULES:
         raise ValueError(f"row rule must be one of {ROW_RULES}")
     states = list(states)
@@ -100,7 +103,7 @@ def scored_rows(
             first_users.setdefault(state_key(state), (state.meta.submitter, state.meta.team))
     chosen: dict[tuple[str, str], tuple[tuple, SubmissionState, BoardRow]] = {}
     for state in states:
-        if not state.public or not rightful(state, first_users):
+        if not state.public or not rightful(state, first_users, owners):
             continue
         row = _row_of(state, gold_version, scorer_version)
         if row is None:

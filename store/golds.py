@@ -4,6 +4,12 @@ Adding gold validates it completely first (a broken gold never becomes current):
 its group labels against the declaration, then what it changes against the current gold; a
 changed question set or group size needs the maintainer's confirmation.
 
+Before a gold is stored, :func:`scoring.leakaudit.audit` says how many answers its public question
+list gives away by each channel a cheater would try (option id and url patterns, the answer's
+size, an image's co-occurrence with the published fields); maintainers may withhold question
+fields a model does not need (``withheld``: the grouping fields and ``concept``), and the audit is
+then run on the list as it will be published.
+
 Two pointers per benchmark. ``current.json`` is the gold the public board, the status of every
 submission and new scoring use. ``staged.json`` is a new gold being rescored in the background;
 :meth:`GoldRegistry.promote` makes it current with one atomic write, once every submission has an
@@ -28,12 +34,13 @@ from scoring import Gold, get_benchmark, load_gold
 from scoring.cache import GoldCache
 from scoring.goldcheck import GoldChanges, check_labels, compare
 from scoring.release import is_release, release_jsonl
+from scoring.leakaudit import Channel, audit
 from store import layout
 from store.base import NotFound, Store
 from store.layout import GoldFile
 from store.records import GoldInfo
 
-__all__ = ["GOLD_SUFFIXES", "GoldInfo", "GoldRegistry", "GoldUpdate", "UnconfirmedGold"]
+__all__ = ["GOLD_SUFFIXES", "GoldInfo", "GoldRegistry", "GoldUpdate", "UnconfirmedGold", "leak_audit", "public_list"]
 
 GOLD_SUFFIXES = (".jsonl", ".parquet", ".json")
 KEEP_COMPILED = 2
@@ -60,6 +67,34 @@ class GoldUpdate:
     info: GoldInfo
     staged: bool
     changes: GoldChanges | None = None
+    leaks: tuple[Channel, ...] = ()  # the leak audit of the public list as published
+
+
+def withholdable(benchmark: str) -> tuple[str, ...]:
+    """Question fields the public list may leave out: a model needs ids, prompts and options,
+    never the grouping fields nor the concept (they are what co-occurrence leaks through)."""
+    return (*(g.name for g in get_benchmark(benchmark).groupings), "concept")
+
+
+def public_list(benchmark: str, path: Path, withheld: tuple[str, ...] = ()) -> list[dict]:
+    """The public question list of the gold file at ``path``, without the ``withheld`` fields."""
+    unknown = sorted(set(withheld) - set(withholdable(benchmark)))
+    if unknown:
+        can = ", ".join(withholdable(benchmark))
+        raise ValueError(f"{benchmark}: cannot withhold {', '.join(unknown)}; fields that can be: {can}")
+    questions = get_benchmark(benchmark).public_questions(path)
+    return [{k: v for k, v in q.items() if k not in withheld} for q in questions]
+
+
+def leak_audit(benchmark: str, path: Path, gold: Gold, withheld: tuple[str, ...] = ()) -> tuple[Channel, ...]:
+    """The leak audit of the public list of ``gold`` (its file at ``path``), as it would be published."""
+    questions = public_list(benchmark, path, withheld)
+    choices = get_benchmark(benchmark).choices
+    answers = {
+        str(key): choices[int(code)] for key, code in zip(gold.keys, gold.answers.tolist(), strict=True) if code >= 0
+    }
+    fields = sorted({k for q in questions for k in q} - {"question_id", "options"})
+    return tuple(audit(questions, answers, fields))
 
 
 class GoldRegistry:
@@ -71,39 +106,53 @@ class GoldRegistry:
         self._compiled: dict[tuple[str, str], Gold] = {}
         self._lock = threading.Lock()
 
-    def add(self, benchmark: str, path: Path, added_by: str, confirm: bool = False) -> GoldInfo:
+    def add(
+        self, benchmark: str, path: Path, added_by: str, confirm: bool = False, withheld: tuple[str, ...] = ()
+    ) -> GoldInfo:
         """:meth:`stage` and return the new gold's pointer."""
-        return self.stage(benchmark, path, added_by, confirm).info
+        return self.stage(benchmark, path, added_by, confirm, withheld).info
 
-    def stage(self, benchmark: str, path: Path, added_by: str, confirm: bool = False) -> GoldUpdate:
+    def stage(
+        self, benchmark: str, path: Path, added_by: str, confirm: bool = False, withheld: tuple[str, ...] = ()
+    ) -> GoldUpdate:
         """Validate ``path`` as ``benchmark`` gold and stage it (current at once if it is the first).
 
         Raises GoldError (broken, or labels the declaration does not know), ValueError (file type)
         or UnconfirmedGold (question set or group sizes change and ``confirm`` is False); in each
         case nothing is stored. Adding the current version again while another is staged
-        withdraws the staged one.
+        withdraws the staged one; adding it with other ``withheld`` fields republishes its list.
+        The update carries the leak audit of the public list with those fields withheld.
         """
         suffix = ".jsonl" if is_release(path) else path.suffix.lower()
         if suffix not in GOLD_SUFFIXES:
             raise ValueError(f"gold must be one of {', '.join(GOLD_SUFFIXES)}, got {path.name!r}")
         gold = load_gold(benchmark, path)
         check_labels(get_benchmark(benchmark), gold)
+        withheld = tuple(dict.fromkeys(f.strip() for f in withheld if f.strip()))
+        leaks = leak_audit(benchmark, path, gold, withheld)
+        fields = ",".join(withheld)
         current = self.info(benchmark)
         if current is not None and current.version == gold.version:
             if self.staged(benchmark) is not None:
                 self._point(layout.gold_staged(benchmark), current, f"Withdraw the staged {benchmark} gold")
-            return GoldUpdate(current, staged=False)
+            if current.withheld_fields != fields:
+                current = replace(current, withheld_fields=fields)
+                self._make_current(current)
+            return GoldUpdate(current, staged=False, leaks=leaks)
         changes = compare(self.compiled(current), gold) if current is not None else None
         staged = self.staged(benchmark)
         if staged is not None and staged.version == gold.version:
-            return GoldUpdate(staged, staged=True, changes=changes)
+            if staged.withheld_fields != fields:
+                staged = replace(staged, withheld_fields=fields)
+                self._point(layout.gold_staged(benchmark), staged, f"Stage {benchmark} gold {gold.version[:12]}")
+            return GoldUpdate(staged, staged=True, changes=changes, leaks=leaks)
         if changes is not None and changes.needs_confirmation and not confirm:
             raise UnconfirmedGold(benchmark, changes)
         data = release_jsonl(path) if is_release(path) else path.read_bytes()  # a release folder: kept as JSONL
         file = GoldFile(benchmark, gold.version, suffix).path
         now = datetime.now(UTC).isoformat()
         previous = current.version if current else ""
-        info = GoldInfo(benchmark, gold.version, file, now, added_by, gold.size, previous)
+        info = GoldInfo(benchmark, gold.version, file, now, added_by, gold.size, previous, fields)
         # The gold is an input (nothing rebuilds it): on the Hub before anyone is told it is current.
         self.store.put("gold", {file: data}, f"Add {benchmark} gold {gold.version[:12]}", durable=True)
         self.cache.keep(benchmark, data, suffix, gold)
@@ -111,9 +160,9 @@ class GoldRegistry:
             self._keep(gold)
         if current is None:
             self._make_current(info)
-            return GoldUpdate(info, staged=False)
+            return GoldUpdate(info, staged=False, leaks=leaks)
         self._point(layout.gold_staged(benchmark), info, f"Stage {benchmark} gold {gold.version[:12]}")
-        return GoldUpdate(info, staged=True, changes=changes)
+        return GoldUpdate(info, staged=True, changes=changes, leaks=leaks)
 
     def staged(self, benchmark: str) -> GoldInfo | None:
         """The gold being rescored before it becomes current; None when nothing is staged."""
@@ -153,7 +202,7 @@ class GoldRegistry:
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / Path(info.file).name
             path.write_bytes(self.store.read("gold", info.file))
-            questions = get_benchmark(info.benchmark).public_questions(path)
+            questions = public_list(info.benchmark, path, info.withheld)
         body = "".join(json.dumps(q, ensure_ascii=False) + "\n" for q in questions).encode()
         self.store.put("results", {layout.public_questions(info.benchmark): body}, "Public questions", overwrite=True)
 

@@ -4,19 +4,35 @@ Writes are durable and atomic without locks, so many threads and processes may w
 each file is written to a temp file in its destination folder, fsynced, then published with
 ``os.link`` (create-only: fails atomically if the path exists) or ``os.replace`` (overwrite),
 and the folder is fsynced so the new name survives a crash.
+
+A write of several files stages every temp file before it publishes any, so a full disk (the
+usual failure: the bytes do not fit) leaves none of them; a failure while publishing takes back
+the create-only files this write published. Either way no temp file stays, and the caller gets
+:class:`StoreFull` (an ``Unavailable``: nothing was stored, try again), not a bare OSError.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import uuid
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-from .base import AlreadyExists, NotFound, StoreHealth, check_path, check_repo
+from .base import AlreadyExists, NotFound, StoreHealth, Unavailable, check_path, check_repo
 
 TMP_PREFIX = ".tmp-"  # never a valid path part (check_path wants a leading letter or digit)
+_NO_SPACE = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+
+
+class StoreFull(Unavailable):
+    """The disk (or a quota) cannot take the write: nothing of it was stored."""
+
+
+def _unavailable(err: OSError, what: str) -> Unavailable:
+    kind = StoreFull if err.errno in _NO_SPACE else Unavailable
+    return kind(f"could not write {what}: {err.strerror or err}")
 
 
 def fsync_dir(folder: Path) -> None:
@@ -32,10 +48,15 @@ def write_temp(folder: Path, data: bytes) -> Path:
     """Write ``data`` to a fresh fsynced temp file inside ``folder`` (same filesystem as dst)."""
     folder.mkdir(parents=True, exist_ok=True)
     tmp = folder / f"{TMP_PREFIX}{os.getpid()}-{uuid.uuid4().hex}"
-    with open(tmp, "xb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
+    try:
+        with open(tmp, "xb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+    except BaseException:  # a full disk, mostly: no half-written temp file stays
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+        raise
     return tmp
 
 
@@ -44,7 +65,11 @@ def atomic_write(dst: Path, data: bytes, *, overwrite: bool) -> bool:
 
     Raises AlreadyExists when ``overwrite`` is False and ``dst`` holds other bytes.
     """
-    tmp = write_temp(dst.parent, data)
+    return publish(write_temp(dst.parent, data), dst, data, overwrite=overwrite)
+
+
+def publish(tmp: Path, dst: Path, data: bytes, *, overwrite: bool) -> bool:
+    """Move the staged ``tmp`` (holding ``data``) to ``dst``; the temp file is gone after."""
     try:
         if overwrite:
             os.replace(tmp, dst)
@@ -108,7 +133,26 @@ class LocalStore:
         targets = {path: self.file(repo, path) for path in files}
         if not overwrite:
             self.check_create_only(repo, files)
-        return [p for p, dst in targets.items() if atomic_write(dst, files[p], overwrite=overwrite)]
+        staged: dict[str, Path] = {}
+        changed: list[str] = []
+        try:
+            for path, dst in targets.items():  # every byte on disk before any name is published
+                staged[path] = write_temp(dst.parent, files[path])
+            for path, dst in targets.items():
+                if publish(staged.pop(path), dst, files[path], overwrite=overwrite):
+                    changed.append(path)
+        except BaseException as err:
+            for tmp in staged.values():
+                with contextlib.suppress(FileNotFoundError):
+                    tmp.unlink()
+            if not overwrite:  # take back what this write published: all of it or nothing
+                for path in changed:
+                    with contextlib.suppress(FileNotFoundError):
+                        targets[path].unlink()
+            if isinstance(err, OSError):
+                raise _unavailable(err, f"{repo}/{next(iter(files), '')}") from err
+            raise
+        return changed
 
     def check_create_only(self, repo: str, files: Mapping[str, bytes]) -> None:
         """Raise AlreadyExists before writing anything if a path holds other bytes."""

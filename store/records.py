@@ -266,6 +266,11 @@ class GoldInfo(_FlatRecord):
     added_by: str
     questions: int
     previous_version: str = ""
+    withheld_fields: str = ""  # comma-separated question fields left out of the public list
+
+    @property
+    def withheld(self) -> tuple[str, ...]:
+        return tuple(f for f in self.withheld_fields.split(",") if f)
 
     def to_bytes(self) -> bytes:
         return json.dumps(asdict(self), indent=1).encode()

@@ -148,6 +148,19 @@ class Intake:
             self.on_scored(benchmark)
         return answer.with_quota(self.quota(identity, benchmark, team=form.team))
 
+    def is_repeat(self, benchmark: str, path: Path, form: SubmissionForm, identity: Identity) -> bool:
+        """Whether ``identity`` already stored this very file with this form: its answer is the
+        stored one's (a resend after a lost answer), so no ration or quota applies to it."""
+        cleaned, _ = form.cleaned()
+        try:
+            digest = file_sha256(Path(path))
+        except OSError:
+            return False
+        return any(
+            state.meta.sha256 == digest and same_form(state.meta, cleaned)
+            for state in self.catalog.by_submitter(identity.username, benchmark)
+        )
+
     def _cleaned(self, form: SubmissionForm, identity: Identity) -> tuple[SubmissionForm, list[Issue]]:
         """The form as stored, and what is wrong with it (the team name included)."""
         form, issues = form.cleaned()

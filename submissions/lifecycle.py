@@ -22,7 +22,7 @@ from pathlib import Path
 from scoring import SCORER_VERSION, Gold, Limits, SubmissionError, get_benchmark
 from scoring.benchmarks import load_plugins, loaded_plugins
 from scoring.engine import score_predictions, validate_file
-from store.base import AlreadyExists, NotFound, Store
+from store.base import AlreadyExists, NotFound, Store, Unavailable
 from store.layout import Kind, SubmissionFile
 from store.records import StoredFailure, StoredRejection, StoredResult, Validated
 from submissions.answer import SubmitAnswer
@@ -138,6 +138,9 @@ def process(
         return SubmitAnswer.of(Status.RECEIVED, meta.id)
     try:
         return record(store, catalog, meta, gold, (evaluator or evaluate)(meta, gold, source, limits, seeds))
+    except Unavailable as err:  # the outcome did not fit (a full disk): the upload stands, resume scores it
+        log.warning("outcome of %s not stored (%s); scoring it later", meta.id, err)
+        return SubmitAnswer.of(Status.RECEIVED, meta.id)
     except Exception:
         log.exception("internal error while scoring %s", meta.id)
         _record_failure(store, catalog, meta, gold, traceback.format_exc(limit=3)[-2000:])

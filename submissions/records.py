@@ -50,11 +50,13 @@ class Status(StrEnum):
     RETRY = "retry"  # an answer only: nothing was stored or counted (storage busy or loading); send it again
 
 
-def clean_text(value: object, limit: int) -> str:
-    """Printable single-spaced text: control and format characters dropped, then cut to
-    ``limit`` characters (the caller reports an over-long value before cutting)."""
+def clean_text(value: object, limit: int, keep_invisible: bool = False) -> str:
+    """Printable single-spaced text: control and format characters dropped (kept with
+    ``keep_invisible``, for a check that refuses them), then cut to ``limit`` characters (the
+    caller reports an over-long value before cutting)."""
     text = "" if value is None else str(value)
-    text = "".join(" " if ch in "\t\r\n" else ch for ch in text if unicodedata.category(ch)[0] != "C" or ch in "\t\r\n")
+    kept = (ch for ch in text if keep_invisible or unicodedata.category(ch)[0] != "C" or ch in "\t\r\n")
+    text = "".join(" " if ch in "\t\r\n" else ch for ch in kept)
     return re.sub(r" {2,}", " ", text).strip()[:limit]
 
 
@@ -81,7 +83,8 @@ class SubmissionForm:
             raw = "" if getattr(self, f) is None else str(getattr(self, f))
             if len(raw) > LIMITS[f]:
                 issues.append(Issue("field_too_long", 0, f, f"{f} is {len(raw)} characters; at most {LIMITS[f]}"))
-            values[f] = clean_text(raw, LIMITS[f])
+            # a team name with invisible characters is refused (submissions.teams), not stripped
+            values[f] = clean_text(raw, LIMITS[f], keep_invisible=f == "team")
         for f in ("model", "team"):
             if not values[f]:
                 issues.append(Issue("field_required", 0, f, f"{f} is required"))

@@ -1,17 +1,20 @@
 """Team names are owned: the account that first uses a name owns it, and only its members submit
 under it (docs/teams.md).
 
-Names are compared by :func:`name_key`, a skeleton in the spirit of Unicode TR39: NFKC, casefold,
-invisible characters and combining marks dropped, whitespace collapsed, dashes unified, then
-letters of other scripts that look like Latin ones (Cyrillic ``е``, Greek ``ο``...) and the digits
-``0``/``1`` folded onto the Latin letter they imitate (:data:`CONFUSABLES`). A name that mixes Latin
-with Cyrillic or Greek letters is refused outright, and so are the board's own labels
-(``(paper)``, anonymous entries) and any name written in parentheses.
+Names are compared by :func:`name_key`: NFKC, casefold, combining marks dropped, whitespace
+collapsed, dashes unified, then the Unicode TR39 skeleton (``disarm.skeleton_key`` with the
+``tr39`` digit policy, folded from Unicode's own confusables.txt) so that ``AIice``, ``A1ice`` and
+Cherokee ``Ꭺlice`` all compare as ``alice``. :func:`name_issue` refuses, rather than strips, names
+with invisible or blank-looking characters (format characters, fillers, the Braille blank, any
+space but U+0020), letters of the phonetic blocks, script mixes outside TR39's "highly restrictive"
+sets (one script, or Latin with Han and Japanese kana, Bopomofo or Hangul), and the board's own
+labels (``(paper)``, anonymous entries) in any brackets.
 
 Ownership is state derived from immutable files (store/layout.py ``TeamFile``): a claim (event 0)
-and maintainers' transfers after it; the newest event names the owner. A name used before owners
-existed belongs to the account that submitted under it first (from the stored metas), and that
-account's claim is written down the next time the name is used.
+and maintainers' transfers after it; the newest event names the owner. Claims are found by the key
+of the name they wrote (recomputed, so a better key function frees no claimed name). A name used
+before owners existed belongs to the account that submitted under it first (from the stored
+metas), and that account's claim is written down the next time the name is used.
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+import disarm
+
 from scoring.errors import Issue
 from store.base import AlreadyExists, Store
 from store.layout import TeamFile
@@ -31,35 +36,39 @@ from submissions.records import Identity
 
 ORG_PREFIX = "org:"
 
-# Letters that render like a Latin letter, mapped to it (lower case: names are casefolded first,
-# so an upper-case lookalike such as Cyrillic "В" arrives as "в" and maps to "b"). From Unicode's
-# confusables.txt for Cyrillic, Greek and a few Latin variants; NFKC already folds full-width and
-# mathematical letters, ligatures and most compatibility forms.
-CONFUSABLES: dict[str, str] = {
-    # Cyrillic
-    "а": "a", "в": "b", "е": "e", "ё": "e", "з": "3", "і": "i", "ї": "i", "ј": "j", "к": "k", "м": "m",
-    "н": "h", "о": "o", "р": "p", "с": "c", "т": "t", "у": "y", "ў": "y", "х": "x", "ѕ": "s", "һ": "h",
-    "ԁ": "d", "ԛ": "q", "ԝ": "w", "ӏ": "l", "ү": "y", "ɡ": "g", "ъ": "b", "ь": "b", "п": "n", "г": "r",
-    # Greek
-    "α": "a", "β": "b", "γ": "y", "ε": "e", "ζ": "z", "η": "n", "ι": "i", "κ": "k", "μ": "u", "ν": "v",
-    "ο": "o", "ρ": "p", "σ": "o", "ς": "c", "τ": "t", "υ": "u", "χ": "x", "ϲ": "c", "ϳ": "j", "ω": "w",
-    # Latin variants and digits
-    "ı": "i", "ȷ": "j", "ɑ": "a", "ɩ": "i", "ʟ": "l", "ℓ": "l", "0": "o", "1": "l", "|": "l", "5": "s",
-}  # fmt: skip
 _DASHES = dict.fromkeys(map(ord, "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d"), "-")
-_INVISIBLE = {"\u115f", "\u1160", "\u3164", "\uffa0", "\u034f", "\u180e"}  # fillers, not category Cf
-_LATIN_LOOKALIKE_SCRIPTS = ("CYRILLIC", "GREEK")
+# Blank-looking characters that are not format characters (category Cf, refused as a class):
+# Hangul fillers, the Braille blank, the combining grapheme joiner, Mongolian and other variation
+# selectors, Khmer's invisible inherent vowels.
+_BLANK = frozenset(
+    "\u115f\u1160\u3164\uffa0\u2800\u034f\u17b4\u17b5\u180b\u180c\u180d\u180e\u180f"
+    + "".join(map(chr, range(0xFE00, 0xFE10)))
+    + "".join(map(chr, range(0xE0100, 0xE01F0)))
+)
+_INVISIBLE_CATEGORIES = ("Cf", "Cc", "Co", "Cn", "Cs", "Zl", "Zp")
+# Latin letters of the phonetic blocks (IPA and phonetic extensions, small capitals): no language
+# writes names in them, and TR39 does not map them all (``ᴌ`` renders as ``L``).
+_PHONETIC = ((0x0250, 0x02AF), (0x1D00, 0x1DBF))
+# TR39 section 5.2, "highly restrictive": one script, or Latin with one of these CJK sets.
+_SCRIPT_SETS = (
+    frozenset({"LATIN", "HAN", "HIRAGANA", "KATAKANA"}),
+    frozenset({"LATIN", "HAN", "BOPOMOFO"}),
+    frozenset({"LATIN", "HAN", "HANGUL"}),
+)
+_OPENING = "([{<（［｛〈《「【"
+_BRACKETS = _OPENING + ")]}>）］｝〉》」】"
 RESERVED = ("paper", "anonymous", "anonymous submission", "maintainer", "maintainers", "admin", "leaderboard")
-"""Names the board uses for its own rows or roles (compared by key, parentheses or not)."""
+"""Names the board uses for its own rows or roles (compared by key, in brackets or not)."""
 
 
-def _visible(text: str) -> str:
+def _visible(text: str, fold_case: bool = True) -> str:
     """NFKC, casefolded, without format or combining characters, with single spaces."""
-    text = unicodedata.normalize("NFKC", text).casefold()
+    text = unicodedata.normalize("NFKC", text)
+    text = text.casefold() if fold_case else text
     kept = []
     for ch in unicodedata.normalize("NFD", text):
         category = unicodedata.category(ch)
-        if category in ("Cf", "Cc", "Mn", "Me") or ch in _INVISIBLE:
+        if category in ("Cf", "Cc", "Mn", "Me") or ch in _BLANK:
             continue
         kept.append(" " if category.startswith("Z") or ch.isspace() else ch)
     return re.sub(r" +", " ", "".join(kept)).strip().translate(_DASHES)
@@ -73,8 +82,24 @@ def name_key(name: str) -> str:
     >>> name_key("UX   Lab"), name_key("Team 1") == name_key("team l")
     ('ux lab', True)
     """
-    folded = "".join(CONFUSABLES.get(ch, ch) for ch in _visible(name))
-    return unicodedata.normalize("NFKC", folded)
+    return _skeleton(_visible(name))
+
+
+def _skeleton(visible: str) -> str:
+    skeleton = disarm.skeleton_key(visible, digit_policy="tr39")
+    return re.sub(r" +", " ", unicodedata.normalize("NFKC", skeleton)).strip().translate(_DASHES)
+
+
+def name_keys(name: str) -> frozenset[str]:
+    """The skeletons of ``name`` as written, in lower and in upper case: two names look alike if
+    they share one (``AIice Lab`` and ``Alice Lab`` as written, ``ALICE LAB`` and ``AIice Lab`` in
+    upper case), which one case-folded key cannot tell.
+
+    >>> sorted(name_keys("AIice"))
+    ['aiice', 'alice', 'allce']
+    """
+    visible = _visible(name, fold_case=False)
+    return frozenset({name_key(name), *(_skeleton(v) for v in (visible, visible.lower(), visible.upper()))})
 
 
 def team_id(key: str) -> str:
@@ -82,15 +107,43 @@ def team_id(key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()[:32]
 
 
+def _invisible(ch: str) -> bool:
+    category = unicodedata.category(ch)
+    return category in _INVISIBLE_CATEGORIES or ch in _BLANK or (category == "Zs" and ch != " ") or ch in "\t\n\r"
+
+
+def _scripts(text: str) -> set[str]:
+    return {script.name for script in disarm.detect_scripts(text)} - {"COMMON", "INHERITED", "UNKNOWN"}
+
+
+def _unlabelled(visible: str) -> str:
+    """The name without the brackets around it."""
+    return visible.strip(_BRACKETS + " ")
+
+
 def name_issue(name: str, field: str = "team") -> Issue | None:
-    """Why ``name`` cannot be a team name (reserved, in parentheses, mixed scripts), or None."""
-    visible = _visible(name)
-    if visible.startswith("(") and visible.endswith(")") or name_key(visible.strip("()")) in RESERVED:
+    """Why ``name`` cannot be a team name (invisible characters, reserved, phonetic letters,
+    mixed scripts), or None."""
+    shown = unicodedata.normalize("NFC", name)
+    if (bad := next((ch for ch in shown if _invisible(ch)), None)) is not None:
+        what = unicodedata.name(bad, "an unassigned or control character")
+        return Issue(
+            "invisible_team", 0, field,
+            f"{name!r} contains U+{ord(bad):04X} {what}, which is invisible or blank on the board; "
+            "write the name with visible characters and plain spaces",
+        )  # fmt: skip
+    visible = _visible(shown)
+    unlabelled = _unlabelled(visible)
+    reserved = name_key(unlabelled) in RESERVED or name_key(unlabelled).startswith("anonymous until")
+    if visible[:1] in _OPENING or reserved:  # the board's labels are bracketed: "(paper)", "(anonymous)"
         return Issue("reserved_team", 0, field, f"{name!r} is reserved for the board's own rows; choose another name")
-    scripts = {unicodedata.name(ch, "").split(" ")[0] for ch in visible if ch.isalpha()}
-    if "LATIN" in scripts and scripts & set(_LATIN_LOOKALIKE_SCRIPTS):
-        other = sorted(scripts & set(_LATIN_LOOKALIKE_SCRIPTS))[0].title()
-        return Issue("mixed_script_team", 0, field, f"{name!r} mixes Latin and {other} letters; write it in one script")
+    if any(lo <= ord(ch) <= hi for ch in shown for lo, hi in _PHONETIC):
+        message = f"{name!r} uses phonetic letters that look like others; write it plainly"
+        return Issue("phonetic_team", 0, field, message)
+    scripts = _scripts(shown)
+    if len(scripts) > 1 and not any(scripts <= allowed for allowed in _SCRIPT_SETS):
+        mixed = " and ".join(s.title() for s in sorted(scripts))
+        return Issue("mixed_script_team", 0, field, f"{name!r} mixes {mixed} letters; write it in one script")
     if not name_key(name):
         return Issue("field_required", 0, field, "team is required")
     return None
@@ -137,10 +190,22 @@ class Teams:
     def __init__(self, store: Store, catalog: Catalog) -> None:
         self.store, self.catalog = store, catalog
         self._first_users: tuple[int, dict[str, tuple[str, str]]] = (-1, {})
+        self._teams: tuple[int, dict[str, Team]] = (-1, {})
 
     def get(self, name: str) -> Team | None:
-        """The team ``name`` looks like, or None if nobody has used such a name."""
-        return self.get_by_key(name_key(name))
+        """The team ``name`` looks like (its own key first), or None if nobody has used such a name."""
+        index = self._index()
+        if (team := index.get(name_key(name))) is not None:
+            return team
+        return next(iter(self.matches(name)), None)
+
+    def matches(self, name: str) -> list[Team]:
+        """Every team whose name looks like ``name`` in some case (oldest claim first)."""
+        index, found = self._index(), {}
+        for key in sorted(name_keys(name)):
+            if (team := index.get(key)) is not None:
+                found.setdefault(team.key, team)
+        return list(found.values())
 
     def first_users(self) -> dict[str, tuple[str, str]]:
         """key -> (submitter, name as written) of the oldest submission under each name: the
@@ -153,23 +218,47 @@ class Teams:
             self._first_users = (generation, first)
         return self._first_users[1]
 
+    def _index(self) -> dict[str, Team]:
+        """Every key of every team's name -> the team: claims by the key of the name they wrote
+        (not the key of their day, in their file name), oldest claim first, then the first users
+        of unclaimed names (cached per catalog generation)."""
+        generation = self.catalog.generation
+        if self._teams[0] != generation:
+            teams: dict[str, Team] = {}
+            for events in sorted(self.catalog.all_team_events(), key=lambda chain: chain[0].at):
+                key = name_key(events[0].name)
+                teams.setdefault(key, Team(events[0].name, key, events[-1].owner, tuple(events)))
+            for key, (submitter, written) in self.first_users().items():
+                teams.setdefault(key, Team(written, key, submitter))
+            index: dict[str, Team] = dict(teams)
+            for team in teams.values():
+                for key in sorted(name_keys(team.name)):
+                    index.setdefault(key, team)
+            self._teams = (generation, index)
+        return self._teams[1]
+
+    def owners(self) -> dict[str, frozenset[str]]:
+        """Team key -> every account that has owned the name (casefolded): the claim's and each
+        transfer's owner, or the first user of a name never claimed."""
+        unique = {team.key: team for team in self._index().values()}
+        return {
+            key: frozenset(o.casefold() for o in ([e.owner for e in team.events] or [team.owner]))
+            for key, team in unique.items()
+        }
+
     def all(self) -> list[Team]:
-        keys = set(self.first_users()) | {events[0].key for events in self.catalog.all_team_events()}
-        return sorted((t for k in keys if (t := self.get_by_key(k)) is not None), key=lambda t: t.key)
+        unique = {team.key: team for team in self._index().values()}
+        return sorted(unique.values(), key=lambda t: t.key)
 
     def get_by_key(self, key: str) -> Team | None:
-        events = self.catalog.team_events(team_id(key))
-        if events:
-            return Team(events[0].name, key, events[-1].owner, tuple(events))
-        first = self.first_users().get(key)
-        return Team(first[1], key, first[0]) if first else None
+        return self._index().get(key)
 
     def check(self, name: str, identity: Identity) -> Issue | None:
-        """Why ``identity`` may not submit under ``name`` now, or None."""
+        """Why ``identity`` may not submit under ``name`` now (also when it looks like another
+        account's name in some case only, as ``AIice`` does ``Alice``), or None."""
         if (issue := name_issue(name)) is not None:
             return issue
-        team = self.get(name)
-        if team is None or identity.is_maintainer or is_member(identity, team.owner):
+        if identity.is_maintainer or all(is_member(identity, team.owner) for team in self.matches(name)):
             return None
         return _taken(name)
 
@@ -225,13 +314,14 @@ class Teams:
         events = team.events if team else ()
         written = team.name if team else name
         event = TeamEvent(written, name_key(name), to, by, at, "transfer" if team else "claim")
+        file_id = team_id(events[0].key if events else event.key)  # the chain's file, named by its first key
         for _ in range(3):  # another maintainer may take the same event number: try the next
             try:
-                self._write(TeamFile(team_id(event.key), len(events)), event, create_only=True)
+                self._write(TeamFile(file_id, len(events)), event, create_only=True)
                 break
             except AlreadyExists:
                 self.catalog.refresh()
-                events = self.catalog.team_events(team_id(event.key))
+                events = self.catalog.team_events(file_id)
         return self.get(name)
 
     def _write(self, file: TeamFile, event: TeamEvent, create_only: bool = False) -> None:
@@ -264,10 +354,15 @@ def state_key(state: SubmissionState) -> str:
     return key
 
 
-def rightful(state: SubmissionState, first_users: dict[str, tuple[str, str]]) -> bool:
+def rightful(
+    state: SubmissionState, first_users: dict[str, tuple[str, str]], owners: Mapping[str, frozenset[str]] | None = None
+) -> bool:
     """Whether a submission may stand for its team: intake checked every one that records an
-    owner; of the older ones, only the first user's count (the hijacks of the reviews do not)."""
+    owner, and that owner held the name at some time (``owners``, Teams.owners: a look-alike
+    stored before it was refused, under a key of its own then, is not its team's); of the older
+    ones, only the first user's count (the hijacks of the reviews do not)."""
     if state.meta.owner:
-        return True
+        held = owners.get(state_key(state)) if owners is not None else None
+        return held is None or state.meta.owner.casefold() in held
     first = first_users.get(state_key(state))
     return first is not None and first[0] == state.meta.submitter

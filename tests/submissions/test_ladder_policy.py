@@ -148,3 +148,16 @@ def test_the_automatic_hold_can_be_turned_off(tmp_path: Path) -> None:
                   Identity(f"s{i}"))  # fmt: skip
     (flag,) = lb.probe_report("scb")
     assert flag.held == ()
+
+
+def test_resending_a_stored_public_file_after_the_ration_is_used_gets_its_answer_again(lb: Leaderboard) -> None:
+    """attacks.md INFO: an answer lost in flight (kill -9), the same file sent again as public
+    with the week's publications used up got ``publication_limit``, not the stored one's answer."""
+    first = send(lb, "p0", 0.6, 1, CAROL, model="P0", visibility="public")
+    assert first.status is Status.SCORED
+    for i in (1, 2):
+        assert send(lb, f"p{i}", 0.5, 1 + i, CAROL, model=f"P{i}", visibility="public").status is Status.SCORED
+    assert send(lb, "p3", 0.5, 9, CAROL, model="P3", visibility="public").issues[0].code == "publication_limit"
+    again = send(lb, "p0", 0.6, 1, CAROL, model="P0", visibility="public")  # the very same file and form
+    assert again.status is Status.SCORED and again.duplicate_of == first.submission_id, again
+    assert len(lb.catalog.all()) == 3  # nothing new stored

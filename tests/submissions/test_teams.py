@@ -68,7 +68,7 @@ def test_no_variant_of_a_taken_name_replaces_its_row(lb: Leaderboard, tmp_path: 
         answer = lb.submit("scb", attack, form("M", variant), MALLORY)
         refused.append((variant, answer.status, answer.issues[0].code if answer.issues else ""))
     assert all(
-        status is Status.REJECTED and answer_code in ("team_taken", "mixed_script_team")
+        status is Status.REJECTED and answer_code in ("team_taken", "mixed_script_team", "invisible_team")
         for _, status, answer_code in refused
     ), refused
     pd.testing.assert_frame_equal(scored(lb), before)
