@@ -36,10 +36,21 @@ from scoring.geometry import (
     scale_polygons,
 )
 from scoring.gold import Gold, content_version, group_codes, read_records
+from scoring.grounding_formats import (
+    MAX_RESPONSE_CHARS,
+    UNPARSED_GROUNDING,
+    UnparsedGrounding,
+    describe_formats,
+    find_boxes,
+    parse_format,
+    read_grounding_response,
+)
 
 COUNTRIES = ("Cambodia", "Indonesia", "Malaysia", "Myanmar", "Philippines", "Thailand", "Vietnam")
 CATEGORIES = ("celebration", "dance", "game", "music", "wedding")
 GROUNDING_FIELDS = ("bbox", "polygon", "mask")
+RAW_GROUNDING = "grounding_response"
+"""The model's stage-2 text, read by its declared family (SPEC "Raw model outputs")."""
 CHOICES = "ABCD"  # four images per question
 
 
@@ -346,20 +357,21 @@ def _read_mask(mask: object, frame: tuple[int, int] | None, has_options: bool) -
 
 
 def read_line(
-    line: dict, gold: Gold, row: int, box_format: str, letter: str | None = None
-) -> Box | Polygons | Runs | None:
+    line: dict, gold: Gold, row: int, box_format: str, letter: str | None = None, grounding_format: str = ""
+) -> Box | Polygons | Runs | UnparsedGrounding | None:
     """Check a line's grounding fields and return its grounding, still in its own units.
 
     Every check is made in the frame of the option image the line answers (``letter``), whose
     size is public, or in :data:`UNKNOWN_FRAME` when there is none: nothing here reads the gold
     image or its mask, so no error depends on them. The grounding meets the gold only in
     :func:`intersection_and_union`, for a correct answer, whose frame is the gold image's.
+    A ``grounding_response`` is read in the line's or the submission's ``grounding_format``
+    (scoring/grounding_formats.py); one that names no box gives :data:`UNPARSED_GROUNDING`.
     """
-    present = [f for f in GROUNDING_FIELDS if line.get(f) is not None]
+    present = [f for f in (*GROUNDING_FIELDS, RAW_GROUNDING) if line.get(f) is not None]
     if len(present) > 1:
-        raise LineError(
-            "multiple_grounding", f"at most one of bbox, polygon, mask; got {', '.join(present)}", present[1]
-        )
+        fields = ", ".join(GROUNDING_FIELDS) + (f", {RAW_GROUNDING}" if RAW_GROUNDING in present else "")
+        raise LineError("multiple_grounding", f"at most one of {fields}; got {', '.join(present)}", present[1])
     fmt = line.get("bbox_format", box_format)
     if not isinstance(fmt, str) or fmt not in BOX_FORMATS:
         raise LineError(
@@ -380,6 +392,8 @@ def read_line(
         return None
     field = present[0]
     frame = answered_frame(gold, row, letter)
+    if field == RAW_GROUNDING:
+        return _read_grounding_response(line, grounding_format, fmt, ref, frame, letter)
     try:
         if field == "bbox":
             return read_box(_numbers(line["bbox"], 4, "bbox", "a list of 4 numbers"), fmt, ref, frame or UNKNOWN_FRAME)
@@ -390,7 +404,42 @@ def read_line(
         raise LineError(e.code, str(e), e.field or field) from None
 
 
-_NOT_BATCHED = frozenset(("polygon", "mask", "bbox_format", "bbox_ref_size"))
+def _read_grounding_response(
+    line: dict, declared: str, box_format: str, ref: list | None, frame: tuple[int, int] | None, letter: str | None
+) -> Box | Polygons | UnparsedGrounding | None:
+    """A line's raw grounding text, read in its declared family (the line's own
+    ``grounding_format`` first). A line whose answer cannot be read is never scored: its text is
+    only parsed, so that an unparsed grounding is counted whatever the answer."""
+    text = line[RAW_GROUNDING]
+    if not isinstance(text, str) or len(text) > MAX_RESPONSE_CHARS:
+        raise LineError(
+            "bad_grounding_response",
+            f"grounding_response must be a string of at most {MAX_RESPONSE_CHARS:,} characters",
+            RAW_GROUNDING,
+        )
+    name = line.get("grounding_format") or declared
+    if not name:
+        raise LineError(
+            "missing_grounding_format",
+            "grounding_response needs a grounding_format: declare it for the submission (form, API or "
+            f"--grounding-format) or on the line; known: {describe_formats()}",
+            "grounding_format",
+        )
+    chosen = parse_format(name)
+    if ref is not None and chosen.family.name != "plain":
+        raise LineError(
+            "bad_bbox_ref_size",
+            f"bbox_ref_size applies to bbox and to grounding_format plain, not {chosen.family.name} "
+            "(its grid is part of the format)",
+            "bbox_ref_size",
+        )
+    if letter is None:
+        return None if find_boxes(text, chosen.family, box_format) else UNPARSED_GROUNDING
+    region = read_grounding_response(text, chosen, frame, bbox_format=box_format, ref_size=ref)
+    return UNPARSED_GROUNDING if region is None else region
+
+
+_NOT_BATCHED = frozenset(("polygon", "mask", "bbox_format", "bbox_ref_size", RAW_GROUNDING, "grounding_format"))
 """Fields whose lines :func:`read_lines` leaves to the per-line reader (even when null)."""
 
 
@@ -494,6 +543,8 @@ SCB = Benchmark(
         "mask": 'COCO RLE {"size": [height, width], "counts": ...} of the answered option image\'s size',
         "bbox_format": "optional per-line override of the box format",
         "bbox_ref_size": "optional [w, h] of the frame pixel coordinates refer to (resized input)",
+        "grounding_response": "optional raw stage-2 model text instead of bbox/polygon/mask, read by grounding_format",
+        "grounding_format": "optional per-line override of the grounding_response family (SPEC 'Raw model outputs')",
     },
     groupings=(
         Grouping(
