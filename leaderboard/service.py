@@ -361,7 +361,7 @@ class Leaderboard:
         gold = self.golds.compiled(info)
         raw = self.store.read("submissions", layout.raw(benchmark, submission_id))
         predictions = validate_file(get_benchmark(benchmark), gold, raw, bbox_format=state.meta.bbox_format,
-                                    limits=self.limits)  # fmt: skip
+                                    limits=self.limits, grounding_format=state.meta.grounding_format)  # fmt: skip
         columns = question_columns(benchmark, gold, predictions)
         with self._lock:
             self._columns[key] = columns

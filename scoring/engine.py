@@ -47,6 +47,10 @@ class UnparsedLine:
     text: str
     kind: str = "answer"
 
+    def to_api(self) -> dict:
+        """``{"line", "text"}`` as before; a grounding's says ``"kind": "grounding"`` too."""
+        return {"line": self.line, "text": self.text} | ({"kind": self.kind} if self.kind != "answer" else {})
+
 
 @dataclass(frozen=True)
 class ResultRecord:

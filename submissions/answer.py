@@ -30,7 +30,7 @@ NO_GOLD = "This benchmark has no gold yet; a maintainer must add it first."
 RETRY = "The leaderboard could not store your file just now; nothing was kept or counted. Please send it again."
 SYNCING = "The leaderboard is still loading its data; nothing was kept or counted. Please try again in a minute."
 _FIXED_RESULT_KEYS = ("benchmark", "gold_version", "scorer_version", "counts", "overall")
-PUBLIC_COUNTS = ("questions", "submitted", "missing", "unparsed", "lenient")
+PUBLIC_COUNTS = ("questions", "submitted", "missing", "unparsed", "lenient", "grounding_unparsed")
 """Counts that are facts about the file and the public question list; a count of right answers
 (``grounded``, a group's ``correct``) would name exact per-group scores (docs/integrity.md)."""
 
@@ -143,7 +143,7 @@ class SubmitAnswer:
             "warnings": [
                 {"line": i.line, "field": i.field, "code": i.code, "message": i.message} for i in self.warnings
             ],
-            "unparsed_lines": [{"line": u.line, "text": u.text} for u in self.unparsed],
+            "unparsed_lines": [u.to_api() for u in self.unparsed],
         }
 
     @property
