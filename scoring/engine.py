@@ -16,10 +16,17 @@ from scoring import batch, boxcheck
 from scoring.answers import describe, normalize_answer, read_response
 from scoring.benchmarks import Benchmark, get_benchmark
 from scoring.benchmarks.base import Stat
-from scoring.errors import LineError
+from scoring.errors import Issue, LineError
 from scoring.geometry import BOX_FORMATS, Box
 from scoring.gold import Gold
-from scoring.grounding_formats import UnparsedGrounding, describe_formats, known_format
+from scoring.grounding_formats import (
+    UnparsedGrounding,
+    describe_formats,
+    grounding_advice,
+    known_format,
+    other_readings,
+    parse_format,
+)
 from scoring.hints import key_hint
 from scoring.jsonl import IssueLog, Limits, read_objects
 from scoring.metrics import BOOTSTRAP_SEED, group_figures, question_stats
@@ -110,6 +117,7 @@ class Predictions:
     box_samples: tuple[boxcheck.BoxSample, ...] = ()  # boxes in the file's format, for the sanity check
     grounding_responses: int = 0  # lines that gave a grounding_response
     grounding_unparsed: int = 0  # of those, the ones whose text names no box
+    grounding_hint: Issue | None = None  # another family reads most of them (scoring.grounding_formats)
 
     @property
     def answered(self) -> int:
@@ -183,8 +191,9 @@ def validate_file(
         check_coverage(log, predictions.answered, gold.size, min_coverage)
     if bench.grounding and (log.total or check_box_format):  # the advice matters only then
         advice = boxcheck.advice(predictions.box_samples, bbox_format)
-        if advice is not None:
-            log.add_first(advice)
+        for hint in (predictions.grounding_hint, advice):
+            if hint is not None:
+                log.add_first(hint)
     log.raise_if_any()
     return predictions
 
@@ -227,6 +236,8 @@ class _LineReader:
         self.unparsed_groundings: list[UnparsedLine] = []
         self.grounding_responses = self.grounding_unparsed = 0
         self.without_grounding_format: list[int] = []  # lines with a grounding_response and no format
+        self.file_grounding_responses = self.file_grounding_unparsed = 0  # lines in the file's own format
+        self.other_readings: dict[str, int] = {}  # family -> unparsed lines of the file's format it reads
         self.letters = [-1] * gold.size  # Python lists: a numpy element costs ~10x a list item per line
         self.first_line = [0] * gold.size
         self.answer_letters: dict[str, str | None] = {}  # an `answer` string -> its letter, worked out once
@@ -260,14 +271,34 @@ class _LineReader:
             self.letters[row] = self.index[letter]
         if obj.get("grounding_response") is not None and self.line_options:
             self.grounding_responses += 1
+            self.file_grounding_responses += obj.get("grounding_format") is None
         if isinstance(grounding, UnparsedGrounding):  # an attempt that names no region: IoU 0, not "no grounding"
             grounding = NO_REGION
             self.grounding_unparsed += 1
+            self._note_other_readings(obj)
             if len(self.unparsed_groundings) < MAX_UNPARSED_LISTED:
                 text = str(obj["grounding_response"])[:UNPARSED_TEXT_CHARS]
                 self.unparsed_groundings.append(UnparsedLine(line_no, text, "grounding"))
         if grounding is not None:
             self.groundings[row] = grounding
+
+    def _note_other_readings(self, obj: dict) -> None:
+        """Which other families read an unparsed text of the file's own format (for the hint)."""
+        if obj.get("grounding_format") is not None:
+            return
+        self.file_grounding_unparsed += 1
+        family = parse_format(self.line_options["grounding_format"]).family
+        for name in other_readings(obj["grounding_response"], family):
+            self.other_readings[name] = self.other_readings.get(name, 0) + 1
+
+    def grounding_hint(self) -> Issue | None:
+        """Another family's grammar reads most texts of the file's own format (scoring.grounding_formats)."""
+        declared = self.line_options.get("grounding_format", "")
+        if not declared:
+            return None
+        return grounding_advice(
+            declared, self.file_grounding_responses, self.file_grounding_unparsed, self.other_readings
+        )
 
     def finish(self) -> None:
         """Whole-file issues found while reading: grounding_response lines with no format."""
@@ -341,7 +372,7 @@ class _LineReader:
         return Predictions(
             self.bench.id, self.gold.version, letters, submitted, self.groundings, self.unparsed,
             self.lenient, self.responses, (*self.unparsed_lines, *self.unparsed_groundings), tuple(self.box_samples),
-            self.grounding_responses, self.grounding_unparsed,
+            self.grounding_responses, self.grounding_unparsed, self.grounding_hint(),
         )  # fmt: skip
 
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scoring.errors import LineError
+from scoring.errors import Issue, LineError
 from scoring.geometry import BOX_FORMATS, MAX_COORDINATE, Box, Polygons
 
 QWEN_FACTOR = 28
@@ -387,6 +387,44 @@ def read_grounding_response(
     # one polygon part per box, its corners in pycocotools' own box order (rleFrBbox)
     parts = tuple(np.array([x0, y0, x0, y1, x1, y1, x1, y0], dtype=np.float64) for x0, y0, x1, y1 in regions)
     return Polygons(parts, ref)
+
+
+MARKED = ("gemini", "qwen2_5_vl", "qwen3_vl", "florence2", "kosmos2")
+"""Families whose grammar has a marker of its own (a JSON key or a token); the others read bare
+brackets. A text another family reads is named by a marked family when one reads it."""
+MIN_UNPARSED_FOR_HINT = 5
+
+
+def other_readings(text: str, declared: Family) -> tuple[str, ...]:
+    """The families other than ``declared`` (and plain) whose grammar finds a box in ``text``."""
+    return tuple(
+        name for name, family in FAMILIES.items() if family.pattern is not None and family is not declared
+        and find_boxes(text, family)
+    )  # fmt: skip
+
+
+def grounding_advice(declared: str, responses: int, unparsed: int, readings: dict[str, int]) -> Issue | None:
+    """A whole-file ``suspect_grounding_format`` issue when most grounding_response lines name no
+    box in the declared family and another family's grammar reads nearly all of them (``readings``:
+    family -> how many of the unparsed lines it reads); None otherwise. Only the texts are read."""
+    if unparsed < MIN_UNPARSED_FOR_HINT or unparsed < 0.5 * responses:
+        return None
+    fitting = [name for name, n in readings.items() if n >= 0.9 * unparsed]
+    marked = [name for name in MARKED if name in fitting]
+    better = marked or [name for name in FAMILIES if name in fitting]
+    if not better:
+        return None
+    described = " or ".join(f"{name} ({FAMILIES[name].grid})" for name in better)
+    return Issue(
+        "suspect_grounding_format",
+        0,
+        "grounding_format",
+        f"{unparsed:,} of {responses:,} grounding_response lines name no box in the {declared} grammar "
+        f"(they would score IoU 0), while {better[0]}'s reads {readings[better[0]]:,} of them. Did you mean "
+        f"grounding_format {described}? If {declared} is right, send the file again with the format "
+        "confirmed (form: tick 'The box format is right'; API: confirm_box_format=True; offline validator: "
+        "--confirm-box-format).",
+    )
 
 
 _NO_IMAGE = (MAX_COORDINATE, MAX_COORDINATE)

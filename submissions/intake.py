@@ -40,7 +40,7 @@ DUPLICATE_FIELDS = (
     "team", "model", "model_type", "bbox_format", "paper_url", "code_url", "description", "grounding_format",
 )  # fmt: skip
 """With the file's sha256, what makes an upload a repeat of an earlier one."""
-PRE_CHECKS = frozenset({"too_few_answers", "suspect_bbox_format"})
+PRE_CHECKS = frozenset({"too_few_answers", "suspect_bbox_format", "suspect_grounding_format"})
 """Whole-file issues found before a scored slot is spent: such a file is turned away, not stored."""
 log = logging.getLogger(__name__)
 

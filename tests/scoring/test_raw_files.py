@@ -15,12 +15,11 @@ import math
 import random
 
 import pytest
-from pycocotools import mask as coco_mask
 
 import scoring
 from scoring.engine import score_file
 from scoring.grounding_formats import parse_format
-from tests.support.scoring import SYNTHETIC_SCB
+from tests.support.scoring import SYNTHETIC_SCB, gold_box
 
 QWEN = "qwen2_5_vl:lmms-eval"
 
@@ -31,17 +30,6 @@ def synthetic():
         pytest.skip(f"synthetic SCB gold not found at {SYNTHETIC_SCB}")
     records = [json.loads(t) for t in SYNTHETIC_SCB.read_text(encoding="utf-8").splitlines() if t.strip()]
     return records, scoring.load_gold("scb", SYNTHETIC_SCB)
-
-
-def gold_box(record: dict) -> list[float]:
-    """The tight box of the gold region: what a good model would answer."""
-    seg, w, h = record["segmentation"], record["width"], record["height"]
-    if isinstance(seg, dict):
-        x, y, bw, bh = coco_mask.toBbox({"size": seg["size"], "counts": seg["counts"].encode()}).tolist()
-        return [x, y, x + bw, y + bh]
-    xs = [v for part in seg for v in part[0::2]]
-    ys = [v for part in seg for v in part[1::2]]
-    return [max(0.0, min(xs)), max(0.0, min(ys)), min(float(w), max(xs)), min(float(h), max(ys))]
 
 
 def answered(records: list[dict], seed: int = 5) -> list[tuple[dict, str, tuple[int, int]]]:
