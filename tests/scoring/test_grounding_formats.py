@@ -361,3 +361,22 @@ def test_grounding_response_files_leave_the_fast_path_and_read_alike(gold):
     result = score_file("scb", gold, _file(lines), grounding_format="internvl")
     pixel = score_file("scb", gold, _file([dict(lines[1], question_id="q1", answer="A"), lines[1]]))
     assert result.overall["miou"] == pytest.approx(pixel.overall["miou"], abs=1e-9)
+
+
+def test_the_examples_of_docs_submitting_read_as_documented(gold):
+    """docs/submitting.md's one line per family: each names a region in its declared format, and
+    the four that print the same 0-1000 box (x first or, for Gemini, y first) score alike."""
+    from tests.support.scoring import REPO_ROOT
+
+    guide = (REPO_ROOT / "docs" / "submitting.md").read_text(encoding="utf-8")
+    block = guide.split("### Raw model outputs", 1)[1].split("```jsonl\n", 1)[1].split("\n```", 1)[0]
+    examples = [json.loads(text) for text in block.splitlines()]
+    assert sorted({parse_format(x["grounding_format"]).family.name for x in examples}) == sorted(FAMILIES)
+    bench = scoring.get_benchmark("scb")
+    ious = {}
+    for example in examples:
+        line = example | {"question_id": "q1", "answer": "A"}
+        assert bench.read_line(line, gold, 0, "xyxy", "A") is not UNPARSED_GROUNDING, example
+        ious[example["grounding_format"]] = line_iou(gold, 0, line)
+    same = [ious[f] for f in ("qwen3_vl", "internvl", "gemini", "cogvlm")]
+    assert same == [pytest.approx(same[0], abs=1e-12)] * 4 and same[0] > 0.1
