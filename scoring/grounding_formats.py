@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from scoring.errors import Issue, LineError
-from scoring.geometry import BOX_FORMATS, MAX_COORDINATE, Box, Polygons
+from scoring.geometry import BOX_FORMATS, MAX_COORDINATE, MAX_OUTLINE, UNKNOWN_FRAME, Box, Polygons
 
 QWEN_FACTOR = 28
 """Qwen2-VL / Qwen2.5-VL merge 2 x 2 patches of 14 px: both sides of the input are multiples of 28."""
@@ -52,9 +52,10 @@ QWEN_PIXEL_PRESETS: dict[str, tuple[int, int]] = {
 ``lmms-eval``: ``models/simple/qwen2_5_vl.py``, 256*28*28 / 1605632;
 ``vlmevalkit``: ``config.py`` "Qwen2.5-VL-7B-Instruct", 1280*28*28 / 16384*28*28."""
 DEFAULT_QWEN_PRESET = "hub"
-MAX_BOXES = 1000
-"""Distinct boxes one grounding_response may hold; more is a line error (a region of 1,000
-boxes is no answer, and every box costs a polygon part)."""
+MAX_BOXES = 100
+"""Distinct boxes one grounding_response may hold; more is a line error (a region of 100 boxes is
+no answer, and every box costs a polygon part). Their outline is bounded as a polygon's is
+(:data:`scoring.geometry.MAX_OUTLINE` pixels of the answered image): pycocotools' work grows with it."""
 MAX_RESPONSE_CHARS = 20_000
 """Characters of a grounding_response that are read; a longer text is a line error."""
 
@@ -384,6 +385,16 @@ def read_grounding_response(
     if len(regions) == 1:
         ((x0, y0, x1, y1),) = regions
         return Box(x0, y0, x1, y1, ref=ref)
+    width, height = frame or UNKNOWN_FRAME
+    sx, sy = (1.0, 1.0) if ref is None else (width / ref[0], height / ref[1])
+    outline = sum(2 * ((x1 - x0) * sx + (y1 - y0) * sy) for x0, y0, x1, y1 in regions)
+    if outline > MAX_OUTLINE:
+        raise LineError(
+            "polygon_too_complex",
+            f"the {len(regions)} boxes of grounding_response have an outline longer than {MAX_OUTLINE:,} px "
+            "in pixels of the image",
+            "grounding_response",
+        )
     # one polygon part per box, its corners in pycocotools' own box order (rleFrBbox)
     parts = tuple(np.array([x0, y0, x0, y1, x1, y1, x1, y0], dtype=np.float64) for x0, y0, x1, y1 in regions)
     return Polygons(parts, ref)

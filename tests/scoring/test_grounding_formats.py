@@ -380,3 +380,24 @@ def test_the_examples_of_docs_submitting_read_as_documented(gold):
         ious[example["grounding_format"]] = line_iou(gold, 0, line)
     same = [ious[f] for f in ("qwen3_vl", "internvl", "gemini", "cogvlm")]
     assert same == [pytest.approx(same[0], abs=1e-12)] * 4 and same[0] > 0.1
+
+
+def test_a_response_of_too_many_or_too_long_boxes_is_a_line_error():
+    """Bounds as for polygons: at most MAX_BOXES distinct boxes, an outline of at most
+    MAX_OUTLINE pixels of the answered image (pycocotools' work grows with it)."""
+    from scoring.errors import LineError
+    from scoring.geometry import MAX_OUTLINE
+    from scoring.grounding_formats import MAX_BOXES, read_grounding_response
+
+    internvl = parse_format("internvl")
+    many = " ".join(f"[[{k}, 0, {k + 500}, 1000]]" for k in range(MAX_BOXES + 1))
+    with pytest.raises(LineError) as e:
+        read_grounding_response(many, internvl, (1000, 1000))
+    assert e.value.code == "too_many_boxes"
+    fewer = " ".join(f"[[{k}, 0, {k + 500}, 1000]]" for k in range(MAX_BOXES))
+    assert len(read_grounding_response(fewer, internvl, (1000, 1000)).parts) == MAX_BOXES  # 100 x 3,000 px
+    side = 10_000  # the largest image: 100 boxes of 30,000 px outline each
+    assert MAX_BOXES * 2 * (side / 2 + side) > MAX_OUTLINE
+    with pytest.raises(LineError) as e:
+        read_grounding_response(fewer, internvl, (side, side))
+    assert e.value.code == "polygon_too_complex"
