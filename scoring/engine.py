@@ -17,16 +17,9 @@ from scoring.answers import describe, normalize_answer, read_response
 from scoring.benchmarks import Benchmark, get_benchmark
 from scoring.benchmarks.base import Stat
 from scoring.errors import Issue, LineError
-from scoring.geometry import BOX_FORMATS, Box
+from scoring.geometry import BOX_FORMATS
 from scoring.gold import Gold
-from scoring.grounding_formats import (
-    UnparsedGrounding,
-    describe_formats,
-    grounding_advice,
-    known_format,
-    other_readings,
-    parse_format,
-)
+from scoring.grounding_formats import GroundingTally, describe_formats, known_format
 from scoring.hints import key_hint
 from scoring.jsonl import IssueLog, Limits, read_objects
 from scoring.metrics import BOOTSTRAP_SEED, group_figures, question_stats
@@ -40,8 +33,6 @@ only their last digits moved (at most ~1e-5 points)."""
 MAX_UNPARSED_LISTED = 100
 """How many unparsed lines a result lists (line number and the start of the text)."""
 UNPARSED_TEXT_CHARS = 200
-NO_REGION = Box(0.0, 0.0, 0.0, 0.0)
-"""What an unparsed grounding is scored as: a region of no pixels (IoU 0 on a correct answer)."""
 
 
 @dataclass(frozen=True)
@@ -233,11 +224,7 @@ class _LineReader:
         self.bench, self.gold, self.bbox_format, self.log = bench, gold, bbox_format, log
         # grounding benchmarks' read_line takes the declared grounding_format (scoring/grounding_formats.py)
         self.line_options = {"grounding_format": grounding_format} if bench.grounding else {}
-        self.unparsed_groundings: list[UnparsedLine] = []
-        self.grounding_responses = self.grounding_unparsed = 0
-        self.without_grounding_format: list[int] = []  # lines with a grounding_response and no format
-        self.file_grounding_responses = self.file_grounding_unparsed = 0  # lines in the file's own format
-        self.other_readings: dict[str, int] = {}  # family -> unparsed lines of the file's format it reads
+        self.raw = GroundingTally(grounding_format, MAX_UNPARSED_LISTED, UNPARSED_TEXT_CHARS)
         self.letters = [-1] * gold.size  # Python lists: a numpy element costs ~10x a list item per line
         self.first_line = [0] * gold.size
         self.answer_letters: dict[str, str | None] = {}  # an `answer` string -> its letter, worked out once
@@ -262,56 +249,21 @@ class _LineReader:
         try:
             grounding = self.bench.read_line(obj, self.gold, row, self.bbox_format, letter, **self.line_options)
         except LineError as e:
-            if e.code == "missing_grounding_format":  # one whole-file issue, not one per line (finish)
-                self.without_grounding_format.append(line_no)
-            else:
+            if not self.raw.absorbs(e, line_no):  # a missing grounding_format is one whole-file issue
                 self.log.add(e.code, line_no, e.field, str(e))
             return
         if letter is not None:
             self.letters[row] = self.index[letter]
-        if obj.get("grounding_response") is not None and self.line_options:
-            self.grounding_responses += 1
-            self.file_grounding_responses += obj.get("grounding_format") is None
-        if isinstance(grounding, UnparsedGrounding):  # an attempt that names no region: IoU 0, not "no grounding"
-            grounding = NO_REGION
-            self.grounding_unparsed += 1
-            self._note_other_readings(obj)
-            if len(self.unparsed_groundings) < MAX_UNPARSED_LISTED:
-                text = str(obj["grounding_response"])[:UNPARSED_TEXT_CHARS]
-                self.unparsed_groundings.append(UnparsedLine(line_no, text, "grounding"))
+        if self.line_options:  # raw grounding: counted, an unparsed one scored as an empty region
+            grounding = self.raw.note(line_no, obj, grounding)
         if grounding is not None:
             self.groundings[row] = grounding
 
-    def _note_other_readings(self, obj: dict) -> None:
-        """Which other families read an unparsed text of the file's own format (for the hint)."""
-        if obj.get("grounding_format") is not None:
-            return
-        self.file_grounding_unparsed += 1
-        family = parse_format(self.line_options["grounding_format"]).family
-        for name in other_readings(obj["grounding_response"], family):
-            self.other_readings[name] = self.other_readings.get(name, 0) + 1
-
-    def grounding_hint(self) -> Issue | None:
-        """Another family's grammar reads most texts of the file's own format (scoring.grounding_formats)."""
-        declared = self.line_options.get("grounding_format", "")
-        if not declared:
-            return None
-        return grounding_advice(
-            declared, self.file_grounding_responses, self.file_grounding_unparsed, self.other_readings
-        )
-
     def finish(self) -> None:
         """Whole-file issues found while reading: grounding_response lines with no format."""
-        lines = self.without_grounding_format
-        if lines:
-            self.log.add(
-                "missing_grounding_format",
-                lines[0],
-                "grounding_format",
-                f"{len(lines):,} line(s) give a grounding_response but no grounding_format is declared (first on "
-                f"line {lines[0]}): declare the model family for the submission (form field, API parameter "
-                f"grounding_format, --grounding-format) or per line; known: {describe_formats()}",
-            )
+        issue = self.raw.issue()
+        if issue is not None:
+            self.log.add(issue.code, issue.line, issue.field, issue.message)
 
     def _row(self, line_no: int, obj: dict) -> int | None:
         key_field, log = self.bench.key_field, self.log
@@ -369,10 +321,11 @@ class _LineReader:
     def predictions(self) -> Predictions:
         letters = np.array(self.letters, dtype=np.int8)
         submitted = np.array(self.first_line, dtype=np.int64) > 0
+        groundings = [UnparsedLine(line, text, "grounding") for line, text in self.raw.unparsed_lines]
         return Predictions(
             self.bench.id, self.gold.version, letters, submitted, self.groundings, self.unparsed,
-            self.lenient, self.responses, (*self.unparsed_lines, *self.unparsed_groundings), tuple(self.box_samples),
-            self.grounding_responses, self.grounding_unparsed, self.grounding_hint(),
+            self.lenient, self.responses, (*self.unparsed_lines, *groundings), tuple(self.box_samples),
+            self.raw.responses, self.raw.unparsed, self.raw.hint(),
         )  # fmt: skip
 
 

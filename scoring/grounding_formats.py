@@ -438,6 +438,68 @@ def grounding_advice(declared: str, responses: int, unparsed: int, readings: dic
     )
 
 
+NO_REGION = Box(0.0, 0.0, 0.0, 0.0)
+"""What an unparsed grounding is scored as: a region of no pixels (IoU 0 on a correct answer),
+so that a file whose texts all fail still has an mIoU (0), not "no grounding"."""
+
+
+class GroundingTally:
+    """The grounding_response lines of one file as the engine reads them: how many, which name no
+    box (counted, and the first ``listed`` kept with their text), the lines that lack a declared
+    format (one whole-file issue), and which other families read the unparsed texts of the file's
+    own format (the ``suspect_grounding_format`` hint). Only the texts are read, never the gold."""
+
+    def __init__(self, declared: str, listed: int, text_chars: int) -> None:
+        self.declared, self.listed, self.text_chars = declared, listed, text_chars
+        self.responses = self.unparsed = 0
+        self.unparsed_lines: list[tuple[int, str]] = []
+        self.without_format: list[int] = []
+        self._own = self._own_unparsed = 0  # lines in the file's own format (no per-line grounding_format)
+        self._readings: dict[str, int] = {}
+
+    def absorbs(self, error: LineError, line_no: int) -> bool:
+        """Whether a line error is this tally's to report (once, in :meth:`issue`)."""
+        if error.code != "missing_grounding_format":
+            return False
+        self.without_format.append(line_no)
+        return True
+
+    def note(self, line_no: int, line: dict, grounding: object) -> object:
+        """Count a read line; returns its grounding, :data:`NO_REGION` for an unparsed one."""
+        if line.get("grounding_response") is None:
+            return grounding
+        self.responses += 1
+        own = line.get("grounding_format") is None
+        self._own += own
+        if not isinstance(grounding, UnparsedGrounding):
+            return grounding
+        self.unparsed += 1
+        if len(self.unparsed_lines) < self.listed:
+            self.unparsed_lines.append((line_no, str(line["grounding_response"])[: self.text_chars]))
+        if own:
+            self._own_unparsed += 1
+            for name in other_readings(line["grounding_response"], parse_format(self.declared).family):
+                self._readings[name] = self._readings.get(name, 0) + 1
+        return NO_REGION
+
+    def issue(self) -> Issue | None:
+        """The one whole-file issue for grounding_response lines without a declared format."""
+        lines = self.without_format
+        if not lines:
+            return None
+        return Issue(
+            "missing_grounding_format",
+            lines[0],
+            "grounding_format",
+            f"{len(lines):,} line(s) give a grounding_response but no grounding_format is declared (first on "
+            f"line {lines[0]}): declare the model family for the submission (form field, API parameter "
+            f"grounding_format, --grounding-format) or per line; known: {describe_formats()}",
+        )
+
+    def hint(self) -> Issue | None:
+        return grounding_advice(self.declared, self._own, self._own_unparsed, self._readings) if self.declared else None
+
+
 _NO_IMAGE = (MAX_COORDINATE, MAX_COORDINATE)
 
 
