@@ -89,7 +89,9 @@ class SubmitAnswer:
         """Validate only: the file passed every check; what was read, and the warnings."""
         message = (
             f"Valid: the file answers {report.answered:,} of {report.questions:,} questions "
-            f"({report.unparsed:,} unparsed); nothing was scored or stored (validate only)."
+            f"({report.unparsed:,} unparsed"
+            + (f"; {report.grounding_unparsed:,} unparsed groundings" if report.grounding_unparsed else "")
+            + "); nothing was scored or stored (validate only)."
         )
         return cls(
             Status.VALID, message, quota=quota, warnings=report.warnings, unparsed_lines=report.unparsed_lines
