@@ -107,3 +107,27 @@ def test_a_raw_file_scores_as_the_pixel_file(synthetic, pixel_result, fmt):
     assert result.overall["acc"] == pixel_result.overall["acc"]
     assert 75 < result.overall["acc"] < 85 and pixel_result.overall["miou"] > 40
     assert result.overall["miou"] == pytest.approx(pixel_result.overall["miou"], abs=0.01)
+
+
+@pytest.mark.parametrize(
+    ("written", "declared", "named"),
+    [("gemini", "qwen3_vl", "gemini"), ("florence2", "kosmos2", "florence2"), (QWEN, "gemini", "qwen2_5_vl")],
+)
+def test_the_wrong_declaration_gets_the_hint(synthetic, written, declared, named):
+    """The same raw files declared as another family: one whole-file hint naming the family that
+    reads them, before a slot is spent (validate only and the pre-check run the box checks)."""
+    records, gold = synthetic
+    write = WRITERS[written]
+    lines = [
+        {
+            "question_id": r["question_id"],
+            "answer": letter,
+            "grounding_response": write(in_frame(gold_box(r), (r["width"], r["height"]), frame), frame),
+        }
+        for r, letter, frame in answered(records)
+    ]
+    with pytest.raises(scoring.SubmissionError) as e:
+        scoring.validate_file("scb", gold, _bytes(lines), grounding_format=declared, check_box_format=True)
+    (issue,) = e.value.issues
+    assert issue.code == "suspect_grounding_format"
+    assert f"Did you mean grounding_format {named}" in issue.message
