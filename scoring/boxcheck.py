@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from scoring.errors import Issue, LineError
 from scoring.geometry import BOX_FORMATS, read_box
-from scoring.grounding_formats import QWEN_PIXEL_PRESETS, smart_resize
+from scoring.grounding_formats import QWEN_PIXEL_PRESETS, parse_format, smart_resize
 
 MIN_SAMPLES = 5
 """Fewer boxes than this say too little about a format."""
@@ -49,6 +49,9 @@ class BoxSample:
 
     values: tuple[float, float, float, float]
     frame: tuple[int, int]
+    grounding_format: str = ""
+    """For the first box of a raw ``qwen2_5_vl`` text: its declared format (values are then
+    pixels of the model's input as printed); "" for a ``bbox`` in the file's box format."""
 
 
 @dataclass(frozen=True)
@@ -176,9 +179,45 @@ def _described(name: str) -> str:
     )
 
 
+def qwen_preset_advice(samples: Sequence[BoxSample]) -> Issue | None:
+    """A whole-file ``suspect_grounding_format`` issue when raw Qwen2.5-VL boxes fit another
+    preset's resized frames (:func:`_frame_evidence`) better than the declared one's, or None."""
+    raw = [s for s in samples if s.grounding_format]
+    if len(raw) < MIN_FRAME_SAMPLES:
+        return None
+    declared = max(set(s.grounding_format for s in raw), key=[s.grounding_format for s in raw].count)
+    try:
+        limits = parse_format(declared)
+    except LineError:
+        return None
+    corners = [((min(a, c), min(b, d), max(a, c), max(b, d)), s.frame) for s in raw if s.grounding_format == declared
+               for a, b, c, d in [s.values]]  # fmt: skip
+    mine = _frame_evidence(corners, limits.min_pixels, limits.max_pixels)
+    fitting = {p: e for p in _QWEN_ORDER if (e := _frame_evidence(corners, *QWEN_PIXEL_PRESETS[p])) is not None}
+    if not fitting:
+        return None
+    best = max(fitting, key=lambda p: fitting[p][0])
+    if QWEN_PIXEL_PRESETS[best] == (limits.min_pixels, limits.max_pixels) or (mine and mine[0] >= fitting[best][0]):
+        return None
+    informative, reach = fitting[best]
+    low, high = QWEN_PIXEL_PRESETS[best]
+    return Issue(
+        "suspect_grounding_format",
+        0,
+        "grounding_format",
+        f"the Qwen2.5-VL boxes do not look like pixels of the {declared} input frames: on the {informative:,} "
+        f"lines whose answered image the {best} preset (min_pixels {low:,}, max_pixels {high:,}) resizes by "
+        f"over 20 %, every box lies within that preset's frame and {reach:,} reach its far edge. Did you mean "
+        f"grounding_format qwen2_5_vl:{best}? If {declared} is right, send the file again with the format "
+        "confirmed (form: tick 'The box format is right'; API: confirm_box_format=True; offline validator: "
+        "--confirm-box-format).",
+    )
+
+
 def advice(samples: Sequence[BoxSample], declared: str) -> Issue | None:
-    """A whole-file ``suspect_bbox_format`` issue naming the likely formats, or None."""
-    better, why = suggestion(samples, declared)
+    """A whole-file ``suspect_bbox_format`` issue naming the likely formats, or None (raw
+    grounding samples are :func:`qwen_preset_advice`'s)."""
+    better, why = suggestion([s for s in samples if not s.grounding_format], declared)
     if not better:
         return None
     described = " or ".join(_described(f) for f in better)

@@ -182,7 +182,8 @@ def validate_file(
         check_coverage(log, predictions.answered, gold.size, min_coverage)
     if bench.grounding and (log.total or check_box_format):  # the advice matters only then
         advice = boxcheck.advice(predictions.box_samples, bbox_format)
-        for hint in (predictions.grounding_hint, advice):
+        qwen = boxcheck.qwen_preset_advice(predictions.box_samples)
+        for hint in (qwen, predictions.grounding_hint, advice):
             if hint is not None:
                 log.add_first(hint)
     log.raise_if_any()
@@ -243,7 +244,7 @@ class _LineReader:
         if not found:
             return
         if self.bench.box_sample is not None:
-            sample = self.bench.box_sample(obj, self.gold, row, letter)
+            sample = self.bench.box_sample(obj, self.gold, row, letter, **self.line_options)
             if sample is not None:
                 self.box_samples.append(sample)
         try:

@@ -8,6 +8,7 @@ conversion): checked against that image's public size, scored only for a correct
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from dataclasses import replace
 from itertools import chain
@@ -21,6 +22,7 @@ from scoring.boxcheck import BoxSample
 from scoring.errors import GoldError, LineError
 from scoring.geometry import (
     BOX_FORMATS,
+    MAX_COORDINATE,
     MAX_IMAGE_SIDE,
     UNKNOWN_FRAME,
     Box,
@@ -42,6 +44,7 @@ from scoring.grounding_formats import (
     UnparsedGrounding,
     describe_formats,
     find_boxes,
+    known_format,
     parse_format,
     read_grounding_response,
 )
@@ -276,9 +279,12 @@ def _option_sizes(records: list[dict]) -> np.ndarray:
     return sizes
 
 
-def box_sample(line: dict, gold: Gold, row: int, letter: str | None) -> BoxSample | None:
+def box_sample(line: dict, gold: Gold, row: int, letter: str | None, grounding_format: str = "") -> BoxSample | None:
     """The line's box for the box-format sanity check: only a box in the file's format (no
-    per-line ``bbox_format`` or ``bbox_ref_size``) with 4 numbers, in a public frame."""
+    per-line ``bbox_format`` or ``bbox_ref_size``) with 4 numbers, in a public frame; or the
+    first box of a raw ``qwen2_5_vl`` text, for the check of its declared preset."""
+    if isinstance(line.get(RAW_GROUNDING), str):
+        return _raw_qwen_sample(line, gold, row, letter, grounding_format)
     values = line.get("bbox")
     if type(values) is not list or len(values) != 4 or letter is None:
         return None
@@ -292,6 +298,16 @@ def box_sample(line: dict, gold: Gold, row: int, letter: str | None) -> BoxSampl
         return BoxSample((float(a), float(b), float(c), float(d)), frame) if frame else None
     except OverflowError:  # an integer with hundreds of digits: read_line reports it
         return None
+
+
+def _raw_qwen_sample(line: dict, gold: Gold, row: int, letter: str | None, declared: str) -> BoxSample | None:
+    name = line.get("grounding_format") or declared
+    frame = answered_frame(gold, row, letter)
+    if frame is None or not isinstance(name, str) or not name.startswith("qwen2_5_vl") or not known_format(name):
+        return None
+    boxes = find_boxes(line[RAW_GROUNDING][:MAX_RESPONSE_CHARS], parse_format(name).family)
+    finite = [b for b in boxes if all(math.isfinite(v) and abs(v) <= MAX_COORDINATE for v in b)]
+    return BoxSample(finite[0], frame, name) if finite else None
 
 
 def parse_key(value: object) -> str | None:

@@ -13,7 +13,7 @@ import pytest
 import scoring
 from leaderboard import demo
 from scoring.benchmarks import get_benchmark
-from scoring.grounding_formats import parse_format
+from scoring.grounding_formats import QWEN_PIXEL_PRESETS, parse_format
 from scoring.validation import check_file
 from tests.support.scoring import gold_box, with_options, write_lines
 
@@ -122,3 +122,28 @@ def test_a_few_unparsed_texts_get_no_hint(golds, records, tmp_path):
     for r in lines[:5]:
         r["grounding_response"] = '{"box_2d": [100, 120, 800, 900]}'
     assert both(golds, lines, tmp_path, grounding_format="qwen3_vl") == []
+
+
+@pytest.mark.parametrize("written", ["transformers", "lmms-eval", "vlmevalkit"])
+def test_raw_qwen2_5_vl_texts_in_another_presets_frames_get_a_hint(golds, records, tmp_path, written):
+    """Qwen2.5-VL run under one stack's min/max_pixels, declared as another's (the default is the
+    Hub config): the boxes fit the stack's frames, not the declared ones. One hint names it."""
+    raw = [
+        line(r, grounding_response="```json\n" + json.dumps([{"bbox_2d": x["bbox"], "label": "a"}]) + "\n```")
+        for r, x in zip(records, qwen_lines(records, written), strict=True)
+    ]
+    got = both(golds, raw, tmp_path, grounding_format="qwen2_5_vl")
+    assert [i.code for i in got] == ["suspect_grounding_format"]
+    assert f"Did you mean grounding_format qwen2_5_vl:{written}" in got[0].message
+    assert both(golds, raw, tmp_path, grounding_format=f"qwen2_5_vl:{written}") == []
+    low, high = QWEN_PIXEL_PRESETS[written]  # the same limits spelled out are the same declaration
+    assert both(golds, raw, tmp_path, grounding_format=f"qwen2_5_vl:{low},{high}") == []
+
+
+def test_raw_qwen2_5_vl_texts_in_the_hub_frames_get_no_hint(golds, records, tmp_path):
+    raw = [
+        line(r, grounding_response=json.dumps([{"bbox_2d": x["bbox"]}]))
+        for r, x in zip(records, qwen_lines(records, "hub"), strict=True)
+    ]
+    assert both(golds, raw, tmp_path, grounding_format="qwen2_5_vl") == []
+    assert both(golds, raw, tmp_path, grounding_format="qwen2_5_vl:hub") == []
