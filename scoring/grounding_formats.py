@@ -71,7 +71,9 @@ def smart_resize(
     ``max_pixels`` or up (ceil) to at least ``min_pixels``, keeping the aspect ratio. The package
     itself is not a dependency: it pulls in ``av``, ``pillow`` and ``requests`` for video loading,
     far too much for a pure scorer. Note the argument order: width first here (the source takes
-    height first); tests/scoring/test_grounding_formats.py pins the published frames.
+    height first); tests/scoring/test_grounding_formats.py pins the published frames. Where the
+    downscale would round a side to 0 (only under a custom max_pixels below 156,800), the side is
+    ``factor``, as transformers' own copy (``image_processing_qwen2_vl.smart_resize``) has it.
 
     >>> smart_resize(2355, 1794, 3136, 12845056)
     (2352, 1792)
@@ -84,8 +86,8 @@ def smart_resize(
     w_bar = max(factor, round(width / factor) * factor)
     if h_bar * w_bar > max_pixels:
         beta = math.sqrt((height * width) / max_pixels)
-        h_bar = math.floor(height / beta / factor) * factor
-        w_bar = math.floor(width / beta / factor) * factor
+        h_bar = max(factor, math.floor(height / beta / factor) * factor)  # as transformers' copy: never 0
+        w_bar = max(factor, math.floor(width / beta / factor) * factor)
     elif h_bar * w_bar < min_pixels:
         beta = math.sqrt(min_pixels / (height * width))
         h_bar = math.ceil(height * beta / factor) * factor

@@ -105,6 +105,7 @@ def test_smart_resize_keeps_multiples_of_28_within_the_limits():
             assert w * h <= high
     with pytest.raises(ValueError):
         smart_resize(10000, 40, 3136, 12845056)  # aspect ratio 250 > 200
+    assert smart_resize(5000, 30, 1, 28 * 28) == (336, 28)  # a tiny custom budget: a side of 28, never 0
 
 
 # --- each family: a literal output scores as its pixel box ------------------------------------
