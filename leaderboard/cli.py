@@ -3,6 +3,7 @@
 python -m leaderboard gold add --benchmark scb --file GOLD [--confirm] [--withhold concept,country]
 python -m leaderboard gold audit --benchmark scb --file GOLD [--withhold concept,country]
 python -m leaderboard submit --benchmark scb --file F --model M --team T --user U [--bbox-format F]
+    [--grounding-format G]
 python -m leaderboard table --benchmark scb [--view overall] [--format csv|json]
 python -m leaderboard rescore [--benchmark scb] [--workers N]
 python -m leaderboard hide ID / unhide ID
@@ -28,6 +29,7 @@ from leaderboard.table import to_csv_bytes
 from scoring import BENCHMARKS, GoldError, load_gold
 from scoring.benchmarks import load_plugins
 from scoring.geometry import BOX_FORMATS
+from scoring.grounding_formats import describe_formats
 from scoring.leakaudit import report
 from store.base import StoreError
 from store.golds import UnconfirmedGold, leak_audit
@@ -70,6 +72,12 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--team", required=True)
     s.add_argument("--user", required=True)
     s.add_argument("--bbox-format", default="xyxy", choices=list(BOX_FORMATS))
+    s.add_argument(
+        "--grounding-format",
+        default="",
+        metavar="FAMILY",
+        help=f"family of grounding_response lines: {describe_formats()}",
+    )
     s.add_argument("--model-type", default="open", choices=list(MODEL_TYPES))
     s.add_argument("--paper-url", default="")
     s.add_argument("--code-url", default="")
@@ -262,6 +270,7 @@ def _submit(lb: Leaderboard, args: argparse.Namespace) -> int:
         args.visibility,
         args.anonymous,
         args.reveal_date,
+        args.grounding_format,
     )
     answer = lb.submit(args.benchmark, args.file, form, identity, args.file.name)
     print(f"{answer.status}: {answer.message}" + (f" (id {answer.submission_id})" if answer.submission_id else ""))

@@ -170,7 +170,9 @@ class Leaderboard:
         if info is not None:
             states, first = self.feedback.visible(self.catalog.all(benchmark), info.version), self.teams.first_users()
             owners = self.teams.owners()
-            rows = scored_rows(states, info.version, SCORER_VERSION, self.settings.row_rule, first, today, owners=owners)
+            rows = scored_rows(
+                states, info.version, SCORER_VERSION, self.settings.row_rule, first, today, owners=owners
+            )
         board = Board(benchmark, rows + baseline_rows(benchmark))
         with self._lock:
             self._boards[benchmark] = (key, board)

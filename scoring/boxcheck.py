@@ -10,24 +10,37 @@ declared format is flagged as likely wrong when
   lies in 0-1000 although the answered images of many lines are larger than that (a 0-1000
   grid: Qwen2-VL, InternVL, Gemini);
 - any format: it makes most boxes invalid (inverted, out of range) or reach well outside the
-  answered image while another format makes nearly all of them valid and inside.
+  answered image while another format makes nearly all of them valid and inside; or it makes
+  a tenth or more of them invalid while another format makes every one valid and nearly all
+  inside (an xywh file declared xyxy: only boxes with w < x or h < y come out inverted);
+- pixel formats: the boxes look like Qwen2.5-VL's resized input frame (:func:`qwen_frame`):
+  on at least :data:`MIN_FRAME_SAMPLES` lines whose answered image a named ``min_pixels`` /
+  ``max_pixels`` preset resizes by over 20 %, every box lies within the resized frame and a
+  tenth of them reach its far edges, which pixels of the image itself would not.
 
 Only lines that use the file's format count (no per-line ``bbox_format`` or ``bbox_ref_size``).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from scoring.errors import Issue, LineError
 from scoring.geometry import BOX_FORMATS, read_box
+from scoring.grounding_formats import QWEN_PIXEL_PRESETS, parse_format, smart_resize
 
 MIN_SAMPLES = 5
 """Fewer boxes than this say too little about a format."""
 PIXEL_FORMATS = ("xyxy", "xywh")
 GRID_FORMATS = ("yxyx_1000", "xyxy_1000")
 _OUTSIDE_TOLERANCE = 0.02  # a box may overshoot an edge by 2% of that side
+MIN_FRAME_SAMPLES = 20
+"""Lines whose answered image a Qwen preset resizes by over 20 % needed to judge that frame."""
+_RESIZED = 0.2  # a frame counts as resized when a side differs from the image's by over 20 %
+_REACH = 0.85  # a box "reaches the far edge" of a frame past 85 % of its side
+_QWEN_ORDER = ("transformers", "lmms-eval", "hub", "vlmevalkit")  # smaller frames first
 
 
 @dataclass(frozen=True)
@@ -36,6 +49,9 @@ class BoxSample:
 
     values: tuple[float, float, float, float]
     frame: tuple[int, int]
+    grounding_format: str = ""
+    """For the first box of a raw ``qwen2_5_vl`` text: its declared format (values are then
+    pixels of the model's input as printed); "" for a ``bbox`` in the file's box format."""
 
 
 @dataclass(frozen=True)
@@ -80,23 +96,131 @@ def suggestion(samples: Sequence[BoxSample], declared: str) -> tuple[tuple[str, 
             large = sum(max(s.frame) > 1100 for s in samples)
             why = f"every value lies in 0-1000 although {large:,} of the answered images are larger than that"
             return GRID_FORMATS, why
-    mine = fit(samples, declared).inside
-    if mine >= 0.5:
-        return (), ""
-    fits = {fmt: fit(samples, fmt).inside for fmt in BOX_FORMATS if fmt != declared}
-    best = max(fits, key=lambda f: fits[f])
-    if fits[best] < 0.9:
-        return (), ""
-    why = f"read that way only {mine:.0%} of {len(samples):,} boxes are valid and inside the answered image"
-    return (best,), why
+    if declared in PIXEL_FORMATS:
+        qwen = qwen_frame(samples, declared)
+        if qwen is not None:
+            return qwen
+    mine = fit(samples, declared)
+    fits = {fmt: fit(samples, fmt) for fmt in BOX_FORMATS if fmt != declared}
+    best = max(fits, key=lambda f: fits[f].inside)
+    if mine.inside < 0.5 and fits[best].inside >= 0.9:
+        why = f"read that way only {mine.inside:.0%} of {len(samples):,} boxes are valid and inside the answered image"
+        return (best,), why
+    if mine.valid <= 0.9 and fits[best].valid == 1.0 and fits[best].inside >= 0.98:
+        invalid = len(samples) - round(mine.valid * len(samples))
+        why = f"{invalid:,} of {len(samples):,} boxes are invalid (inverted or out of range) that way, none as {best}"
+        return (best,), why
+    return (), ""
+
+
+def qwen_frame(samples: Sequence[BoxSample], declared: str) -> tuple[tuple[str, ...], str] | None:
+    """The Qwen2.5-VL preset whose resized input frames the pixel boxes fit (see module doc), as a
+    suggestion, or None. Only the answered options' public sizes and the boxes are read."""
+    corners = []
+    for sample in samples:
+        try:
+            corners.append(
+                (read_box(sample.values, declared, None, sample.frame).in_image(*sample.frame), sample.frame)
+            )
+        except LineError:
+            continue
+    fitting = {}
+    for preset in _QWEN_ORDER:
+        evidence = _frame_evidence(corners, *QWEN_PIXEL_PRESETS[preset])
+        if evidence is not None:
+            fitting[preset] = evidence
+    if not fitting:
+        return None
+    preset = max(fitting, key=lambda p: fitting[p][0])  # the most lines explained (first: smaller frames)
+    informative, reach = fitting[preset]
+    low, high = QWEN_PIXEL_PRESETS[preset]
+    why = (
+        f"on the {informative:,} lines whose answered image Qwen2.5-VL's processor resizes under the "
+        f"{preset} preset (min_pixels {low:,}, max_pixels {high:,}), every box lies within that resized "
+        f"frame and {reach:,} reach its far edge: pixels of the resized input, not of the image"
+    )
+    return (f"qwen2_5_vl:{preset}",), why
+
+
+def _frame_evidence(corners: list, low: int, high: int) -> tuple[int, int] | None:
+    """(lines resized by over 20 %, boxes reaching the resized frame's far edge) when the boxes of
+    the resized lines fit those frames: each box within its frame, and in each direction (shrunk,
+    enlarged) a tenth of the boxes reaching its far edge; None when they do not."""
+    groups: dict[bool, list[tuple[bool, bool]]] = {True: [], False: []}  # shrunk? -> (within, reaches)
+    for (x0, y0, x1, y1), (w, h) in corners:
+        try:
+            fw, fh = smart_resize(w, h, low, high)
+        except ValueError:
+            continue
+        if abs(fw - w) <= _RESIZED * w and abs(fh - h) <= _RESIZED * h:
+            continue
+        dx, dy = 0.01 * fw, 0.01 * fh
+        within = x0 >= -dx and y0 >= -dy and x1 <= fw + dx and y1 <= fh + dy
+        groups[fw * fh < w * h].append((within, x1 >= _REACH * fw or y1 >= _REACH * fh))
+    informative = sum(map(len, groups.values()))
+    if informative < MIN_FRAME_SAMPLES:
+        return None
+    reach = 0
+    for group in groups.values():
+        reaching = sum(r for _, r in group)
+        if not all(w for w, _ in group) or reaching < math.ceil(0.1 * len(group)):
+            return None
+        reach += reaching
+    return informative, reach
+
+
+def _described(name: str) -> str:
+    if name in BOX_FORMATS:
+        return f"{name} ({BOX_FORMATS[name]})"
+    w_h = "smart_resize of the answered image's width and height under that preset"
+    return (
+        f"grounding_format {name} (send the model's text as grounding_response), or the same boxes with "
+        f"bbox_ref_size [w, h] on each line ({w_h})"
+    )
+
+
+def qwen_preset_advice(samples: Sequence[BoxSample]) -> Issue | None:
+    """A whole-file ``suspect_grounding_format`` issue when raw Qwen2.5-VL boxes fit another
+    preset's resized frames (:func:`_frame_evidence`) better than the declared one's, or None."""
+    raw = [s for s in samples if s.grounding_format]
+    if len(raw) < MIN_FRAME_SAMPLES:
+        return None
+    declared = max(set(s.grounding_format for s in raw), key=[s.grounding_format for s in raw].count)
+    try:
+        limits = parse_format(declared)
+    except LineError:
+        return None
+    corners = [((min(a, c), min(b, d), max(a, c), max(b, d)), s.frame) for s in raw if s.grounding_format == declared
+               for a, b, c, d in [s.values]]  # fmt: skip
+    mine = _frame_evidence(corners, limits.min_pixels, limits.max_pixels)
+    fitting = {p: e for p in _QWEN_ORDER if (e := _frame_evidence(corners, *QWEN_PIXEL_PRESETS[p])) is not None}
+    if not fitting:
+        return None
+    best = max(fitting, key=lambda p: fitting[p][0])
+    if QWEN_PIXEL_PRESETS[best] == (limits.min_pixels, limits.max_pixels) or (mine and mine[0] >= fitting[best][0]):
+        return None
+    informative, reach = fitting[best]
+    low, high = QWEN_PIXEL_PRESETS[best]
+    return Issue(
+        "suspect_grounding_format",
+        0,
+        "grounding_format",
+        f"the Qwen2.5-VL boxes do not look like pixels of the {declared} input frames: on the {informative:,} "
+        f"lines whose answered image the {best} preset (min_pixels {low:,}, max_pixels {high:,}) resizes by "
+        f"over 20 %, every box lies within that preset's frame and {reach:,} reach its far edge. Did you mean "
+        f"grounding_format qwen2_5_vl:{best}? If {declared} is right, send the file again with the format "
+        "confirmed (form: tick 'The box format is right'; API: confirm_box_format=True; offline validator: "
+        "--confirm-box-format).",
+    )
 
 
 def advice(samples: Sequence[BoxSample], declared: str) -> Issue | None:
-    """A whole-file ``suspect_bbox_format`` issue naming the likely formats, or None."""
-    better, why = suggestion(samples, declared)
+    """A whole-file ``suspect_bbox_format`` issue naming the likely formats, or None (raw
+    grounding samples are :func:`qwen_preset_advice`'s)."""
+    better, why = suggestion([s for s in samples if not s.grounding_format], declared)
     if not better:
         return None
-    described = " or ".join(f"{f} ({BOX_FORMATS[f]})" for f in better)
+    described = " or ".join(_described(f) for f in better)
     return Issue(
         "suspect_bbox_format",
         0,

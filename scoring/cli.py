@@ -20,6 +20,7 @@ from scoring import BENCHMARKS, GoldError, SubmissionError, get_benchmark, load_
 from scoring.cache import GoldCache
 from scoring.engine import ResultRecord
 from scoring.geometry import BOX_FORMATS
+from scoring.grounding_formats import describe_formats, known_format
 from scoring.validation import check_file
 
 LEADERBOARD_MIN_COVERAGE = 0.95
@@ -58,12 +59,25 @@ def _share(text: str) -> float:
     return value
 
 
+def _grounding_format(text: str) -> str:
+    if text and not known_format(text):
+        raise argparse.ArgumentTypeError(f"unknown grounding format {text!r}; known: {describe_formats()}")
+    return text
+
+
 def _file_arguments(parser: argparse.ArgumentParser, reference: str, help: str) -> None:
     """The arguments ``score`` and ``validate`` share: benchmark, the reference file, predictions, box format."""
     parser.add_argument("--benchmark", required=True, choices=list(BENCHMARKS))
     parser.add_argument(reference, required=True, type=Path, help=help)
     parser.add_argument("--predictions", required=True, type=Path)
     parser.add_argument("--bbox-format", default="xyxy", choices=list(BOX_FORMATS))
+    parser.add_argument(
+        "--grounding-format",
+        default="",
+        type=_grounding_format,
+        metavar="FAMILY",
+        help=f"how grounding_response lines are read: {describe_formats()}",
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -92,7 +106,12 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     try:
         result = score_file(
-            args.benchmark, gold, args.predictions, bbox_format=args.bbox_format, min_coverage=args.min_coverage
+            args.benchmark,
+            gold,
+            args.predictions,
+            bbox_format=args.bbox_format,
+            min_coverage=args.min_coverage,
+            grounding_format=args.grounding_format,
         )
     except SubmissionError as e:
         if args.json:
@@ -139,6 +158,7 @@ def validate(args: argparse.Namespace) -> int:
             bbox_format=args.bbox_format,
             min_coverage=args.min_coverage,
             confirm_box_format=args.confirm_box_format,
+            grounding_format=args.grounding_format,
         )
     except SubmissionError as e:
         if args.json:
@@ -155,7 +175,8 @@ def validate(args: argparse.Namespace) -> int:
             "answered": report.answered,
             "unparsed": report.unparsed,
             "lenient": report.lenient,
-            "unparsed_lines": [{"line": u.line, "text": u.text} for u in report.unparsed_lines],
+            "grounding_unparsed": report.grounding_unparsed,
+            "unparsed_lines": [u.to_api() for u in report.unparsed_lines],
             "warnings": [w.to_dict() for w in report.warnings],
         }
         print(json.dumps(body, ensure_ascii=False))

@@ -17,9 +17,10 @@ from scoring import batch, boxcheck
 from scoring.answers import describe, normalize_answer, read_response
 from scoring.benchmarks import Benchmark, get_benchmark
 from scoring.benchmarks.base import Stat
-from scoring.errors import LineError
+from scoring.errors import Issue, LineError
 from scoring.geometry import BOX_FORMATS
 from scoring.gold import Gold
+from scoring.grounding_formats import GroundingTally, describe_formats, known_format
 from scoring.hints import key_hint
 from scoring.jsonl import IssueLog, Limits, read_objects
 from scoring.metrics import BOOTSTRAP_SEED, group_figures, question_stats
@@ -37,11 +38,17 @@ UNPARSED_TEXT_CHARS = 200
 
 @dataclass(frozen=True)
 class UnparsedLine:
-    """A line whose ``response`` states no letter: its line number and the start of its text
-    (the submitter's own words; nothing of the gold)."""
+    """A line whose ``response`` states no letter (``kind`` "answer") or whose
+    ``grounding_response`` names no box (``kind`` "grounding"): its line number and the start of
+    that text (the submitter's own words; nothing of the gold, whatever the answer)."""
 
     line: int
     text: str
+    kind: str = "answer"
+
+    def to_api(self) -> dict:
+        """``{"line", "text"}`` as before; a grounding's says ``"kind": "grounding"`` too."""
+        return {"line": self.line, "text": self.text} | ({"kind": self.kind} if self.kind != "answer" else {})
 
 
 @dataclass(frozen=True)
@@ -100,6 +107,9 @@ class Predictions:
     responses: int = 0  # lines that gave a response (and no answer)
     unparsed_lines: tuple[UnparsedLine, ...] = ()
     box_samples: tuple[boxcheck.BoxSample, ...] = ()  # boxes in the file's format, for the sanity check
+    grounding_responses: int = 0  # lines that gave a grounding_response
+    grounding_unparsed: int = 0  # of those, the ones whose text names no box
+    grounding_hint: Issue | None = None  # another family reads most of them (scoring.grounding_formats)
 
     @property
     def answered(self) -> int:
@@ -114,10 +124,14 @@ def score_file(
     bbox_format: str = "xyxy",
     limits: Limits | None = None,
     min_coverage: float | None = None,
+    grounding_format: str = "",
 ) -> ResultRecord:
     """Validate and score a JSONL submission (its path or its bytes); raises SubmissionError."""
     bench = _declaration(benchmark)
-    predictions = validate_file(bench, gold, source, bbox_format=bbox_format, limits=limits, min_coverage=min_coverage)
+    predictions = validate_file(
+        bench, gold, source, bbox_format=bbox_format, limits=limits, min_coverage=min_coverage,
+        grounding_format=grounding_format,
+    )  # fmt: skip
     return score_predictions(bench, gold, predictions)
 
 
@@ -130,6 +144,7 @@ def validate_file(
     limits: Limits | None = None,
     min_coverage: float | None = None,
     check_box_format: bool = False,
+    grounding_format: str = "",
 ) -> Predictions:
     """Stream and check the submission (its path or its bytes: a store need not write a temp
     file); raises SubmissionError listing line-numbered issues.
@@ -137,7 +152,9 @@ def validate_file(
     ``min_coverage`` (a share, 0-1): a file answering fewer questions is a whole-file error
     (SPEC: the leaderboard's rule; the library applies it only when asked).
     ``check_box_format``: a box format the boxes do not fit (scoring/boxcheck.py) is an error;
-    a file with other errors gets that advice as its first issue anyway."""
+    a file with other errors gets that advice as its first issue anyway.
+    ``grounding_format``: the family ``grounding_response`` lines are read in ('' when none is
+    declared; lines may name their own), scoring/grounding_formats.py."""
     bench = _declaration(benchmark)
     if gold.benchmark != bench.id:
         raise ValueError(f"gold is for {gold.benchmark!r}, not {bench.id!r}")
@@ -152,29 +169,42 @@ def validate_file(
             f"unknown box format {bbox_format!r}; known: {', '.join(BOX_FORMATS)}",
         )
         log.raise_if_any()
+    if bench.grounding and grounding_format and not known_format(grounding_format):
+        message = f"unknown grounding format {grounding_format[:40]!r}; known: {describe_formats()}"
+        log.add("unknown_grounding_format", 0, "grounding_format", message)
+        log.raise_if_any()
     limits = _limits_for(gold, limits)
     plain = batch.read_plain(bench, gold, source, bbox_format, limits)
     if plain is not None:
         predictions = _plain_predictions(bench, gold, plain)
     else:
-        predictions = _read_per_line(bench, gold, source, bbox_format, log, limits)
+        predictions = _read_per_line(bench, gold, source, bbox_format, log, limits, grounding_format)
     if min_coverage is not None:
         check_coverage(log, predictions.answered, gold.size, min_coverage)
     if bench.grounding and (log.total or check_box_format):  # the advice matters only then
         advice = boxcheck.advice(predictions.box_samples, bbox_format)
-        if advice is not None:
-            log.add_first(advice)
+        qwen = boxcheck.qwen_preset_advice(predictions.box_samples)
+        for hint in (qwen, predictions.grounding_hint, advice):
+            if hint is not None:
+                log.add_first(hint)
     log.raise_if_any()
     return predictions
 
 
 def _read_per_line(
-    bench: Benchmark, gold: Gold, source: str | Path | bytes, bbox_format: str, log: IssueLog, limits: Limits
+    bench: Benchmark,
+    gold: Gold,
+    source: str | Path | bytes,
+    bbox_format: str,
+    log: IssueLog,
+    limits: Limits,
+    grounding_format: str = "",
 ) -> Predictions:
     """Read and check the file line by line, logging every issue (the reference path)."""
-    reader = _LineReader(bench, gold, bbox_format, log)
+    reader = _LineReader(bench, gold, bbox_format, log, grounding_format)
     for line_no, obj in read_objects(source, log, limits):
         reader.read(line_no, obj)
+    reader.finish()
     return reader.predictions()
 
 
@@ -190,8 +220,13 @@ def _plain_predictions(bench: Benchmark, gold: Gold, plain: batch.PlainFile) -> 
 class _LineReader:
     """Checks one line at a time and gathers the per-question arrays of :class:`Predictions`."""
 
-    def __init__(self, bench: Benchmark, gold: Gold, bbox_format: str, log: IssueLog) -> None:
+    def __init__(
+        self, bench: Benchmark, gold: Gold, bbox_format: str, log: IssueLog, grounding_format: str = ""
+    ) -> None:
         self.bench, self.gold, self.bbox_format, self.log = bench, gold, bbox_format, log
+        # grounding benchmarks' read_line takes the declared grounding_format (scoring/grounding_formats.py)
+        self.line_options = {"grounding_format": grounding_format} if bench.grounding else {}
+        self.raw = GroundingTally(grounding_format, MAX_UNPARSED_LISTED, UNPARSED_TEXT_CHARS)
         self.letters = [-1] * gold.size  # Python lists: a numpy element costs ~10x a list item per line
         self.first_line = [0] * gold.size
         self.answer_letters: dict[str, str | None] = {}  # an `answer` string -> its letter, worked out once
@@ -210,18 +245,27 @@ class _LineReader:
         if not found:
             return
         if self.bench.box_sample is not None:
-            sample = self.bench.box_sample(obj, self.gold, row, letter)
+            sample = self.bench.box_sample(obj, self.gold, row, letter, **self.line_options)
             if sample is not None:
                 self.box_samples.append(sample)
         try:
-            grounding = self.bench.read_line(obj, self.gold, row, self.bbox_format, letter)
+            grounding = self.bench.read_line(obj, self.gold, row, self.bbox_format, letter, **self.line_options)
         except LineError as e:
-            self.log.add(e.code, line_no, e.field, str(e))
+            if not self.raw.absorbs(e, line_no):  # a missing grounding_format is one whole-file issue
+                self.log.add(e.code, line_no, e.field, str(e))
             return
         if letter is not None:
             self.letters[row] = self.index[letter]
+        if self.line_options:  # raw grounding: counted, an unparsed one scored as an empty region
+            grounding = self.raw.note(line_no, obj, grounding)
         if grounding is not None:
             self.groundings[row] = grounding
+
+    def finish(self) -> None:
+        """Whole-file issues found while reading: grounding_response lines with no format."""
+        issue = self.raw.issue()
+        if issue is not None:
+            self.log.add(issue.code, issue.line, issue.field, issue.message)
 
     def _row(self, line_no: int, obj: dict) -> int | None:
         key_field, log = self.bench.key_field, self.log
@@ -279,9 +323,11 @@ class _LineReader:
     def predictions(self) -> Predictions:
         letters = np.array(self.letters, dtype=np.int8)
         submitted = np.array(self.first_line, dtype=np.int64) > 0
+        groundings = [UnparsedLine(line, text, "grounding") for line, text in self.raw.unparsed_lines]
         return Predictions(
             self.bench.id, self.gold.version, letters, submitted, self.groundings, self.unparsed,
-            self.lenient, self.responses, tuple(self.unparsed_lines), tuple(self.box_samples),
+            self.lenient, self.responses, (*self.unparsed_lines, *groundings), tuple(self.box_samples),
+            self.raw.responses, self.raw.unparsed, self.raw.hint(),
         )  # fmt: skip
 
 
@@ -352,6 +398,8 @@ def score_predictions(
     }
     if predictions.responses:
         counts["lenient"] = predictions.lenient
+    if predictions.grounding_responses:
+        counts["grounding_unparsed"] = predictions.grounding_unparsed
     if bench.grounding:
         counts["grounded"] = int(np.count_nonzero(correct[np.fromiter(groundings, np.int64, len(groundings))]))
     overall = figures.pop("overall")[""]

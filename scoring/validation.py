@@ -30,17 +30,28 @@ class ValidationReport:
     lenient: int
     unparsed_lines: tuple[UnparsedLine, ...] = ()
     warnings: tuple[Issue, ...] = ()
+    grounding_unparsed: int = 0  # grounding_response lines that name no box (IoU 0 where the answer is right)
 
     def summary(self) -> str:
         lines = [
             f"valid: the file answers {self.answered:,} of {self.questions:,} questions "
             f"({self.questions - self.answered:,} missing); nothing was scored."
         ]
+        answers = [u for u in self.unparsed_lines if u.kind == "answer"]
+        groundings = [u for u in self.unparsed_lines if u.kind == "grounding"]
         if self.unparsed:
             lines.append(f"{self.unparsed:,} response(s) state no letter and would count as wrong (unparsed):")
-            lines += [f"  line {u.line}: {u.text!r}" for u in self.unparsed_lines]
-            if self.unparsed > len(self.unparsed_lines):
-                lines.append(f"  ... and {self.unparsed - len(self.unparsed_lines):,} more")
+            lines += [f"  line {u.line}: {u.text!r}" for u in answers]
+            if self.unparsed > len(answers):
+                lines.append(f"  ... and {self.unparsed - len(answers):,} more")
+        if self.grounding_unparsed:
+            lines.append(
+                f"{self.grounding_unparsed:,} grounding_response(s) name no box in the declared grounding_format "
+                "and would score IoU 0 (unparsed grounding):"
+            )
+            lines += [f"  line {u.line}: {u.text!r}" for u in groundings]
+            if self.grounding_unparsed > len(groundings):
+                lines.append(f"  ... and {self.grounding_unparsed - len(groundings):,} more")
         if self.lenient:
             lines.append(f"{self.lenient:,} response(s) were read by a rule looser than the official one-letter rule.")
         lines += [f"warning: {w}" for w in self.warnings]
@@ -56,13 +67,20 @@ def check_file(
     limits: Limits | None = None,
     min_coverage: float | None = None,
     confirm_box_format: bool = False,
+    grounding_format: str = "",
 ) -> ValidationReport:
     """Run every check (ids, answers, grounding, box format, coverage) and report; raises
     SubmissionError with the line-numbered issues the server would give. A coverage below
     ``min_coverage`` is a warning here (the file can be checked, not scored)."""
     bench = get_benchmark(benchmark) if isinstance(benchmark, str) else benchmark
     predictions = validate_file(
-        bench, gold, source, bbox_format=bbox_format, limits=limits, check_box_format=not confirm_box_format
+        bench,
+        gold,
+        source,
+        bbox_format=bbox_format,
+        limits=limits,
+        check_box_format=not confirm_box_format,
+        grounding_format=grounding_format,
     )
     warnings = IssueLog()
     if min_coverage is not None:
@@ -75,4 +93,5 @@ def check_file(
         predictions.lenient,
         predictions.unparsed_lines,
         tuple(warnings.listed),
+        predictions.grounding_unparsed,
     )

@@ -33,8 +33,8 @@ from pathlib import Path
 from scoring import Gold, get_benchmark, load_gold
 from scoring.cache import GoldCache
 from scoring.goldcheck import GoldChanges, check_labels, compare
-from scoring.release import is_release, release_jsonl
 from scoring.leakaudit import Channel, audit
+from scoring.release import is_release, release_jsonl
 from store import layout
 from store.base import NotFound, Store
 from store.layout import GoldFile

@@ -98,6 +98,7 @@ class SubmissionMeta(_FlatRecord):
     anonymous: bool = False
     reveal_date: str = ""  # YYYY-MM-DD (UTC) from which an anonymous entry shows its names
     maintainer: bool = False  # sent by a maintainer (no quota, no Ladder rule: submissions.feedback)
+    grounding_format: str = ""  # the family grounding_response lines are read in ("" in older records: none)
 
     def to_bytes(self) -> bytes:
         return _dumps(asdict(self), indent=1)
@@ -116,7 +117,7 @@ class StoredResult:
     def to_bytes(self) -> bytes:
         body = {"submission_id": self.submission_id, "scored_at": self.scored_at, "result": self.result.to_dict()}
         if self.result.unparsed_lines:
-            body["unparsed_lines"] = [asdict(u) for u in self.result.unparsed_lines]
+            body["unparsed_lines"] = [u.to_api() for u in self.result.unparsed_lines]  # "kind" only for groundings
         return _dumps(body)
 
     @classmethod

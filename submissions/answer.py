@@ -30,7 +30,7 @@ NO_GOLD = "This benchmark has no gold yet; a maintainer must add it first."
 RETRY = "The leaderboard could not store your file just now; nothing was kept or counted. Please send it again."
 SYNCING = "The leaderboard is still loading its data; nothing was kept or counted. Please try again in a minute."
 _FIXED_RESULT_KEYS = ("benchmark", "gold_version", "scorer_version", "counts", "overall")
-PUBLIC_COUNTS = ("questions", "submitted", "missing", "unparsed", "lenient")
+PUBLIC_COUNTS = ("questions", "submitted", "missing", "unparsed", "lenient", "grounding_unparsed")
 """Counts that are facts about the file and the public question list; a count of right answers
 (``grounded``, a group's ``correct``) would name exact per-group scores (docs/integrity.md)."""
 
@@ -89,7 +89,9 @@ class SubmitAnswer:
         """Validate only: the file passed every check; what was read, and the warnings."""
         message = (
             f"Valid: the file answers {report.answered:,} of {report.questions:,} questions "
-            f"({report.unparsed:,} unparsed); nothing was scored or stored (validate only)."
+            f"({report.unparsed:,} unparsed"
+            + (f"; {report.grounding_unparsed:,} unparsed groundings" if report.grounding_unparsed else "")
+            + "); nothing was scored or stored (validate only)."
         )
         return cls(
             Status.VALID, message, quota=quota, warnings=report.warnings, unparsed_lines=report.unparsed_lines
@@ -143,7 +145,7 @@ class SubmitAnswer:
             "warnings": [
                 {"line": i.line, "field": i.field, "code": i.code, "message": i.message} for i in self.warnings
             ],
-            "unparsed_lines": [{"line": u.line, "text": u.text} for u in self.unparsed],
+            "unparsed_lines": [u.to_api() for u in self.unparsed],
         }
 
     @property

@@ -36,9 +36,11 @@ from submissions.seeds import FIXED_SEEDS, Seeds
 from submissions.teams import Teams, TeamTaken, name_key, state_key
 
 Progress = Callable[[float, str], None]
-DUPLICATE_FIELDS = ("team", "model", "model_type", "bbox_format", "paper_url", "code_url", "description")
+DUPLICATE_FIELDS = (
+    "team", "model", "model_type", "bbox_format", "paper_url", "code_url", "description", "grounding_format",
+)  # fmt: skip
 """With the file's sha256, what makes an upload a repeat of an earlier one."""
-PRE_CHECKS = frozenset({"too_few_answers", "suspect_bbox_format"})
+PRE_CHECKS = frozenset({"too_few_answers", "suspect_bbox_format", "suspect_grounding_format"})
 """Whole-file issues found before a scored slot is spent: such a file is turned away, not stored."""
 log = logging.getLogger(__name__)
 
@@ -224,6 +226,7 @@ class Intake:
                 limits=self.limits,
                 min_coverage=self.min_coverage,
                 confirm_box_format=confirm,
+                grounding_format=form.grounding_format,
             )
         except SubmissionError as e:
             return SubmitAnswer.not_valid(tuple(e.issues), e.total, quota)
@@ -246,6 +249,7 @@ class Intake:
                 limits=self.limits,
                 min_coverage=self.min_coverage,
                 check_box_format=not confirm,
+                grounding_format=form.grounding_format,
             )
         except SubmissionError as e:
             if e.total == len(e.issues) and all(i.code in PRE_CHECKS for i in e.issues):
@@ -291,6 +295,7 @@ class Intake:
             anonymous=form.anonymous,
             reveal_date=form.reveal_date,
             maintainer=identity.is_maintainer,
+            grounding_format=form.grounding_format,
         )
         raw, record = SubmissionFile.raw(benchmark, meta.id).path, SubmissionFile.meta(benchmark, meta.id).path
         body = meta.to_bytes()

@@ -65,7 +65,9 @@ def evaluate(
     failures other than format errors raise. ``seeds`` gives the submission's bootstrap seed."""
     bench = get_benchmark(meta.benchmark)
     try:
-        predictions = validate_file(bench, gold, source, bbox_format=meta.bbox_format, limits=limits)
+        predictions = validate_file(
+            bench, gold, source, bbox_format=meta.bbox_format, limits=limits, grounding_format=meta.grounding_format
+        )
     except SubmissionError as e:
         return SubmitAnswer.of(Status.REJECTED, meta.id, issues=e.issues, total_issues=e.total)
     result = score_predictions(bench, gold, predictions, seed=seeds.for_submission(meta.id))

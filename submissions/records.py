@@ -18,6 +18,7 @@ from enum import StrEnum
 
 from scoring.errors import Issue
 from scoring.geometry import BOX_FORMATS
+from scoring.grounding_formats import describe_formats, known_format
 from store.records import SubmissionMeta
 
 __all__ = ["MODEL_TYPES", "VISIBILITIES", "Identity", "Status", "SubmissionForm", "SubmissionMeta", "clean_text"]
@@ -74,6 +75,7 @@ class SubmissionForm:
     visibility: str = "public"
     anonymous: bool = False
     reveal_date: str = ""  # YYYY-MM-DD: an anonymous entry shows its names from that day (UTC)
+    grounding_format: str = ""  # the family of grounding_response lines (scoring/grounding_formats.py); "" none
 
     def cleaned(self) -> tuple[SubmissionForm, list[Issue]]:
         """The form with cleaned text and the list of field issues (line 0)."""
@@ -100,6 +102,10 @@ class SubmissionForm:
             issues.append(
                 Issue("unknown_bbox_format", 0, "bbox_format", f"bbox_format must be one of {', '.join(BOX_FORMATS)}")
             )
+        grounding_format = str(self.grounding_format or "").strip()
+        if grounding_format and not known_format(grounding_format):
+            why = f"grounding_format must be one of {describe_formats()}"
+            issues.append(Issue("unknown_grounding_format", 0, "grounding_format", why))
         visibility = str(self.visibility or "").strip().lower()
         if visibility not in VISIBILITIES:
             issues.append(
@@ -114,6 +120,7 @@ class SubmissionForm:
             visibility=visibility,
             anonymous=bool(self.anonymous),
             reveal_date=reveal,
+            grounding_format=grounding_format,
         )
         return form, issues
 

@@ -137,8 +137,9 @@ class MySubmissions:
         return text, without_empty_columns(pd.DataFrame([entry_row(e) | self.unparsed(e) for e in entries]))
 
     def unparsed(self, entry: Entry) -> dict[str, str]:
-        """The lines whose answer could not be read (line number and text; never the gold)."""
-        counted = entry.result.counts.get("unparsed") if entry.result is not None else None
+        """The lines whose answer or grounding could not be read (line number and text; never the gold)."""
+        counts = entry.result.counts if entry.result is not None else None
+        counted = counts.get("unparsed", 0) + counts.get("grounding_unparsed", 0) if counts is not None else None
         return {"unparsed lines": unparsed_cell(self.leaderboard.unparsed_lines(entry.state), counted)}
 
     def choices(self, request: gr.Request, profile: gr.OAuthProfile | None) -> gr.Dropdown:
@@ -154,8 +155,12 @@ class MySubmissions:
         entry = self.leaderboard.entry(identity, submission_id or "")
         if entry is None:
             return "Choose one of your submissions."
-        unparsed = [(u.line, u.text) for u in self.leaderboard.unparsed_lines(entry.state)]
-        return detail_markdown(entry) + ("\n\n" + unparsed_markdown(unparsed) if unparsed else "")
+        listed = self.leaderboard.unparsed_lines(entry.state)
+        parts = [
+            unparsed_markdown([(u.line, u.text) for u in listed if u.kind == kind], kind)
+            for kind in ("answer", "grounding")
+        ]
+        return detail_markdown(entry) + "".join(f"\n\n{p}" for p in parts if p)
 
     def change(
         self, submission_id: str | None, public: bool, anonymous: bool, reveal_date: str, request, profile

@@ -19,6 +19,7 @@ from leaderboard.service import Leaderboard
 from scoring import BENCHMARKS
 from scoring.benchmarks import get_benchmark
 from scoring.geometry import BOX_FORMATS
+from scoring.grounding_formats import DEFAULT_QWEN_PRESET, FAMILIES, QWEN_PIXEL_PRESETS
 from submissions.answer import SubmitAnswer
 from submissions.quotas import QuotaStatus
 from submissions.records import MODEL_TYPES, VISIBILITIES, Identity, SubmissionForm
@@ -69,13 +70,15 @@ class Submitter:
         visibility: str = "private",
         anonymous: bool = False,
         reveal_date: str | None = None,  # None: optional for gradio_client too (an empty Textbox has no default)
+        grounding_format: str | None = "",
         oauth_token: gr.OAuthToken | None = None,
     ) -> dict:
         """Validate and score one predictions file; returns the aggregate result, the new rank
         or the line-numbered errors, and the quota left. Same identity and quota as the web form.
         ``validate_only``: check only (nothing scored, stored or counted); ``confirm_box_format``:
         the box format is right even if the boxes do not seem to fit it. A new submission is
-        private unless ``visibility="public"`` (docs/teams.md)."""
+        private unless ``visibility="public"`` (docs/teams.md). ``grounding_format``: the model
+        family ``grounding_response`` lines are read in (SPEC "Raw model outputs"; "" for none)."""
         caller = self.auth.caller(profile, request, oauth_token)
         identity = caller.identity
         if identity is None:
@@ -94,6 +97,7 @@ class Submitter:
             visibility=visibility or "private",
             anonymous=bool(anonymous),
             reveal_date=reveal_date or "",
+            grounding_format=grounding_format or "",
         )
         progress(0.0, desc="Uploading")
         report = lambda fraction, message: progress(fraction, desc=message)  # noqa: E731
@@ -137,7 +141,12 @@ def checks_markdown(answer: dict) -> str:
         parts.append("**Warnings** (they do not stop a validate-only check):")
         parts += [f"- {display.escape_markdown(w['message'])}" for w in answer["warnings"]]
     if answer.get("unparsed_lines"):
-        parts.append(unparsed_markdown([(u["line"], u["text"]) for u in answer["unparsed_lines"]]))
+        listed = answer["unparsed_lines"]
+        parts.append(unparsed_markdown([(u["line"], u["text"]) for u in listed if u.get("kind", "answer") == "answer"]))
+        parts.append(
+            unparsed_markdown([(u["line"], u["text"]) for u in listed if u.get("kind") == "grounding"], "grounding")
+        )
+        parts = [p for p in parts if p]
     return "\n\n" + "\n".join(parts) if parts else ""
 
 
@@ -166,7 +175,12 @@ def guide_markdown(benchmark: str) -> str:
 def grounding_fields(benchmark: str) -> tuple:
     """The box-format controls show only for benchmarks that ground (declaration-driven)."""
     grounding = benchmark in BENCHMARKS and get_benchmark(benchmark).grounding
-    return gr.Dropdown(visible=grounding), gr.Checkbox(visible=grounding), guide_markdown(benchmark)
+    return (
+        gr.Dropdown(visible=grounding),
+        gr.Checkbox(visible=grounding),
+        guide_markdown(benchmark),
+        gr.Dropdown(visible=grounding),
+    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -189,6 +203,7 @@ class FormFields:
     visibility: gr.Radio
     anonymous: gr.Checkbox
     reveal_date: gr.Textbox
+    grounding_format: gr.Dropdown
 
     @property
     def inputs(self) -> list:
@@ -207,6 +222,7 @@ class FormFields:
             self.visibility,
             self.anonymous,
             self.reveal_date,
+            self.grounding_format,
         ]
 
     @classmethod
@@ -239,6 +255,15 @@ class FormFields:
                 min_width=NARROWEST_FIELD,
                 visible=next(iter(BENCHMARKS.values())).grounding,
             )
+        grounding_format = gr.Dropdown(
+            grounding_format_choices(),
+            value="",
+            allow_custom_value=True,  # qwen2_5_vl:MIN_PIXELS,MAX_PIXELS
+            label="Grounding format of grounding_response lines (raw model text; lines may override)",
+            info="The model family that printed the text; Qwen2.5-VL: the stack whose min/max_pixels it ran with.",
+            elem_id="sub-grounding-fmt",
+            visible=next(iter(BENCHMARKS.values())).grounding,
+        )
         with gr.Row():
             paper_url = gr.Textbox(label="Paper URL (optional, http/https)", elem_id="sub-paper")
             code_url = gr.Textbox(label="Code URL (optional, http/https)", elem_id="sub-code")
@@ -255,8 +280,21 @@ class FormFields:
         button = gr.Button("Validate and score", variant="primary", elem_id="sub-btn")
         return cls(
             benchmark, file, model, team, model_type, bbox_format, paper_url, code_url, description,
-            validate_only, confirm, guide, button, visibility, anonymous, reveal_date,
+            validate_only, confirm, guide, button, visibility, anonymous, reveal_date, grounding_format,
         )  # fmt: skip
+
+
+def grounding_format_choices() -> list[tuple[str, str]]:
+    """The form's grounding formats: none, each family, and Qwen2.5-VL under each named preset."""
+    choices = [("none: groundings are bbox / polygon / mask", "")]
+    for name, family in FAMILIES.items():
+        if name == "qwen2_5_vl":
+            for preset, (low, high) in QWEN_PIXEL_PRESETS.items():
+                value = name if preset == DEFAULT_QWEN_PRESET else f"{name}:{preset}"
+                choices.append((f"{value}: pixels of the resized input, {preset} min/max_pixels {low}/{high}", value))
+        else:
+            choices.append((f"{name}: {family.grid}", name))
+    return choices
 
 
 def visibility_fields() -> tuple[gr.Radio, gr.Checkbox, gr.Textbox]:
@@ -332,7 +370,8 @@ class SubmitTab:
         finished = redraw.after(submitted)
         form.benchmark.change(submitter.quota, form.benchmark, shown.quota, api_visibility="private")
         form.benchmark.change(
-            grounding_fields, form.benchmark, [form.bbox_format, form.confirm_box_format, form.guide],
+            grounding_fields, form.benchmark,
+            [form.bbox_format, form.confirm_box_format, form.guide, form.grounding_format],
             api_visibility="private",
         )  # fmt: skip
         tab.select(submitter.quota, form.benchmark, shown.quota, api_visibility="private")  # not a page load

@@ -203,7 +203,9 @@ class Benchmark:
     read_line: Callable[[dict, Gold, int, str, str | None], object | None]
     """Check the benchmark-specific fields of one line and return its grounding (or None);
     raises LineError. Arguments: the line, the gold, the row, the submission's box format and
-    the letter the line answers (None if unreadable): checks may use only public facts."""
+    the letter the line answers (None if unreadable): checks may use only public facts. A
+    grounding benchmark's also takes ``grounding_format=`` (keyword), the submission's declared
+    family for ``grounding_response`` lines (scoring/grounding_formats.py)."""
     public_questions: Callable[[Path], list[dict]] = lambda path: []
     """The public side of the gold's questions (no answer, no gold geometry): what a team needs
     to run its model, published as the question list."""

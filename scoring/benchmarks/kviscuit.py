@@ -111,7 +111,7 @@ def read_line(line: dict, gold: Gold, row: int, box_format: str, letter: str | N
     """K-Viscuit has no grounding; an echoed ``id_`` must match the gold row's."""
     if "id_" in line and line["id_"] != gold.extra["id_"][row]:
         raise LineError("id_mismatch", f"id_ {str(line['id_'])[:40]!r} is not the id_ of row {row}", "id_")
-    for f in ("bbox", "polygon", "mask"):
+    for f in ("bbox", "polygon", "mask", "grounding_response"):
         if line.get(f) is not None:
             raise LineError("grounding_not_supported", f"K-Viscuit has no grounding stage; remove {f}", f)
     return None

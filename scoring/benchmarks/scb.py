@@ -8,6 +8,7 @@ conversion): checked against that image's public size, scored only for a correct
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from dataclasses import replace
 from itertools import chain
@@ -21,6 +22,7 @@ from scoring.boxcheck import BoxSample
 from scoring.errors import GoldError, LineError
 from scoring.geometry import (
     BOX_FORMATS,
+    MAX_COORDINATE,
     MAX_IMAGE_SIDE,
     UNKNOWN_FRAME,
     Box,
@@ -36,11 +38,23 @@ from scoring.geometry import (
     scale_polygons,
 )
 from scoring.gold import Gold, content_version, group_codes, read_records
+from scoring.grounding_formats import (
+    MAX_RESPONSE_CHARS,
+    UNPARSED_GROUNDING,
+    UnparsedGrounding,
+    describe_formats,
+    find_boxes,
+    known_format,
+    parse_format,
+    read_grounding_response,
+)
 from scoring.release import is_release, release_rows
 
 COUNTRIES = ("Cambodia", "Indonesia", "Malaysia", "Myanmar", "Philippines", "Thailand", "Vietnam")
 CATEGORIES = ("celebration", "dance", "game", "music", "wedding")
 GROUNDING_FIELDS = ("bbox", "polygon", "mask")
+RAW_GROUNDING = "grounding_response"
+"""The model's stage-2 text, read by its declared family (SPEC "Raw model outputs")."""
 CHOICES = "ABCD"  # four images per question
 
 
@@ -268,9 +282,12 @@ def _option_sizes(records: list[dict]) -> np.ndarray:
     return sizes
 
 
-def box_sample(line: dict, gold: Gold, row: int, letter: str | None) -> BoxSample | None:
+def box_sample(line: dict, gold: Gold, row: int, letter: str | None, grounding_format: str = "") -> BoxSample | None:
     """The line's box for the box-format sanity check: only a box in the file's format (no
-    per-line ``bbox_format`` or ``bbox_ref_size``) with 4 numbers, in a public frame."""
+    per-line ``bbox_format`` or ``bbox_ref_size``) with 4 numbers, in a public frame; or the
+    first box of a raw ``qwen2_5_vl`` text, for the check of its declared preset."""
+    if isinstance(line.get(RAW_GROUNDING), str):
+        return _raw_qwen_sample(line, gold, row, letter, grounding_format)
     values = line.get("bbox")
     if type(values) is not list or len(values) != 4 or letter is None:
         return None
@@ -284,6 +301,16 @@ def box_sample(line: dict, gold: Gold, row: int, letter: str | None) -> BoxSampl
         return BoxSample((float(a), float(b), float(c), float(d)), frame) if frame else None
     except OverflowError:  # an integer with hundreds of digits: read_line reports it
         return None
+
+
+def _raw_qwen_sample(line: dict, gold: Gold, row: int, letter: str | None, declared: str) -> BoxSample | None:
+    name = line.get("grounding_format") or declared
+    frame = answered_frame(gold, row, letter)
+    if frame is None or not isinstance(name, str) or not name.startswith("qwen2_5_vl") or not known_format(name):
+        return None
+    boxes = find_boxes(line[RAW_GROUNDING][:MAX_RESPONSE_CHARS], parse_format(name).family)
+    finite = [b for b in boxes if all(math.isfinite(v) and abs(v) <= MAX_COORDINATE for v in b)]
+    return BoxSample(finite[0], frame, name) if finite else None
 
 
 def parse_key(value: object) -> str | None:
@@ -349,20 +376,21 @@ def _read_mask(mask: object, frame: tuple[int, int] | None, has_options: bool) -
 
 
 def read_line(
-    line: dict, gold: Gold, row: int, box_format: str, letter: str | None = None
-) -> Box | Polygons | Runs | None:
+    line: dict, gold: Gold, row: int, box_format: str, letter: str | None = None, grounding_format: str = ""
+) -> Box | Polygons | Runs | UnparsedGrounding | None:
     """Check a line's grounding fields and return its grounding, still in its own units.
 
     Every check is made in the frame of the option image the line answers (``letter``), whose
     size is public, or in :data:`UNKNOWN_FRAME` when there is none: nothing here reads the gold
     image or its mask, so no error depends on them. The grounding meets the gold only in
     :func:`intersection_and_union`, for a correct answer, whose frame is the gold image's.
+    A ``grounding_response`` is read in the line's or the submission's ``grounding_format``
+    (scoring/grounding_formats.py); one that names no box gives :data:`UNPARSED_GROUNDING`.
     """
-    present = [f for f in GROUNDING_FIELDS if line.get(f) is not None]
+    present = [f for f in (*GROUNDING_FIELDS, RAW_GROUNDING) if line.get(f) is not None]
     if len(present) > 1:
-        raise LineError(
-            "multiple_grounding", f"at most one of bbox, polygon, mask; got {', '.join(present)}", present[1]
-        )
+        fields = ", ".join(GROUNDING_FIELDS) + (f", {RAW_GROUNDING}" if RAW_GROUNDING in present else "")
+        raise LineError("multiple_grounding", f"at most one of {fields}; got {', '.join(present)}", present[1])
     fmt = line.get("bbox_format", box_format)
     if not isinstance(fmt, str) or fmt not in BOX_FORMATS:
         raise LineError(
@@ -383,6 +411,8 @@ def read_line(
         return None
     field = present[0]
     frame = answered_frame(gold, row, letter)
+    if field == RAW_GROUNDING:
+        return _read_grounding_response(line, grounding_format, fmt, ref, frame, letter)
     try:
         if field == "bbox":
             return read_box(_numbers(line["bbox"], 4, "bbox", "a list of 4 numbers"), fmt, ref, frame or UNKNOWN_FRAME)
@@ -393,7 +423,42 @@ def read_line(
         raise LineError(e.code, str(e), e.field or field) from None
 
 
-_NOT_BATCHED = frozenset(("polygon", "mask", "bbox_format", "bbox_ref_size"))
+def _read_grounding_response(
+    line: dict, declared: str, box_format: str, ref: list | None, frame: tuple[int, int] | None, letter: str | None
+) -> Box | Polygons | UnparsedGrounding | None:
+    """A line's raw grounding text, read in its declared family (the line's own
+    ``grounding_format`` first). A line whose answer cannot be read is never scored: its text is
+    only parsed, so that an unparsed grounding is counted whatever the answer."""
+    text = line[RAW_GROUNDING]
+    if not isinstance(text, str) or len(text) > MAX_RESPONSE_CHARS:
+        raise LineError(
+            "bad_grounding_response",
+            f"grounding_response must be a string of at most {MAX_RESPONSE_CHARS:,} characters",
+            RAW_GROUNDING,
+        )
+    name = line.get("grounding_format") or declared
+    if not name:
+        raise LineError(
+            "missing_grounding_format",
+            "grounding_response needs a grounding_format: declare it for the submission (form, API or "
+            f"--grounding-format) or on the line; known: {describe_formats()}",
+            "grounding_format",
+        )
+    chosen = parse_format(name)
+    if ref is not None and chosen.family.name != "plain":
+        raise LineError(
+            "bad_bbox_ref_size",
+            f"bbox_ref_size applies to bbox and to grounding_format plain, not {chosen.family.name} "
+            "(its grid is part of the format)",
+            "bbox_ref_size",
+        )
+    if letter is None:
+        return None if find_boxes(text, chosen.family, box_format) else UNPARSED_GROUNDING
+    region = read_grounding_response(text, chosen, frame, bbox_format=box_format, ref_size=ref)
+    return UNPARSED_GROUNDING if region is None else region
+
+
+_NOT_BATCHED = frozenset(("polygon", "mask", "bbox_format", "bbox_ref_size", RAW_GROUNDING, "grounding_format"))
 """Fields whose lines :func:`read_lines` leaves to the per-line reader (even when null)."""
 
 
@@ -497,6 +562,8 @@ SCB = Benchmark(
         "mask": 'COCO RLE {"size": [height, width], "counts": ...} of the answered option image\'s size',
         "bbox_format": "optional per-line override of the box format",
         "bbox_ref_size": "optional [w, h] of the frame pixel coordinates refer to (resized input)",
+        "grounding_response": "optional raw stage-2 model text instead of bbox/polygon/mask, read by grounding_format",
+        "grounding_format": "optional per-line override of the grounding_response family (SPEC 'Raw model outputs')",
     },
     groupings=(
         Grouping(

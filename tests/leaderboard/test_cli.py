@@ -186,3 +186,39 @@ def test_gold_add_asks_to_confirm_a_changed_question_set(tmp_path: Path) -> None
     staged = cli(data, "gold", "add", "--benchmark", "scb", "--file", str(fewer), "--confirm").stdout
     assert "12 removed" in staged and "is staged" in staged
     assert "staged: " in cli(data, "gold", "show", "--benchmark", "scb").stdout
+
+
+def test_submit_takes_a_grounding_format_and_the_rescore_keeps_it(tmp_path: Path) -> None:
+    """A raw Gemini file sent with --grounding-format gemini scores as its pixel conversion, and a
+    rescore on a new gold reads it the same way (the format is stored with the submission)."""
+    data = tmp_path / "data"
+    gold = small_gold()
+    cli(data, "gold", "add", "--benchmark", "scb", "--file", str(write_gold(tmp_path / "gold.jsonl", gold)))
+    box = [120, 80, 860, 930]  # y first: [ymin, xmin, ymax, xmax] on 0-1000
+    raw, pixel = [], []
+    for r in gold:
+        w, h = r["width"], r["height"]
+        raw.append(
+            {"question_id": r["question_id"], "answer": r["answer"], "grounding_response": f'{{"box_2d": {box}}}'}
+        )
+        xyxy = [box[1] * (w / 1000), box[0] * (h / 1000), box[3] * (w / 1000), box[2] * (h / 1000)]
+        pixel.append({"question_id": r["question_id"], "answer": r["answer"], "bbox": xyxy})
+    paths = {name: tmp_path / f"{name}.jsonl" for name in ("raw", "pixel")}
+    for name, lines in (("raw", raw), ("pixel", pixel)):
+        paths[name].write_text("".join(json.dumps(x) + "\n" for x in lines))
+    common = ("--team", "T", "--user", "u", "--benchmark", "scb")
+    cli(data, "submit", "--file", str(paths["pixel"]), "--model", "pixel", *common)
+    refused = cli(data, "submit", "--file", str(paths["raw"]), "--model", "raw", *common, ok=False)
+    assert refused.returncode == 2 and "missing_grounding_format" not in refused.stdout  # the message, not the code
+    assert "grounding_response but no grounding_format is declared" in refused.stdout
+    out = cli(data, "submit", "--file", str(paths["raw"]), "--model", "raw", "--grounding-format", "gemini", *common)
+    assert out.stdout.startswith("scored:"), out.stdout
+    figures = {r["model"]: r for r in table_json(data) if r["source"] == "scored here"}
+    assert figures["raw"]["overall.miou"] == pytest.approx(figures["pixel"]["overall.miou"], abs=1e-6)
+    new = [dict(r, answer="ABCD"[("ABCD".index(r["answer"]) + 1) % 4]) if i < 10 else r for i, r in enumerate(gold)]
+    cli(data, "gold", "add", "--benchmark", "scb", "--file", str(write_gold(tmp_path / "gold-v2.jsonl", new)))
+    rescored = cli(data, "rescore", "--benchmark", "scb").stdout
+    # the pixel and the declared raw file score again; the undeclared one is rejected again
+    assert "{'scored': 2, 'rejected': 1, 'failed': 0}" in rescored, rescored
+    figures = {r["model"]: r for r in table_json(data) if r["source"] == "scored here"}
+    assert figures["raw"]["overall.miou"] == pytest.approx(figures["pixel"]["overall.miou"], abs=1e-6)

@@ -239,3 +239,35 @@ def test_coco_json_gold_gives_the_same_figures(scb_small_records, scb_small_gold
     from_jsonl = scoring.score_file("scb", scb_small_gold, scb_good_submission, bbox_format="xyxy_1000").to_dict()
     for key in ("counts", "overall", "type", "country", "category"):
         assert from_coco[key] == from_jsonl[key], key
+
+
+def test_grounding_format_on_the_command_line(scb_small_gold_path, scb_small_records, tmp_path):
+    """--grounding-format reads grounding_response lines in score and validate; an unknown one is
+    a usage error (exit 2, argparse); the validator lists unparsed groundings."""
+    lines = [
+        {
+            "question_id": r["question_id"],
+            "answer": r["answer"],
+            "grounding_response": '[{"box_2d": [100, 200, 900, 800]}]',
+        }
+        for r in scb_small_records
+    ]
+    lines[0]["grounding_response"] = "It is the dancer on the left."
+    path = write_lines(tmp_path / "gemini.jsonl", lines)
+    common = ("--benchmark", "scb", "--gold", scb_small_gold_path, "--predictions", path)
+    scored = run_cli(*common, "--grounding-format", "gemini", "--json")
+    assert scored.returncode == 0, scored.stderr
+    record = json.loads(scored.stdout)
+    assert record["counts"]["grounding_unparsed"] == 1 and record["overall"]["miou"] > 0
+    refused = run_cli(*common)
+    assert refused.returncode == 2 and "no grounding_format is declared" in refused.stderr
+    assert run_cli(*common, "--grounding-format", "gemini-2.5").returncode == 2
+    questions = tmp_path / "questions.jsonl"
+    demo.write_jsonl(questions, scoring.get_benchmark("scb").public_questions(scb_small_gold_path))
+    checked = subprocess.run(
+        [sys.executable, "-m", "scoring", "validate", "--benchmark", "scb", "--questions", str(questions),
+         "--predictions", str(path), "--grounding-format", "gemini", "--min-coverage", "0"],
+        cwd=REPO_ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert checked.returncode == 0, checked.stderr
+    assert "1 grounding_response(s) name no box" in checked.stdout and "dancer on the left" in checked.stdout

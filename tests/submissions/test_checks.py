@@ -104,8 +104,9 @@ def test_unparsed_lines_are_kept_and_listed_for_the_submitter(lb, gold, tmp_path
 def test_kviscuit_shows_no_box_format_and_scb_does():
     from ui.submit import grounding_fields
 
-    scb_format, scb_confirm, scb_guide = grounding_fields("scb")
-    kv_format, kv_confirm, kv_guide = grounding_fields("kviscuit")
+    scb_format, scb_confirm, scb_guide, scb_raw = grounding_fields("scb")
+    kv_format, kv_confirm, kv_guide, kv_raw = grounding_fields("kviscuit")
     assert scb_format.visible and scb_confirm.visible and not kv_format.visible and not kv_confirm.visible
+    assert scb_raw.visible and not kv_raw.visible  # the grounding_format dropdown too
     assert "What becomes public" in kv_guide and get_benchmark("kviscuit").example_lines[0] in kv_guide
     assert json.loads(get_benchmark("scb").example_lines[0])["question_id"] in scb_guide

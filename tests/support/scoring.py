@@ -103,6 +103,26 @@ def line_iou(gold: scoring.Gold, row: int, line: dict, bbox_format: str = "xyxy"
     return inter / union
 
 
+def gold_box(record: dict) -> list[float]:
+    """The tight [x1, y1, x2, y2] box of a gold record's region (polygons or RLE), in its pixels:
+    what a good model would answer."""
+    from pycocotools import mask as coco_mask
+
+    seg, w, h = record["segmentation"], record["width"], record["height"]
+    if isinstance(seg, dict):
+        counts = seg["counts"].encode() if isinstance(seg["counts"], str) else seg["counts"]
+        rle = (
+            coco_mask.frPyObjects({"size": seg["size"], "counts": counts}, h, w)
+            if isinstance(counts, list)
+            else {"size": seg["size"], "counts": counts}
+        )
+        x, y, bw, bh = coco_mask.toBbox(rle).tolist()
+        return [x, y, x + bw, y + bh]
+    xs = [v for part in seg for v in part[0::2]]
+    ys = [v for part in seg for v in part[1::2]]
+    return [max(0.0, min(xs)), max(0.0, min(ys)), min(float(w), max(xs)), min(float(h), max(ys))]
+
+
 def runs_to_dense(runs) -> np.ndarray:
     """A Runs as a dense (height, width) 0/1 array (column-major linear indices)."""
     flat = np.zeros(runs.height * runs.width, dtype=np.uint8)

@@ -109,7 +109,7 @@ def test_endpoint_is_documented_and_named(client):
     params = [p["parameter_name"] for p in described]
     assert params == [
         "benchmark", "file", "model", "team", "model_type", "bbox_format", "paper_url", "code_url", "description",
-        "validate_only", "confirm_box_format", "visibility", "anonymous", "reveal_date",
+        "validate_only", "confirm_box_format", "visibility", "anonymous", "reveal_date", "grounding_format",
     ]  # fmt: skip
     # the ones added at the end have defaults: scripts passing the first nine keep working
     defaults = {p["parameter_name"]: (p["parameter_has_default"], p.get("parameter_default")) for p in described}
@@ -117,8 +117,30 @@ def test_endpoint_is_documented_and_named(client):
         (True, False), (True, False), (True, False), (True, None)
     ]  # fmt: skip
     assert defaults["visibility"] == (True, "private")
+    assert defaults["grounding_format"] == (True, "")  # none declared: files of boxes need none
     # maintainer actions and internal renders are not API endpoints; a team's own are (docs/teams.md)
     assert set(info["named_endpoints"]) == {"/submit", "/my_submissions", "/my_result", "/publish", "/unpublish"}
+
+
+def test_a_raw_grounding_file_is_read_in_its_declared_format(client, tmp_path):
+    """grounding_response lines with grounding_format="gemini" (by name, after the others): box_2d is
+    read y first; a text with no box is an unparsed grounding, counted in the answer."""
+    gold = demo.scb_gold(0)
+    text = '[{"box_2d": [100, 200, 900, 800]}]'
+    lines = [{"question_id": r["question_id"], "answer": r["answer"], "grounding_response": text} for r in gold[:3100]]
+    lines[0]["grounding_response"] = "I cannot find it."
+    path = demo.write_jsonl(tmp_path / "gemini.jsonl", lines)
+    answer = client.predict(
+        "scb", gradio_client.handle_file(str(path)), "API-Gemini", "API team", "api", "xyxy", "", "", "",
+        validate_only=True, grounding_format="gemini", api_name="/submit",
+    )  # fmt: skip
+    assert answer["status"] == "valid", answer
+    assert [(u["line"], u["kind"]) for u in answer["unparsed_lines"]] == [(1, "grounding")]
+    without = client.predict(
+        "scb", gradio_client.handle_file(str(path)), "API-Gemini", "API team", "api", "xyxy", "", "", "",
+        validate_only=True, api_name="/submit",
+    )  # fmt: skip
+    assert without["status"] == "rejected" and without["errors"][0]["code"] == "missing_grounding_format"
 
 
 def fetch(url: str) -> str:
