@@ -23,11 +23,13 @@ from scoring.hints import key_hint
 from scoring.jsonl import IssueLog, Limits, read_objects
 from scoring.metrics import BOOTSTRAP_SEED, group_figures, question_stats
 
-SCORER_VERSION = "1.3.0"
+SCORER_VERSION = "1.4.0"
 """Bump when any figure could change: results are keyed by (submission, gold, scorer).
 1.2: the response extractor reads more phrasings and option texts; counts gain ``lenient``.
 1.3: bootstrap intervals come from exact sums (IoU on a 24-bit grid), the same on every machine;
-only their last digits moved (at most ~1e-5 points)."""
+only their last digits moved (at most ~1e-5 points).
+1.4: the answer reader reads what models print (``Image C``, ``**C**``, ``<answer>C</answer>``,
+``C\n\nExplanation``...: scoring/answers.py), so responses 1.3 left unparsed now count."""
 
 MAX_UNPARSED_LISTED = 100
 """How many unparsed lines a result lists (line number and the start of the text)."""
