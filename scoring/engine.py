@@ -101,6 +101,7 @@ class Predictions:
     responses: int = 0  # lines that gave a response (and no answer)
     unparsed_lines: tuple[UnparsedLine, ...] = ()
     box_samples: tuple[boxcheck.BoxSample, ...] = ()  # boxes in the file's format, for the sanity check
+    lenient_rows: tuple[int, ...] = ()  # rows whose response was read by a rule looser than the exact letter
 
     @property
     def answered(self) -> int:
@@ -198,6 +199,7 @@ class _LineReader:
         self.answer_letters: dict[str, str | None] = {}  # an `answer` string -> its letter, worked out once
         self.index = {letter: k for k, letter in enumerate(bench.choices)}
         self.groundings: dict[int, object] = {}
+        self.lenient_rows: list[int] = []
         self.unparsed_lines: list[UnparsedLine] = []
         self.unparsed = self.lenient = self.responses = 0
         self.box_samples: list[boxcheck.BoxSample] = []
@@ -275,6 +277,7 @@ class _LineReader:
                 self.unparsed_lines.append(UnparsedLine(line_no, obj["response"][:UNPARSED_TEXT_CHARS]))
         elif not reading.strict:
             self.lenient += 1
+            self.lenient_rows.append(row)
         return True, reading.letter
 
     def predictions(self) -> Predictions:
@@ -282,7 +285,7 @@ class _LineReader:
         submitted = np.array(self.first_line, dtype=np.int64) > 0
         return Predictions(
             self.bench.id, self.gold.version, letters, submitted, self.groundings, self.unparsed,
-            self.lenient, self.responses, tuple(self.unparsed_lines), tuple(self.box_samples),
+            self.lenient, self.responses, tuple(self.unparsed_lines), tuple(self.box_samples), tuple(self.lenient_rows),
         )  # fmt: skip
 
 
@@ -321,7 +324,11 @@ def question_columns(benchmark: str | Benchmark, gold: Gold, predictions: Predic
         else:
             for row in rows.tolist():
                 inter[row], union[row] = bench.overlap(predictions.groundings.get(row), gold, row)
-    return question_stats(correct, inter, union)
+    strict = None
+    if any(Stat.CORRECT_STRICT in (m.numerator, m.denominator) for m in bench.metrics):
+        strict = np.ones(gold.size, dtype=bool)
+        strict[list(predictions.lenient_rows)] = False
+    return question_stats(correct, inter, union, strict)
 
 
 def score_predictions(
