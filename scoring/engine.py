@@ -16,7 +16,7 @@ from scoring import batch, boxcheck
 from scoring.answers import describe, normalize_answer, read_response
 from scoring.benchmarks import Benchmark, get_benchmark
 from scoring.benchmarks.base import Stat
-from scoring.errors import LineError
+from scoring.errors import Issue, LineError
 from scoring.geometry import BOX_FORMATS
 from scoring.gold import Gold
 from scoring.hints import key_hint
@@ -170,6 +170,10 @@ def validate_file(
     return predictions
 
 
+SHIFT_EXPLAINS = frozenset({"unknown_question_id", "duplicate_question_id", "id_mismatch"})
+"""Line issues a ``shifted_question_ids`` issue explains (and replaces)."""
+
+
 def _read_per_line(
     bench: Benchmark, gold: Gold, source: str | Path | bytes, bbox_format: str, log: IssueLog, limits: Limits
 ) -> Predictions:
@@ -177,6 +181,10 @@ def _read_per_line(
     reader = _LineReader(bench, gold, bbox_format, log)
     for line_no, obj in read_objects(source, log, limits):
         reader.read(line_no, obj)
+    if bench.shifted_keys is not None and reader.keys_given:
+        message = bench.shifted_keys(reader.keys_given, gold)
+        if message is not None:
+            log.explain(Issue("shifted_question_ids", 0, bench.key_field, message), SHIFT_EXPLAINS)
     return reader.predictions()
 
 
@@ -200,6 +208,7 @@ class _LineReader:
         self.index = {letter: k for k, letter in enumerate(bench.choices)}
         self.groundings: dict[int, object] = {}
         self.lenient_rows: list[int] = []
+        self.keys_given: list[tuple[int, object, object]] = []  # for bench.shifted_keys
         self.unparsed_lines: list[UnparsedLine] = []
         self.unparsed = self.lenient = self.responses = 0
         self.box_samples: list[boxcheck.BoxSample] = []
@@ -232,6 +241,8 @@ class _LineReader:
             log.add("missing_question_id", line_no, key_field, f"{key_field} is missing")
             return None
         key = self.bench.parse_key(obj[key_field])
+        if self.bench.shifted_keys is not None:
+            self.keys_given.append((line_no, key, obj.get(self.bench.key_echo) if self.bench.key_echo else None))
         row = self.gold.index.get(key) if key is not None else None
         if row is None:
             hint = key_hint(obj[key_field], self.gold.keys) if log.will_list else ""

@@ -235,6 +235,13 @@ class Benchmark:
     view_metrics: tuple[str, ...] = ()
     """The metrics shown per label in each grouping's view; by default the primary one."""
     plots: tuple[Plot, ...] = ()
+    shifted_keys: Callable[[list[tuple[int, object, object]], Gold], str | None] | None = None
+    """Optional whole-file check of the keys as given: ``(line, parsed key, the line's echo of
+    :attr:`key_echo` or None)`` per line with a key -> a message when the keys are wholly shifted
+    (K-Viscuit's 1-based ids), else None; from public facts only. The engine then reports that one
+    whole-file issue instead of the line issues it explains."""
+    key_echo: str = ""
+    """A field a line may echo beside its key, which names the question too (K-Viscuit's ``id_``)."""
     strict_metric: str | None = None
     """The metric of the benchmark's official protocol, which counts a response only when it is
     exactly one capital letter (K-Viscuit's ``run_vqa.py``): the result carries it beside the
