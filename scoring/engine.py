@@ -7,16 +7,16 @@ any), turns valid lines into per-question arrays and hands them to the metric re
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
-from scoring import batch, boxcheck
+from scoring import batch, boxcheck, harness
 from scoring.answers import describe, normalize_answer, read_response
 from scoring.benchmarks import Benchmark, get_benchmark
 from scoring.benchmarks.base import Stat
-from scoring.errors import Issue, LineError
+from scoring.errors import MAX_LISTED, Issue, LineError
 from scoring.geometry import BOX_FORMATS
 from scoring.gold import Gold
 from scoring.hints import key_hint
@@ -155,6 +155,14 @@ def validate_file(
         )
         log.raise_if_any()
     limits = _limits_for(gold, limits)
+    try:
+        shaped = harness.as_submission(bench, gold, source, limits.max_bytes)
+    except harness.ShapeError as e:
+        log.add(e.code, 0, "", str(e))
+        log.raise_if_any()
+    converted = shaped if isinstance(shaped, harness.Converted) else None
+    if converted is not None:
+        source = converted.data
     plain = batch.read_plain(bench, gold, source, bbox_format, limits)
     if plain is not None:
         predictions = _plain_predictions(bench, gold, plain)
@@ -166,12 +174,47 @@ def validate_file(
         advice = boxcheck.advice(predictions.box_samples, bbox_format)
         if advice is not None:
             log.add_first(advice)
+    if converted is not None:
+        _name_records(log, predictions, converted)
     log.raise_if_any()
     return predictions
 
 
+def _name_records(log: IssueLog, predictions: Predictions, converted: harness.Converted) -> None:
+    """Issues and unparsed lines of a converted file name the file's own records (a line of a
+    samples file, a table row), not the lines it was converted into."""
+    listed = [replace(i, line=converted.record(i.line)) if i.line else i for i in log.listed]
+    for record, code, message in converted.issues:
+        log.total += 1
+        log.by_code[code] += 1
+        listed.append(Issue(code, record, "", message))
+    log.listed = sorted(listed, key=lambda i: i.line)[: len(log.listed) + len(converted.issues)]
+    log.listed = log.listed[:MAX_LISTED]
+    predictions.unparsed_lines = tuple(replace(u, line=converted.record(u.line)) for u in predictions.unparsed_lines)
+
+
 SHIFT_EXPLAINS = frozenset({"unknown_question_id", "duplicate_question_id", "id_mismatch"})
 """Line issues a ``shifted_question_ids`` issue explains (and replaces)."""
+
+
+def _explain_missing_fields(bench: Benchmark, log: IssueLog, objects: int, fields: tuple[str, ...]) -> None:
+    """When no line has the key, or none an answer or response, one issue naming the fields the
+    lines do have (a harness's own shape, as-users.md #15), instead of one per line."""
+    if objects < 2:
+        return
+    have = ", ".join(repr(str(f)[:30]) for f in fields) or "none"
+    for code, needed in (
+        ("missing_question_id", f"{bench.key_field!r}"),
+        ("missing_answer", f"'answer' ({describe(bench.choices)}) or 'response' (the model's text)"),
+    ):
+        if log.by_code.get(code, 0) == objects:
+            message = (
+                f"no line has {needed}; the first line's fields are {have}. Write one object a line with "
+                f"{bench.key_field!r} and 'answer' or 'response' (docs/submitting.md), or send the harness's own file "
+                "(lmms-eval samples, VLMEvalKit predictions)"
+            )
+            log.explain(Issue("missing_fields", 0, "", message), frozenset({code}))
+            return
 
 
 def _read_per_line(
@@ -179,8 +222,13 @@ def _read_per_line(
 ) -> Predictions:
     """Read and check the file line by line, logging every issue (the reference path)."""
     reader = _LineReader(bench, gold, bbox_format, log)
+    objects, first_fields = 0, ()
     for line_no, obj in read_objects(source, log, limits):
+        if not objects:
+            first_fields = tuple(obj)[:12]
+        objects += 1
         reader.read(line_no, obj)
+    _explain_missing_fields(bench, log, objects, first_fields)
     if bench.shifted_keys is not None and reader.keys_given:
         message = bench.shifted_keys(reader.keys_given, gold)
         if message is not None:
