@@ -334,3 +334,26 @@ def test_lines_of_another_shape_are_one_issue_naming_their_fields(scb_gold, tmp_
     with pytest.raises(scoring.SubmissionError) as e:
         scoring.validate_file("scb", scb_gold, write_lines(tmp_path / "keyless.jsonl", keyless))
     assert e.value.total == 1 and "no line has 'question_id'" in e.value.issues[0].message
+
+
+def test_the_documented_merge_of_scbs_two_stages_gives_the_file_the_site_reads(scb_gold, tmp_path):
+    """docs/submitting.md's command, run as written."""
+    import re
+    import subprocess
+    from dataclasses import replace
+
+    from tests.support.scoring import REPO_ROOT
+
+    guide = (REPO_ROOT / "docs" / "submitting.md").read_text(encoding="utf-8")
+    (command,) = [b for b in re.findall(r"```bash\n(.*?)```", guide, re.S) if "samples_scb_stage1" in b]
+    questions = _questions("scb")[:20]
+    write_lines(tmp_path / "samples_scb_stage1.jsonl", lmms_v04(questions, ["Image B"] * 20))
+    write_lines(tmp_path / "samples_scb_stage2.jsonl", lmms_v04(questions, ['[{"bbox_2d": [1, 2, 3, 4]}]'] * 20))
+    subprocess.run(["bash", "-c", command], cwd=tmp_path, check=True, timeout=30)
+    bench = scoring.get_benchmark("scb")
+    reads_stage_two = replace(bench, prediction_fields={**bench.prediction_fields, "grounding_response": "text"})
+    converted = harness.as_submission(reads_stage_two, scb_gold, tmp_path / "samples_scb.jsonl", 10**7)
+    lines = [json.loads(t) for t in converted.data.splitlines()]
+    assert [(x["response"], x["grounding_response"]) for x in lines] == [
+        ("Image B", '[{"bbox_2d": [1, 2, 3, 4]}]')
+    ] * 20
