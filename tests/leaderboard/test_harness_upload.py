@@ -52,3 +52,19 @@ def test_an_upload_of_harness_files_scores_as_our_jsonl(tmp_path):
         capture_output=True, text=True, timeout=180, env={**__import__("os").environ, "LEADERBOARD_DATA_DIR": env_data},
     )  # fmt: skip
     assert run.returncode == 0, run.stderr + run.stdout
+
+
+def test_the_probe_detector_reads_a_harness_file_as_the_scorer_does(tmp_path):
+    """Else an lmms-eval upload looks like a file answering no question (a probe's signal)."""
+    import scoring
+    from submissions.probes import read_answers
+
+    gold_path = write_gold(tmp_path / "gold.jsonl", with_options(small_gold(), seed=3))
+    gold = scoring.load_gold("scb", gold_path)
+    questions = public_questions(gold_path)
+    responses = ["ABCD"[k % 4] for k in range(len(questions))]
+    ours = [{"question_id": q["question_id"], "response": r} for q, r in zip(questions, responses, strict=True)]
+    bench = scoring.get_benchmark("scb")
+    expected = read_answers(bench, gold, write_lines(tmp_path / "o.jsonl", ours).read_bytes()).letters
+    got = read_answers(bench, gold, write_lines(tmp_path / "s.jsonl", lmms_v04(questions, responses)).read_bytes())
+    assert (expected >= 0).all() and (got.letters == expected).all()
