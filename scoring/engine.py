@@ -200,7 +200,7 @@ SHIFT_EXPLAINS = frozenset({"unknown_question_id", "duplicate_question_id", "id_
 def _explain_missing_fields(bench: Benchmark, log: IssueLog, objects: int, fields: tuple[str, ...]) -> None:
     """When no line has the key, or none an answer or response, one issue naming the fields the
     lines do have (a harness's own shape, as-users.md #15), instead of one per line."""
-    if objects < 2:
+    if objects < MAX_LISTED:  # a short file's line issues all show: they say more than one summary
         return
     have = ", ".join(repr(str(f)[:30]) for f in fields) or "none"
     for code, needed in (
