@@ -286,11 +286,28 @@ class _Lines:
     issues: list[tuple[int, str, str]]
     shown: dict[int, str]  # position -> the prompt or option cells its record showed
 
+    past_end: int = 0  # records whose position is exactly the question count (a 1-based file's last)
+
     def refuse(self, record: int, code: str, message: str) -> None:
         self.issues.append((record, code, message))
 
+    def position(self, record: int, value: object, name: str) -> int | None:
+        """The position a record names, or None (refused, saying why)."""
+        position = _position(value, self.gold.size, name)
+        if isinstance(position, str):
+            self.past_end += position.startswith(f"{name} {self.gold.size} ")
+            self.refuse(record, "harness_position", position)
+            return None
+        return position
+
     def converted(self) -> Converted:
         """The lines, after checking what they showed against the rows their positions name."""
+        n = self.gold.size
+        if self.past_end and 0 not in self.lines and len(self.lines) >= n // 2:
+            raise ShapeError(
+                f"these {self.what} count positions from 1 (they run to {n}, and none is 0): positions are 0-based, "
+                f"0-{n - 1}, in the published question order; subtract 1 from every one"
+            )
         self._check_options()
         ordered = sorted(self.lines.values(), key=lambda t: t[0])
         return _converted(self.what, ordered, sorted(self.issues))
@@ -321,9 +338,8 @@ class _Lines:
 def _vlmevalkit(bench: Benchmark, gold: Gold, what: str, rows: list[dict]) -> Converted:
     out = _Lines(bench, gold, what, {}, [], {})
     for record, row in enumerate(rows, 1):
-        position = _position(row.get("index"), gold.size, "index")
-        if isinstance(position, str):
-            out.refuse(record, "harness_position", position)
+        position = out.position(record, row.get("index"), "index")
+        if position is None:
             continue
         if position in out.lines:
             out.refuse(
@@ -376,9 +392,8 @@ def _lmms(bench: Benchmark, gold: Gold, data: bytes) -> Converted:
 
 def _lmms_sample(out: _Lines, record: int, sample: dict, stages: dict[int, int], hashes: dict) -> None:
     bench, gold = out.bench, out.gold
-    position = _position(sample["doc_id"], gold.size, "doc_id")
-    if isinstance(position, str):
-        out.refuse(record, "harness_position", position)
+    position = out.position(record, sample["doc_id"], "doc_id")
+    if position is None:
         return
     response = next((r for f in LMMS_RESPONSE_FIELDS if (r := _response(sample.get(f))) is not None), None)
     if response is None:

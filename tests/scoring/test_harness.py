@@ -357,3 +357,17 @@ def test_the_documented_merge_of_scbs_two_stages_gives_the_file_the_site_reads(s
     assert [(x["response"], x["grounding_response"]) for x in lines] == [
         ("Image B", '[{"bbox_2d": [1, 2, 3, 4]}]')
     ] * 20
+
+
+@pytest.mark.parametrize("shape", ["lmms", "vlmevalkit"])
+def test_positions_counted_from_one_are_one_error(shape, scb_gold, tmp_path):
+    """SCB's A-D are images, so no prompt check can see a shift: positions 1..n are one error."""
+    questions = _questions("scb")
+    responses = _responses(questions)
+    if shape == "lmms":
+        path = write_lines(tmp_path / "s.jsonl", lmms_v04(questions, responses, shift=1))
+    else:
+        rows = [dict(r, index=r["index"] + 1) for r in vlmevalkit_rows(questions, responses)]
+        path = write_tsv(tmp_path / "p.tsv", rows)
+    message = _one_issue("scb", scb_gold, path)
+    assert "count positions from 1" in message and f"0-{len(questions) - 1}" in message
