@@ -212,7 +212,7 @@ def _from_document(bench: Benchmark, gold: Gold, document: object) -> Converted:
 def _from_rows(bench: Benchmark, gold: Gold, what: str, rows: list[dict], header: Sequence[str] = ()) -> Converted:
     columns = list(header) or list(rows[0]) if rows else list(header)
     if "index" in columns and "prediction" in columns and bench.key_field not in columns:
-        return _from_records(bench, gold, f"VLMEvalKit predictions ({what})", rows)
+        return _vlmevalkit(bench, gold, f"VLMEvalKit predictions ({what})", rows)
     if bench.key_field in columns:
         return _converted(what, [(k, _cells_as_json(r)) for k, r in enumerate(rows, 1)])
     shown = ", ".join(repr(c) for c in columns[:12]) or "none"
@@ -227,7 +227,9 @@ def _from_records(bench: Benchmark, gold: Gold, what: str, rows: list[dict]) -> 
     if rows and all(bench.key_field in r for r in rows):
         return _converted(what, list(enumerate(rows, 1)))
     if rows and "index" in rows[0] and "prediction" in rows[0]:
-        return _vlmevalkit(bench, gold, what, rows)
+        return _vlmevalkit(
+            bench, gold, what if what.startswith("VLMEvalKit") else f"VLMEvalKit predictions ({what})", rows
+        )
     keys = ", ".join(repr(k) for k in list(rows[0])[:12]) if rows else "none"
     raise ShapeError(
         f"this is {what} of objects with fields {keys}: write one prediction object per line (JSON Lines) "
