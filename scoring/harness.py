@@ -315,26 +315,35 @@ class _Lines:
         return _converted(self.what, ordered, sorted(self.issues))
 
     def _check_options(self) -> None:
-        """Where a record showed the question's options (its prompt, or VLMEvalKit's A-D cells) and
-        the options are text, they must be its row's: a file in another order (shifted, another
-        split) is one error; a stray record a line error."""
+        """Where a record showed options (its prompt, or VLMEvalKit's A-D cells) and the benchmark's
+        options are text, a record showing its neighbour row's options instead of its own is
+        mapped wrongly: most records so is one error (a shifted order), a few are line errors.
+        A record showing neither (a prompt without the options) says nothing."""
         texts = self.gold.option_texts
         if texts is None or not self.shown:
             return
-        wrong = [p for p, text in self.shown.items() if not _options_shown(text, texts[p])]
+        n = self.gold.size
+        right, wrong = 0, []
+        for p, text in self.shown.items():
+            if _options_shown(text, texts[p]):
+                right += 1
+            elif any(0 <= q < n and texts[q] != texts[p] and _options_shown(text, texts[q]) for q in (p - 1, p + 1)):
+                wrong.append(p)
         if not wrong:
             return
-        if len(wrong) > len(self.shown) // 2:
+        if len(wrong) > (right + len(wrong)) // 2:
             p = min(wrong, key=lambda q: self.lines[q][0])
             raise ShapeError(
                 f"these {self.what} are not in the published question order: on {len(wrong):,} of "
-                f"{len(self.shown):,} records the prompt or option columns do not show the options of the "
-                f"question at that position (record {self.lines[p][0]}, position {p}); positions must follow "
-                "the public question list, row by row, from 0"
+                f"{right + len(wrong):,} records the prompt or option columns show the options of the question "
+                f"next to the one at that position (record {self.lines[p][0]}, position {p}); positions must "
+                "follow the public question list, row by row, from 0"
             )
         for p in wrong:
             record, _ = self.lines.pop(p)
-            self.refuse(record, "harness_options", f"it does not show the options of question {self.gold.keys[p]!r}")
+            self.refuse(
+                record, "harness_options", f"it shows the options of a neighbour of question {self.gold.keys[p]!r}"
+            )
 
 
 def _vlmevalkit(bench: Benchmark, gold: Gold, what: str, rows: list[dict]) -> Converted:

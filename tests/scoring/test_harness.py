@@ -217,13 +217,23 @@ def test_bad_records_are_named_by_their_record(kviscuit_real_gold, tmp_path):
     samples[3]["doc_id"] = 900
     samples[7]["doc_hash"] = samples[6]["doc_hash"]
     samples[10]["filtered_resps"] = 5
-    samples[12]["input"] = "What is this?\n A. x\n B. y"
+    samples[12]["input"] = samples[13]["input"]  # the next question's prompt
+    samples[20]["input"] = "What is this? Answer with a letter."  # no options shown: says nothing
     with pytest.raises(scoring.SubmissionError) as e:
         scoring.validate_file("kviscuit", kviscuit_real_gold, write_lines(tmp_path / "s.jsonl", samples))
     assert [(i.line, i.code) for i in e.value.issues] == [
         (4, "harness_position"), (8, "harness_doc_hash"), (11, "bad_response"), (13, "harness_options"),
     ]  # fmt: skip
     assert "0-656" in e.value.issues[0].message
+
+
+def test_a_prompt_without_the_options_is_no_evidence(kviscuit_real_gold, tmp_path):
+    questions = _questions("kviscuit")
+    samples = lmms_v04(questions, _responses(questions))
+    for s in samples:
+        s["input"] = "Look at the image and answer with the letter."
+    ours = write_lines(tmp_path / "ours.jsonl", _ours(questions, _responses(questions)))
+    _same("kviscuit", kviscuit_real_gold, ours, write_lines(tmp_path / "s.jsonl", samples))
 
 
 def test_a_v03_doc_naming_another_question_is_refused(kviscuit_real_gold, tmp_path):
