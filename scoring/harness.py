@@ -17,8 +17,10 @@ message that names what it is and what to do, instead of one error per line:
   options are text, the prompt must show the row's four options (so a shifted file is caught).
   SCB's two stages in one file: the stage-1 file, then the stage-2 file (``cat stage1 stage2``);
   a ``doc_id``'s second line is its stage-2 response (``grounding_response``). lmms-eval's
-  ``doc_hash`` hashes the task's full document (images included), which the site does not hold,
-  so it is checked for consistency only: one hash on two ``doc_id`` of one stage is an error.
+  ``doc_hash`` hashes the task's whole document: where the gold keeps the hashes of its published
+  records (K-Viscuit), a hash of another question is an error (most lines so: one error, a shifted
+  order); a hash of no published record (a task on the official dataset, images included) says
+  nothing. One hash on two ``doc_id`` of one stage is an error.
 - **VLMEvalKit predictions** (``<model>_<dataset>.xlsx``, or ``.tsv`` / ``.json`` under
   ``PRED_FORMAT``; vlmeval/inference.py writes the dataset's rows without ``image`` and with
   ``prediction``): ``index`` is the position in the published order, ``prediction`` the response;
@@ -37,20 +39,28 @@ JSON need only the standard library. Pure: bytes in, bytes out.
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 import zipfile
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from scoring.benchmarks import Benchmark
+from scoring.benchmarks.base import Benchmark
 from scoring.gold import Gold
 
 HEAD_BYTES = 64 * 1024
 MAX_UNZIPPED = 256 * 1024 * 1024
 """A workbook may unpack to this much at most (a zip bomb is refused before openpyxl opens it)."""
 LMMS_RESPONSE_FIELDS = ("filtered_resps", "resps")
+
+
+def doc_hash(record: dict) -> str:
+    """lmms-eval's ``doc_hash`` of a document (evaluator.py: sha256 of ``json.dumps(doc, indent=2,
+    ensure_ascii=False)``): what a sample of a task whose documents are the public question list's
+    records carries. A benchmark's gold may keep these of its published records (``extra["doc_hashes"]``)."""
+    return hashlib.sha256(json.dumps(record, indent=2, ensure_ascii=False).encode("utf-8")).hexdigest()
 
 
 class ShapeError(ValueError):
@@ -289,6 +299,8 @@ class _Lines:
     shown: dict[int, str]  # position -> the prompt or option cells its record showed
 
     past_end: int = 0  # records whose position is exactly the question count (a 1-based file's last)
+    hashed_right: int = 0  # records whose doc_hash is their own published question's
+    hashed_wrong: list[tuple[int, int, int]] = field(default_factory=list)  # (record, position, hash's position)
 
     def refuse(self, record: int, code: str, message: str) -> None:
         self.issues.append((record, code, message))
@@ -310,9 +322,41 @@ class _Lines:
                 f"these {self.what} count positions from 1 (they run to {n}, and none is 0): positions are 0-based, "
                 f"0-{n - 1}, in the published question order; subtract 1 from every one"
             )
+        self._check_hashes()
         self._check_options()
         ordered = sorted(self.lines.values(), key=lambda t: t[0])
         return _converted(self.what, ordered, sorted(self.issues))
+
+    def hash_of(self, record: int, position: int, digest: object) -> bool:
+        """Whether a record's ``doc_hash`` leaves it be: a hash of another published question is noted
+        (:meth:`_check_hashes`); one of no published question says nothing (the task's documents
+        are not the list's records, e.g. the official dataset with its images)."""
+        hashes = self.gold.extra.get("doc_hashes")
+        if not isinstance(digest, str) or not hashes:
+            return True
+        named = self.gold.derived("doc_hash_positions", lambda g: {h: p for p, h in enumerate(g.extra["doc_hashes"])})
+        other = named.get(digest)
+        if other is None or other == position:
+            self.hashed_right += other == position
+            return True
+        self.hashed_wrong.append((record, position, other))
+        return False
+
+    def _check_hashes(self) -> None:
+        if not self.hashed_wrong:
+            return
+        if len(self.hashed_wrong) > (self.hashed_right + len(self.hashed_wrong)) // 2:
+            record, position, other = self.hashed_wrong[0]
+            raise ShapeError(
+                f"these {self.what} are not in the published question order: on {len(self.hashed_wrong):,} of "
+                f"{self.hashed_right + len(self.hashed_wrong):,} records doc_hash is the hash of another question "
+                f"(record {record}: doc_id {position} has the doc_hash of the question at position {other}); "
+                "doc_id must be the position in the public question list, from 0"
+            )
+        for record, position, other in self.hashed_wrong:
+            self.refuse(
+                record, "harness_doc_hash", f"doc_id {position} has the doc_hash of the question at position {other}"
+            )
 
     def _check_options(self) -> None:
         """Where a record showed options (its prompt, or VLMEvalKit's A-D cells) and the benchmark's
@@ -416,6 +460,8 @@ def _lmms_sample(out: _Lines, record: int, sample: dict, stages: dict[int, int],
         out.refuse(record, "duplicate_question_id", f"doc_id {position} already given in record {first}")
         return
     digest = sample.get("doc_hash")
+    if stage == 1 and not out.hash_of(record, position, digest):
+        return
     if isinstance(digest, str) and hashes.setdefault((stage, digest), position) != position:
         other = hashes[(stage, digest)]
         out.refuse(record, "harness_doc_hash", f"doc_id {position} has the doc_hash of doc_id {other}")

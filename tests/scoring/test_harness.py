@@ -381,3 +381,24 @@ def test_positions_counted_from_one_are_one_error(shape, scb_gold, tmp_path):
         path = write_tsv(tmp_path / "p.tsv", rows)
     message = _one_issue("scb", scb_gold, path)
     assert "count positions from 1" in message and f"0-{len(questions) - 1}" in message
+
+
+def test_doc_hash_is_checked_against_the_published_records(kviscuit_real_gold, tmp_path):
+    """A task whose documents are the public list's records writes their lmms-eval doc_hash: a
+    hash of another question is an error (most lines so: one error), a hash of no published
+    record (the official dataset's documents, images included) says nothing."""
+    questions = _questions("kviscuit")
+    responses = _responses(questions)
+    rotated = lmms_v04(questions, responses)
+    hashes = [s["doc_hash"] for s in rotated]
+    for k, s in enumerate(rotated):
+        s["doc_hash"], s["input"] = hashes[(k + 5) % len(hashes)], "Answer with the letter."
+    assert "doc_hash is the hash of another question" in _one_issue(
+        "kviscuit", kviscuit_real_gold, write_lines(tmp_path / "r.jsonl", rotated)
+    )
+    foreign = lmms_v04(questions, responses)
+    for k, s in enumerate(foreign):  # the official rows hashed with their images: no published record's
+        s["doc_hash"] = hashlib.sha256(f"{s['input']}<image {k}>".encode()).hexdigest()
+    ours = write_lines(tmp_path / "ours.jsonl", _ours(questions, responses))
+    _same("kviscuit", kviscuit_real_gold, ours, write_lines(tmp_path / "f.jsonl", foreign))
+    assert kviscuit_real_gold.extra["doc_hashes"][0] == harness.doc_hash(questions[0])
