@@ -188,8 +188,7 @@ def _name_records(log: IssueLog, predictions: Predictions, converted: harness.Co
         log.total += 1
         log.by_code[code] += 1
         listed.append(Issue(code, record, "", message))
-    log.listed = sorted(listed, key=lambda i: i.line)[: len(log.listed) + len(converted.issues)]
-    log.listed = log.listed[:MAX_LISTED]
+    log.listed = sorted(listed, key=lambda i: i.line)[:MAX_LISTED]
     predictions.unparsed_lines = tuple(replace(u, line=converted.record(u.line)) for u in predictions.unparsed_lines)
 
 
