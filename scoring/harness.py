@@ -14,7 +14,8 @@ message that names what it is and what to do, instead of one error per line:
   task's documents, which for our tasks is the published question order; the response is
   ``filtered_resps``, else ``resps``. Where a v0.3 ``doc`` names the question (``id_``,
   ``question_id``) it is checked; where ``input`` (the prompt) is there and the benchmark's
-  options are text, the prompt must show the row's four options (so a shifted file is caught).
+  options are text, a prompt showing the neighbouring row's four options instead of its own is
+  mapped wrongly (most lines so: one error, a shifted file). Positions counted from 1 are one error.
   SCB's two stages in one file: the stage-1 file, then the stage-2 file (``cat stage1 stage2``);
   a ``doc_id``'s second line is its stage-2 response (``grounding_response``). lmms-eval's
   ``doc_hash`` hashes the task's whole document: where the gold keeps the hashes of its published
@@ -24,7 +25,7 @@ message that names what it is and what to do, instead of one error per line:
 - **VLMEvalKit predictions** (``<model>_<dataset>.xlsx``, or ``.tsv`` / ``.json`` under
   ``PRED_FORMAT``; vlmeval/inference.py writes the dataset's rows without ``image`` and with
   ``prediction``): ``index`` is the position in the published order, ``prediction`` the response;
-  where the row has option columns ``A``-``D`` and the options are text, they must be the row's.
+  option columns ``A``-``D``, where the options are text, are checked as the prompts are.
 - **Our records in another container**: a JSON array of line objects, a CSV or TSV with a
   ``question_id`` column (cells that hold JSON, e.g. a box, are read as JSON): read as lines.
 - Anything else that is clearly not JSON Lines (a JSON document, a table or workbook without the
