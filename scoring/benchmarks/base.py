@@ -245,7 +245,10 @@ class Benchmark:
     strict_metric: str | None = None
     """The metric of the benchmark's official protocol, which counts a response only when it is
     exactly one capital letter (K-Viscuit's ``run_vqa.py``): the result carries it beside the
-    lenient figure, and the board shows it and marks rows whose responses were read leniently."""
+    lenient figure, and the board shows it and marks rows whose responses were read leniently.
+    Its difference from the lenient figure counts the right answers among the leniently read lines:
+    one more aggregate per submission, harmless on K-Viscuit (its gold is public); a hidden-gold
+    benchmark should weigh that before declaring one (docs/integrity.md)."""
 
     def __post_init__(self) -> None:
         if not re.match(r"^[a-z0-9][a-z0-9_-]*$", self.id):
