@@ -196,7 +196,7 @@ def _from_table(bench: Benchmark, gold: Gold, data: bytes, delimiter: str) -> Co
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         raise ShapeError(f"this is {what}, but not UTF-8 (byte {e.start + 1}); save it as UTF-8") from None
-    csv.field_size_limit(len(text) + 1)
+    csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))  # process-wide: only ever raised
     reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=delimiter)
     try:
         rows = [dict(r) for r in reader]

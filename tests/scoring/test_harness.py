@@ -402,3 +402,11 @@ def test_doc_hash_is_checked_against_the_published_records(kviscuit_real_gold, t
     ours = write_lines(tmp_path / "ours.jsonl", _ours(questions, responses))
     _same("kviscuit", kviscuit_real_gold, ours, write_lines(tmp_path / "f.jsonl", foreign))
     assert kviscuit_real_gold.extra["doc_hashes"][0] == harness.doc_hash(questions[0])
+
+
+def test_reading_a_small_table_does_not_lower_the_process_csv_limit(kviscuit_real_gold):
+    """csv.field_size_limit is process-wide: a 15-byte table once set it to 15 and broke the
+    board's CSV export in the same process (tests/leaderboard/test_table.py)."""
+    before = csv.field_size_limit()
+    harness.as_submission(scoring.get_benchmark("kviscuit"), kviscuit_real_gold, b"question_id,answer\n0,A\n", 10**6)
+    assert csv.field_size_limit() >= before
