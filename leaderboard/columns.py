@@ -116,6 +116,16 @@ def _figure(metric: Metric, section: str, label: str | None, header: str, group:
     )
 
 
+LENIENT_KEY = "counts.lenient"
+"""The frame key of how many responses a row's file had read by rules looser than the official
+exact letter (NaN: no responses, or a paper's row): the board marks such rows."""
+
+
+def _lenient(group: str) -> Column:
+    """Beside the strict-protocol figure: the count that says why it differs from the lenient one."""
+    return Column(LENIENT_KEY, "Read leniently", group, Kind.NUMBER, 0, figure=("counts", None, "lenient"))
+
+
 def _interval(metric: Metric, group: str) -> Column:
     """The half-width of the overall figure's interval (a data column; shown inside its figure)."""
     assert metric.ci is not None
@@ -137,6 +147,8 @@ def _panel(bench: Benchmark, panel: Panel) -> list[Column]:
     cols = [_figure(metric, OVERVIEW, None, metric.abbrev, group)]
     if metric.ci:
         cols.append(_interval(metric, group))
+    if metric.name == bench.strict_metric:
+        cols.append(_lenient(group))
     if by is not None:
         cols += [_figure(metric, by.name, label, f"{metric.abbrev} {by.abbrev(label)}", group) for label in labels]
     return cols

@@ -24,7 +24,7 @@ import pandas as pd
 import yaml
 
 from leaderboard.baselines import PAPER_SOURCE
-from leaderboard.columns import Column, Kind, export_columns
+from leaderboard.columns import LENIENT_KEY, Column, Kind, export_columns
 from leaderboard.table import ANONYMOUS, BoardRow, frame, named_row_id, to_csv_bytes, to_parquet_bytes
 from scoring.benchmarks import BENCHMARKS
 from scoring.benchmarks.base import Benchmark
@@ -76,6 +76,11 @@ FIXED_COLUMNS = {
 TEXT_COLUMNS = {
     "team": "the team's name as submitted",
     "source": f'who measured it: "{PAPER_SOURCE}" or this leaderboard',
+    LENIENT_KEY: (
+        "how many of the file's responses were read by rules looser than the official protocol (exactly one "
+        "capital letter); the strict-protocol figure beside it counts them as wrong; empty for the papers' rows "
+        "and files of answer letters only"
+    ),
 }
 
 
@@ -100,7 +105,7 @@ def parquet_name(key: str) -> str:
 
 def describe(bench: Benchmark, col: Column) -> str:
     """One line of the column dictionary, from the declarations."""
-    if col.figure is None:
+    if col.figure is None or col.key in TEXT_COLUMNS:
         return TEXT_COLUMNS.get(col.key) or FIXED_COLUMNS.get(col.kind) or col.header
     section, label, name = col.figure
     metric = next((m for m in bench.metrics if name in (m.name, m.ci)), None)

@@ -8,16 +8,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
-from scoring import batch, boxcheck
+from scoring import batch, boxcheck, harness
 from scoring.answers import describe, normalize_answer, read_response
 from scoring.benchmarks import Benchmark, get_benchmark
 from scoring.benchmarks.base import Stat
-from scoring.errors import Issue, LineError
+from scoring.errors import MAX_LISTED, Issue, LineError
 from scoring.geometry import BOX_FORMATS
 from scoring.gold import Gold
 from scoring.grounding_formats import GroundingTally, describe_formats, known_format
@@ -25,11 +25,13 @@ from scoring.hints import key_hint
 from scoring.jsonl import IssueLog, Limits, read_objects
 from scoring.metrics import BOOTSTRAP_SEED, group_figures, question_stats
 
-SCORER_VERSION = "1.3.0"
+SCORER_VERSION = "1.4.0"
 """Bump when any figure could change: results are keyed by (submission, gold, scorer).
 1.2: the response extractor reads more phrasings and option texts; counts gain ``lenient``.
 1.3: bootstrap intervals come from exact sums (IoU on a 24-bit grid), the same on every machine;
-only their last digits moved (at most ~1e-5 points)."""
+only their last digits moved (at most ~1e-5 points).
+1.4: the answer reader reads what models print (``Image C``, ``**C**``, ``<answer>C</answer>``,
+``C\n\nExplanation``...: scoring/answers.py), so responses 1.3 left unparsed now count."""
 
 MAX_UNPARSED_LISTED = 100
 """How many unparsed lines a result lists (line number and the start of the text)."""
@@ -110,6 +112,7 @@ class Predictions:
     grounding_responses: int = 0  # lines that gave a grounding_response
     grounding_unparsed: int = 0  # of those, the ones whose text names no box
     grounding_hint: Issue | None = None  # another family reads most of them (scoring.grounding_formats)
+    lenient_rows: tuple[int, ...] = ()  # rows whose response was read by a rule looser than the exact letter
 
     @property
     def answered(self) -> int:
@@ -174,6 +177,14 @@ def validate_file(
         log.add("unknown_grounding_format", 0, "grounding_format", message)
         log.raise_if_any()
     limits = _limits_for(gold, limits)
+    try:
+        shaped = harness.as_submission(bench, gold, source, limits.max_bytes)
+    except harness.ShapeError as e:
+        log.add(e.code, 0, "", str(e))
+        log.raise_if_any()
+    converted = shaped if isinstance(shaped, harness.Converted) else None
+    if converted is not None:
+        source = converted.data
     plain = batch.read_plain(bench, gold, source, bbox_format, limits)
     if plain is not None:
         predictions = _plain_predictions(bench, gold, plain)
@@ -187,8 +198,46 @@ def validate_file(
         for hint in (qwen, predictions.grounding_hint, advice):
             if hint is not None:
                 log.add_first(hint)
+    if converted is not None:
+        _name_records(log, predictions, converted)
     log.raise_if_any()
     return predictions
+
+
+def _name_records(log: IssueLog, predictions: Predictions, converted: harness.Converted) -> None:
+    """Issues and unparsed lines of a converted file name the file's own records (a line of a
+    samples file, a table row), not the lines it was converted into."""
+    listed = [replace(i, line=converted.record(i.line)) if i.line else i for i in log.listed]
+    for record, code, message in converted.issues:
+        log.total += 1
+        log.by_code[code] += 1
+        listed.append(Issue(code, record, "", message))
+    log.listed = sorted(listed, key=lambda i: i.line)[:MAX_LISTED]
+    predictions.unparsed_lines = tuple(replace(u, line=converted.record(u.line)) for u in predictions.unparsed_lines)
+
+
+SHIFT_EXPLAINS = frozenset({"unknown_question_id", "duplicate_question_id", "id_mismatch"})
+"""Line issues a ``shifted_question_ids`` issue explains (and replaces)."""
+
+
+def _explain_missing_fields(bench: Benchmark, log: IssueLog, objects: int, fields: tuple[str, ...]) -> None:
+    """When no line has the key, or none an answer or response, one issue naming the fields the
+    lines do have (a harness's own shape, as-users.md #15), instead of one per line."""
+    if objects < MAX_LISTED:  # a short file's line issues all show: they say more than one summary
+        return
+    have = ", ".join(repr(str(f)[:30]) for f in fields) or "none"
+    for code, needed in (
+        ("missing_question_id", f"{bench.key_field!r}"),
+        ("missing_answer", f"'answer' ({describe(bench.choices)}) or 'response' (the model's text)"),
+    ):
+        if log.by_code.get(code, 0) == objects:
+            message = (
+                f"no line has {needed}; the first line's fields are {have}. Write one object a line with "
+                f"{bench.key_field!r} and 'answer' or 'response' (docs/submitting.md), or send the harness's own file "
+                "(lmms-eval samples, VLMEvalKit predictions)"
+            )
+            log.explain(Issue("missing_fields", 0, "", message), frozenset({code}))
+            return
 
 
 def _read_per_line(
@@ -202,9 +251,18 @@ def _read_per_line(
 ) -> Predictions:
     """Read and check the file line by line, logging every issue (the reference path)."""
     reader = _LineReader(bench, gold, bbox_format, log, grounding_format)
+    objects, first_fields = 0, ()
     for line_no, obj in read_objects(source, log, limits):
+        if not objects:
+            first_fields = tuple(obj)[:12]
+        objects += 1
         reader.read(line_no, obj)
     reader.finish()
+    _explain_missing_fields(bench, log, objects, first_fields)
+    if bench.shifted_keys is not None and reader.keys_given:
+        message = bench.shifted_keys(reader.keys_given, gold)
+        if message is not None:
+            log.explain(Issue("shifted_question_ids", 0, bench.key_field, message), SHIFT_EXPLAINS)
     return reader.predictions()
 
 
@@ -232,6 +290,8 @@ class _LineReader:
         self.answer_letters: dict[str, str | None] = {}  # an `answer` string -> its letter, worked out once
         self.index = {letter: k for k, letter in enumerate(bench.choices)}
         self.groundings: dict[int, object] = {}
+        self.lenient_rows: list[int] = []
+        self.keys_given: list[tuple[int, object, object]] = []  # for bench.shifted_keys
         self.unparsed_lines: list[UnparsedLine] = []
         self.unparsed = self.lenient = self.responses = 0
         self.box_samples: list[boxcheck.BoxSample] = []
@@ -273,6 +333,8 @@ class _LineReader:
             log.add("missing_question_id", line_no, key_field, f"{key_field} is missing")
             return None
         key = self.bench.parse_key(obj[key_field])
+        if self.bench.shifted_keys is not None:
+            self.keys_given.append((line_no, key, obj.get(self.bench.key_echo) if self.bench.key_echo else None))
         row = self.gold.index.get(key) if key is not None else None
         if row is None:
             hint = key_hint(obj[key_field], self.gold.keys) if log.will_list else ""
@@ -318,6 +380,7 @@ class _LineReader:
                 self.unparsed_lines.append(UnparsedLine(line_no, obj["response"][:UNPARSED_TEXT_CHARS]))
         elif not reading.strict:
             self.lenient += 1
+            self.lenient_rows.append(row)
         return True, reading.letter
 
     def predictions(self) -> Predictions:
@@ -327,7 +390,7 @@ class _LineReader:
         return Predictions(
             self.bench.id, self.gold.version, letters, submitted, self.groundings, self.unparsed,
             self.lenient, self.responses, (*self.unparsed_lines, *groundings), tuple(self.box_samples),
-            self.raw.responses, self.raw.unparsed, self.raw.hint(),
+            self.raw.responses, self.raw.unparsed, self.raw.hint(), tuple(self.lenient_rows),
         )  # fmt: skip
 
 
@@ -368,7 +431,11 @@ def question_columns(benchmark: str | Benchmark, gold: Gold, predictions: Predic
             row_inter, row_union = np.array(pairs, dtype=np.float64).reshape(-1, 2).T
         keep = correct[rows]  # selected after the work: the time a file takes says nothing of its answers
         inter[rows[keep]], union[rows[keep]] = np.asarray(row_inter)[keep], np.asarray(row_union)[keep]
-    return question_stats(correct, inter, union)
+    strict = None
+    if any(Stat.CORRECT_STRICT in (m.numerator, m.denominator) for m in bench.metrics):
+        strict = np.ones(gold.size, dtype=bool)
+        strict[list(predictions.lenient_rows)] = False
+    return question_stats(correct, inter, union, strict)
 
 
 def overlap_rows(groundings: Mapping[int, object], correct: np.ndarray) -> np.ndarray:

@@ -27,10 +27,14 @@ def key_hint(value: object, keys: Sequence[object]) -> str:
     "did you mean 'scb-02836'?"
     >>> key_hint("Food.1.0", [0, 1, 2])
     'ids here are numbers like 0, not strings'
+    >>> key_hint(657, list(range(657)))
+    'ids here are the row indices 0-656'
     """
     if not keys:
         return ""
     example = keys[0]
+    if _is_index(value) and all(_is_index(k) for k in (keys[0], keys[-1])):
+        return f"ids here are the row indices {keys[0]}-{keys[-1]}"  # a near spelling of a number means nothing
     parts = []
     if _kind(value) != _kind(example):
         parts.append(f"ids here are {_kind(example)}s like {example!r}, not {_kind(value)}s")
@@ -38,6 +42,10 @@ def key_hint(value: object, keys: Sequence[object]) -> str:
     if meant is not None:
         parts.append(f"did you mean {meant!r}?")
     return "; ".join(parts)
+
+
+def _is_index(value: object) -> bool:
+    return type(value) is int
 
 
 def _near_miss(value: object, keys: Sequence[object]) -> object | None:

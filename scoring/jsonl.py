@@ -11,6 +11,7 @@ import io
 import json
 import os
 import re
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,9 +37,11 @@ class IssueLog:
 
     listed: list[Issue] = field(default_factory=list)
     total: int = 0
+    by_code: Counter = field(default_factory=Counter)
 
     def add(self, code: str, line: int, field_name: str, message: str) -> None:
         self.total += 1
+        self.by_code[code] += 1
         if len(self.listed) < MAX_LISTED:
             self.listed.append(Issue(code, line, field_name, message))
 
@@ -50,7 +53,16 @@ class IssueLog:
     def add_first(self, issue: Issue) -> None:
         """A whole-file issue that explains the others (listed first, even past the limit)."""
         self.total += 1
+        self.by_code[issue.code] += 1
         self.listed = [issue, *self.listed][:MAX_LISTED]
+
+    def explain(self, issue: Issue, codes: frozenset[str]) -> None:
+        """A whole-file issue that *replaces* the line issues of ``codes`` it explains (one
+        "the ids are shifted" instead of 657 unknown ids and id_ mismatches)."""
+        dropped = sum(self.by_code.pop(code, 0) for code in codes)
+        self.total -= dropped
+        self.listed = [i for i in self.listed if i.code not in codes]
+        self.add_first(issue)
 
     def raise_if_any(self) -> None:
         if self.total:

@@ -118,10 +118,14 @@ def membership(groups: Groups, n: int) -> tuple[list[tuple[str, str]], np.ndarra
 
 
 def question_stats(
-    correct: np.ndarray, inter: np.ndarray | None = None, union: np.ndarray | None = None
+    correct: np.ndarray,
+    inter: np.ndarray | None = None,
+    union: np.ndarray | None = None,
+    strict: np.ndarray | None = None,
 ) -> dict[Stat, np.ndarray]:
     """Per-question columns (float64) from the engine's arrays; grounding columns only when
-    ``inter``/``union`` are given (the submission grounds something).
+    ``inter``/``union`` are given (the submission grounds something), the strict-protocol column
+    only when ``strict`` is (right by the exact-letter rule; a benchmark that declares it).
 
     >>> s = question_stats(np.array([True, True, False]), np.array([1.0, 0.0, 5.0]), np.array([2.0, 4.0, 5.0]))
     >>> s[Stat.IOU].tolist(), s[Stat.HIT50].tolist(), s[Stat.UNION].tolist()
@@ -129,6 +133,8 @@ def question_stats(
     """
     n = correct.size
     stats = {Stat.QUESTIONS: np.ones(n), Stat.CORRECT: correct.astype(np.float64)}
+    if strict is not None:
+        stats[Stat.CORRECT_STRICT] = (correct & strict).astype(np.float64)
     if inter is None or union is None:
         return stats
     iou = np.zeros(n)

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from scoring import harness
 from scoring.answers import extract_answer, normalize_answer
 from scoring.benchmarks import Benchmark, get_benchmark
 from scoring.gold import Gold
@@ -95,6 +96,11 @@ def read_answers(bench: Benchmark, gold: Gold, raw: bytes) -> Answers:
     """The letters of a stored upload, line by line (a line the scorer would refuse is skipped:
     the detector looks at patterns, the scorer judges validity)."""
     letters = np.full(gold.size, -1, dtype=np.int8)
+    try:  # a harness file (lmms-eval samples, VLMEvalKit predictions) is read as the scorer reads it
+        shaped = harness.as_submission(bench, gold, raw, max(len(raw), 1))
+    except harness.ShapeError:
+        shaped = raw
+    raw = shaped.data if isinstance(shaped, harness.Converted) else raw
     for line in raw.splitlines():
         try:
             obj = json.loads(line)

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import pandas as pd
 
 from leaderboard.baselines import PAPER_SOURCE
-from leaderboard.columns import PLAIN_GROUPS, Column, Kind, figure_key, shown_columns
+from leaderboard.columns import LENIENT_KEY, PLAIN_GROUPS, Column, Kind, figure_key, shown_columns
 from leaderboard.ranks import RankRange
 from leaderboard.table import SCORED_SOURCE, BoardRow
 from scoring.benchmarks import BENCHMARKS, Benchmark, Heatmap, Plot, Scatter
@@ -102,6 +102,22 @@ def model_html(name: object, paper_url: object = "", code_url: object = "") -> s
     """
     text = "" if is_missing(name) else str(name)
     return link(paper_url if safe_url(paper_url) else code_url, text)
+
+
+LENIENT_MARK = "ⓛ"
+
+
+def lenient_marker(count: object) -> str:
+    """A mark after a model's name when its file had responses read by rules looser than the
+    official exact letter (the benchmark's strict protocol, which the papers' rows follow).
+
+    >>> lenient_marker(0), lenient_marker(float("nan")), lenient_marker(296).endswith(">ⓛ</span>")
+    ('', '', True)
+    """
+    if is_missing(count) or not float(count) > 0:
+        return ""
+    title = f"{int(count):,} responses read by rules looser than the official exact-letter protocol: see Acc strict"
+    return f' <span class="lenient-mark" title="{html.escape(title)}">{LENIENT_MARK}</span>'
 
 
 def links_html(paper_url: object, code_url: object) -> str:
@@ -199,7 +215,8 @@ def _cell(row: Mapping, col: Column) -> tuple[object, str]:
         paper, code = row.get("paper_url"), row.get("code_url")
         return ("paper" if safe_url(paper) else ""), links_html(paper, code)
     if col.kind is Kind.MODEL:  # the sort key is escaped too: no raw user text in an HTML column
-        return html.escape(str(value)), model_html(value, row.get("paper_url"), row.get("code_url"))
+        shown = model_html(value, row.get("paper_url"), row.get("code_url")) + lenient_marker(row.get(LENIENT_KEY))
+        return html.escape(str(value)), shown
     if col.kind is Kind.RANK:
         worst = row.get("rank_worst")
         return int(value), RankRange(int(value), int(value) if is_missing(worst) else int(worst)).text()
@@ -458,6 +475,16 @@ def result_markdown(answer: dict, bench: Benchmark | None) -> str:
                 "unparsed: {unparsed}".format(
                     **{k: counts.get(k, 0) for k in ("questions", "submitted", "missing", "unparsed")}
                 )
+                + (f" · read leniently: {counts['lenient']:,}" if counts.get("lenient") else "")
+            )
+        strict = bench.metric(bench.strict_metric) if bench and bench.strict_metric else None
+        if strict is not None and counts.get("lenient"):
+            lines.append(
+                f"{counts['lenient']:,} response(s) were read by rules looser than the official protocol, which "
+                f"counts a response only when it is exactly one capital letter: by that rule, as the papers' rows "
+                f"were scored, {escape_markdown(strict.label)} is "
+                f"{fmt_number(overall.get(strict.name), strict.decimals)}. "
+                f"The board marks this row {LENIENT_MARK} and shows both."
             )
     errors = answer.get("errors") or []
     if errors:

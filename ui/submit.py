@@ -234,7 +234,11 @@ class FormFields:
             elem_id="sub-bench",
         )
         guide = gr.Markdown(guide_markdown(next(iter(BENCHMARKS))), elem_id="sub-guide")
-        file = gr.File(label="Predictions (JSONL)", type="filepath", elem_id="sub-file")
+        file = gr.File(
+            label="Predictions (JSONL, lmms-eval samples or VLMEvalKit predictions)",
+            type="filepath",
+            elem_id="sub-file",
+        )
         with gr.Row():
             model = gr.Textbox(label="Model name", max_length=100, elem_id="sub-model")
             team = gr.Textbox(label="Team", max_length=100, elem_id="sub-team")

@@ -53,6 +53,7 @@ class Stat(StrEnum):
 
     QUESTIONS = "questions"  # 1 for every gold question
     CORRECT = "correct"  # 1 if the chosen letter is right
+    CORRECT_STRICT = "correct_strict"  # 1 if right and not read by a rule looser than the exact letter
     IOU = "iou"  # IoU of the grounding if correct, else 0
     HIT50 = "hit50"  # 1 if correct and IoU >= 0.5
     INTER = "inter"  # intersection in pixels if correct, else 0
@@ -236,6 +237,20 @@ class Benchmark:
     view_metrics: tuple[str, ...] = ()
     """The metrics shown per label in each grouping's view; by default the primary one."""
     plots: tuple[Plot, ...] = ()
+    shifted_keys: Callable[[list[tuple[int, object, object]], Gold], str | None] | None = None
+    """Optional whole-file check of the keys as given: ``(line, parsed key, the line's echo of
+    :attr:`key_echo` or None)`` per line with a key -> a message when the keys are wholly shifted
+    (K-Viscuit's 1-based ids), else None; from public facts only. The engine then reports that one
+    whole-file issue instead of the line issues it explains."""
+    key_echo: str = ""
+    """A field a line may echo beside its key, which names the question too (K-Viscuit's ``id_``)."""
+    strict_metric: str | None = None
+    """The metric of the benchmark's official protocol, which counts a response only when it is
+    exactly one capital letter (K-Viscuit's ``run_vqa.py``): the result carries it beside the
+    lenient figure, and the board shows it and marks rows whose responses were read leniently.
+    Its difference from the lenient figure counts the right answers among the leniently read lines:
+    one more aggregate per submission, harmless on K-Viscuit (its gold is public); a hidden-gold
+    benchmark should weigh that before declaring one (docs/integrity.md)."""
 
     def __post_init__(self) -> None:
         if not re.match(r"^[a-z0-9][a-z0-9_-]*$", self.id):
@@ -265,6 +280,8 @@ class Benchmark:
         groupings = [g.name for g in self.groupings]
         if len(set(groupings)) != len(groupings):
             self._fail(f"each grouping name once, not {groupings}")
+        if self.strict_metric is not None and self.strict_metric not in names:
+            self._fail(f"strict_metric {self.strict_metric!r} is not a declared metric; declared: {', '.join(names)}")
         if self.primary_metric not in names:
             self._fail(f"primary_metric {self.primary_metric!r} is not a declared metric; declared: {', '.join(names)}")
         if self.overlap is None and any(m.needs_grounding for m in self.metrics):

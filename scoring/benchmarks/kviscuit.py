@@ -10,9 +10,10 @@ from pathlib import Path
 
 import numpy as np
 
-from scoring.benchmarks.base import ACCURACY, Benchmark, Grouping, Heatmap, Panel
+from scoring.benchmarks.base import ACCURACY, Benchmark, Grouping, Heatmap, Metric, Panel, Stat
 from scoring.errors import GoldError, LineError
 from scoring.gold import Gold, content_version, group_codes, read_records
+from scoring.harness import doc_hash
 
 CATEGORIES = (
     "Food", "Beverage", "GamePlayPerformance", "Celebrations", "Religion",
@@ -21,6 +22,18 @@ CATEGORIES = (
 CHOICES = "ABCD"  # four textual options
 PAPER_NAMES = {"GamePlayPerformance": "Game", "ArchitecturePlaces": "Architecture"}
 """The paper prints two category labels shorter than the data has them."""
+
+
+STRICT_ACCURACY = Metric(
+    "acc_strict",
+    "Accuracy, official protocol",
+    "share of questions answered right when a response counts only if it is exactly one capital letter "
+    "(the official run_vqa.py rule; answer fields count as given)",
+    Stat.CORRECT_STRICT,
+    Stat.QUESTIONS,
+    short="Acc strict",
+)
+"""The paper's protocol: its rows were scored this way, so a row read leniently is marked beside them."""
 
 
 def _record(rec: dict, where: str) -> dict:
@@ -53,7 +66,7 @@ def load_gold(path: Path) -> Gold:
             "type": group_codes([str(r["question_type"]) for r in records], ["1", "2"]),
             "category": group_codes([r["category"] for r in records], list(CATEGORIES)),
         },
-        extra={"id_": [r["id_"] for r in records]},
+        extra={"id_": [r["id_"] for r in records], "doc_hashes": [doc_hash(q) for q in public_questions(path)]},
         option_texts=[tuple(r["options"]) for r in records],
     )
 
@@ -90,7 +103,7 @@ def load_public_gold(path: Path) -> Gold:
         keys=keys,
         answers=np.full(len(keys), -1, dtype=np.int8),
         groups={},
-        extra={"id_": ids},
+        extra={"id_": ids, "doc_hashes": [doc_hash(r) for r in rows]},
         option_texts=options,
         public=True,
     )
@@ -117,6 +130,42 @@ def read_line(line: dict, gold: Gold, row: int, box_format: str, letter: str | N
     return None
 
 
+MIN_SHIFT_EVIDENCE = 20
+"""Lines a shift must be seen on before the file is called shifted (a few stray ids are line errors)."""
+
+
+def shifted_ids(given: list[tuple[int, object, object]], gold: Gold) -> str | None:
+    """A message when the file's ids are wholly one off the 0-based row index, from public facts
+    only: the ids run 1..n (or -1..n-2) instead of 0..n-1, or the echoed ``id_`` values are those of
+    the row one before (or after) nearly everywhere."""
+    n, ids = gold.size, gold.extra["id_"]
+    keys = [k for _, k, _ in given if type(k) is int]
+    if len(keys) < min(MIN_SHIFT_EVIDENCE, n):
+        return None
+    lo, hi = min(keys), max(keys)
+    echoed = [(line, k, e) for line, k, e in given if type(k) is int and e is not None]
+    for shift in (1, -1):
+        fix = "subtract 1 from" if shift == 1 else "add 1 to"
+        head = (
+            f"every question_id is one {'too high' if shift == 1 else 'too low'}: K-Viscuit's ids are the 0-based "
+            f"row indices 0-{n - 1} of the official file (the order of the dataset's test split)"
+        )
+        if (lo, hi) == (shift, n - 1 + shift) and len(set(keys)) >= n // 2:
+            return f"{head}, and this file's run {lo}-{hi}; {fix} every question_id."
+        if len(echoed) >= min(MIN_SHIFT_EVIDENCE, n):
+            here = sum(1 for _, k, e in echoed if 0 <= k < n and ids[k] == e)
+            there = [(line, k, e) for line, k, e in echoed if 0 <= k - shift < n and ids[k - shift] == e]
+            if len(there) >= 0.9 * len(echoed) and here < 0.5 * len(echoed):
+                line, k, e = next((t for t in there if ids[t[1]] != t[2]), there[0])
+                side = "before" if shift == 1 else "after"
+                example = f"line {line}: question_id {k} with id_ {str(e)[:40]!r}, the id_ of row {k - shift}"
+                return (
+                    f"{head}, and this file's echoed id_ values are those of the row one {side} on "
+                    f"{len(there):,} of {len(echoed):,} lines ({example}); {fix} every question_id."
+                )
+    return None
+
+
 KVISCUIT = Benchmark(
     id="kviscuit",
     name="K-Viscuit",
@@ -140,9 +189,12 @@ KVISCUIT = Benchmark(
         Grouping("category", "Category", CATEGORIES, PAPER_NAMES),
     ),
     choices=CHOICES,
-    metrics=(ACCURACY,),
+    metrics=(ACCURACY, STRICT_ACCURACY),
     primary_metric="acc",
-    overview=(Panel("acc", by="type"), Panel("acc", by="category", overall=False)),
+    strict_metric="acc_strict",
+    shifted_keys=shifted_ids,
+    key_echo="id_",
+    overview=(Panel("acc", by="type"), Panel("acc_strict"), Panel("acc", by="category", overall=False)),
     plots=(Heatmap("type"), Heatmap("category")),
     load_gold=load_gold,
     parse_key=parse_key,

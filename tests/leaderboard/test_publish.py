@@ -85,3 +85,14 @@ def test_the_public_results_load_with_datasets(lb, tmp_path):
     first = datasets.load_dataset(root, next(iter(BENCHMARKS)), split="train", cache_dir=cache)
     assert default.column_names == first.column_names and default.num_rows == first.num_rows > 0
     assert "timestamp" in str(first.features["submitted"])
+
+
+def test_the_published_kviscuit_table_carries_the_strict_protocol(lb):
+    """issue 19: the public dataset (what another board page reads) has the strict-protocol figure
+    per group and the count of lines read leniently, and the card says what they mean."""
+    table = pd.read_parquet(io.BytesIO(lb.store.read("results", layout.public_table("kviscuit", "parquet"))))
+    assert {"overall_acc_strict", "counts_lenient", "overall_acc"} <= set(table.columns)
+    scored = table[table["source"] != "reported in paper"]
+    assert (scored["overall_acc_strict"] <= scored["overall_acc"] + 1e-9).all()
+    card = read_card(lb)
+    assert "`counts_lenient`" in card and "exactly one capital letter" in card

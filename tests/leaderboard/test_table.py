@@ -20,6 +20,7 @@ from store.layout import ResultKey
 from store.records import StoredResult
 from submissions.catalog import SubmissionState
 from submissions.records import SubmissionMeta
+from tests.support.scoring import write_lines
 from tests.support.submissions import write_gold, write_submission
 
 GOLD16 = "g" * 16
@@ -231,3 +232,39 @@ def test_csv_export_round_trips_line_breaks_inside_cells() -> None:
     df = pd.DataFrame({"model": ["a\rb", "c\nd", "=1+1"], "overall.acc": [1.5, float("nan"), 2.0]})
     rows = list(csv.reader(io.StringIO(to_csv_bytes(df).decode(), newline="")))
     assert rows == [["model", "overall.acc"], ["a\rb", "1.5"], ["c\nd", ""], ["'=1+1", "2.0"]]
+
+
+def _kv_rows(tmp_path: Path) -> list[BoardRow]:
+    """A K-Viscuit row read leniently (responses "Image X"), one read strictly and a paper's row."""
+    records = demo.kviscuit_gold(seed=0)
+    gold = load_gold("kviscuit", demo.write_jsonl(tmp_path / "kv.jsonl", records))
+    right = ["ABCD"[r["answer"]] for r in records]
+    lenient = [{"question_id": i, "response": f"Image {a}" if i % 2 else a} for i, a in enumerate(right)]
+    strict = [{"question_id": i, "response": a} for i, a in enumerate(right) if i % 3]
+    rows = []
+    for name, lines in (("Lenient-VLM", lenient), ("Strict-VLM", strict)):
+        result = score_file("kviscuit", gold, write_lines(tmp_path / f"{name}.jsonl", lines))
+        rows.append(BoardRow(name, "T", "open", SCORED_SOURCE, result.to_dict(), "2026-01-01", name))
+    return rows + baseline_rows("kviscuit")[:1]
+
+
+def test_kviscuit_board_shows_the_strict_figure_and_how_many_lines_were_read_leniently(tmp_path: Path) -> None:
+    """issue 19: the lenient row ranks first (100) among rows scored by the exact-letter rule;
+    the overview and the published table say what that rule gives and how many lines it refused."""
+    df = frame("kviscuit", _kv_rows(tmp_path), "overall").set_index("model")
+    assert df.loc["Lenient-VLM", "overall.acc"] == 100.0
+    assert df.loc["Lenient-VLM", "overall.acc_strict"] == pytest.approx(100 * 329 / 657)
+    assert df.loc["Lenient-VLM", "counts.lenient"] == 328
+    assert df.loc["Strict-VLM", "overall.acc_strict"] == df.loc["Strict-VLM", "overall.acc"]
+    assert df.loc["Strict-VLM", "counts.lenient"] == 0
+    paper = df.loc[baseline_rows("kviscuit")[0].model]
+    assert math.isnan(paper["counts.lenient"])
+    headers = [c.header for c in columns(get_benchmark("kviscuit"), "overall")]
+    assert headers.index("Acc strict") + 1 == headers.index("Read leniently")
+    every = frame("kviscuit", _kv_rows(tmp_path), "all")
+    assert {"overall.acc_strict", "counts.lenient"} <= set(every.columns)
+
+
+def test_scb_has_no_strict_columns() -> None:
+    keys = {c.key for c in export_columns(get_benchmark("scb"))}
+    assert not {k for k in keys if "strict" in k or "lenient" in k}

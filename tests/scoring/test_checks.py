@@ -238,3 +238,37 @@ def test_offline_validator_gives_the_servers_codes(paths, records, tmp_path):
     missing = str(paths[0].parent / "none.jsonl")
     broken = run_cli("validate", "--benchmark", "scb", "--questions", missing, "--predictions", str(path))
     assert broken.returncode == 1 and "question list" in broken.stderr
+
+
+def test_the_result_carries_the_official_protocols_accuracy_beside_the_lenient_one(tmp_path):
+    """issue 19: a K-Viscuit row read leniently ranks among the paper's strict-protocol rows, so
+    the record says what the official run_vqa.py rule (exactly one capital letter) gives, overall
+    and per group; an answer field counts as given (it is the team's own letter)."""
+    rows = demo.kviscuit_gold(seed=0)[:8]
+    gold = scoring.load_gold("kviscuit", demo.write_jsonl(tmp_path / "kv.jsonl", rows))
+    right = ["ABCD"[r["answer"]] for r in rows]
+    lines = [
+        {"question_id": 0, "response": right[0]},  # strict, right
+        {"question_id": 1, "response": f"Image {right[1]}"},  # lenient, right
+        {"question_id": 2, "response": f"{right[2]}\n\nExplanation: it is."},  # lenient, right
+        {"question_id": 3, "answer": right[3].lower()},  # an answer field: as given, right
+        {"question_id": 4, "response": "ABCD"[(rows[4]["answer"] + 1) % 4]},  # strict, wrong
+        {"question_id": 5, "response": "잘 모르겠습니다."},  # unparsed
+    ]
+    result = scoring.score_file("kviscuit", gold, write_lines(tmp_path / "s.jsonl", lines))
+    assert result.counts["lenient"] == 2
+    assert result.overall["acc"] == pytest.approx(100 * 4 / 8)
+    assert result.overall["acc_strict"] == pytest.approx(100 * 2 / 8)
+    for label, stats in result.groups["type"].items():
+        members = [i for i, r in enumerate(rows) if str(r["question_type"]) == label]
+        strict_right = [i for i in members if i in (0, 3)]
+        assert stats["acc_strict"] == pytest.approx(100 * len(strict_right) / len(members))
+    answers_only = scoring.score_file(
+        "kviscuit", gold, write_lines(tmp_path / "a.jsonl", [{"question_id": 0, "answer": right[0]}])
+    )
+    assert answers_only.overall["acc_strict"] == answers_only.overall["acc"]
+
+
+def test_only_a_benchmark_with_a_strict_protocol_carries_the_strict_figure(golds, tmp_path):
+    assert scoring.get_benchmark("scb").strict_metric is None
+    assert scoring.get_benchmark("kviscuit").strict_metric == "acc_strict"

@@ -135,3 +135,17 @@ def test_mobile_layout_keeps_the_board_and_the_scatter_usable(browser, server):
     page.locator("#scb-table").scroll_into_view_if_needed()
     shot(page, "mobile-board")
     context.close()
+
+
+def test_kviscuit_board_shows_the_strict_figure_and_marks_rows_read_leniently(desktop, server):
+    """issue 19: a demo row whose file has responses ("The answer is (B).") is read leniently; the
+    board shows Acc strict and Read leniently beside Acc, and marks the row after its name."""
+    page = open_page(desktop, f"{server.url}/?bench=kviscuit", "#kviscuit-table [role=row] >> text=reported in paper")
+    table = page.locator("#kviscuit-table")
+    assert table.get_by_text("Acc strict", exact=True).count() >= 1
+    assert table.get_by_text("Read leniently", exact=True).count() >= 1
+    marks = table.locator(".lenient-mark")
+    assert marks.count() >= 1
+    assert "responses read by rules looser" in marks.first.get_attribute("title")
+    shot(page, "board-kviscuit-strict")
+    page.close()

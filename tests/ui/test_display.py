@@ -180,3 +180,29 @@ def test_group_legend_lists_groups():
     assert "Accuracy" in legend and "mIoU" in legend
     assert display.summary_text(16, 3, 3178) == "Showing 3 of 16 rows · gold: 3,178 questions."
     assert isinstance(pd.DataFrame(), pd.DataFrame)
+
+
+def test_a_kviscuit_result_read_leniently_says_what_the_official_protocol_gives():
+    counts = {"questions": 657, "submitted": 657, "missing": 0, "unparsed": 3, "lenient": 296}
+    overall = {"questions": 657, "acc": 76.1, "acc_ci": [73.0, 79.0], "acc_strict": 41.55}
+    answer = {"status": "scored", "message": "Scored.", "result": {"counts": counts, "overall": overall}}
+    md = display.result_markdown(answer, KV)
+    assert "read leniently: 296" in md and "Accuracy, official protocol" in md and "41.55" in md
+    strict_only = dict(answer, result={"counts": {**counts, "lenient": 0}, "overall": overall})
+    assert "looser" not in display.result_markdown(strict_only, KV)
+
+
+def test_the_board_marks_a_kviscuit_row_read_leniently():
+    figures = {"overall": {"acc": 76.1, "acc_strict": 41.55}, "counts": {"lenient": 296}}
+    rows = [
+        BoardRow("Lenient", "t", "open", "scored here", figures, submitted_at="2026-01-01"),
+        BoardRow(
+            "Strict", "t", "open", "scored here", {**figures, "counts": {"lenient": 0}}, submitted_at="2026-01-02"
+        ),
+    ]
+    value = display.table_value(frame("kviscuit", rows, "overall"), KV, "overall")
+    model = value["headers"].index("Model")
+    shown = {row[model].split(" <span")[0]: row[model] for row in value["metadata"]["display_value"]}
+    assert display.LENIENT_MARK in shown["Lenient"] and "296 responses" in shown["Lenient"]
+    assert display.LENIENT_MARK not in shown["Strict"]
+    assert "Acc strict" in value["headers"] and "Read leniently" in value["headers"]

@@ -1,0 +1,486 @@
+"""Files as evaluation harnesses write them, and whole-file shapes that are not JSON Lines.
+
+A submission is JSON Lines of our line records (SPEC). Teams also hold what their harness wrote,
+and often a table or a JSON document made by hand; before validation, :func:`as_submission`
+recognises the file's shape from its first bytes and either returns it unchanged (our JSON
+Lines), converts it into our line records (then validated like any file), or refuses it with one
+message that names what it is and what to do, instead of one error per line:
+
+- **lmms-eval samples** (``samples_<task>.jsonl`` of ``--log_samples``, with or without
+  ``--predict_only``): v0.3 lines carry ``doc``, ``arguments``, ``resps`` (a list of lists) and
+  ``filtered_resps`` (a list); v0.4+ lines drop ``doc`` and ``arguments``, flatten
+  ``filtered_resps`` to the text and drop ``resps`` when equal (lmms_eval/evaluator.py and
+  loggers/evaluation_tracker.py ``save_results_samples``). ``doc_id`` is the position in the
+  task's documents, which for our tasks is the published question order; the response is
+  ``filtered_resps``, else ``resps``. Where a v0.3 ``doc`` names the question (``id_``,
+  ``question_id``) it is checked; where ``input`` (the prompt) is there and the benchmark's
+  options are text, a prompt showing the neighbouring row's four options instead of its own is
+  mapped wrongly (most lines so: one error, a shifted file). Positions counted from 1 are one error.
+  SCB's two stages in one file: the stage-1 file, then the stage-2 file (``cat stage1 stage2``);
+  a ``doc_id``'s second line is its stage-2 response (``grounding_response``). lmms-eval's
+  ``doc_hash`` hashes the task's whole document: where the gold keeps the hashes of its published
+  records (K-Viscuit), a hash of another question is an error (most lines so: one error, a shifted
+  order); a hash of no published record (a task on the official dataset, images included) says
+  nothing. One hash on two ``doc_id`` of one stage is an error.
+- **VLMEvalKit predictions** (``<model>_<dataset>.xlsx``, or ``.tsv`` / ``.json`` under
+  ``PRED_FORMAT``; vlmeval/inference.py writes the dataset's rows without ``image`` and with
+  ``prediction``): ``index`` is the position in the published order, ``prediction`` the response;
+  option columns ``A``-``D``, where the options are text, are checked as the prompts are.
+- **Our records in another container**: a JSON array of line objects, a CSV or TSV with a
+  ``question_id`` column (cells that hold JSON, e.g. a box, are read as JSON): read as lines.
+- Anything else that is clearly not JSON Lines (a JSON document, a table or workbook without the
+  columns above, lmms-eval's results file): one ``file_shape`` issue.
+
+The published order is the gold's key order, which is the public question list's order (SCB:
+sorted by ``question_id``; K-Viscuit: the official row order), fixed per gold version. Reading
+``.xlsx`` needs openpyxl (an optional import: the scoring library stays light); TSV, CSV and
+JSON need only the standard library. Pure: bytes in, bytes out.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import zipfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from scoring.benchmarks.base import Benchmark
+from scoring.gold import Gold
+
+HEAD_BYTES = 64 * 1024
+MAX_UNZIPPED = 256 * 1024 * 1024
+"""A workbook may unpack to this much at most (a zip bomb is refused before openpyxl opens it)."""
+LMMS_RESPONSE_FIELDS = ("filtered_resps", "resps")
+
+
+def doc_hash(record: dict) -> str:
+    """lmms-eval's ``doc_hash`` of a document (evaluator.py: sha256 of ``json.dumps(doc, indent=2,
+    ensure_ascii=False)``): what a sample of a task whose documents are the public question list's
+    records carries. A benchmark's gold may keep these of its published records (``extra["doc_hashes"]``)."""
+    return hashlib.sha256(json.dumps(record, indent=2, ensure_ascii=False).encode("utf-8")).hexdigest()
+
+
+class ShapeError(ValueError):
+    """The whole file has a shape the site does not read: one message, what it is and what to do."""
+
+    code = "file_shape"
+
+
+@dataclass(frozen=True)
+class Converted:
+    """A file turned into our line records: what it was, the lines (JSON Lines bytes), the record
+    (1-based: a line, or a table row after the header) each line came from, and the records that
+    could not become a line, as ``(record, code, message)``."""
+
+    kind: str
+    data: bytes
+    origin: tuple[int, ...] = ()
+    issues: tuple[tuple[int, str, str], ...] = ()
+
+    def record(self, line: int) -> int:
+        """The record a line of :attr:`data` came from (issues name records, not converted lines)."""
+        return self.origin[line - 1] if 0 < line <= len(self.origin) else line
+
+
+def as_submission(
+    bench: Benchmark, gold: Gold, source: str | Path | bytes, max_bytes: int
+) -> str | Path | bytes | Converted:
+    """``source`` unchanged when it is (or may be) our JSON Lines, else its :class:`Converted`
+    lines; raises ShapeError for a shape it recognises and cannot read."""
+    head = _head(source)
+    if head.startswith(b"PK\x03\x04"):
+        return _from_rows(bench, gold, "an Excel workbook (.xlsx)", _xlsx_rows(_whole(source, max_bytes)))
+    text = head.decode("utf-8", "replace").lstrip("\ufeff \t\r\n")
+    first = text.split("\n", 1)[0].strip()
+    if text.startswith("["):
+        document = _json_document(source, max_bytes)
+        if document is not None:
+            return _from_document(bench, gold, document)
+        return source
+    if text.startswith("{"):
+        if "\n" not in text and len(head) == HEAD_BYTES:
+            return source  # a first line longer than the head: JSON Lines (a polygon line), as ever
+        line = _json_line(first)
+        if line is None:  # not one object a line: perhaps one pretty-printed document
+            document = _json_document(source, max_bytes)
+            if document is not None:
+                return _from_document(bench, gold, document)
+            return source
+        if isinstance(line, dict) and bench.key_field not in line:
+            if "doc_id" in line and any(f in line for f in LMMS_RESPONSE_FIELDS):
+                return _lmms(bench, gold, _whole(source, max_bytes))
+            if "index" in line and "prediction" in line:
+                return _from_records(bench, gold, "VLMEvalKit predictions (JSON Lines)", _json_lines(source, max_bytes))
+        return source
+    if "\t" in first or "," in first:
+        return _from_table(bench, gold, _whole(source, max_bytes), "\t" if "\t" in first else ",")
+    return source
+
+
+# ------------------------------------------------------------------ reading the container
+
+
+def _head(source: str | Path | bytes) -> bytes:
+    if isinstance(source, bytes):
+        return source[:HEAD_BYTES]
+    with open(source, "rb") as f:
+        return f.read(HEAD_BYTES)
+
+
+def _whole(source: str | Path | bytes, max_bytes: int) -> bytes:
+    data = source if isinstance(source, bytes) else Path(source).read_bytes()
+    if len(data) > max_bytes:
+        raise ShapeError(f"file is {len(data):,} bytes; the limit is {max_bytes:,}")
+    return data
+
+
+def _json_line(text: str) -> object | None:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def _json_document(source: str | Path | bytes, max_bytes: int) -> object | None:
+    """The file as one JSON value, or None when it is not one (then it is read as JSON Lines)."""
+    try:
+        return json.loads(_whole(source, max_bytes).decode("utf-8-sig"))
+    except (ValueError, RecursionError):
+        return None
+
+
+def _json_lines(source: str | Path | bytes, max_bytes: int) -> list[object]:
+    out = []
+    for n, raw in enumerate(_whole(source, max_bytes).decode("utf-8-sig", "replace").splitlines(), 1):
+        if raw.strip():
+            value = _json_line(raw)
+            if not isinstance(value, dict):
+                raise ShapeError(f"line {n} of these VLMEvalKit predictions is not a JSON object")
+            out.append(value)
+    return out
+
+
+def _xlsx_rows(data: bytes) -> list[dict]:
+    try:
+        import openpyxl  # optional: only Excel workbooks need it
+    except ImportError:
+        raise ShapeError(
+            "this is an Excel workbook (.xlsx); reading it needs openpyxl here (pip install openpyxl), "
+            "or save it as TSV (VLMEvalKit: PRED_FORMAT=tsv) and send that"
+        ) from None
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as z:
+            if sum(i.file_size for i in z.infolist()) > MAX_UNZIPPED:
+                raise ShapeError(f"this workbook unpacks to more than {MAX_UNZIPPED:,} bytes")
+        book = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
+        rows = list(book.worksheets[0].iter_rows(values_only=True))
+    except ShapeError:
+        raise
+    except Exception as e:  # a broken workbook: openpyxl raises many kinds
+        raise ShapeError(f"this looks like an Excel workbook but cannot be read: {str(e)[:120]}") from None
+    if not rows:
+        raise ShapeError("this Excel workbook's first sheet is empty")
+    header = ["" if h is None else str(h) for h in rows[0]]
+    return [
+        {h: v for h, v in zip(header, row, strict=False) if h} for row in rows[1:] if any(v is not None for v in row)
+    ]
+
+
+def _from_table(bench: Benchmark, gold: Gold, data: bytes, delimiter: str) -> Converted:
+    what = "a TSV table" if delimiter == "\t" else "a CSV table"
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise ShapeError(f"this is {what}, but not UTF-8 (byte {e.start + 1}); save it as UTF-8") from None
+    csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))  # process-wide: only ever raised
+    reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=delimiter)
+    try:
+        rows = [dict(r) for r in reader]
+    except csv.Error as e:
+        raise ShapeError(f"this is {what} that cannot be read: {e}") from None
+    return _from_rows(bench, gold, what, rows, header=reader.fieldnames or [])
+
+
+def _from_document(bench: Benchmark, gold: Gold, document: object) -> Converted:
+    if isinstance(document, list) and document and all(isinstance(r, dict) for r in document):
+        return _from_records(bench, gold, "a JSON array", document)
+    if isinstance(document, dict) and "results" in document and ("configs" in document or "versions" in document):
+        raise ShapeError(
+            "this is lmms-eval's results file (aggregate figures only); send the samples_<task>.jsonl "
+            "that lmms-eval writes beside it with --log_samples (add --predict_only for a hidden-gold task)"
+        )
+    kind = "one JSON object" if isinstance(document, dict) else "one JSON value"
+    raise ShapeError(
+        f"the file is {kind}, not JSON Lines: write one prediction object per line, e.g. "
+        f'{{"{bench.key_field}": ..., "answer": "{bench.choices[0]}"}}'
+    )
+
+
+def _from_rows(bench: Benchmark, gold: Gold, what: str, rows: list[dict], header: Sequence[str] = ()) -> Converted:
+    columns = list(header) or list(rows[0]) if rows else list(header)
+    if "index" in columns and "prediction" in columns and bench.key_field not in columns:
+        return _vlmevalkit(bench, gold, f"VLMEvalKit predictions ({what})", rows)
+    if bench.key_field in columns:
+        return _converted(what, [(k, _cells_as_json(r)) for k, r in enumerate(rows, 1)])
+    shown = ", ".join(repr(c) for c in columns[:12]) or "none"
+    raise ShapeError(
+        f"this is {what} with columns {shown}: the site reads JSON Lines (one object a line with "
+        f"{bench.key_field!r} and 'answer' or 'response'), a table with those columns, or VLMEvalKit's "
+        "predictions (columns 'index' and 'prediction'); convert it to one of them"
+    )
+
+
+def _from_records(bench: Benchmark, gold: Gold, what: str, rows: list[dict]) -> Converted:
+    if rows and all(bench.key_field in r for r in rows):
+        return _converted(what, list(enumerate(rows, 1)))
+    if rows and "index" in rows[0] and "prediction" in rows[0]:
+        return _vlmevalkit(
+            bench, gold, what if what.startswith("VLMEvalKit") else f"VLMEvalKit predictions ({what})", rows
+        )
+    keys = ", ".join(repr(k) for k in list(rows[0])[:12]) if rows else "none"
+    raise ShapeError(
+        f"this is {what} of objects with fields {keys}: write one prediction object per line (JSON Lines) "
+        f"with {bench.key_field!r} and 'answer' or 'response'"
+    )
+
+
+def _converted(what: str, lines: list[tuple[int, dict]], issues: Iterable[tuple[int, str, str]] = ()) -> Converted:
+    data = b"".join(json.dumps(r, ensure_ascii=False, allow_nan=True).encode("utf-8") + b"\n" for _, r in lines)
+    return Converted(what, data, tuple(k for k, _ in lines), tuple(issues))
+
+
+def _cells_as_json(row: dict) -> dict:
+    """A table row as a line: empty cells dropped, cells holding JSON (a box, a list) decoded."""
+    out = {}
+    for k, v in row.items():
+        if k is None or v is None or v == "":
+            continue
+        if isinstance(v, str) and v[:1] in "[{":
+            decoded = _json_line(v)
+            v = decoded if decoded is not None else v
+        out[k] = v
+    return out
+
+
+# ------------------------------------------------------------------ positions -> questions
+
+
+def _position(value: object, size: int, name: str) -> int | str:
+    """The 0-based position ``value`` names, or the message saying why it names none."""
+    number = value
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        number = int(value.strip())
+    elif isinstance(value, float) and value.is_integer():
+        number = int(value)
+    if type(number) is not int:
+        return f"{name} {str(value)[:40]!r} is not a position (a whole number)"
+    if not 0 <= number < size:
+        return f"{name} {number} is outside the published question order (0-{size - 1})"
+    return number
+
+
+def _options_shown(text: str, options: Sequence[str]) -> bool:
+    folded = " ".join(text.casefold().split())
+    return all(" ".join(str(o).casefold().split()) in folded for o in options)
+
+
+@dataclass
+class _Lines:
+    """Lines being built from a harness file's records, with the prompt each one showed."""
+
+    bench: Benchmark
+    gold: Gold
+    what: str
+    lines: dict[int, tuple[int, dict]]  # position -> (record, line)
+    issues: list[tuple[int, str, str]]
+    shown: dict[int, str]  # position -> the prompt or option cells its record showed
+
+    past_end: int = 0  # records whose position is exactly the question count (a 1-based file's last)
+    hashed_right: int = 0  # records whose doc_hash is their own published question's
+    hashed_wrong: list[tuple[int, int, int]] = field(default_factory=list)  # (record, position, hash's position)
+
+    def refuse(self, record: int, code: str, message: str) -> None:
+        self.issues.append((record, code, message))
+
+    def position(self, record: int, value: object, name: str) -> int | None:
+        """The position a record names, or None (refused, saying why)."""
+        position = _position(value, self.gold.size, name)
+        if isinstance(position, str):
+            self.past_end += position.startswith(f"{name} {self.gold.size} ")
+            self.refuse(record, "harness_position", position)
+            return None
+        return position
+
+    def converted(self) -> Converted:
+        """The lines, after checking what they showed against the rows their positions name."""
+        n = self.gold.size
+        if self.past_end and 0 not in self.lines and len(self.lines) >= n // 2:
+            raise ShapeError(
+                f"these {self.what} count positions from 1 (they run to {n}, and none is 0): positions are 0-based, "
+                f"0-{n - 1}, in the published question order; subtract 1 from every one"
+            )
+        self._check_hashes()
+        self._check_options()
+        ordered = sorted(self.lines.values(), key=lambda t: t[0])
+        return _converted(self.what, ordered, sorted(self.issues))
+
+    def hash_of(self, record: int, position: int, digest: object) -> bool:
+        """Whether a record's ``doc_hash`` leaves it be: a hash of another published question is noted
+        (:meth:`_check_hashes`); one of no published question says nothing (the task's documents
+        are not the list's records, e.g. the official dataset with its images)."""
+        hashes = self.gold.extra.get("doc_hashes")
+        if not isinstance(digest, str) or not hashes:
+            return True
+        named = self.gold.derived("doc_hash_positions", lambda g: {h: p for p, h in enumerate(g.extra["doc_hashes"])})
+        other = named.get(digest)
+        if other is None or other == position:
+            self.hashed_right += other == position
+            return True
+        self.hashed_wrong.append((record, position, other))
+        return False
+
+    def _check_hashes(self) -> None:
+        if not self.hashed_wrong:
+            return
+        if len(self.hashed_wrong) > (self.hashed_right + len(self.hashed_wrong)) // 2:
+            record, position, other = self.hashed_wrong[0]
+            raise ShapeError(
+                f"these {self.what} are not in the published question order: on {len(self.hashed_wrong):,} of "
+                f"{self.hashed_right + len(self.hashed_wrong):,} records doc_hash is the hash of another question "
+                f"(record {record}: doc_id {position} has the doc_hash of the question at position {other}); "
+                "doc_id must be the position in the public question list, from 0"
+            )
+        for record, position, other in self.hashed_wrong:
+            self.refuse(
+                record, "harness_doc_hash", f"doc_id {position} has the doc_hash of the question at position {other}"
+            )
+
+    def _check_options(self) -> None:
+        """Where a record showed options (its prompt, or VLMEvalKit's A-D cells) and the benchmark's
+        options are text, a record showing its neighbour row's options instead of its own is
+        mapped wrongly: most records so is one error (a shifted order), a few are line errors.
+        A record showing neither (a prompt without the options) says nothing."""
+        texts = self.gold.option_texts
+        if texts is None or not self.shown:
+            return
+        n = self.gold.size
+        right, wrong = 0, []
+        for p, text in self.shown.items():
+            if _options_shown(text, texts[p]):
+                right += 1
+            elif any(0 <= q < n and texts[q] != texts[p] and _options_shown(text, texts[q]) for q in (p - 1, p + 1)):
+                wrong.append(p)
+        if not wrong:
+            return
+        if len(wrong) > (right + len(wrong)) // 2:
+            p = min(wrong, key=lambda q: self.lines[q][0])
+            raise ShapeError(
+                f"these {self.what} are not in the published question order: on {len(wrong):,} of "
+                f"{right + len(wrong):,} records the prompt or option columns show the options of the question "
+                f"next to the one at that position (record {self.lines[p][0]}, position {p}); positions must "
+                "follow the public question list, row by row, from 0"
+            )
+        for p in wrong:
+            record, _ = self.lines.pop(p)
+            self.refuse(
+                record, "harness_options", f"it shows the options of a neighbour of question {self.gold.keys[p]!r}"
+            )
+
+
+def _vlmevalkit(bench: Benchmark, gold: Gold, what: str, rows: list[dict]) -> Converted:
+    out = _Lines(bench, gold, what, {}, [], {})
+    for record, row in enumerate(rows, 1):
+        position = out.position(record, row.get("index"), "index")
+        if position is None:
+            continue
+        if position in out.lines:
+            out.refuse(
+                record, "duplicate_question_id", f"index {position} already given in record {out.lines[position][0]}"
+            )
+            continue
+        prediction = row.get("prediction")
+        missing = prediction is None or (isinstance(prediction, float) and prediction != prediction)
+        out.lines[position] = (
+            record,
+            {bench.key_field: gold.keys[position], "response": "" if missing else str(prediction)},
+        )
+        options = [row.get(letter) for letter in bench.choices]
+        if all(o is not None for o in options):
+            out.shown[position] = " ".join(str(o) for o in options)
+    return out.converted()
+
+
+# ------------------------------------------------------------------ lmms-eval samples
+
+
+def _response(value: object) -> str | None:
+    """The first text of a (possibly nested) ``filtered_resps`` / ``resps`` value."""
+    while isinstance(value, list) and value:
+        value = value[0]
+    return value if isinstance(value, str) else None
+
+
+def _lmms(bench: Benchmark, gold: Gold, data: bytes) -> Converted:
+    out = _Lines(bench, gold, "lmms-eval samples", {}, [], {})
+    stages: dict[int, int] = {}
+    hashes: dict[tuple[int, str], int] = {}
+    record = 0
+    for raw in data.decode("utf-8-sig", "replace").splitlines():
+        if not raw.strip():
+            continue
+        record += 1
+        sample = _json_line(raw)
+        if not isinstance(sample, dict) or "doc_id" not in sample:
+            out.refuse(record, "harness_sample", "not an lmms-eval sample (a JSON object with doc_id)")
+            continue
+        _lmms_sample(out, record, sample, stages, hashes)
+    if any(stage == 2 for stage in stages.values()) and "grounding_response" not in bench.prediction_fields:
+        raise ShapeError(
+            "these lmms-eval samples give some doc_id twice (a stage-2 file after the stage-1 file), "
+            f"and {bench.name} reads no stage-2 text (grounding_response) here"
+        )
+    return out.converted()
+
+
+def _lmms_sample(out: _Lines, record: int, sample: dict, stages: dict[int, int], hashes: dict) -> None:
+    bench, gold = out.bench, out.gold
+    position = out.position(record, sample["doc_id"], "doc_id")
+    if position is None:
+        return
+    response = next((r for f in LMMS_RESPONSE_FIELDS if (r := _response(sample.get(f))) is not None), None)
+    if response is None:
+        out.refuse(record, "bad_response", f"doc_id {position}: no text in filtered_resps or resps")
+        return
+    stage = stages[position] = stages.get(position, 0) + 1
+    if stage > (2 if bench.grounding else 1):
+        first = out.lines[position][0] if position in out.lines else record
+        out.refuse(record, "duplicate_question_id", f"doc_id {position} already given in record {first}")
+        return
+    digest = sample.get("doc_hash")
+    if stage == 1 and not out.hash_of(record, position, digest):
+        return
+    if isinstance(digest, str) and hashes.setdefault((stage, digest), position) != position:
+        other = hashes[(stage, digest)]
+        out.refuse(record, "harness_doc_hash", f"doc_id {position} has the doc_hash of doc_id {other}")
+        return
+    if stage == 2:  # SCB: the stage-2 file follows the stage-1 file
+        if position in out.lines:
+            out.lines[position][1]["grounding_response"] = response
+        return
+    line: dict = {bench.key_field: gold.keys[position], "response": response}
+    doc = sample.get("doc")
+    if isinstance(doc, dict):
+        named = doc.get(bench.key_field)
+        if named is not None and str(named) != str(gold.keys[position]):
+            key = gold.keys[position]
+            out.refuse(record, "harness_doc", f"doc_id {position} is question {key!r} here, but its doc is {named!r}")
+            return
+        if bench.key_echo and doc.get(bench.key_echo) is not None:
+            line[bench.key_echo] = doc[bench.key_echo]
+    out.lines[position] = (record, line)
+    if isinstance(sample.get("input"), str):
+        out.shown[position] = sample["input"]

@@ -1,0 +1,412 @@
+"""Harness files read as they are (issue 23) and whole-file shapes named once (issue 22).
+
+lmms-eval samples (v0.3 and v0.4+ shapes, as lmms_eval/evaluator.py builds a sample and
+loggers/evaluation_tracker.py ``save_results_samples`` writes it) and VLMEvalKit predictions
+(TSV, JSON, xlsx: vlmeval/inference.py's dataset rows without ``image``, with ``prediction``;
+vlmeval/smp/file.py ``dump``) of K-Viscuit (the official annotations) and SCB (the synthetic
+gold) score exactly as the same responses in our JSON Lines.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+import scoring
+from scoring import harness
+from scoring.benchmarks.kviscuit import public_questions as kv_public
+from scoring.benchmarks.scb import public_questions as scb_public
+from tests.support.scoring import REAL_KVISCUIT, SYNTHETIC_SCB, write_lines
+
+PHRASINGS = (
+    "{}",
+    "Image {}",
+    "The answer is ({}).",
+    "{}\n\nExplanation: the image shows it.",
+    "**{}**",
+    "I cannot tell.",
+)
+
+
+def _questions(bench: str) -> list[dict]:
+    path = REAL_KVISCUIT if bench == "kviscuit" else SYNTHETIC_SCB
+    if not path.is_file():
+        pytest.skip(f"shared data not found at {path}")
+    return kv_public(path) if bench == "kviscuit" else scb_public(path)
+
+
+@pytest.fixture(scope="module")
+def scb_gold() -> scoring.Gold:
+    if not SYNTHETIC_SCB.is_file():
+        pytest.skip(f"synthetic SCB gold not found at {SYNTHETIC_SCB}")
+    return scoring.load_gold("scb", SYNTHETIC_SCB)
+
+
+def _responses(questions: list[dict]) -> list[str]:
+    """A model's raw texts: every phrasing in turn, letters cycling (some right, some wrong)."""
+    return [PHRASINGS[k % len(PHRASINGS)].format("ABCD"[(k * 7) % 4]) for k in range(len(questions))]
+
+
+def _ours(questions: list[dict], responses: list[str]) -> list[dict]:
+    return [{"question_id": q["question_id"], "response": r} for q, r in zip(questions, responses, strict=True)]
+
+
+def _prompt(q: dict) -> str:
+    """The K-Viscuit prompt of run_vqa.py (options indented), as a task's doc_to_text would build it."""
+    options = "".join(f"\n    {letter}. {o}" for letter, o in zip("ABCD", q.get("options") or [], strict=False))
+    return f"{q.get('question', '')}{options}\n    Answer with the option's letter from the given choices directly."
+
+
+def _doc_hash(doc: dict) -> str:
+    return hashlib.sha256(json.dumps(doc, indent=2, ensure_ascii=False).encode()).hexdigest()
+
+
+def lmms_v04(questions: list[dict], responses: list[str], shift: int = 0) -> list[dict]:
+    """v0.4+: no doc or arguments, filtered_resps flattened to the text, resps dropped when equal."""
+    return [
+        {
+            "doc_id": k + shift, "target": "", "filtered_resps": r, "token_counts": [None],
+            "doc_hash": _doc_hash(q), "input": _prompt(q), "kviscuit_acc": "bypass",
+        }
+        for k, (q, r) in enumerate(zip(questions, responses, strict=True))
+    ]  # fmt: skip
+
+
+def lmms_v03(questions: list[dict], responses: list[str]) -> list[dict]:
+    """v0.3: doc kept (non-media fields), arguments as generation kwargs, resps a list of lists."""
+    return [
+        {
+            "doc_id": k, "doc": q, "target": "", "arguments": {"gen_args_0": {"arg_0": _prompt(q), "arg_1": {}}},
+            "resps": [[r]], "filtered_resps": [r], "doc_hash": _doc_hash(q), "prompt_hash": "x", "target_hash": "y",
+            "input": _prompt(q),
+        }
+        for k, (q, r) in enumerate(zip(questions, responses, strict=True))
+    ]  # fmt: skip
+
+
+def vlmevalkit_rows(questions: list[dict], responses: list[str]) -> list[dict]:
+    """A custom-MCQ TSV's rows (index = position in the published order), image dropped, prediction added."""
+    rows = []
+    for k, (q, r) in enumerate(zip(questions, responses, strict=True)):
+        row = {"index": k, "question": q.get("question", "")}
+        if q.get("options") and isinstance(q["options"][0], str):
+            row |= dict(zip("ABCD", q["options"], strict=True))
+        rows.append(row | {"category": q.get("category", ""), "prediction": r})
+    return rows
+
+
+def write_tsv(path: Path, rows: list[dict]) -> Path:
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=list(rows[0]), delimiter="\t", quoting=csv.QUOTE_ALL)
+    writer.writeheader()
+    writer.writerows(rows)
+    path.write_text(buf.getvalue(), encoding="utf-8")
+    return path
+
+
+def write_xlsx(path: Path, rows: list[dict]) -> Path:
+    openpyxl = pytest.importorskip("openpyxl")
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.append(list(rows[0]))
+    for row in rows:
+        sheet.append(list(row.values()))
+    book.save(path)
+    return path
+
+
+def _same(bench: str, gold: scoring.Gold, ours: Path, theirs: Path) -> scoring.ResultRecord:
+    expected = scoring.score_file(bench, gold, ours)
+    got = scoring.score_file(bench, gold, theirs)
+    assert got.to_dict() == expected.to_dict()
+    assert got.unparsed_lines == expected.unparsed_lines  # records and lines coincide in these files
+    return got
+
+
+@pytest.mark.parametrize("shape", ["lmms-v0.4", "lmms-v0.3", "vlmevalkit-tsv", "vlmevalkit-json", "vlmevalkit-xlsx"])
+def test_kviscuit_harness_files_score_as_our_jsonl(shape, kviscuit_real_gold, tmp_path):
+    questions = _questions("kviscuit")
+    responses = _responses(questions)
+    ours = write_lines(tmp_path / "ours.jsonl", _ours(questions, responses))
+    if shape == "lmms-v0.4":
+        theirs = write_lines(tmp_path / "samples_kviscuit.jsonl", lmms_v04(questions, responses))
+    elif shape == "lmms-v0.3":
+        theirs = write_lines(tmp_path / "samples_kviscuit.jsonl", lmms_v03(questions, responses))
+    elif shape == "vlmevalkit-tsv":
+        theirs = write_tsv(tmp_path / "M_KViscuit.tsv", vlmevalkit_rows(questions, responses))
+    elif shape == "vlmevalkit-json":
+        theirs = tmp_path / "M_KViscuit.json"
+        theirs.write_text(json.dumps(vlmevalkit_rows(questions, responses), indent=4, ensure_ascii=False))
+    else:
+        theirs = write_xlsx(tmp_path / "M_KViscuit.xlsx", vlmevalkit_rows(questions, responses))
+    result = _same("kviscuit", kviscuit_real_gold, ours, theirs)
+    assert result.counts["lenient"] > 0 and result.counts["unparsed"] == len(questions) // len(PHRASINGS)
+
+
+@pytest.mark.parametrize("shape", ["lmms-v0.4", "vlmevalkit-tsv", "vlmevalkit-xlsx"])
+def test_scb_harness_files_score_as_our_jsonl(shape, scb_gold, tmp_path):
+    questions = _questions("scb")
+    responses = _responses(questions)
+    ours = write_lines(tmp_path / "ours.jsonl", _ours(questions, responses))
+    if shape == "lmms-v0.4":
+        theirs = write_lines(tmp_path / "samples_scb_stage1.jsonl", lmms_v04(questions, responses))
+    elif shape == "vlmevalkit-tsv":
+        theirs = write_tsv(tmp_path / "M_SCB.tsv", vlmevalkit_rows(questions, responses))
+    else:
+        theirs = write_xlsx(tmp_path / "M_SCB.xlsx", vlmevalkit_rows(questions, responses))
+    result = _same("scb", scb_gold, ours, theirs)
+    assert result.overall["miou"] is None  # stage 1 only
+
+
+def test_the_published_order_is_the_gold_key_order(scb_gold, kviscuit_real_gold):
+    assert [q["question_id"] for q in _questions("scb")] == scb_gold.keys
+    assert [q["question_id"] for q in _questions("kviscuit")] == kviscuit_real_gold.keys
+
+
+def test_scb_stage_two_after_stage_one_needs_a_grounding_reader(scb_gold, tmp_path):
+    """The merged SCB file (cat stage1 stage2) gives a doc_id twice; until the scorer reads
+    grounding_response, that is one clear message, not a silent loss of every box."""
+    questions = _questions("scb")[:50]
+    stage1 = lmms_v04(questions, ["A"] * 50)
+    stage2 = lmms_v04(questions, ['[{"bbox_2d": [1, 2, 30, 40]}]'] * 50)
+    path = write_lines(tmp_path / "merged.jsonl", stage1 + stage2)
+    if "grounding_response" in scoring.get_benchmark("scb").prediction_fields:
+        pytest.skip("SCB reads grounding_response: the merged file is scored (tests of the grounding reader)")
+    with pytest.raises(scoring.SubmissionError) as e:
+        scoring.validate_file("scb", scb_gold, path)
+    assert [i.code for i in e.value.issues] == ["file_shape"] and "grounding_response" in e.value.issues[0].message
+
+
+def test_merged_stages_become_one_line_per_question(scb_gold):
+    from dataclasses import replace
+
+    questions = _questions("scb")[:3]
+    stage1 = lmms_v04(questions, ["A", "B", "C"])
+    stage2 = lmms_v04(questions, ["box 1", "box 2", "box 3"])
+    data = b"".join(json.dumps(s).encode() + b"\n" for s in stage1 + stage2)
+    bench = scoring.get_benchmark("scb")
+    reads_stage_two = replace(bench, prediction_fields={**bench.prediction_fields, "grounding_response": "text"})
+    converted = harness.as_submission(reads_stage_two, scb_gold, data, 10**6)
+    lines = [json.loads(t) for t in converted.data.splitlines()]
+    assert lines == [
+        {"question_id": q["question_id"], "response": a, "grounding_response": f"box {k + 1}"}
+        for k, (q, a) in enumerate(zip(questions, "ABC", strict=True))
+    ]
+    assert converted.origin == (1, 2, 3)
+
+
+def test_a_shifted_samples_file_is_one_error(kviscuit_real_gold, tmp_path):
+    """doc_id counted from 1: the prompts show the options of the row before, on every line."""
+    questions = _questions("kviscuit")
+    samples = lmms_v04(questions, _responses(questions), shift=1)[:-1]
+    with pytest.raises(scoring.SubmissionError) as e:
+        scoring.validate_file("kviscuit", kviscuit_real_gold, write_lines(tmp_path / "s.jsonl", samples))
+    assert e.value.total == 1 and e.value.issues[0].code == "file_shape"
+    assert "published question order" in e.value.issues[0].message
+
+
+def test_bad_records_are_named_by_their_record(kviscuit_real_gold, tmp_path):
+    questions = _questions("kviscuit")
+    samples = lmms_v04(questions, _responses(questions))
+    samples[3]["doc_id"] = 900
+    samples[7]["doc_hash"] = samples[6]["doc_hash"]
+    samples[10]["filtered_resps"] = 5
+    samples[12]["input"] = samples[13]["input"]  # the next question's prompt
+    samples[20]["input"] = "What is this? Answer with a letter."  # no options shown: says nothing
+    with pytest.raises(scoring.SubmissionError) as e:
+        scoring.validate_file("kviscuit", kviscuit_real_gold, write_lines(tmp_path / "s.jsonl", samples))
+    assert [(i.line, i.code) for i in e.value.issues] == [
+        (4, "harness_position"), (8, "harness_doc_hash"), (11, "bad_response"), (13, "harness_options"),
+    ]  # fmt: skip
+    assert "0-656" in e.value.issues[0].message
+
+
+def test_a_prompt_without_the_options_is_no_evidence(kviscuit_real_gold, tmp_path):
+    questions = _questions("kviscuit")
+    samples = lmms_v04(questions, _responses(questions))
+    for s in samples:
+        s["input"] = "Look at the image and answer with the letter."
+    ours = write_lines(tmp_path / "ours.jsonl", _ours(questions, _responses(questions)))
+    _same("kviscuit", kviscuit_real_gold, ours, write_lines(tmp_path / "s.jsonl", samples))
+
+
+def test_a_v03_doc_naming_another_question_is_refused(kviscuit_real_gold, tmp_path):
+    questions = _questions("kviscuit")
+    samples = lmms_v03(questions, _responses(questions))
+    samples[2]["doc"] = dict(samples[2]["doc"], question_id=5)
+    with pytest.raises(scoring.SubmissionError) as e:
+        scoring.validate_file("kviscuit", kviscuit_real_gold, write_lines(tmp_path / "s.jsonl", samples))
+    assert [(i.line, i.code) for i in e.value.issues] == [(3, "harness_doc")]
+
+
+# ---- whole-file shapes: one message, or read (as-users.md #15) ----
+
+
+def _one_issue(bench: str, gold: scoring.Gold, path: Path) -> str:
+    with pytest.raises(scoring.SubmissionError) as e:
+        scoring.validate_file(bench, gold, path)
+    assert e.value.total == 1, e.value.summary()
+    assert e.value.issues[0].code == "file_shape"
+    return e.value.issues[0].message
+
+
+def test_a_json_array_of_our_lines_is_read(kviscuit_real_gold, tmp_path):
+    questions = _questions("kviscuit")
+    lines = _ours(questions, _responses(questions))
+    ours = write_lines(tmp_path / "ours.jsonl", lines)
+    array = tmp_path / "kv_array.json"
+    array.write_text(json.dumps(lines, indent=2), encoding="utf-8")  # 2,315 json_decode errors before
+    _same("kviscuit", kviscuit_real_gold, ours, array)
+
+
+def test_a_csv_of_our_columns_is_read(kviscuit_real_gold, tmp_path):
+    questions = _questions("kviscuit")
+    lines = [{"question_id": q["question_id"], "answer": "ABCD"[k % 4]} for k, q in enumerate(questions)]
+    ours = write_lines(tmp_path / "ours.jsonl", lines)
+    table = tmp_path / "kv.csv"
+    table.write_text("question_id,answer\n" + "".join(f"{x['question_id']},{x['answer']}\n" for x in lines))
+    _same("kviscuit", kviscuit_real_gold, ours, table)
+
+
+def test_scb_csv_with_boxes_as_json_cells_is_read(scb_gold, tmp_path):
+    questions = _questions("scb")[:40]
+    lines = [{"question_id": q["question_id"], "answer": "A", "bbox": [1, 2, 30, 40]} for q in questions]
+    ours = write_lines(tmp_path / "ours.jsonl", lines)
+    table = tmp_path / "scb.csv"
+    table.write_text("question_id,answer,bbox\n" + "".join(f'{x["question_id"]},A,"[1, 2, 30, 40]"\n' for x in lines))
+    assert scoring.score_file("scb", scb_gold, table).to_dict() == scoring.score_file("scb", scb_gold, ours).to_dict()
+
+
+@pytest.mark.parametrize(
+    ("name", "body", "says"),
+    [
+        ("array.json", json.dumps([{"id": 1, "pred": "A"}, {"id": 2, "pred": "B"}]), "JSON array"),
+        ("doc.json", json.dumps({"0": "A", "1": "B"}, indent=2), "one JSON object"),
+        ("results.json", json.dumps({"results": {"kviscuit": {}}, "configs": {}}, indent=2), "samples_<task>.jsonl"),
+        ("table.csv", "id,pred\n0,A\n1,B\n", "columns 'id', 'pred'"),
+        ("table.tsv", "qid\tguess\n0\tA\n", "TSV table"),
+    ],
+)  # fmt: skip
+def test_other_shapes_get_one_message(name, body, says, kviscuit_real_gold, tmp_path):
+    path = tmp_path / name
+    path.write_text(body, encoding="utf-8")
+    assert says in _one_issue("kviscuit", kviscuit_real_gold, path)
+
+
+def test_an_excel_workbook_without_openpyxl_says_what_to_do(kviscuit_real_gold, tmp_path, monkeypatch):
+    questions = _questions("kviscuit")
+    path = write_xlsx(tmp_path / "M.xlsx", vlmevalkit_rows(questions, _responses(questions)))
+    monkeypatch.setitem(sys.modules, "openpyxl", None)  # import openpyxl now raises ImportError
+    message = _one_issue("kviscuit", kviscuit_real_gold, path)
+    assert "openpyxl" in message and "TSV" in message
+
+
+def test_our_jsonl_is_returned_untouched(kviscuit_real_gold):
+    data = b'{"question_id": 0, "answer": "A"}\n'
+    assert harness.as_submission(scoring.get_benchmark("kviscuit"), kviscuit_real_gold, data, 10**6) is data
+    broken = b"[1, 2]\n" + data  # a first line that is an array, then lines: still read line by line
+    assert harness.as_submission(scoring.get_benchmark("kviscuit"), kviscuit_real_gold, broken, 10**6) is broken
+
+
+def test_the_offline_validator_reads_harness_files(tmp_path):
+    import subprocess
+
+    questions = _questions("kviscuit")
+    listed = write_lines(tmp_path / "questions.jsonl", questions)
+    samples = write_lines(tmp_path / "samples_kviscuit.jsonl", lmms_v04(questions, _responses(questions)))
+    run = subprocess.run(
+        [sys.executable, "-m", "scoring", "validate", "--benchmark", "kviscuit", "--questions", str(listed),
+         "--predictions", str(samples), "--json"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    report = json.loads(run.stdout)
+    assert report["answered"] == len(questions) and report["unparsed"] == len(questions) // len(PHRASINGS)
+
+
+def test_lines_of_another_shape_are_one_issue_naming_their_fields(scb_gold, tmp_path):
+    """as-users.md #15: raw harness lines gave 3,178 x 'needs an answer or a response'."""
+    questions = _questions("scb")
+    lines = [
+        {"question_id": q["question_id"], "stage1": "C", "chosen": "C", "stage2": "[1, 2, 3, 4]"} for q in questions
+    ]
+    with pytest.raises(scoring.SubmissionError) as e:
+        scoring.validate_file("scb", scb_gold, write_lines(tmp_path / "raw.jsonl", lines))
+    assert e.value.total == 1 and e.value.issues[0].code == "missing_fields"
+    assert "'stage1', 'chosen', 'stage2'" in e.value.issues[0].message
+    keyless = [{"qid": q["question_id"], "answer": "A"} for q in questions]
+    with pytest.raises(scoring.SubmissionError) as e:
+        scoring.validate_file("scb", scb_gold, write_lines(tmp_path / "keyless.jsonl", keyless))
+    assert e.value.total == 1 and "no line has 'question_id'" in e.value.issues[0].message
+
+
+def test_the_documented_merge_of_scbs_two_stages_gives_the_file_the_site_reads(scb_gold, tmp_path):
+    """docs/submitting.md's command, run as written."""
+    import re
+    import subprocess
+    from dataclasses import replace
+
+    from tests.support.scoring import REPO_ROOT
+
+    guide = (REPO_ROOT / "docs" / "submitting.md").read_text(encoding="utf-8")
+    (command,) = [b for b in re.findall(r"```bash\n(.*?)```", guide, re.S) if "samples_scb_stage1" in b]
+    questions = _questions("scb")[:20]
+    write_lines(tmp_path / "samples_scb_stage1.jsonl", lmms_v04(questions, ["Image B"] * 20))
+    write_lines(tmp_path / "samples_scb_stage2.jsonl", lmms_v04(questions, ['[{"bbox_2d": [1, 2, 3, 4]}]'] * 20))
+    subprocess.run(["bash", "-c", command], cwd=tmp_path, check=True, timeout=30)
+    bench = scoring.get_benchmark("scb")
+    reads_stage_two = replace(bench, prediction_fields={**bench.prediction_fields, "grounding_response": "text"})
+    converted = harness.as_submission(reads_stage_two, scb_gold, tmp_path / "samples_scb.jsonl", 10**7)
+    lines = [json.loads(t) for t in converted.data.splitlines()]
+    assert [(x["response"], x["grounding_response"]) for x in lines] == [
+        ("Image B", '[{"bbox_2d": [1, 2, 3, 4]}]')
+    ] * 20
+
+
+@pytest.mark.parametrize("shape", ["lmms", "vlmevalkit"])
+def test_positions_counted_from_one_are_one_error(shape, scb_gold, tmp_path):
+    """SCB's A-D are images, so no prompt check can see a shift: positions 1..n are one error."""
+    questions = _questions("scb")
+    responses = _responses(questions)
+    if shape == "lmms":
+        path = write_lines(tmp_path / "s.jsonl", lmms_v04(questions, responses, shift=1))
+    else:
+        rows = [dict(r, index=r["index"] + 1) for r in vlmevalkit_rows(questions, responses)]
+        path = write_tsv(tmp_path / "p.tsv", rows)
+    message = _one_issue("scb", scb_gold, path)
+    assert "count positions from 1" in message and f"0-{len(questions) - 1}" in message
+
+
+def test_doc_hash_is_checked_against_the_published_records(kviscuit_real_gold, tmp_path):
+    """A task whose documents are the public list's records writes their lmms-eval doc_hash: a
+    hash of another question is an error (most lines so: one error), a hash of no published
+    record (the official dataset's documents, images included) says nothing."""
+    questions = _questions("kviscuit")
+    responses = _responses(questions)
+    rotated = lmms_v04(questions, responses)
+    hashes = [s["doc_hash"] for s in rotated]
+    for k, s in enumerate(rotated):
+        s["doc_hash"], s["input"] = hashes[(k + 5) % len(hashes)], "Answer with the letter."
+    assert "doc_hash is the hash of another question" in _one_issue(
+        "kviscuit", kviscuit_real_gold, write_lines(tmp_path / "r.jsonl", rotated)
+    )
+    foreign = lmms_v04(questions, responses)
+    for k, s in enumerate(foreign):  # the official rows hashed with their images: no published record's
+        s["doc_hash"] = hashlib.sha256(f"{s['input']}<image {k}>".encode()).hexdigest()
+    ours = write_lines(tmp_path / "ours.jsonl", _ours(questions, responses))
+    _same("kviscuit", kviscuit_real_gold, ours, write_lines(tmp_path / "f.jsonl", foreign))
+    assert kviscuit_real_gold.extra["doc_hashes"][0] == harness.doc_hash(questions[0])
+
+
+def test_reading_a_small_table_does_not_lower_the_process_csv_limit(kviscuit_real_gold):
+    """csv.field_size_limit is process-wide: a 15-byte table once set it to 15 and broke the
+    board's CSV export in the same process (tests/leaderboard/test_table.py)."""
+    before = csv.field_size_limit()
+    harness.as_submission(scoring.get_benchmark("kviscuit"), kviscuit_real_gold, b"question_id,answer\n0,A\n", 10**6)
+    assert csv.field_size_limit() >= before
