@@ -184,7 +184,11 @@ def _decoy_pool(record: Record, records: Sequence[Record]) -> list[int]:
         pool = [j for j in others if records[j]["country"] != record["country"]]
     else:
         pool = others
-    return pool if len(pool) >= 3 else others
+    if len(pool) >= 3:
+        return pool
+    if len(others) >= 3:
+        return others
+    return [j for j, r in enumerate(records) if r["image_id"] != record["image_id"]]  # a tiny gold: any other image
 
 
 def with_options(records: list[Record], rng: np.random.Generator) -> list[Record]:
