@@ -50,9 +50,15 @@ class SubmissionState:
     validated: set[str] = field(default_factory=set)  # gold keys
     failures: dict[str, int] = field(default_factory=dict)  # gold key -> internal errors on it
     hidden: bool = False
+    moderation: Moderation | None = None  # the newest moderation flag (who hid it, why), if any
     publications: dict[int, Publication] = field(default_factory=dict)  # event number -> event
     derived: dict = field(default_factory=dict, repr=False, compare=False)
     """Caches of views of immutable results (e.g. the table's row), keyed by their maker."""
+
+    @property
+    def held(self) -> bool:
+        """Held for review by the probe detector's automatic hold (or a maintainer's hold)."""
+        return self.hidden and self.moderation is not None and self.moderation.held
 
     @property
     def last_publication(self) -> Publication | None:
@@ -245,17 +251,18 @@ class Catalog:
         """Moderation flags are overwritten, so they are read every time (an unreadable one is
         skipped: the submission keeps its flag until a maintainer sets it again)."""
         try:
-            hidden = Moderation.from_bytes(data, path).hidden
+            record = Moderation.from_bytes(data, path)
         except CorruptRecord as e:
             log.warning("unreadable moderation flag: %s", e)
             return False
         with self._lock:
             state = self._states.get(flag.sid)
-            if state is None or state.hidden == hidden:
+            if state is None:
                 return False
-            state.hidden = hidden
-            self.generation += 1
-            return True
+            changed = state.hidden != record.hidden
+            state.hidden, state.moderation = record.hidden, record
+            self.generation += changed
+            return changed
 
     def forget(self, path: str) -> None:
         """Let ``refresh`` read ``path`` again (after a repair rewrote it)."""

@@ -114,7 +114,8 @@ def test_the_ladder_withholds_a_submission_that_does_not_beat_the_best_shown_one
     better = lb.submit("scb", write_submission(d / "c.jsonl", accuracy=0.8, seed=3), form("M2"), ALICE)
     assert first.result is not None and better.result is not None
     assert again.status is Status.SCORED and again.result is None and again.rank is None
-    assert f"more than {LADDER_STEP:g} points" in again.message and first.submission_id in again.message
+    assert f"more than {LADDER_STEP:g} point," in again.message and first.submission_id in again.message
+    assert "1 points" not in again.message and again.reason.code == "ladder_withheld"  # review #13: "1 points"
     assert set(scored(lb)["model"]) == {"M", "M2"}  # the withheld one is private: no row
     assert lb.rank_of("scb", again.submission_id) is None
     withheld = lb.catalog.get(again.submission_id)
