@@ -182,6 +182,8 @@ class UiSettings:
 
 
 FEEDBACK_POLICIES = ("full", "ladder")
+REFRESH_AT_LEAST_EVERY = 5
+"""Seconds: the app's refresh poll (LEADERBOARD_REFRESH_SECONDS) never runs more often (ui.jobs)."""
 
 
 @dataclass(frozen=True)

@@ -321,6 +321,13 @@ def flags(benchmark: str, found: list[Pattern], held: Callable[[str], bool]) -> 
     return sorted(out, key=lambda f: (-len(f.evidence), f.submitter))
 
 
+def held_queue(states: Iterable[SubmissionState]) -> list[SubmissionState]:
+    """Submissions held for review (automatically or by hand), oldest hold first: the maintainers'
+    queue (``python -m leaderboard held``, the Maintainers tab)."""
+    held = [s for s in states if s.held]
+    return sorted(held, key=lambda s: (s.moderation.at, s.meta.id))
+
+
 class ProbeDetector:
     """Reads each stored upload once (uploads never change) and reports flags per benchmark."""
 
