@@ -209,3 +209,28 @@ def test_a_later_submission_is_shown_when_it_beats_the_best_on_any_headline_metr
     # 2: mIoU 41.5 > 40 + 1; 3: acc 51.2 not > 50.5 + 1 (the best shown acc), mIoU below 41.5;
     # 4: mIoU 42.0 not > 41.5 + 1; 5: acc 52.3 > 51.5; 6: mIoU 43.2 > 42.5
     assert steps["3"].bests == (("acc", 50.5, "2"), ("miou", 41.5, "2"))
+
+
+def test_publishing_a_held_entry_is_refused_and_spends_no_publication(lb: Leaderboard) -> None:
+    """Review turn 3, #20: it said "Published..." and used a slot while the entry stayed off the board."""
+    held = send(lb, "a", 0.5, 1, CAROL)
+    lb.hold([held.submission_id], "automatic", "its probe series is flagged (signals: near_copy)")
+    with pytest.raises(ValueError, match="cannot be published while it is held or hidden; nothing was published") as e:
+        lb.set_visibility(CAROL, held.submission_id, public=True)
+    assert "held for review automatically" in str(e.value) and "near-copies" in str(e.value)
+    assert lb.feedback.ration("scb", "VLab", datetime.now(UTC)).counted == ()
+    assert not lb.catalog.get(held.submission_id).publications
+    entry = lb.entry(CAROL, held.submission_id).to_api()
+    assert entry["reason"]["code"] == "held_for_review" and entry["result"] is None
+
+
+def test_a_reveal_date_in_the_past_is_refused(lb: Leaderboard) -> None:
+    """Review turn 3, #20: /publish(sid, True, "2020-01-01") was accepted silently."""
+    sid = send(lb, "a", 0.5, 1, CAROL).submission_id
+    with pytest.raises(ValueError, match="reveal_date 2020-01-01 is in the past"):
+        lb.set_visibility(CAROL, sid, public=True, anonymous=True, reveal_date="2020-01-01")
+    assert not lb.catalog.get(sid).publications
+    late = lb.submit("scb", write_submission(lb.settings.data_dir / "b.jsonl", seed=3),
+                     form("M", "VLab", anonymous=True, reveal_date="2020-01-01"), CAROL)  # fmt: skip
+    assert late.status is Status.REJECTED and late.issues[0].code == "past_reveal_date"
+    assert "Published" in lb.set_visibility(CAROL, sid, public=True, anonymous=True, reveal_date="2099-01-01")
