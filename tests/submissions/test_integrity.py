@@ -238,3 +238,20 @@ def test_the_attack_simulator_prices_probing_out_under_the_default_policy(tmp_pa
     assert runs["sybil+hold"].learned < runs["full"].learned / 10 and runs["sybil+hold"].held >= 15
     assert runs["publish+hold"].held >= 15
     assert all(o.flagged_at is not None and o.flagged_at <= 10 for o in runs.values())
+
+
+def test_refusals_in_place_of_missing_lines_are_scored_but_the_series_is_held(tmp_path: Path) -> None:
+    """Counting a refusal as an answered (wrong) line lets the review's partial file pass the
+    minimum coverage: under fresh accounts without the hold it learns like the differential
+    attack, and the detector flags and holds it ("most lines state no letter")."""
+    from leaderboard import demo
+    from scoring import load_gold
+
+    attack = _attack_module()
+    gold = load_gold("scb", demo.write_jsonl(tmp_path / "gold.jsonl", demo.scb_gold(seed=0, sizes=(300, 300, 400))))
+    runs = {p: attack.run(gold, "refusals", p, 20) for p in ("sybil", "sybil+hold", "publish+hold")}
+    assert all(o.correct and o.rejected == 0 and o.scored == 20 for o in runs.values())
+    assert runs["sybil"].learned > 0.02
+    assert runs["sybil+hold"].learned < runs["sybil"].learned / 5 and runs["sybil+hold"].held >= 15
+    assert runs["publish+hold"].held >= 15
+    assert all(o.flagged_at is not None and o.flagged_at <= 3 for o in runs.values())
