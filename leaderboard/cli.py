@@ -260,6 +260,10 @@ def _submit(lb: Leaderboard, args: argparse.Namespace) -> int:
     )
     answer = lb.submit(args.benchmark, args.file, form, identity, args.file.name)
     print(f"{answer.status}: {answer.message}" + (f" (id {answer.submission_id})" if answer.submission_id else ""))
+    if answer.reason is not None and answer.reason.code != "shown":
+        print(f"  reason: {answer.reason.code}")
+    for note in answer.notes:
+        print(f"  note ({note.code}): {note.message}")
     for issue in answer.issues:
         print(f"  {issue}")
     if answer.total_issues > len(answer.issues):

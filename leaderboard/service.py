@@ -222,12 +222,21 @@ class Leaderboard:
         if answer.result is not None and (info := self.golds.info(benchmark)) is not None:
             answer = self.feedback.answer(answer, info.version)  # the Ladder rule: submissions.feedback
         if answer.result is None:
-            return answer
+            return self._with_contact(answer)
         state = self.catalog.get(answer.submission_id)
         if state is not None and not state.public:  # the team publishes it when it chooses (docs/teams.md)
             note = " Private: only your team sees it; publish it from My submissions (or /publish) to show it."
             answer = replace(answer, message=answer.message + note)
         return answer.with_rank(self.rank_of(benchmark, answer.submission_id))
+
+    def _with_contact(self, answer: SubmitAnswer) -> SubmitAnswer:
+        """An answer that sends the team to a maintainer says where to write."""
+        asks = answer.status is Status.UNAVAILABLE or any(i.code == "team_taken" for i in answer.issues)
+        if not asks or self.feedback.contact in answer.message:
+            return answer
+        where = f" Write to {self.feedback.contact}."
+        issues = tuple(replace(i, message=i.message + where) if i.code == "team_taken" else i for i in answer.issues)
+        return replace(answer, message=answer.message + where, issues=issues)
 
     def _over_ration(self, benchmark: str, form: SubmissionForm, identity: Identity) -> SubmitAnswer | None:
         """The refusal of a submission asked to be public when its team's publications are used up."""

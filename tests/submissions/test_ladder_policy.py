@@ -234,3 +234,16 @@ def test_a_reveal_date_in_the_past_is_refused(lb: Leaderboard) -> None:
                      form("M", "VLab", anonymous=True, reveal_date="2020-01-01"), CAROL)  # fmt: skip
     assert late.status is Status.REJECTED and late.issues[0].code == "past_reveal_date"
     assert "Published" in lb.set_visibility(CAROL, sid, public=True, anonymous=True, reveal_date="2099-01-01")
+
+
+def test_an_answer_that_sends_a_team_to_a_maintainer_says_where_to_write(tmp_path: Path) -> None:
+    lb = board(tmp_path / "data", write_gold(tmp_path / "gold.jsonl"), contact="lb-maintainers@example.org")
+    send(lb, "a", 0.5, 1, CAROL)
+    taken = send(lb, "b", 0.5, 2, Identity("mallory"))  # VLab belongs to carol's account
+    (issue,) = taken.issues
+    assert issue.code == "team_taken" and "ask a maintainer" in issue.message
+    assert issue.message.endswith("Write to the maintainers at lb-maintainers@example.org.")
+    assert taken.message.endswith("Write to the maintainers at lb-maintainers@example.org.")
+    empty = board(tmp_path / "empty")
+    none = empty.submit("kviscuit", write_submission(tmp_path / "k.jsonl"), form(), CAROL)
+    assert none.status is Status.UNAVAILABLE and "LEADERBOARD_CONTACT" in none.message
