@@ -111,6 +111,8 @@ def test_rescore_prints_rank_changes(tmp_path: Path) -> None:
     out = cli(data, "rescore", "--workers", "2").stdout
     assert "scb: rescored 2 submission(s): 2 scored, 0 rejected, 0 failed" in out and "the board now shows gold" in out
     assert "rank changes on the public board" in out and "{" not in out
+    scripted = json.loads(cli(data, "rescore", "--benchmark", "scb", "--json").stdout)  # for scripts
+    assert set(scripted["scb"]) >= {"counts", "rank_changes"} and sum(scripted["scb"]["counts"].values()) == 0
     after = public_ranks(data)
     assert (after["first"], after["second"]) == (before["second"], before["first"])  # they swapped places
     assert f"team / first: rank {before['first']} -> {after['first']}" in out
