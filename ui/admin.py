@@ -131,9 +131,10 @@ def rescore_markdown(report: dict) -> str:
         if not part.get("rank_changes"):
             lines.append("No rank changed on the public board.")
         for change in part.get("rank_changes", []):
+            label = escape_markdown(change.team)
+            team = label if change.team.startswith("(") else f"({label})"  # "(paper)" rows: not "((paper))"
             lines.append(
-                f"- {escape_markdown(change.model)} ({escape_markdown(change.team)}): "
-                f"{change.before or 'new'} → {change.after or 'gone'}"
+                f"- {escape_markdown(change.model)} {team}: {change.before or 'new'} → {change.after or 'gone'}"
             )
     return "\n\n".join(lines) if len(lines) > 1 else "Nothing to rescore (no gold loaded)."
 

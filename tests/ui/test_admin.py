@@ -96,6 +96,11 @@ def test_rejected_uploads_and_the_rescore_report(lb, tmp_path):
     report = Maintainers(lb, Auth(LOCAL)).rescore("open-sesame", None, None, lambda *a, **k: None)
     assert report.startswith("### Rescore report") and "**scb**" in report
     assert rescore_markdown({}) == "Nothing to rescore (no gold loaded)."
+    from leaderboard.service import RankChange
+
+    moved = rescore_markdown({"scb": {"counts": {"scored": 1}, "rank_changes": [
+        RankChange("(paper)", "GPT-4.1", 2, 3), RankChange("Lab", "M", None, 1)]}})  # fmt: skip
+    assert r"GPT\-4\.1 \(paper\): 2 → 3" in moved and "(\\(paper" not in moved and "- M (Lab): new → 1" in moved
 
 
 def test_rescore_all_runs_only_on_the_exact_confirmation(lb):
