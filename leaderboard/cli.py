@@ -5,9 +5,10 @@ python -m leaderboard gold audit --benchmark scb --file GOLD [--withhold concept
 python -m leaderboard submit --benchmark scb --file F --model M --team T --user U [--bbox-format F]
     [--grounding-format G]
 python -m leaderboard table --benchmark scb [--view overall] [--format csv|json]
-python -m leaderboard rescore [--benchmark scb] [--workers N]
-python -m leaderboard hide ID / unhide ID
-python -m leaderboard team list | show NAME | transfer NAME --to USER|org:NAME [--by M]
+python -m leaderboard rescore [--benchmark scb] [--workers N] [--json]
+python -m leaderboard hide ID [--reason WHY] / unhide ID
+python -m leaderboard held [--benchmark scb] [--release ID ...] [--hide ID --reason WHY]
+python -m leaderboard team list | show NAME | transfer NAME --to USER|org:NAME [--create] [--by M]
 python -m leaderboard probes [--benchmark scb] [--hold SUBMITTER] [--by NAME]   (holds its whole series)
 python -m leaderboard resume | push | demo | status
 
@@ -18,12 +19,13 @@ acts on what the Hub holds even from an empty disk) and ends by pushing what it 
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from leaderboard.config import Settings
+from leaderboard.config import REFRESH_AT_LEAST_EVERY, Settings
 from leaderboard.service import Leaderboard
 from leaderboard.table import to_csv_bytes
 from scoring import BENCHMARKS, GoldError, load_gold
@@ -33,6 +35,8 @@ from scoring.grounding_formats import describe_formats
 from scoring.leakaudit import report
 from store.base import StoreError
 from store.golds import UnconfirmedGold, leak_audit
+from store.records import HOLD_REASON
+from submissions.probes import held_queue
 from submissions.records import MODEL_TYPES, VISIBILITIES, Identity, Status, SubmissionForm
 
 
@@ -95,10 +99,19 @@ def _parser() -> argparse.ArgumentParser:
     r = sub.add_parser("rescore", help="score all submissions on the staged (else current) gold, then switch to it")
     r.add_argument("--benchmark", choices=list(BENCHMARKS))
     r.add_argument("--workers", type=int)
+    r.add_argument("--json", action="store_true", help="the report as JSON, for scripts")
     for name in ("hide", "unhide"):
         h = sub.add_parser(name, help=f"{name} a submission from the public table")
         h.add_argument("submission_id")
         h.add_argument("--by", default="maintainer")
+        if name == "hide":
+            h.add_argument("--reason", default="", help="why, in words the team is shown (My submissions, /my_result)")
+    held = sub.add_parser("held", help="the queue of submissions held for review, and releasing or hiding them")
+    held.add_argument("--benchmark", choices=list(BENCHMARKS))
+    held.add_argument("--release", nargs="+", metavar="ID", default=[], help="release these held submissions")
+    held.add_argument("--hide", nargs="+", metavar="ID", default=[], help="hide these for good (needs --reason)")
+    held.add_argument("--reason", default="", help="the maintainer's reason, shown to the team")
+    held.add_argument("--by", default="maintainer")
     _team_parser(sub)
     pr = sub.add_parser("probes", help="submitters whose series look like probes of the hidden test")
     pr.add_argument("--benchmark", choices=list(BENCHMARKS))
@@ -120,6 +133,7 @@ def _team_parser(sub) -> None:
     transfer.add_argument("name")
     transfer.add_argument("--to", required=True, help="a user name, or org:NAME for every member of an organisation")
     transfer.add_argument("--by", default="maintainer")
+    transfer.add_argument("--create", action="store_true", help="create the name if no team has it (else refused)")
 
 
 def _team(lb: Leaderboard, args: argparse.Namespace) -> int:
@@ -136,13 +150,31 @@ def _team(lb: Leaderboard, args: argparse.Namespace) -> int:
         for event in team.events:
             print(f"  {event.at[:19]} {event.action} -> {event.owner} (by {event.by})")
         return 0
+    current = lb.team(args.name)
+    if current is None and not args.create:
+        known = difflib.get_close_matches(args.name, [t.name for t in lb.teams.all()], n=3, cutoff=0.6)
+        hint = f" Did you mean {', '.join(repr(k) for k in known)}?" if known else ""
+        print(f"error: no team is named like {args.name!r}; nothing was changed.{hint} "
+              "Pass --create to create this name and give it away.", file=sys.stderr)  # fmt: skip
+        return 1
+    if current is not None and current.owner == args.to:
+        print(f"{current.name}: already owned by {current.owner}; nothing was changed")
+        return 0
     try:
         team = lb.transfer_team(args.name, args.to, args.by)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
-    print(f"{team.name}: owned by {team.owner} now")
+    print(f"{team.name}: owned by {team.owner} now" + (" (a new name)" if current is None else ""))
+    _when_shown(lb)
     return 0
+
+
+def _when_shown(lb: Leaderboard) -> None:
+    """Say when a running app shows a change written here: on its next refresh poll."""
+    seconds = max(REFRESH_AT_LEAST_EVERY, lb.settings.ui.refresh_seconds)
+    print(f"A running app shows this within {seconds} s (it rereads the store every {seconds} s: "
+          "LEADERBOARD_REFRESH_SECONDS); the Maintainers tab acts at once.")  # fmt: skip
 
 
 def _add_gold(lb: Leaderboard, args: argparse.Namespace) -> int:
@@ -198,11 +230,19 @@ def _audit_gold(args: argparse.Namespace) -> int:
 
 def _print_rescore(report: dict) -> None:
     for b, part in report.items():
-        print(f"{b}: {part['counts']}")
+        counts = part["counts"]
+        done = sum(counts.values())
+        if not done:
+            print(f"{b}: nothing needed rescoring (every submission already has its outcome on this gold)")
+        else:
+            detail = ", ".join(f"{n:,} {status}" for status, n in counts.items())
+            print(f"{b}: rescored {done:,} submission(s): {detail}")
         if "switched_to" in part:
             print(f"  the board now shows gold {part['switched_to']}")
         if "still_staged" in part:
             print(f"  gold {part['still_staged']} stays staged: a submission still owes a result (run rescore again)")
+        if part["rank_changes"]:
+            print("  rank changes on the public board (place before -> after; - is no row):")
         for c in part["rank_changes"]:
             print(f"  {c.team} / {c.model}: rank {c.before or '-'} -> {c.after or '-'}")
         if not part["rank_changes"]:
@@ -274,6 +314,10 @@ def _submit(lb: Leaderboard, args: argparse.Namespace) -> int:
     )
     answer = lb.submit(args.benchmark, args.file, form, identity, args.file.name)
     print(f"{answer.status}: {answer.message}" + (f" (id {answer.submission_id})" if answer.submission_id else ""))
+    if answer.reason is not None and answer.reason.code != "shown":
+        print(f"  reason: {answer.reason.code}")
+    for note in answer.notes:
+        print(f"  note ({note.code}): {note.message}")
     for issue in answer.issues:
         print(f"  {issue}")
     if answer.total_issues > len(answer.issues):
@@ -295,15 +339,51 @@ def _table(lb: Leaderboard, args: argparse.Namespace) -> int:
 
 
 def _rescore(lb: Leaderboard, args: argparse.Namespace) -> int:
-    _print_rescore(lb.rescore(args.benchmark, args.workers))
+    report = lb.rescore(args.benchmark, args.workers)
+    if args.json:
+        print(json.dumps({b: {**part, "rank_changes": [vars(c) for c in part["rank_changes"]]}
+                          for b, part in report.items()}))  # fmt: skip
+    else:
+        _print_rescore(report)
     return 0
 
 
 def _moderate(lb: Leaderboard, args: argparse.Namespace) -> int:
-    if not lb.set_hidden(args.submission_id, args.command == "hide", args.by):
+    reason = getattr(args, "reason", "")
+    if not lb.set_hidden(args.submission_id, args.command == "hide", args.by, reason):
         print(f"error: no submission {args.submission_id}", file=sys.stderr)
         return 1
-    print(f"{args.command}: {args.submission_id}")
+    why = f" ({reason})" if reason else " (no reason given: the team is told none was given; add --reason)"
+    print(f"{args.command}: {args.submission_id}" + (why if args.command == "hide" else ""))
+    _when_shown(lb)
+    return 0
+
+
+def _held(lb: Leaderboard, args: argparse.Namespace) -> int:
+    """The held queue (oldest hold first), or release / hide some of it."""
+    if args.hide and not args.reason.strip():
+        print("error: --hide needs --reason (the team is shown it)", file=sys.stderr)
+        return 1
+    queue = {s.meta.id: s for s in held_queue(lb.catalog.all(args.benchmark))}
+    unknown = [sid for sid in [*args.release, *args.hide] if sid not in queue]
+    if unknown:
+        print(f"error: not held: {', '.join(unknown)} (see `python -m leaderboard held`)", file=sys.stderr)
+        return 1
+    for sid in args.release:
+        lb.set_hidden(sid, False, args.by)
+        print(f"released: {sid} (its figures are shown to its team as the Ladder allows)")
+    for sid in args.hide:
+        lb.set_hidden(sid, True, args.by, args.reason)
+        print(f"hidden: {sid} ({args.reason.strip()})")
+    if args.release or args.hide:
+        _when_shown(lb)
+        return 0
+    for state in queue.values():
+        m, mod = state.meta, state.moderation
+        print(f"{m.id}  {m.benchmark}  {m.model} / {m.team} ({m.submitter})  held {mod.at[:16]} by {mod.by}: "
+              f"{mod.reason.removeprefix(HOLD_REASON).strip()}")  # fmt: skip
+    print(f"{len(queue)} held submission(s)" + ("; release with --release ID, hide with --hide ID --reason WHY"
+                                                 if queue else ""))  # fmt: skip
     return 0
 
 
@@ -358,6 +438,7 @@ COMMANDS: dict[str, Callable[[Leaderboard, argparse.Namespace], int]] = {
     "rescore": _rescore,
     "hide": _moderate,
     "unhide": _moderate,
+    "held": _held,
     "team": _team,
     "probes": _probes,
     "resume": _resume,

@@ -203,6 +203,8 @@ class UiSettings:
 
 
 FEEDBACK_POLICIES = ("full", "ladder")
+REFRESH_AT_LEAST_EVERY = 5
+"""Seconds: the app's refresh poll (LEADERBOARD_REFRESH_SECONDS) never runs more often (ui.jobs)."""
 
 
 @dataclass(frozen=True)
@@ -233,6 +235,7 @@ class Settings:
     auto_hold: bool = True  # hold further suspicious submissions of a flagged probe series for review
     bootstrap_secret: str | None = field(default=None, repr=False)  # seeds intervals; stored one if None
     results_dir: Path | None = None  # a local reader's published folder; None: data_dir / "results"
+    contact: str | None = None  # where teams reach the maintainers (a URL or an e-mail address)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "hub_repos", MappingProxyType(dict(self.hub_repos)))
@@ -244,6 +247,23 @@ class Settings:
     @property
     def reader(self) -> bool:
         return self.ui.reader
+
+    @property
+    def contact_line(self) -> str:
+        """Where a team reaches the maintainers, as a phrase for messages: ``LEADERBOARD_CONTACT``,
+        else on a Space its community discussions, else a plain phrase (nothing configured)."""
+        if self.contact:
+            return f"the maintainers at {self.contact}"
+        if self.ui.space_id:
+            return f"the maintainers in the Space's discussions, https://huggingface.co/spaces/{self.ui.space_id}/discussions"
+        return "the maintainers of this leaderboard (no contact is configured: LEADERBOARD_CONTACT)"
+
+    @property
+    def contact_url(self) -> str | None:
+        """A link to the maintainers, or None when none is configured."""
+        if self.contact:
+            return self.contact if "://" in self.contact else f"mailto:{self.contact}"
+        return f"https://huggingface.co/spaces/{self.ui.space_id}/discussions" if self.ui.space_id else None
 
     @property
     def published_folder(self) -> Path:
@@ -276,4 +296,5 @@ class Settings:
             auto_hold=env.flag("LEADERBOARD_AUTO_HOLD", True),
             bootstrap_secret=env.optional("LEADERBOARD_BOOTSTRAP_SECRET"),
             results_dir=Path(results_dir) if results_dir else None,
+            contact=env.optional("LEADERBOARD_CONTACT"),
         )

@@ -12,16 +12,17 @@ from dataclasses import dataclass
 
 from scoring import ResultRecord
 from scoring.errors import Issue
-from submissions.answer import public_result
+from submissions.answer import Reason, public_result
 from submissions.catalog import SubmissionState
 from submissions.records import Status
 
 ENTRY_KEYS = (
     "submission_id", "benchmark", "model", "team", "model_type", "submitter", "submitted_at", "filename",
     "bbox_format", "status", "visibility", "anonymous", "reveal_date", "hidden", "on_board", "rank",
-    "board_row", "gold_version", "result", "errors", "past_errors",
+    "board_row", "gold_version", "result", "errors", "past_errors", "reason", "notes",
 )  # fmt: skip
-"""The keys of an entry's API form, in order (docs/teams.md)."""
+"""The keys of an entry's API form, in order (docs/teams.md); ``reason`` and ``notes`` are
+``{"code", "message"}`` (submissions.answer.REASON_CODES)."""
 _FIXED_RESULT_KEYS = ("benchmark", "gold_version", "scorer_version", "counts", "overall")
 
 
@@ -37,6 +38,8 @@ class Entry:
     rank: int | None
     board_row: str | None
     gold_version: str
+    reason: Reason | None = None  # why it stands where it does (submissions.feedback.Feedback.reason)
+    notes: tuple[Reason, ...] = ()  # how its file was read: unparsed lines, lenient reads
 
     @property
     def visibility(self) -> str:
@@ -49,8 +52,12 @@ class Entry:
     @property
     def where(self) -> str:
         """One phrase: where this entry stands (My submissions' "board" column)."""
+        if self.state.held:
+            return "held for review (automatic)" if _automatic(self.state) else "held for review"
         if self.state.hidden:
-            return "hidden by maintainers"
+            return "hidden by a maintainer"
+        if self.reason is not None and self.reason.code == "ladder_withheld":
+            return "private, withheld by the Ladder"
         if self.on_board:
             return f"public row, rank {self.rank}"
         if not self.state.public:
@@ -88,6 +95,8 @@ class Entry:
             "result": result_dict(self.result),
             "errors": [_issue(i) for i in self.issues()],
             "past_errors": _past_errors(self.state),
+            "reason": self.reason.to_api() if self.reason else None,
+            "notes": [n.to_api() for n in self.notes],
         }
 
 
@@ -95,6 +104,10 @@ def result_dict(result: ResultRecord | None) -> dict | None:
     """The result as its team may see it: the same whitelist and rounding as the ``/submit``
     answer (submissions.answer.public_result), never finer than the page shows."""
     return public_result(result)
+
+
+def _automatic(state: SubmissionState) -> bool:
+    return state.moderation is not None and state.moderation.by == "automatic"
 
 
 def _issue(issue: Issue) -> dict:

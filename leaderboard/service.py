@@ -145,6 +145,7 @@ class Leaderboard:
             exempt=(*settings.ui.maintainers, DEMO_USER.username),
             ladder=settings.feedback == "ladder",
             publications=settings.publications_per_week,
+            contact=settings.contact_line,
         )
         self.probes = ProbeDetector(lambda s: self.store.read("submissions", layout.raw(s.meta.benchmark, s.meta.id)))
         self._boards: dict[str, tuple[tuple, Board]] = {}
@@ -224,7 +225,7 @@ class Leaderboard:
         if answer.result is not None and (info := self.golds.info(benchmark)) is not None:
             answer = self.feedback.answer(answer, info.version)  # the Ladder rule: submissions.feedback
         if answer.result is None:
-            return answer
+            return self._with_contact(answer)
         state = self.catalog.get(answer.submission_id)
         if state is not None and not self.disclosure(identity, state).shows("figures"):  # the one rule decides
             return answer.withheld("Scored and kept; its figures are not shown to you (About, Integrity).")
@@ -232,6 +233,15 @@ class Leaderboard:
             note = " Private: only your team sees it; publish it from My submissions (or /publish) to show it."
             answer = replace(answer, message=answer.message + note)
         return answer.with_rank(self.rank_of(benchmark, answer.submission_id))
+
+    def _with_contact(self, answer: SubmitAnswer) -> SubmitAnswer:
+        """An answer that sends the team to a maintainer says where to write."""
+        asks = answer.status is Status.UNAVAILABLE or any(i.code == "team_taken" for i in answer.issues)
+        if not asks or self.feedback.contact in answer.message:
+            return answer
+        where = f" Write to {self.feedback.contact}."
+        issues = tuple(replace(i, message=i.message + where) if i.code == "team_taken" else i for i in answer.issues)
+        return replace(answer, message=answer.message + where, issues=issues)
 
     def _over_ration(self, benchmark: str, form: SubmissionForm, identity: Identity) -> SubmitAnswer | None:
         """The refusal of a submission asked to be public when its team's publications are used up."""
@@ -260,7 +270,9 @@ class Leaderboard:
             log.exception("probe detector failed on %s; not held", state.meta.id)
             return
         if flagged:
-            self.hold([state.meta.id], "automatic", "its probe series is flagged", now=state.public)
+            signals = ", ".join(self.probes.signals(self.catalog.all(benchmark), gold, state.meta.id))
+            why = "its probe series is flagged" + (f" (signals: {signals})" if signals else "")
+            self.hold([state.meta.id], "automatic", why, now=state.public)
 
     def quota(self, identity: Identity, benchmark: str, team: str = "") -> QuotaStatus:
         """The account's daily quota, or the team's (``team``) when that binds first."""
@@ -423,10 +435,11 @@ class Leaderboard:
     def staged_gold(self, benchmark: str) -> GoldInfo | None:
         return self.golds.staged(benchmark)
 
-    def set_hidden(self, submission_id: str, hidden: bool, by: str) -> bool:
+    def set_hidden(self, submission_id: str, hidden: bool, by: str, reason: str = "") -> bool:
+        """Hide (with the maintainer's ``reason``, which the team is shown) or release a submission."""
         if self.catalog.get(submission_id) is None:
             return False
-        body = Moderation(hidden, by, lifecycle.now_iso()).to_bytes()
+        body = Moderation(hidden, by, lifecycle.now_iso(), reason.strip() if hidden else "").to_bytes()
         path = ModerationFile(submission_id).path
         verb = "Hide" if hidden else "Unhide"
         self.store.put("submissions", {path: body}, f"{verb} {submission_id}", overwrite=True, durable=True)
@@ -690,7 +703,10 @@ class Leaderboard:
         rows = self.board(state.meta.benchmark).rows
         row = next((r.submission_id for r in rows if r.submission_id and self._same_row(r.submission_id, state)), None)
         result = state.latest_result(gold) if info and shown.shows("figures") else None  # not when withheld or held
-        return Entry(state, self.status(state), result, self.rank_of(state.meta.benchmark, submission_id), row, gold)
+        status = self.status(state)
+        reason, notes = self.feedback.reason(state, gold, status), self.feedback.notes(state, gold)
+        rank = self.rank_of(state.meta.benchmark, submission_id)
+        return Entry(state, status, result, rank, row, gold, reason, notes)
 
     def _same_row(self, submission_id: str, state: SubmissionState) -> bool:
         other = self.catalog.get(submission_id)
@@ -724,6 +740,10 @@ class Leaderboard:
             raise PermissionError(f"Submission {submission_id!r} belongs to a team you are not a member of now.")
         if public and self.status(state) is Status.REJECTED:
             raise ValueError(f"Submission {submission_id!r} was rejected; only a scored one can be public.")
+        if public and state.hidden:  # it would stay off the board, and spend a publication for nothing
+            why = self.feedback.reason(state, "", Status.SCORED).message
+            raise ValueError(f"Submission {submission_id!r} cannot be published while it is held or hidden; "
+                             f"nothing was published or counted. {why}")  # fmt: skip
         reveal, issue = check_reveal_date(reveal_date, anonymous and public)
         if issue is not None:
             raise ValueError(issue.message)

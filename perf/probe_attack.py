@@ -13,7 +13,10 @@ The attacks of the red-team review (finding 3), as a submitter sees the leaderbo
   each cell's count change names every probe;
 - ``threshold``: the attack that targets the Ladder: a baseline with the 5 % of allowed missing
   answers, then files that fill some of them (to sit at the step) plus isolated probes, decoded
-  whenever a file is shown.
+  whenever a file is shown;
+- ``refusals``: the partial file with refusals (responses that state no letter) in place of the
+  missing lines, so that it passes the minimum coverage (a refusal is an answered, wrong line):
+  one isolated probe per group cell, the rest refused, decoded from each cell's count.
 
 Policies (the oracle is :func:`scoring.engine.score_predictions` with the submission's seed,
 :meth:`submissions.answer.SubmitAnswer.to_api` for rounding, :func:`submissions.feedback.ladder`,
@@ -69,7 +72,7 @@ from store.records import Publication, StoredResult, SubmissionMeta  # noqa: E40
 from submissions.answer import SubmitAnswer  # noqa: E402
 from submissions.catalog import SubmissionState  # noqa: E402
 from submissions.feedback import LADDER_STEP, ladder  # noqa: E402
-from submissions.probes import Pattern, flags, pattern, to_hold  # noqa: E402
+from submissions.probes import MISSING, UNREAD, Pattern, flags, pattern, to_hold  # noqa: E402
 from submissions.publications import PUBLICATIONS_PER_WEEK, ration, reveals  # noqa: E402
 from submissions.records import Status  # noqa: E402
 from submissions.seeds import BootstrapSeeds  # noqa: E402
@@ -130,14 +133,16 @@ class Oracle:
         self._detect(letters, bench)
         if policy.hold and sid in to_hold(self.found):
             state.hidden = True  # the intake scores it, then the automatic hold takes it
-        if (letters >= 0).sum() < math.ceil(MIN_COVERAGE * self.gold.size - 1e-9):
+        if (letters != MISSING).sum() < math.ceil(MIN_COVERAGE * self.gold.size - 1e-9):
             self.rejected += 1
             return None
         self.scored += 1
         if state.hidden:
             self.held += 1
             return None
-        preds = Predictions(bench.id, self.gold.version, letters.astype(np.int8), letters >= 0, {}, 0)
+        unread = letters == UNREAD  # refused: answered, and wrong
+        read = np.where(unread, MISSING, letters).astype(np.int8)
+        preds = Predictions(bench.id, self.gold.version, read, letters != MISSING, {}, int(unread.sum()))
         result = score_predictions(bench, self.gold, preds, seed=self.seeds.for_submission(sid))
         state.results[ResultKey.of(self.gold.version, SCORER_VERSION)] = StoredResult(sid, meta.submitted_at, result)
         answer = SubmitAnswer.of(Status.SCORED, sid, result=result)
@@ -372,7 +377,25 @@ def threshold(oracle: Oracle, key: Key) -> Iterator[bool]:
         yield True
 
 
-ATTACKS = {"partial": partial, "differential": differential, "coin": coin, "threshold": threshold}
+def refusals(oracle: Oracle, key: Key) -> Iterator[bool]:
+    """Every line refused but one isolated probe per group cell: a cell's count is that probe's truth."""
+    base = np.full(key.gold.size, UNREAD, dtype=np.int8)
+    while True:
+        probes = isolated_probes(key, base)
+        if not probes:
+            return
+        letters = base.copy()
+        for q, letter, _cell in probes:
+            letters[q] = letter
+        result = oracle.submit(letters)
+        if result is not None:
+            now = cell_counts(result, key.gold)
+            for q, letter, cell in probes:
+                key.right(q, letter) if now[cell] > 0 else key.wrong(q, letter)
+        yield True
+
+
+ATTACKS = {"partial": partial, "differential": differential, "coin": coin, "threshold": threshold, "refusals": refusals}
 
 
 # --------------------------------------------------------------------------- running
@@ -620,7 +643,7 @@ def main(argv: list[str] | None = None) -> int:
         for policy in args.policies if attack != "partial" else ["ladder"]:
             outcomes.append(run(gold, attack, policy, args.cap))
             print(table(outcomes[-1:], args.cap).splitlines()[-1], flush=True)
-    print(f"\n{gold.size:,} questions, cap {args.cap:,} scored submissions, step {LADDER_STEP:g} points, "
+    print(f"\n{gold.size:,} questions, cap {args.cap:,} scored submissions, step {LADDER_STEP:g} point(s), "
           f"{PUBLICATIONS_PER_WEEK} publications a week, {SCORED_PER_DAY} scored a day\n")  # fmt: skip
     print(table(outcomes, args.cap))
     print("\n" + compared)

@@ -56,6 +56,7 @@ class GoldChanges:
     removed: int
     answers_changed: int
     group_sizes: tuple[GroupSize, ...] = ()
+    masks_changed: int | None = None  # grounding benchmarks: kept questions whose gold region changed
 
     @property
     def needs_confirmation(self) -> bool:
@@ -69,6 +70,8 @@ class GoldChanges:
             f"({self.added:,} added, {self.removed:,} removed)",
             f"answers changed on kept questions: {self.answers_changed:,}",
         ]
+        if self.masks_changed is not None:
+            out.append(f"masks changed on kept questions: {self.masks_changed:,}")
         out += [f"{g.grouping} {g.label!r}: {g.before:,} -> {g.after:,} questions" for g in self.group_sizes]
         return out
 
@@ -84,7 +87,21 @@ def compare(old: Gold, new: Gold) -> GoldChanges:
         removed=old.size - len(kept),
         answers_changed=changed,
         group_sizes=tuple(_group_sizes(old, new)),
+        masks_changed=_masks_changed(old, new, kept),
     )
+
+
+def _masks_changed(old: Gold, new: Gold, kept: list) -> int | None:
+    """Kept questions whose gold region differs (size or any run), or None without masks."""
+    a, b = old.extra.get("masks"), new.extra.get("masks")
+    if a is None or b is None:
+        return None
+    return sum(_mask_runs(a, old.index[k]) != _mask_runs(b, new.index[k]) for k in kept)
+
+
+def _mask_runs(table, i: int) -> tuple:
+    runs = table[i]
+    return runs.height, runs.width, runs.starts.tobytes(), runs.lengths.tobytes()
 
 
 def _sizes(gold: Gold, grouping: str) -> dict[str, int]:

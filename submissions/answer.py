@@ -20,11 +20,13 @@ from submissions.records import Status
 
 API_KEYS = (
     "status", "message", "submission_id", "result", "rank", "errors", "total_errors", "quota", "duplicate_of",
-    "warnings", "unparsed_lines",
+    "warnings", "unparsed_lines", "reason", "notes",
 )  # fmt: skip
 """The documented keys of a ``/submit`` answer, in order (extended at the end, never renamed):
-``warnings`` (issues that did not stop the file, e.g. too few answers in validate-only) and
-``unparsed_lines`` (``line`` and ``text`` of responses that state no letter)."""
+``warnings`` (issues that did not stop the file, e.g. too few answers in validate-only),
+``unparsed_lines`` (``line`` and ``text`` of responses that state no letter), ``reason`` (why a
+scored submission's figures are shown or not: :class:`Reason`) and ``notes`` (reasons about how
+the file was read: unparsed lines, lenient reads)."""
 
 NO_GOLD = "This benchmark has no gold yet; a maintainer must add it first."
 RETRY = "The leaderboard could not store your file just now; nothing was kept or counted. Please send it again."
@@ -49,6 +51,32 @@ def _message(status: Status, total_issues: int) -> str:
 
 
 @dataclass(frozen=True)
+class Reason:
+    """Why a submission stands where it does, for its team: a stable ``code`` scripts can test
+    (:data:`REASON_CODES`) and a ``message`` a person can read (what happened, what would change it)."""
+
+    code: str
+    message: str
+
+    def to_api(self) -> dict[str, str]:
+        return {"code": self.code, "message": self.message}
+
+
+REASON_CODES = {
+    "shown": "scored; its figures are shown to the team",
+    "ladder_withheld": "scored and kept; its figures are withheld by the Ladder rule",
+    "held_for_review": "scored; held automatically by the probe detector until a maintainer reviews it",
+    "hidden_by_maintainer": "hidden by a maintainer, for the reason given",
+    "rejected": "not scored: the file has format errors",
+    "pending": "not scored yet",
+    "failed": "scoring failed on an internal error; it is retried",
+    "unparsed_lines": "lines whose response states no letter; each counts as a wrong answer",
+    "lenient_reads": "lines read by a rule looser than the benchmark's official protocol",
+}
+"""Every reason code, with what it means (docs/integrity.md); codes are only ever added."""
+
+
+@dataclass(frozen=True)
 class SubmitAnswer:
     """See module doc. ``issues`` lists at most 20 problems; ``total_issues`` counts them all."""
 
@@ -63,6 +91,8 @@ class SubmitAnswer:
     duplicate_of: str | None = None
     warnings: tuple[Issue, ...] = ()
     unparsed_lines: tuple[UnparsedLine, ...] = ()
+    reason: Reason | None = None
+    notes: tuple[Reason, ...] = ()
 
     @classmethod
     def of(
@@ -120,10 +150,13 @@ class SubmitAnswer:
     def with_rank(self, rank: int | None) -> SubmitAnswer:
         return replace(self, rank=rank)
 
-    def withheld(self, why: str) -> SubmitAnswer:
+    def withheld(self, why: str, reason: Reason | None = None) -> SubmitAnswer:
         """Scored and stored, but its figures are not shown to the submitter (the feedback policy,
         submissions.feedback): no result, no rank, and ``why`` as the message."""
-        return replace(self, message=why, result=None, rank=None)
+        return replace(self, message=why, result=None, rank=None, reason=reason or self.reason)
+
+    def with_reason(self, reason: Reason | None, notes: tuple[Reason, ...] = ()) -> SubmitAnswer:
+        return replace(self, reason=reason, notes=notes)
 
     def as_duplicate(self) -> SubmitAnswer:
         """The answer of the earlier upload of the same file, said to be a repeat."""
@@ -146,6 +179,8 @@ class SubmitAnswer:
                 {"line": i.line, "field": i.field, "code": i.code, "message": i.message} for i in self.warnings
             ],
             "unparsed_lines": [u.to_api() for u in self.unparsed],
+            "reason": self.reason.to_api() if self.reason else None,
+            "notes": [n.to_api() for n in self.notes],
         }
 
     @property

@@ -50,10 +50,15 @@ class SubmissionState:
     validated: set[str] = field(default_factory=set)  # gold keys
     failures: dict[str, int] = field(default_factory=dict)  # gold key -> internal errors on it
     hidden: bool = False
-    held: bool = False  # hidden as a probe hold (store.records.Moderation.held)
+    moderation: Moderation | None = None  # the newest moderation flag (who hid it, why), if any
     publications: dict[int, Publication] = field(default_factory=dict)  # event number -> event
     derived: dict = field(default_factory=dict, repr=False, compare=False)
     """Caches of views of immutable results (e.g. the table's row), keyed by their maker."""
+
+    @property
+    def held(self) -> bool:
+        """Held for review by the probe detector's automatic hold (or a maintainer's hold)."""
+        return self.hidden and self.moderation is not None and self.moderation.held
 
     @property
     def last_publication(self) -> Publication | None:
@@ -252,11 +257,12 @@ class Catalog:
             return False
         with self._lock:
             state = self._states.get(flag.sid)
-            if state is None or (state.hidden, state.held) == (record.hidden, record.held):
+            if state is None:
                 return False
-            state.hidden, state.held = record.hidden, record.held
-            self.generation += 1
-            return True
+            changed = (state.hidden, state.held) != (record.hidden, record.hidden and record.held)
+            state.hidden, state.moderation = record.hidden, record
+            self.generation += changed
+            return changed
 
     def forget(self, path: str) -> None:
         """Let ``refresh`` read ``path`` again (after a repair rewrote it)."""

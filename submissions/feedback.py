@@ -6,10 +6,16 @@ full breakdown per submission, a team can recover half of the SCB key in about 7
 
 - the first scored submission is *shown*: its figures go to the answer and My submissions
   (rounded, without counts of right answers: submissions.answer);
-- a later one is shown only if its primary figure beats the ladder's best shown one by more than
-  :data:`LADDER_STEP` points (in the metric's declared direction);
+- a later one is shown only if it beats the ladder's best shown figure by more than the declared
+  step on *any* of the benchmark's headline metrics (``Benchmark.headline``: SCB accuracy and
+  mIoU, so that a grounding-only improvement shows; each in its declared direction);
 - otherwise it is *withheld*: scored and stored, but the team is told only that it did not beat
-  the best shown figure by the step.
+  the best shown figures by their steps.
+
+Every state has a reason its team can read (:meth:`Feedback.reason`: a stable code and a message
+saying what happened and what would change it): shown, withheld by the Ladder, held for review
+by the probe detector (on which kind of signal, never which files), hidden by a maintainer (with
+the maintainer's reason); :meth:`Feedback.notes` add how the file was read.
 
 A ladder is a team together with its accounts: every account that submits under a team shares
 its ladder, and so does every other team those accounts submit under (a new member account, or
@@ -26,41 +32,53 @@ replica, restart and rescore agrees.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
 from scoring import SCORER_VERSION, get_benchmark
+from scoring.benchmarks.base import HEADLINE_STEP
 from scoring.engine import ResultRecord
-from submissions.answer import SubmitAnswer
+from submissions.answer import Reason, SubmitAnswer
 from submissions.catalog import Catalog, SubmissionState
+from submissions.probes import SIGNALS
 from submissions.publications import PUBLICATIONS_PER_WEEK, Ration, Reveal, ration, reveals
+from submissions.records import Status
 from submissions.teams import name_key, state_key
 
-LADDER_STEP = 1.0
-"""Points of the primary metric a submission must gain over the best shown one to be shown
-(SCB: 1 point is 32 of 3,178 questions, above the 0.77-point spread of chance)."""
-HELD = "Scored and held for review by a maintainer: its figures are not shown unless a maintainer releases it."
+LADDER_STEP = HEADLINE_STEP
+"""The default step of a headline metric, in points (each benchmark declares its own:
+``Benchmark.headline``)."""
+HELD = (
+    "Scored and held for review automatically (no maintainer has acted on it yet): its figures are not "
+    "shown until a maintainer reviews it."
+)
+NO_CONTACT = "the maintainers of this leaderboard"
 
 
 @dataclass(frozen=True)
 class LadderStep:
-    """The decision for one scored submission, and the best shown one it was measured against."""
+    """The decision for one scored submission, and the best shown figures it was measured against."""
 
     submission_id: str
     shown: bool
-    best_id: str  # the ladder's best shown submission after this one (itself when shown)
+    best_id: str  # the ladder's best shown submission on the primary metric after this one
     best: float  # its primary figure, at full precision (the answer rounds it)
+    bests: tuple[tuple[str, float, str], ...] = ()  # (metric, best shown figure, its submission) per headline metric
+
+
+Best = dict[str, tuple[float, str]]  # headline metric -> (best shown value, in "beats is >" sign, submission id)
 
 
 class _Links:
     """Accounts and teams joined into ladders as submissions arrive (union-find), each ladder
-    with its best shown (value, submission id)."""
+    with its best shown (value, submission id) per headline metric."""
 
     def __init__(self) -> None:
         self.parent: dict[tuple[str, str], tuple[str, str]] = {}
-        self.best: dict[tuple[str, str], tuple[float, str]] = {}
+        self.best: dict[tuple[str, str], Best] = {}
 
     def root(self, node: tuple[str, str]) -> tuple[str, str]:
         self.parent.setdefault(node, node)
@@ -74,46 +92,59 @@ class _Links:
         a, t = self.root(("account", state.meta.submitter)), self.root(("team", state_key(state)))
         if a != t:
             self.parent[t] = a
-            bests = [b for b in (self.best.pop(t, None), self.best.get(a)) if b is not None]
-            if bests:
-                self.best[a] = max(bests)
+            merged = dict(self.best.pop(t, {}))
+            for metric, best in self.best.get(a, {}).items():
+                merged[metric] = max(best, merged.get(metric, best))
+            if merged:
+                self.best[a] = merged
         return a
 
 
 def ladder(
     states: Iterable[SubmissionState],
     gold_version: str,
-    step: float = LADDER_STEP,
     exempt: Callable[[SubmissionState], bool] = lambda s: s.meta.maintainer,
 ) -> dict[str, LadderStep]:
-    """Decisions for a benchmark's scored, visible submissions (``states`` oldest first)."""
+    """Decisions for a benchmark's scored, visible submissions (``states`` oldest first): a
+    submission is shown when it beats its ladder's best shown figure by more than the declared
+    step on any headline metric (or is the first with a figure on one of them)."""
     links, out = _Links(), {}
     for state in states:
         if exempt(state):
             continue
         root = links.join(state)  # hidden and unscored uploads link too: a hold unlinks nothing
         result = None if state.hidden else state.result(gold_version, SCORER_VERSION)
-        value = _ladder_value(result) if result is not None else None
-        if value is None:
+        values = _ladder_values(result) if result is not None else {}
+        if not values:
             continue
-        best = links.best.get(root)
-        if best is None or value > best[0] + step:
-            best = links.best[root] = (value, state.meta.id)
-        out[state.meta.id] = LadderStep(state.meta.id, best[1] == state.meta.id, best[1], _shown_value(result, best[0]))
+        bench = get_benchmark(result.benchmark)
+        best = links.best.setdefault(root, {})
+        steps = dict(bench.headline)
+        shown = any(m not in best or v > best[m][0] + steps[m] for m, v in values.items())
+        if shown:
+            for m, v in values.items():
+                if m not in best or v > best[m][0]:
+                    best[m] = (v, state.meta.id)
+        bests = tuple((m, _shown_value(bench.metric(m), best[m][0]), best[m][1]) for m in steps if m in best)
+        primary = best.get(bench.primary_metric) or next(iter(best.values()))
+        out[state.meta.id] = LadderStep(
+            state.meta.id, shown, primary[1], _shown_value(bench.primary, primary[0]), bests
+        )  # fmt: skip
     return out
 
 
-def _ladder_value(result: ResultRecord) -> float | None:
-    """The primary figure, negated when lower is better, so that "beats" is always ``>``."""
-    primary = get_benchmark(result.benchmark).primary
-    value = result.overall.get(primary.name)
-    if value is None:
-        return None
-    return float(value) if primary.higher_is_better else -float(value)
+def _ladder_values(result: ResultRecord) -> dict[str, float]:
+    """The headline figures that exist, negated when lower is better, so that "beats" is ``>``."""
+    out = {}
+    for metric, _step in get_benchmark(result.benchmark).headline_metrics:
+        value = result.overall.get(metric.name)
+        if value is not None:
+            out[metric.name] = float(value) if metric.higher_is_better else -float(value)
+    return out
 
 
-def _shown_value(result: ResultRecord, ladder_value: float) -> float:
-    return ladder_value if get_benchmark(result.benchmark).primary.higher_is_better else -ladder_value
+def _shown_value(metric, ladder_value: float) -> float:
+    return ladder_value if metric.higher_is_better else -ladder_value
 
 
 class Feedback:
@@ -124,13 +155,13 @@ class Feedback:
         self,
         catalog: Catalog,
         exempt: Iterable[str] = (),
-        step: float = LADDER_STEP,
         ladder: bool = True,
         publications: int = PUBLICATIONS_PER_WEEK,
+        contact: str = NO_CONTACT,
     ) -> None:
         self.catalog = catalog
+        self.contact = contact  # where a team writes to the maintainers (leaderboard.config: contact)
         self.exempt = frozenset(exempt)
-        self.step = step
         self.ladder = ladder  # False: every scored result is shown (LEADERBOARD_FEEDBACK=full)
         self.publications = publications  # per team, benchmark and 7 days (only under the Ladder)
         self._cache: dict[tuple[str, str], tuple[int, object]] = {}
@@ -152,7 +183,7 @@ class Feedback:
 
     def steps(self, benchmark: str, gold_version: str) -> dict[str, LadderStep]:
         """The benchmark's ladders on that gold, cached until the catalog changes."""
-        make = lambda: ladder(self.catalog.all(benchmark), gold_version, self.step, self.is_exempt)  # noqa: E731
+        make = lambda: ladder(self.catalog.all(benchmark), gold_version, self.is_exempt)  # noqa: E731
         return self._cached((benchmark, gold_version), make)
 
     def reveals(self, benchmark: str) -> dict[str, Reveal]:
@@ -196,19 +227,96 @@ class Feedback:
         return state.latest_result(gold_version) if self.shown(state, gold_version) else None
 
     def answer(self, answer: SubmitAnswer, gold_version: str) -> SubmitAnswer:
-        """The ``/submit`` answer as the policy lets the submitter see it (duplicates included)."""
+        """The ``/submit`` answer as the policy lets the submitter see it (duplicates included),
+        with the reason of its state and the notes on how the file was read."""
         state = self.catalog.get(answer.submission_id) if answer.submission_id else None
-        if answer.result is None or state is None or self.shown(state, gold_version):
+        if answer.result is None or state is None:
             return answer
-        if state.hidden:
-            return answer.withheld(HELD)
-        best = self.steps(state.meta.benchmark, gold_version)[state.meta.id]
-        primary = get_benchmark(state.meta.benchmark).primary
-        why = (
-            f"Scored and kept, but not shown: it does not beat your team's best shown {primary.label} "
-            f"({best.best:.{primary.decimals}f}, submission {best.best_id}) by more than {self.step:g} points, "
-            "so its figures stay private (the Ladder rule; see About, Integrity). Publishing it shows them; "
-            f"a team may make {self.publications} submissions public per benchmark a week."
-        )
+        reason, notes = self.reason(state, gold_version, Status.SCORED), self.notes(state, gold_version)
+        if self.shown(state, gold_version):
+            return answer.with_reason(reason, notes)
         repeat = "This file was already submitted; nothing was counted. " if answer.duplicate_of else ""
-        return answer.withheld(repeat + why)
+        return answer.withheld(repeat + reason.message, reason).with_reason(reason, notes)
+
+    def reason(self, state: SubmissionState, gold_version: str, status: Status) -> Reason:
+        """Why ``state`` stands where it does, for its team (submissions.answer.REASON_CODES)."""
+        if state.hidden:
+            return self._held(state) if state.held else self._hidden(state)
+        if status is Status.REJECTED:
+            return Reason(
+                "rejected", "Not scored: the file has format errors (listed with it); fix them, send it again."
+            )
+        if status is Status.FAILED:
+            return Reason("failed", "Scoring failed on an internal error; it is retried automatically.")
+        if status is not Status.SCORED:
+            return Reason("pending", "Received; scoring is pending.")
+        if self.shown(state, gold_version):
+            where = "on the board" if state.public else "to your team only (private: publish it to make it a row)"
+            return Reason("shown", f"Scored: its figures are shown {where}.")
+        return Reason("ladder_withheld", self._withheld(state, gold_version))
+
+    def notes(self, state: SubmissionState, gold_version: str) -> tuple[Reason, ...]:
+        """How the file was read: unparsed responses and lenient reads (file facts, no gold)."""
+        result = state.latest_result(gold_version)
+        counts = result.counts if result is not None else {}
+        out = []
+        if counts.get("unparsed"):
+            out.append(Reason("unparsed_lines", (
+                f"{counts['unparsed']:,} of {counts.get('submitted', 0):,} lines give a response that states no "
+                "letter the reader understands (a refusal, or a form it cannot read); each counts as a wrong "
+                "answer, as in the paper, and is listed under unparsed lines. A line with an explicit "
+                '"answer" letter is never misread.'
+            )))  # fmt: skip
+        if counts.get("lenient"):
+            out.append(Reason("lenient_reads", (
+                f"{counts['lenient']:,} lines were read by a rule looser than the benchmark's official protocol "
+                "(for example the option's text instead of its letter); the official protocol would count "
+                "them wrong."
+            )))  # fmt: skip
+        return tuple(out)
+
+    def _withheld(self, state: SubmissionState, gold_version: str) -> str:
+        step = self.steps(state.meta.benchmark, gold_version)[state.meta.id]
+        bench = get_benchmark(state.meta.benchmark)
+        steps = dict(bench.headline)
+        bests = [
+            f"{bench.metric(m).label} ({v:.{bench.metric(m).decimals}f}, submission {sid}) by more than {steps[m]:g} "
+            f"point{'s' if steps[m] != 1 else ''}"
+            for m, v, sid in step.bests
+        ]
+        beats = ", nor its best shown ".join(bests)
+        return (
+            f"Scored and kept, but not shown: it does not beat your team's best shown {beats}, "
+            "so its figures stay private (the Ladder rule; see About, Integrity). A later file that beats any of "
+            "these is shown; publishing this one shows its figures now "
+            f"(a team may make {self.publications} submissions public per benchmark a week)."
+        )
+
+    def _held(self, state: SubmissionState) -> Reason:
+        moderation = state.moderation
+        signals = [SIGNALS[c] for c in _signals(moderation.reason) if c in SIGNALS] if moderation else []
+        automatic = moderation is not None and moderation.by == "automatic"
+        found = f"The probe detector found {'; '.join(signals)}" if signals else "The probe detector flagged its series"
+        by_hand = "Scored and held for review by a maintainer: its figures are not shown until it is released."
+        who = HELD if automatic else by_hand
+        return Reason("held_for_review", (
+            f"{who} {found} (in your files, or in files linked to them by near-identical answers); probes of the "
+            "hidden answers look like this, and so, sometimes, does honest work. What happens next: a maintainer "
+            "reviews held files and releases honest work, whose figures are then shown as usual. To explain your "
+            f"series or to ask, write to {self.contact}."
+        ))  # fmt: skip
+
+    def _hidden(self, state: SubmissionState) -> Reason:
+        moderation = state.moderation
+        why = moderation.reason.strip() if moderation and moderation.reason.strip() else "no reason was given"
+        when = f" on {moderation.at[:10]}" if moderation and moderation.at else ""
+        return Reason("hidden_by_maintainer", (
+            f"Hidden by a maintainer{when}: {why}. It is off the board and its figures are not shown. "
+            f"To ask about it, write to {self.contact}."
+        ))  # fmt: skip
+
+
+def _signals(reason: str) -> list[str]:
+    """The signal codes a hold's moderation reason records ("... (signals: near_copy, one_letter)")."""
+    match = re.search(r"signals: ([a-z_, ]+)", reason)
+    return [c.strip() for c in match.group(1).split(",")] if match else []

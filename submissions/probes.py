@@ -45,13 +45,33 @@ LOW_COVERAGE_SHARE = 0.95
 FLAG_AFTER = 3
 """Suspicious submissions of one series before it is flagged (one all-"A" test of the example
 file, or one resubmission with a few fixes, is ordinary)."""
+BOX_MOVED_IOU = 0.8
+"""A box moved when its IoU with the same question's box in the other file is below this (or
+one file grounds the question and the other does not): a grounding ablation moves most boxes,
+a probe of the masks a few."""
+MISSING, UNREAD = -1, -2
+"""Codes in a row of letters: no line for the question; a line whose answer states no letter
+(a refusal, an unparsed response). An unread line is answered (and wrong), as the scorer
+counts it: a refusing model is no partial file."""
+SIGNALS = {
+    "near_copy": "near-copies of an earlier file: it differs from one in only a few answers",
+    "box_probe": "the same answers as an earlier file with only a few boxes moved",
+    "one_letter": "one letter in most answers",
+    "no_letter": "most lines state no answer",
+    "low_coverage": "answers for fewer than 95 % of the questions",
+}
+"""The kinds of evidence, each with the words a team is told when its file is held for them
+(never which files or questions: the evidence itself stays with maintainers)."""
 
 
 @dataclass(frozen=True)
 class Answers:
-    """One file's answers as a row of letters (index into the benchmark's choices, -1 when missing)."""
+    """One file's answers as a row of letters (index into the benchmark's choices, :data:`MISSING`
+    or :data:`UNREAD`) and its groundings as a box per question (x0, y0, x1, y1 in the file's own
+    numbers, NaN when it grounds nothing there)."""
 
     letters: np.ndarray
+    boxes: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -73,6 +93,7 @@ class Pattern:
     differ_any: int | None
     reasons: tuple[str, ...]
     linked: str = ""  # closest_any when it is a near-duplicate: the series joins its submitter
+    signals: tuple[str, ...] = ()  # the kinds of its reasons (keys of SIGNALS), what a team may be told
 
     @property
     def suspicious(self) -> bool:
@@ -93,9 +114,10 @@ class ProbeFlag:
 
 
 def read_answers(bench: Benchmark, gold: Gold, raw: bytes) -> Answers:
-    """The letters of a stored upload, line by line (a line the scorer would refuse is skipped:
-    the detector looks at patterns, the scorer judges validity)."""
-    letters = np.full(gold.size, -1, dtype=np.int8)
+    """The letters and boxes of a stored upload, line by line (a line the scorer would refuse is
+    skipped: the detector looks at patterns, the scorer judges validity)."""
+    letters = np.full(gold.size, MISSING, dtype=np.int8)
+    boxes = np.full((gold.size, 4), np.nan, dtype=np.float64)
     try:  # a harness file (lmms-eval samples, VLMEvalKit predictions) is read as the scorer reads it
         shaped = harness.as_submission(bench, gold, raw, max(len(raw), 1))
     except harness.ShapeError:
@@ -110,15 +132,55 @@ def read_answers(bench: Benchmark, gold: Gold, raw: bytes) -> Answers:
             continue
         key = bench.parse_key(obj[bench.key_field])
         row = gold.index.get(key) if key is not None else None
-        if row is None or letters[row] >= 0:
+        if row is None or letters[row] != MISSING:
             continue
         if "answer" in obj:
             letter = normalize_answer(obj["answer"], bench.choices)
+        elif isinstance(obj.get("response"), str):
+            letter = extract_answer(obj["response"], bench.choices)
         else:
-            letter = extract_answer(obj["response"], bench.choices) if isinstance(obj.get("response"), str) else None
-        if letter is not None:
-            letters[row] = bench.choices.index(letter)
-    return Answers(letters)
+            continue
+        letters[row] = bench.choices.index(letter) if letter is not None else UNREAD
+        if bench.grounding:
+            boxes[row] = _box(obj)
+    return Answers(letters, boxes if bench.grounding else None)
+
+
+def _box(obj: dict) -> tuple[float, float, float, float]:
+    """A line's grounding as one box in its own numbers: the box, the extent of its polygon
+    points, or its mask's bounding box; NaN when it has none the detector can read."""
+    nan = (np.nan,) * 4
+    try:
+        if isinstance(obj.get("bbox"), list) and len(obj["bbox"]) == 4:
+            x0, y0, x1, y1 = (float(v) for v in obj["bbox"])
+        elif isinstance(obj.get("polygon"), list):
+            flat = np.asarray([v for part in obj["polygon"] for v in np.ravel(part)], dtype=np.float64)
+            xs, ys = flat[0::2], flat[1::2]
+            x0, y0, x1, y1 = xs.min(), ys.min(), xs.max(), ys.max()
+        elif isinstance(obj.get("mask"), dict):
+            from pycocotools import mask as mask_utils
+
+            x, y, w, h = (float(v) for v in mask_utils.toBbox(dict(obj["mask"])))
+            x0, y0, x1, y1 = x, y, x + w, y + h
+        else:
+            return nan
+    except (TypeError, ValueError, KeyError, IndexError):
+        return nan
+    box = (min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1))
+    return box if np.isfinite(box).all() else nan
+
+
+def moved_boxes(a: np.ndarray, b: np.ndarray) -> int:
+    """Questions whose box moved between two files' boxes (:data:`BOX_MOVED_IOU`)."""
+    has_a, has_b = ~np.isnan(a[:, 0]), ~np.isnan(b[:, 0])
+    both = has_a & has_b
+    ix = np.clip(np.minimum(a[both, 2], b[both, 2]) - np.maximum(a[both, 0], b[both, 0]), 0, None)
+    iy = np.clip(np.minimum(a[both, 3], b[both, 3]) - np.maximum(a[both, 1], b[both, 1]), 0, None)
+    inter = ix * iy
+    area = lambda x: (x[both, 2] - x[both, 0]) * (x[both, 3] - x[both, 1])  # noqa: E731
+    union = area(a) + area(b) - inter
+    same = np.where(union > 0, inter / np.where(union > 0, union, 1), 1.0) >= BOX_MOVED_IOU
+    return int((has_a != has_b).sum() + (~same).sum())
 
 
 def patterns(states: list[SubmissionState], answers: list[Answers], bench: Benchmark) -> list[Pattern]:
@@ -126,36 +188,81 @@ def patterns(states: list[SubmissionState], answers: list[Answers], bench: Bench
     if not states:
         return []
     matrix = np.stack([a.letters for a in answers])
+    boxes = _stack_boxes(answers)
     submitters = np.array([s.meta.submitter for s in states])
-    return [pattern(states, matrix, submitters, i, bench) for i in range(len(states))]
+    return [pattern(states, matrix, submitters, i, bench, boxes) for i in range(len(states))]
+
+
+def _stack_boxes(answers: list[Answers]) -> np.ndarray | None:
+    if not answers or any(a.boxes is None for a in answers):
+        return None
+    return np.stack([a.boxes for a in answers])
 
 
 def pattern(
-    states: list[SubmissionState], matrix: np.ndarray, submitters: np.ndarray, i: int, bench: Benchmark
+    states: list[SubmissionState],
+    matrix: np.ndarray,
+    submitters: np.ndarray,
+    i: int,
+    bench: Benchmark,
+    boxes: np.ndarray | None = None,
 ) -> Pattern:
-    """The evidence on submission ``i``, against the ones before it (rows of ``matrix``)."""
+    """The evidence on submission ``i``, against the ones before it (rows of ``matrix``, and of
+    ``boxes`` for a grounding benchmark).
+
+    A file with the same answers as an earlier one tells nothing new about the answer key: it
+    is a copy (the same model sent again, by its team or by another) when its boxes match too,
+    a grounding ablation when it moves many boxes, and a probe of the masks only when it moves
+    a few. Unread lines (refusals) are answers of their own, equal to each other."""
     state, row, n = states[i], matrix[i], matrix.shape[1]
     near = max(1, int(NEAR_DUPLICATE_SHARE * n))
-    answered = int((row >= 0).sum())
-    counts = np.bincount(row[row >= 0], minlength=len(bench.choices))
-    top = int(counts.argmax())
-    share = float(counts[top] / answered) if answered else 0.0
+    answered = int((row != MISSING).sum())
+    symbols = np.where(row == UNREAD, len(bench.choices), row)[row != MISSING]
+    counts = np.bincount(symbols.astype(np.int64), minlength=len(bench.choices) + 1)
+    top_symbol = int(counts.argmax())
+    letters = counts[: len(bench.choices)]
+    top = int(letters.argmax())
+    share = float(counts[top_symbol] / answered) if answered else 0.0
     differ = (matrix[:i] != row).sum(axis=1)
+    reasons, signals = [], []
     own_id, own = _closest(states, differ, submitters[:i] == state.meta.submitter)
     any_id, other = _closest(states, differ, submitters[:i] != state.meta.submitter)
-    reasons = []
-    if own is not None and own <= near:
-        reasons.append(f"differs from own {own_id} in {own} answers")
+    for whose, among, sid, count in (
+        ("own", submitters[:i] == state.meta.submitter, own_id, own),
+        ("another submitter's", submitters[:i] != state.meta.submitter, any_id, other),
+    ):
+        if count is None or count > near:
+            continue
+        if count > 0:
+            reasons.append(f"differs from {whose} {sid} in {count} answers")
+            signals.append("near_copy")
+            continue
+        moved = _fewest_moved(boxes, i, among & (differ == 0))
+        if 0 < moved <= near:
+            reasons.append(f"the same answers as {whose} {sid} with {moved} boxes moved")
+            signals.append("box_probe")
     linked = any_id if other is not None and other <= near else ""
-    if linked:
-        reasons.append(f"differs from another submitter's {any_id} in {other} answers")
     if answered and share >= ONE_LETTER_SHARE:
-        reasons.append(f"{share:.0%} of answers are {bench.choices[top]}")
+        if top_symbol == len(bench.choices):
+            reasons.append(f"{share:.0%} of answers state no letter")
+            signals.append("no_letter")
+        else:
+            reasons.append(f"{share:.0%} of answers are {bench.choices[top]}")
+            signals.append("one_letter")
     if answered < LOW_COVERAGE_SHARE * n:
         reasons.append(f"answers only {answered} of {n} questions")
+        signals.append("low_coverage")
+    top_share = float(letters[top] / answered) if answered else 0.0
     m = state.meta
-    return Pattern(m.id, m.submitter, m.team, m.model, m.submitted_at, answered, n, bench.choices[top], share,
-                   own_id, own, any_id, other, tuple(reasons), linked)  # fmt: skip
+    return Pattern(m.id, m.submitter, m.team, m.model, m.submitted_at, answered, n, bench.choices[top], top_share,
+                   own_id, own, any_id, other, tuple(reasons), linked, tuple(dict.fromkeys(signals)))  # fmt: skip
+
+
+def _fewest_moved(boxes: np.ndarray | None, i: int, among: np.ndarray) -> int:
+    """The fewest boxes file ``i`` moved against any of the earlier files ``among`` (0 without boxes)."""
+    if boxes is None or not among.any():
+        return 0
+    return min(moved_boxes(boxes[i], boxes[j]) for j in np.flatnonzero(among))
 
 
 def _closest(states: list[SubmissionState], differ: np.ndarray, among: np.ndarray) -> tuple[str, int | None]:
@@ -220,6 +327,13 @@ def flags(benchmark: str, found: list[Pattern], held: Callable[[str], bool]) -> 
     return sorted(out, key=lambda f: (-len(f.evidence), f.submitter))
 
 
+def held_queue(states: Iterable[SubmissionState]) -> list[SubmissionState]:
+    """Submissions held for review (automatically or by hand), oldest hold first: the maintainers'
+    queue (``python -m leaderboard held``, the Maintainers tab)."""
+    held = [s for s in states if s.held]
+    return sorted(held, key=lambda s: (s.moderation.at, s.meta.id))
+
+
 class ProbeDetector:
     """Reads each stored upload once (uploads never change) and reports flags per benchmark."""
 
@@ -247,6 +361,12 @@ class ProbeDetector:
         found = patterns(states, [self.answers(s, gold) for s in states], bench)
         return flags(gold.benchmark, found, held)
 
+    def signals(self, states: Iterable[SubmissionState], gold: Gold, submission_id: str) -> tuple[str, ...]:
+        """The kinds of evidence on ``submission_id`` (after :meth:`should_hold` computed it)."""
+        with self._lock:
+            found = self._patterns.get((submission_id, gold.version))
+        return found.signals if found else ()
+
     def should_hold(self, states: Iterable[SubmissionState], gold: Gold, submission_id: str) -> bool:
         """Whether the automatic hold takes ``submission_id`` (one of ``states``). Each pattern is
         computed once, against the submissions stored before it when first asked, so a new upload
@@ -255,10 +375,11 @@ class ProbeDetector:
         missing = [i for i, s in enumerate(states) if (s.meta.id, gold.version) not in self._patterns]
         if missing:
             bench = get_benchmark(gold.benchmark)
-            matrix = np.stack([self.answers(s, gold).letters for s in states])
+            answers = [self.answers(s, gold) for s in states]
+            matrix, boxes = np.stack([a.letters for a in answers]), _stack_boxes(answers)
             submitters = np.array([s.meta.submitter for s in states])
             for i in missing:
-                found = pattern(states, matrix, submitters, i, bench)
+                found = pattern(states, matrix, submitters, i, bench, boxes)
                 with self._lock:
                     self._patterns.setdefault((states[i].meta.id, gold.version), found)
         with self._lock:

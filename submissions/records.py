@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from datetime import date
+from datetime import UTC, date, datetime
 from enum import StrEnum
 
 from scoring.errors import Issue
@@ -134,10 +134,15 @@ def check_reveal_date(value: object, anonymous: bool) -> tuple[str, Issue | None
     if not anonymous:
         return "", Issue("reveal_without_anonymous", 0, "reveal_date", "a reveal date needs an anonymous entry")
     try:
-        return date.fromisoformat(text).isoformat(), None
+        reveal = date.fromisoformat(text)
     except ValueError:
         why = f"reveal_date must be a date like 2027-01-31, got {text!r}"
         return "", Issue("bad_reveal_date", 0, "reveal_date", why)
+    if reveal < datetime.now(UTC).date():
+        why = (f"reveal_date {reveal.isoformat()} is in the past: give a later date, or none to stay "
+               "anonymous until you publish under your name")  # fmt: skip
+        return "", Issue("past_reveal_date", 0, "reveal_date", why)
+    return reveal.isoformat(), None
 
 
 @dataclass(frozen=True)

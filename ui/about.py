@@ -21,6 +21,7 @@ from leaderboard.service import Leaderboard
 from scoring import BENCHMARKS
 from scoring.geometry import BOX_FORMATS
 from ui import display
+from ui.contact import contact_markdown
 from ui.downloads import Downloads
 
 PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
@@ -125,6 +126,7 @@ class AboutTab:
     def mount(cls, about: AboutFiles) -> AboutTab:
         """The downloads are written when the tab opens (the question lists change with the gold)."""
         with gr.Tab("About", id="tab-about", elem_id="tab-about") as tab:
+            gr.Markdown(contact_markdown(about.leaderboard.settings), elem_id="about-contact")
             text = gr.Markdown(about_markdown(), elem_id="about")
             buttons = []
             for bench in BENCHMARKS.values():

@@ -17,6 +17,8 @@ import pandas as pd
 from leaderboard.service import Leaderboard
 from scoring import BENCHMARKS
 from scoring.errors import Issue
+from store.records import HOLD_REASON
+from submissions.probes import held_queue
 from ui.auth import Auth
 from ui.board import Redraw
 from ui.display import escape_markdown
@@ -27,6 +29,7 @@ from ui.throttle import Backoff, client_of
 log = logging.getLogger(__name__)
 
 REJECTED_COLUMNS = ["id", "benchmark", "model", "team", "submitter", "errors", "first errors"]
+HELD_COLUMNS = ["id", "benchmark", "model", "team", "submitter", "held at", "by", "why"]
 
 
 def gold_markdown(leaderboard: Leaderboard) -> str:
@@ -69,12 +72,25 @@ def submission_choices(leaderboard: Leaderboard) -> list[tuple[str, str]]:
     """(label, id) of every submission, newest first, for the hide/unhide picker."""
     states = sorted(leaderboard.catalog.all(), key=lambda s: s.meta.submitted_at, reverse=True)
     return [
-        (
-            f"{s.meta.id} · {s.meta.benchmark} · {s.meta.model} · {s.meta.team}" + (" · HIDDEN" if s.hidden else ""),
-            s.meta.id,
-        )
-        for s in states
+        (f"{s.meta.id} · {s.meta.benchmark} · {s.meta.model} · {s.meta.team}" + _flag(s), s.meta.id) for s in states
     ]
+
+
+def _flag(state) -> str:
+    if state.held:
+        return " · HELD for review"
+    return " · HIDDEN" if state.hidden else ""
+
+
+def held_frame(leaderboard: Leaderboard) -> pd.DataFrame:
+    """The held queue, oldest hold first (``python -m leaderboard held``): release with Unhide,
+    or Hide with a reason the team is shown."""
+    rows = [
+        [s.meta.id, s.meta.benchmark, s.meta.model, s.meta.team, s.meta.submitter,
+         s.moderation.at[:16].replace("T", " "), s.moderation.by, s.moderation.reason.removeprefix(HOLD_REASON).strip()]
+        for s in held_queue(leaderboard.catalog.all())
+    ]  # fmt: skip
+    return pd.DataFrame(rows, columns=HELD_COLUMNS)
 
 
 def first_errors(issues: Sequence[Issue]) -> str:
@@ -115,9 +131,10 @@ def rescore_markdown(report: dict) -> str:
         if not part.get("rank_changes"):
             lines.append("No rank changed on the public board.")
         for change in part.get("rank_changes", []):
+            label = escape_markdown(change.team)
+            team = label if change.team.startswith("(") else f"({label})"  # "(paper)" rows: not "((paper))"
             lines.append(
-                f"- {escape_markdown(change.model)} ({escape_markdown(change.team)}): "
-                f"{change.before or 'new'} → {change.after or 'gone'}"
+                f"- {escape_markdown(change.model)} {team}: {change.before or 'new'} → {change.after or 'gone'}"
             )
     return "\n\n".join(lines) if len(lines) > 1 else "Nothing to rescore (no gold loaded)."
 
@@ -156,17 +173,17 @@ class Maintainers:
         refused = self.check(token, profile, request)
         msg = refused or "Unlocked: each action checks the token again."
         ok = not refused
-        return gr.Column(visible=ok), msg, *(self._view() if ok else [gr.skip()] * 3)
+        return gr.Column(visible=ok), msg, *(self._view() if ok else [gr.skip()] * 4)
 
     def view(self, token: str, profile: gr.OAuthProfile | None, request: gr.Request | None = None) -> tuple:
         """Current gold, the submission picker and the rejected uploads."""
         if self.check(token, profile, request):
-            return gr.skip(), gr.skip(), gr.skip()
+            return gr.skip(), gr.skip(), gr.skip(), gr.skip()
         return self._view()
 
     def _view(self) -> tuple:
         lb = self.leaderboard
-        return gold_markdown(lb), gr.Dropdown(choices=submission_choices(lb)), rejected_frame(lb)
+        return gold_markdown(lb), gr.Dropdown(choices=submission_choices(lb)), rejected_frame(lb), held_frame(lb)
 
     def rescore(
         self, token: str, profile: gr.OAuthProfile | None, request: gr.Request | None = None, progress=gr.Progress()
@@ -190,22 +207,35 @@ class Maintainers:
             return "Rescore cancelled."
         return self.rescore(token, profile, request, progress)
 
-    def hide(self, sid: str, token: str, profile: gr.OAuthProfile | None, request: gr.Request | None = None) -> tuple:
-        return self._set_hidden(sid, True, token, profile, request)
+    def hide(
+        self, sid: str, reason: str, token: str, profile: gr.OAuthProfile | None, request: gr.Request | None = None
+    ) -> tuple:
+        return self._set_hidden(sid, True, reason, token, profile, request)
 
-    def unhide(self, sid: str, token: str, profile: gr.OAuthProfile | None, request: gr.Request | None = None) -> tuple:
-        return self._set_hidden(sid, False, token, profile, request)
+    def unhide(
+        self, sid: str, reason: str, token: str, profile: gr.OAuthProfile | None, request: gr.Request | None = None
+    ) -> tuple:
+        return self._set_hidden(sid, False, "", token, profile, request)
 
     def _set_hidden(
-        self, sid: str, hidden: bool, token: str, profile: gr.OAuthProfile | None, request: gr.Request | None
+        self, sid: str, hidden: bool, reason: str, token: str, profile: gr.OAuthProfile | None, request
     ) -> tuple:
         self._require(token, profile, request)
         if not sid:
-            return "Choose a submission first.", gr.skip()
-        done = self.leaderboard.set_hidden(sid, hidden, profile.username if profile is not None else "admin-token")
-        verb = "Hidden" if hidden else "Unhidden"
-        msg = f"{verb}: `{sid}`." if done else f"Unknown submission `{escape_markdown(sid)}`."
-        return msg, gr.Dropdown(choices=submission_choices(self.leaderboard), value=sid)
+            return "Choose a submission first.", gr.skip(), gr.skip()
+        state = self.leaderboard.catalog.get(sid)
+        was_held = state is not None and state.held
+        by = profile.username if profile is not None else "admin-token"
+        done = self.leaderboard.set_hidden(sid, hidden, by, reason or "")
+        if not done:
+            msg = f"Unknown submission `{escape_markdown(sid)}`."
+        elif hidden:
+            why = f" The team is shown your reason: {escape_markdown(reason.strip())}" if reason.strip() else (
+                " No reason given: the team is told none was given.")  # fmt: skip
+            msg = f"Hidden: `{sid}`.{why}"
+        else:
+            msg = f"{'Released' if was_held else 'Unhidden'}: `{sid}`."
+        return msg, gr.Dropdown(choices=submission_choices(self.leaderboard), value=sid), held_frame(self.leaderboard)
 
     def _require(self, token: str, profile: gr.OAuthProfile | None, request: gr.Request | None) -> None:
         refused = self.check(token, profile, request)
@@ -226,14 +256,16 @@ class AdminTab:
     refresh: gr.Button
     rescore_report: gr.Markdown
     pick: gr.Dropdown
+    reason: gr.Textbox
     hide: gr.Button
     unhide: gr.Button
     hide_message: gr.Markdown
+    held: gr.Dataframe
     rejected: gr.Dataframe
 
     @property
     def view(self) -> list:
-        return [self.gold, self.pick, self.rejected]
+        return [self.gold, self.pick, self.rejected, self.held]
 
     @classmethod
     def mount(cls, maintainers: Maintainers, redraw: Redraw) -> AdminTab:
@@ -260,8 +292,9 @@ class AdminTab:
         )
         for button, callback in ((self.hide, maintainers.hide), (self.unhide, maintainers.unhide)):
             moderated = button.click(
-                callback, [self.pick, self.token], [self.hide_message, self.pick], api_visibility="private"
-            )
+                callback, [self.pick, self.reason, self.token], [self.hide_message, self.pick, self.held],
+                api_visibility="private",
+            )  # fmt: skip
             redraw.after(moderated)
 
 
@@ -283,12 +316,13 @@ def _lock_components(oauth: bool) -> tuple:
 
 CONFIRMED = "confirmed"
 CONFIRM_RESCORE_JS = f"""(token, _) => [token, window.confirm(
-  "Rescore every submission on the current gold? This can take minutes and may change public ranks.")
+  "Rescore every submission on the staged gold (else the current one), then switch the board to it? "
+  + "This can take minutes and may change public ranks.")
   ? "{CONFIRMED}" : ""]"""
 
 
 def _panel_components() -> tuple:
-    """panel, gold, rescore, refresh, rescore_report, pick, hide, unhide, hide_message, rejected."""
+    """panel, gold, rescore, refresh, rescore_report, pick, reason, hide, unhide, hide_message, held, rejected."""
     with gr.Column(visible=False, elem_id="admin-panel") as panel:
         gold = gr.Markdown(elem_id="gold-info")
         with gr.Row():
@@ -297,8 +331,13 @@ def _panel_components() -> tuple:
         rescore_report = gr.Markdown(elem_id="rescore-report")
         with gr.Row():
             pick = gr.Dropdown([], label="Submission", elem_id="hide-pick", scale=3, **SURVIVES_EVICTION)
+            reason = gr.Textbox(label="Reason (shown to the team)", elem_id="hide-reason", scale=2)
             hide = gr.Button("Hide", elem_id="hide-btn", scale=0)
-            unhide = gr.Button("Unhide", elem_id="unhide-btn", scale=0)
+            unhide = gr.Button("Unhide / release", elem_id="unhide-btn", scale=0)
         hide_message = gr.Markdown(elem_id="hide-msg")
+        held = gr.Dataframe(
+            label="Held for review (release: pick it and Unhide / release; or Hide with a reason)",
+            headers=HELD_COLUMNS, interactive=False, wrap=True, elem_id="held-queue",
+        )  # fmt: skip
         rejected = gr.Dataframe(label="Rejected submissions", interactive=False, wrap=True, elem_id="rejected")
-    return panel, gold, rescore, refresh, rescore_report, pick, hide, unhide, hide_message, rejected
+    return panel, gold, rescore, refresh, rescore_report, pick, reason, hide, unhide, hide_message, held, rejected

@@ -20,10 +20,11 @@ from datetime import datetime, timedelta
 
 from apscheduler.schedulers.background import BackgroundScheduler
 
+from leaderboard.config import REFRESH_AT_LEAST_EVERY
 from leaderboard.reader import PublishedLeaderboard
 from leaderboard.service import Leaderboard
 
-REFRESH_AT_LEAST_EVERY = 5  # seconds
+__all__ = ["REFRESH_AT_LEAST_EVERY", "start_jobs", "start_reader_jobs"]
 RESUME_FIRST_AFTER = timedelta(seconds=10)
 RESUME_EVERY = timedelta(minutes=5)
 

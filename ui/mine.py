@@ -21,6 +21,7 @@ from scoring import BENCHMARKS
 from scoring.benchmarks import get_benchmark
 from ui import display
 from ui.auth import Auth
+from ui.contact import contact_markdown
 from ui.page import SURVIVES_EVICTION
 from ui.unparsed import unparsed_cell, unparsed_markdown
 
@@ -90,6 +91,9 @@ def detail_markdown(entry: Entry) -> str:
         f"**File**: {esc(meta.filename or '-')} · **Box format**: {meta.bbox_format} · "
         f"**Submitted** {meta.submitted_at[:19].replace('T', ' ')} UTC by {esc(meta.submitter)}",
     ]
+    if entry.reason is not None:
+        lines.append(f"**Why**: {esc(entry.reason.message)} (`{entry.reason.code}`)")
+    lines += [f"**Read**: {esc(n.message)} (`{n.code}`)" for n in entry.notes]
     if entry.result is not None:
         lines.append(_figures_table(entry, bench))
     for past in entry.to_api()["past_errors"]:
@@ -252,6 +256,7 @@ class MineTab:
         with gr.Tab("My submissions", id="tab-mine", elem_id="tab-mine") as tab:
             summary = gr.Markdown()
             table = gr.Dataframe(interactive=False, wrap=True, elem_id="mine-table")
+            gr.Markdown(contact_markdown(mine.leaderboard.settings), elem_id="mine-contact")
             refresh = gr.Button("Refresh", size="sm")
             with gr.Row():
                 pick = gr.Dropdown([], label="Submission", elem_id="mine-pick", scale=3, **SURVIVES_EVICTION)

@@ -26,6 +26,7 @@ from submissions.records import MODEL_TYPES, VISIBILITIES, Identity, SubmissionF
 from ui import display
 from ui.auth import Auth
 from ui.board import Redraw
+from ui.contact import contact_markdown
 from ui.unparsed import unparsed_markdown
 
 NARROWEST_FIELD = 280
@@ -140,6 +141,9 @@ def checks_markdown(answer: dict) -> str:
     if answer.get("warnings"):
         parts.append("**Warnings** (they do not stop a validate-only check):")
         parts += [f"- {display.escape_markdown(w['message'])}" for w in answer["warnings"]]
+    if answer.get("notes"):
+        parts.append("**How the file was read**:")
+        parts += [f"- {display.escape_markdown(n['message'])} (`{n['code']}`)" for n in answer["notes"]]
     if answer.get("unparsed_lines"):
         listed = answer["unparsed_lines"]
         parts.append(unparsed_markdown([(u["line"], u["text"]) for u in listed if u.get("kind", "answer") == "answer"]))
@@ -358,6 +362,7 @@ class SubmitTab:
                 with gr.Column(scale=2):
                     shown = AnswerFields.create()
             shown.errors.render()
+            gr.Markdown(contact_markdown(submitter.leaderboard.settings), elem_id="sub-contact")
         submitted = form.button.click(
             submitter.submit,
             form.inputs,

@@ -121,6 +121,11 @@ ACCURACY = Metric(
 """Multiple-choice accuracy: every benchmark here reports it (with its own description)."""
 
 
+HEADLINE_STEP = 1.0
+"""The default Ladder step of a headline metric, in points (SCB accuracy: 32 of 3,178 questions,
+above the 0.77-point spread of chance)."""
+
+
 @dataclass(frozen=True)
 class Grouping:
     """A way to split the questions (type, country, category) and how to show its labels."""
@@ -251,6 +256,10 @@ class Benchmark:
     Its difference from the lenient figure counts the right answers among the leniently read lines:
     one more aggregate per submission, harmless on K-Viscuit (its gold is public); a hidden-gold
     benchmark should weigh that before declaring one (docs/integrity.md)."""
+    headline: Mapping[str, float] = field(default_factory=dict)
+    """The metrics a team iterates on, each with its Ladder step in points: a team's later private
+    submission is shown when it beats the team's best shown figure by more than the step on any
+    of them (submissions.feedback). By default the primary metric with :data:`HEADLINE_STEP`."""
 
     def __post_init__(self) -> None:
         if not re.match(r"^[a-z0-9][a-z0-9_-]*$", self.id):
@@ -259,6 +268,8 @@ class Benchmark:
             object.__setattr__(self, "overview", tuple(Panel(m.name) for m in self.metrics))
         if not self.view_metrics:
             object.__setattr__(self, "view_metrics", (self.primary_metric,))
+        if not self.headline:
+            object.__setattr__(self, "headline", {self.primary_metric: HEADLINE_STEP})
         for check in (self._check_choices, self._check_names, self._check_references):
             check()
 
@@ -291,7 +302,9 @@ class Benchmark:
         """Every name the overview, views and plots mention is declared (else an error at import)."""
         metrics = {m.name for m in self.metrics}
         groupings = {g.name for g in self.groupings}
-        used_metrics = [p.metric for p in self.overview] + list(self.view_metrics)
+        used_metrics = [p.metric for p in self.overview] + list(self.view_metrics) + list(self.headline)
+        if any(not step > 0 for step in self.headline.values()):
+            self._fail(f"every headline metric's Ladder step must be above 0, not {dict(self.headline)}")
         used_groupings = [p.by for p in self.overview if p.by is not None]
         for panel in self.overview:
             if not panel.overall and panel.by is None:
@@ -314,6 +327,11 @@ class Benchmark:
     @property
     def primary(self) -> Metric:
         return self.metric(self.primary_metric)
+
+    @property
+    def headline_metrics(self) -> tuple[tuple[Metric, float], ...]:
+        """The headline metrics with their Ladder steps, in declaration order (primary first)."""
+        return tuple((self.metric(name), step) for name, step in self.headline.items())
 
     def grouping(self, name: str) -> Grouping:
         for g in self.groupings:

@@ -194,6 +194,7 @@ KVISCUIT = Benchmark(
     strict_metric="acc_strict",
     shifted_keys=shifted_ids,
     key_echo="id_",
+    headline={"acc": 1.0},
     overview=(Panel("acc", by="type"), Panel("acc_strict"), Panel("acc", by="category", overall=False)),
     plots=(Heatmap("type"), Heatmap("category")),
     load_gold=load_gold,

@@ -100,7 +100,8 @@ def test_rescore_prints_rank_changes(tmp_path: Path) -> None:
     for model, path in paths.items():
         lb.submit("scb", path, form(model, "team"), MAINTAINER)
     unchanged = cli(data, "rescore", "--benchmark", "scb", "--workers", "2").stdout
-    assert "scb: {'scored': 0, 'rejected': 0, 'failed': 0}" in unchanged and "no rank changed" in unchanged
+    assert "scb: nothing needed rescoring" in unchanged and "no rank changed" in unchanged
+    assert "{" not in unchanged  # a report in words, not a raw dict (review turn 3, #22)
     lines = {m: [json.loads(x) for x in p.read_text().splitlines()] for m, p in paths.items()}
     new = write_gold(tmp_path / "gold-v2.jsonl", flipped_gold(gold, lines["second"], lines["first"], k=10))
     before = public_ranks(data)
@@ -108,7 +109,10 @@ def test_rescore_prints_rank_changes(tmp_path: Path) -> None:
     assert "is staged (140 questions)" in staged and "answers changed on kept questions: 10" in staged
     assert public_ranks(data) == before  # the board keeps the current gold until the rescore
     out = cli(data, "rescore", "--workers", "2").stdout
-    assert "scb: {'scored': 2, 'rejected': 0, 'failed': 0}" in out and "the board now shows gold" in out
+    assert "scb: rescored 2 submission(s): 2 scored, 0 rejected, 0 failed" in out and "the board now shows gold" in out
+    assert "rank changes on the public board" in out and "{" not in out
+    scripted = json.loads(cli(data, "rescore", "--benchmark", "scb", "--json").stdout)  # for scripts
+    assert set(scripted["scb"]) >= {"counts", "rank_changes"} and sum(scripted["scb"]["counts"].values()) == 0
     after = public_ranks(data)
     assert (after["first"], after["second"]) == (before["second"], before["first"])  # they swapped places
     assert f"team / first: rank {before['first']} -> {after['first']}" in out
@@ -131,8 +135,12 @@ def test_hide_and_unhide(tmp_path: Path) -> None:
         for i, m in enumerate(["keep", "hide-me"])
     ]
     assert sorted(scored_models(data)) == ["hide-me", "keep"]
-    assert cli(data, "hide", ids[1]).stdout.strip() == f"hide: {ids[1]}"
+    hidden = cli(data, "hide", ids[1], "--reason", "the paper was withdrawn").stdout
+    assert hidden.startswith(f"hide: {ids[1]} (the paper was withdrawn)")
+    assert "A running app shows this within 60 s" in hidden  # its refresh poll (review turn 3, #22)
     assert scored_models(data) == ["keep"]
+    reason = board(data).entry(MAINTAINER, ids[1]).reason
+    assert reason.code == "hidden_by_maintainer" and "the paper was withdrawn" in reason.message
     assert "hide-me" not in (data / "results/data/scb.csv").read_text()
     cli(data, "unhide", ids[1], "--by", "someone")
     assert sorted(scored_models(data)) == ["hide-me", "keep"]
@@ -146,10 +154,19 @@ def test_team_show_list_and_transfer(tmp_path: Path) -> None:
     lb.submit("scb", write_submission(tmp_path / "a.jsonl"), form("M", "Vision Lab"), Identity("alice"))
     assert "Vision Lab\talice" in cli(data, "team", "list").stdout
     moved = cli(data, "team", "transfer", "VISION lab", "--to", "org:vlab", "--by", "root").stdout
-    assert moved.strip() == "Vision Lab: owned by org:vlab now"
+    assert moved.splitlines()[0] == "Vision Lab: owned by org:vlab now" and "A running app shows this" in moved
     shown = cli(data, "team", "show", "vision lab").stdout
     assert "owned by org:vlab" in shown and "transfer -> org:vlab (by root)" in shown
     assert cli(data, "team", "transfer", "(paper)", "--to", "bob", ok=False).returncode == 1
+    typo = cli(data, "team", "transfer", "Vision Labs X", "--to", "mallory", ok=False)  # review turn 3, #11
+    assert typo.returncode == 1 and "no team is named like 'Vision Labs X'" in typo.stderr
+    assert "Did you mean 'Vision Lab'" in typo.stderr and "--create" in typo.stderr
+    assert "Vision Labs X" not in cli(data, "team", "list").stdout
+    created = cli(data, "team", "transfer", "New Lab", "--to", "bob", "--create").stdout
+    assert created.startswith("New Lab: owned by bob now (a new name)")
+    same = cli(data, "team", "transfer", "New Lab", "--to", "bob").stdout
+    assert "already owned by bob; nothing was changed" in same
+    assert len(board(data).team("New Lab").events) == 1  # not recorded again
     again = board(data)
     member, former = Identity("carol", orgs=("vlab",)), Identity("alice")
     assert again.submit("scb", write_submission(tmp_path / "b.jsonl", seed=3), form("N", "Vision Lab"), member).result
@@ -219,6 +236,42 @@ def test_submit_takes_a_grounding_format_and_the_rescore_keeps_it(tmp_path: Path
     cli(data, "gold", "add", "--benchmark", "scb", "--file", str(write_gold(tmp_path / "gold-v2.jsonl", new)))
     rescored = cli(data, "rescore", "--benchmark", "scb").stdout
     # the pixel and the declared raw file score again; the undeclared one is rejected again
-    assert "{'scored': 2, 'rejected': 1, 'failed': 0}" in rescored, rescored
+    assert "rescored 3 submission(s): 2 scored, 1 rejected, 0 failed" in rescored, rescored
     figures = {r["model"]: r for r in table_json(data) if r["source"] == "scored here"}
     assert figures["raw"]["overall.miou"] == pytest.approx(figures["pixel"]["overall.miou"], abs=1e-6)
+
+
+def test_the_held_queue_lists_releases_and_hides_with_reasons(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    lb = board(data, write_gold(tmp_path / "gold.jsonl"))
+    ids = [lb.submit("scb", write_submission(tmp_path / f"{i}.jsonl", seed=i), form(f"M{i}", "t", visibility="private"),
+                     Identity("alice")).submission_id for i in range(3)]  # fmt: skip
+    lb.hold(ids[:2], "automatic", "its probe series is flagged (signals: near_copy)")
+    listed = cli(data, "held").stdout
+    assert ids[0] in listed and ids[1] in listed and ids[2] not in listed
+    assert "by automatic: its probe series is flagged (signals: near_copy)" in listed and "2 held" in listed
+    assert cli(data, "held", "--hide", ids[1], ok=False).returncode == 1  # a hide needs its reason
+    assert cli(data, "held", "--release", ids[2], ok=False).returncode == 1  # not held
+    done = cli(data, "held", "--release", ids[0], "--hide", ids[1], "--reason", "probing confirmed").stdout
+    assert f"released: {ids[0]}" in done and f"hidden: {ids[1]} (probing confirmed)" in done
+    assert "A running app shows this within" in done
+    after = board(data)
+    assert after.entry(Identity("alice"), ids[0]).reason.code in {"shown", "ladder_withheld"}
+    hidden = after.entry(Identity("alice"), ids[1]).reason
+    assert hidden.code == "hidden_by_maintainer" and "probing confirmed" in hidden.message
+    assert "0 held submission(s)" in cli(data, "held").stdout
+
+
+def test_gold_add_lists_mask_changes(tmp_path: Path) -> None:
+    """Three masks shifted by 5 px: the diff says so (review turn 3, #24)."""
+    data = tmp_path / "data"
+    gold = small_gold()
+    board(data, write_gold(tmp_path / "gold.jsonl", gold))
+    moved = [dict(r) for r in gold]
+    shifted = 0
+    for r in moved:
+        if isinstance(r["segmentation"], list) and shifted < 3:
+            r["segmentation"] = [[v + 5 for v in part] for part in r["segmentation"]]
+            shifted += 1
+    out = cli(data, "gold", "add", "--benchmark", "scb", "--file", str(write_gold(tmp_path / "v2.jsonl", moved))).stdout
+    assert "answers changed on kept questions: 0" in out and "masks changed on kept questions: 3" in out

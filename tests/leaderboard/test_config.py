@@ -144,3 +144,18 @@ def test_settings_hold_no_mutable_mapping():
 def test_reads_the_process_environment_by_default(monkeypatch):
     monkeypatch.setenv("LEADERBOARD_LOCAL_USER", "from-env")
     assert Settings.from_env().ui.local_user == "from-env"
+
+
+def test_the_maintainers_contact_is_configured_else_the_spaces_discussions():
+    """Every message that sends a team to the maintainers says where (issue 19)."""
+    configured = Settings.from_env({"LEADERBOARD_CONTACT": "leaderboard@example.org"})
+    assert configured.contact == "leaderboard@example.org"
+    assert configured.contact_url == "mailto:leaderboard@example.org"
+    assert "leaderboard@example.org" in configured.contact_line
+    url = Settings.from_env({"LEADERBOARD_CONTACT": "https://github.com/org/lb/issues"})
+    assert url.contact_url == "https://github.com/org/lb/issues"
+    space = Settings.from_env({"SPACE_ID": "org/space", "SYSTEM": "spaces", **OAUTH_APP})
+    assert space.contact_url == "https://huggingface.co/spaces/org/space/discussions"
+    assert "https://huggingface.co/spaces/org/space/discussions" in space.contact_line
+    nothing = Settings.from_env({})
+    assert nothing.contact_url is None and "LEADERBOARD_CONTACT" in nothing.contact_line

@@ -80,10 +80,11 @@ def test_hiding_the_row_does_not_bring_back_an_older_entry(lb: Leaderboard, tmp_
     assert list(scored(lb)["overall.acc"]) == [80.0]
     lb.set_hidden(newer.submission_id, True, "maintainer")
     assert scored(lb).empty  # not the older 30% entry
-    assert lb.entry(ALICE, newer.submission_id).where == "hidden by maintainers"
-    # the team publishing it again does not undo a maintainer's hiding
-    lb.set_visibility(ALICE, newer.submission_id, True)
-    assert scored(lb).empty
+    assert lb.entry(ALICE, newer.submission_id).where == "hidden by a maintainer"
+    # the team publishing it again does not undo a maintainer's hiding: it is refused, and counts nothing
+    with pytest.raises(ValueError, match="cannot be published while it is held or hidden; nothing was published"):
+        lb.set_visibility(ALICE, newer.submission_id, True)
+    assert scored(lb).empty and not lb.catalog.get(newer.submission_id).publications
     # choosing the older one is the team's own, visible decision
     lb.set_visibility(ALICE, older.submission_id, True)
     assert list(scored(lb)["overall.acc"]) == [30.0]

@@ -25,6 +25,8 @@ README_KEYS = {
     "duplicate_of",
     "warnings",
     "unparsed_lines",
+    "reason",
+    "notes",
 }
 """The keys README "Submitting through the API" and docs/submitting.md document, written out independently."""
 

@@ -114,7 +114,8 @@ def test_the_ladder_withholds_a_submission_that_does_not_beat_the_best_shown_one
     better = lb.submit("scb", write_submission(d / "c.jsonl", accuracy=0.8, seed=3), form("M2"), ALICE)
     assert first.result is not None and better.result is not None
     assert again.status is Status.SCORED and again.result is None and again.rank is None
-    assert f"more than {LADDER_STEP:g} points" in again.message and first.submission_id in again.message
+    assert f"more than {LADDER_STEP:g} point," in again.message and first.submission_id in again.message
+    assert "1 points" not in again.message and again.reason.code == "ladder_withheld"  # review #13: "1 points"
     assert set(scored(lb)["model"]) == {"M", "M2"}  # the withheld one is private: no row
     assert lb.rank_of("scb", again.submission_id) is None
     withheld = lb.catalog.get(again.submission_id)
@@ -237,3 +238,20 @@ def test_the_attack_simulator_prices_probing_out_under_the_default_policy(tmp_pa
     assert runs["sybil+hold"].learned < runs["full"].learned / 10 and runs["sybil+hold"].held >= 15
     assert runs["publish+hold"].held >= 15
     assert all(o.flagged_at is not None and o.flagged_at <= 10 for o in runs.values())
+
+
+def test_refusals_in_place_of_missing_lines_are_scored_but_the_series_is_held(tmp_path: Path) -> None:
+    """Counting a refusal as an answered (wrong) line lets the review's partial file pass the
+    minimum coverage: under fresh accounts without the hold it learns like the differential
+    attack, and the detector flags and holds it ("most lines state no letter")."""
+    from leaderboard import demo
+    from scoring import load_gold
+
+    attack = _attack_module()
+    gold = load_gold("scb", demo.write_jsonl(tmp_path / "gold.jsonl", demo.scb_gold(seed=0, sizes=(300, 300, 400))))
+    runs = {p: attack.run(gold, "refusals", p, 20) for p in ("sybil", "sybil+hold", "publish+hold")}
+    assert all(o.correct and o.rejected == 0 and o.scored == 20 for o in runs.values())
+    assert runs["sybil"].learned > 0.02
+    assert runs["sybil+hold"].learned < runs["sybil"].learned / 5 and runs["sybil+hold"].held >= 15
+    assert runs["publish+hold"].held >= 15
+    assert all(o.flagged_at is not None and o.flagged_at <= 3 for o in runs.values())

@@ -3,6 +3,7 @@ with a publication ration, and probe series linked across accounts with an autom
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -11,13 +12,16 @@ import pytest
 
 from leaderboard.service import Leaderboard
 from scoring import SCORER_VERSION, get_benchmark
-from store.records import Publication, SubmissionMeta
+from scoring.benchmarks import DeclarationError
+from store.layout import ResultKey
+from store.records import Publication, StoredResult, SubmissionMeta
 from submissions.catalog import SubmissionState
-from submissions.feedback import HELD
+from submissions.feedback import HELD, ladder
 from submissions.probes import FLAG_AFTER
 from submissions.publications import WINDOW, ration, reveals
 from submissions.records import Identity, Status
 from tests.submissions.test_integrity import gold_letters, write_letters
+from tests.support import honest
 from tests.support.models import honest_model
 from tests.support.submissions import MAINTAINER, board, form, scored, write_gold, write_submission
 
@@ -127,7 +131,9 @@ def test_a_sybil_series_across_accounts_is_flagged_and_held_until_released(lb: L
         answers.append(lb.submit("scb", write_letters(d / f"p{i}.jsonl", probe), team, who))
     assert all(a.result is not None for a in answers[: FLAG_AFTER - 1])  # each a first: shown
     for held in answers[FLAG_AFTER - 1 :]:
-        assert held.status is Status.SCORED and held.result is None and held.message == HELD
+        assert held.status is Status.SCORED and held.result is None and held.message.startswith(HELD)
+        assert held.reason.code == "held_for_review" and "near-copies of an earlier file" in held.message
+        assert "a maintainer reviews held files" in held.message and "hidden by maintainers" not in held.message
         assert lb.is_held(held.submission_id)
     (flag,) = lb.probe_report("scb")
     assert set(flag.submitters) == {f"sybil-{i}" for i in range(FLAG_AFTER + 2)}
@@ -161,3 +167,96 @@ def test_resending_a_stored_public_file_after_the_ration_is_used_gets_its_answer
     again = send(lb, "p0", 0.6, 1, CAROL, model="P0", visibility="public")  # the very same file and form
     assert again.status is Status.SCORED and again.duplicate_of == first.submission_id, again
     assert len(lb.catalog.all()) == 3  # nothing new stored
+
+
+# ---- the Ladder over every headline metric (issue 19) ----
+
+
+def send_lines(lb: Leaderboard, name: str, body: list[dict], who: Identity, team: str = "VLab", model: str = "M"):
+    path = honest.write(lb.settings.data_dir / f"{name}.jsonl", body)
+    return lb.submit("scb", path, form(model, team, visibility="private"), who)
+
+
+def test_the_declarations_name_their_headline_metrics_each_with_its_step() -> None:
+    assert dict(get_benchmark("scb").headline) == {"acc": 1.0, "miou": 1.0}
+    assert dict(get_benchmark("kviscuit").headline) == {"acc": 1.0}
+    scb = get_benchmark("scb")
+    with pytest.raises(DeclarationError, match="unknown metrics"):
+        replace(scb, headline={"acc": 1.0, "recall": 2.0})
+    with pytest.raises(DeclarationError, match="step must be above 0"):
+        replace(scb, headline={"acc": 0.0})
+
+
+def test_a_grounding_only_improvement_shows_its_miou_without_publishing(lb: Leaderboard) -> None:
+    rng = np.random.default_rng(0)
+    answers = honest_model(gold_letters(), len(LETTERS), 0.55, rng)
+    loose = send_lines(lb, "loose", honest.lines(answers, honest.boxes(rng, 1.6)), CAROL)
+    tight = send_lines(lb, "tight", honest.lines(answers, honest.boxes(rng, 1.0)), DAVE)  # same answers
+    assert loose.result is not None and tight.result is not None, tight.message
+    assert tight.result.overall["acc"] == loose.result.overall["acc"]
+    assert tight.result.overall["miou"] > loose.result.overall["miou"] + 1
+    assert lb.result_for_submitter(lb.catalog.get(tight.submission_id)) is not None
+    assert not lb.catalog.get(tight.submission_id).publications  # nothing was published
+    again = send_lines(lb, "again", honest.lines(answers, honest.boxes(rng, 1.01)), CAROL)
+    assert again.result is None  # neither figure beats the best shown one by its step
+    assert "Accuracy" in again.message and "mIoU" in again.message and tight.submission_id in again.message
+    assert lb.probe_report("scb") == []
+
+
+def test_a_later_submission_is_shown_when_it_beats_the_best_on_any_headline_metric() -> None:
+    from scoring.engine import ResultRecord
+
+    def state(sid: str, acc: float, miou: float | None) -> SubmissionState:
+        meta = SubmissionMeta(sid, "scb", "M", "T", "open", "", "", "", "u", sid, "xyxy", f"2026-01-01T00:00:0{sid}",
+                              1, visibility="private")  # fmt: skip
+        s = SubmissionState(meta)
+        overall = {"acc": acc, "miou": miou, "questions": 10}
+        record = ResultRecord("scb", "g", SCORER_VERSION, {}, overall, {})
+        s.results[ResultKey.of("g", SCORER_VERSION)] = StoredResult(sid, meta.submitted_at, record)
+        return s
+
+    states = [state("1", 50, 40), state("2", 50.5, 41.5), state("3", 51.2, 41.0), state("4", 50, 42.0),
+              state("5", 52.3, None), state("6", 52.0, 43.2)]  # fmt: skip
+    steps = ladder(states, "g")
+    assert [steps[s.meta.id].shown for s in states] == [True, True, False, False, True, True]
+    # 2: mIoU 41.5 > 40 + 1; 3: acc 51.2 not > 50.5 + 1 (the best shown acc), mIoU below 41.5;
+    # 4: mIoU 42.0 not > 41.5 + 1; 5: acc 52.3 > 51.5; 6: mIoU 43.2 > 42.5
+    assert steps["3"].bests == (("acc", 50.5, "2"), ("miou", 41.5, "2"))
+
+
+def test_publishing_a_held_entry_is_refused_and_spends_no_publication(lb: Leaderboard) -> None:
+    """Review turn 3, #20: it said "Published..." and used a slot while the entry stayed off the board."""
+    held = send(lb, "a", 0.5, 1, CAROL)
+    lb.hold([held.submission_id], "automatic", "its probe series is flagged (signals: near_copy)")
+    with pytest.raises(ValueError, match="cannot be published while it is held or hidden; nothing was published") as e:
+        lb.set_visibility(CAROL, held.submission_id, public=True)
+    assert "held for review automatically" in str(e.value) and "near-copies" in str(e.value)
+    assert lb.feedback.ration("scb", "VLab", datetime.now(UTC)).counted == ()
+    assert not lb.catalog.get(held.submission_id).publications
+    entry = lb.entry(CAROL, held.submission_id).to_api()
+    assert entry["reason"]["code"] == "held_for_review" and entry["result"] is None
+
+
+def test_a_reveal_date_in_the_past_is_refused(lb: Leaderboard) -> None:
+    """Review turn 3, #20: /publish(sid, True, "2020-01-01") was accepted silently."""
+    sid = send(lb, "a", 0.5, 1, CAROL).submission_id
+    with pytest.raises(ValueError, match="reveal_date 2020-01-01 is in the past"):
+        lb.set_visibility(CAROL, sid, public=True, anonymous=True, reveal_date="2020-01-01")
+    assert not lb.catalog.get(sid).publications
+    late = lb.submit("scb", write_submission(lb.settings.data_dir / "b.jsonl", seed=3),
+                     form("M", "VLab", anonymous=True, reveal_date="2020-01-01"), CAROL)  # fmt: skip
+    assert late.status is Status.REJECTED and late.issues[0].code == "past_reveal_date"
+    assert "Published" in lb.set_visibility(CAROL, sid, public=True, anonymous=True, reveal_date="2099-01-01")
+
+
+def test_an_answer_that_sends_a_team_to_a_maintainer_says_where_to_write(tmp_path: Path) -> None:
+    lb = board(tmp_path / "data", write_gold(tmp_path / "gold.jsonl"), contact="lb-maintainers@example.org")
+    send(lb, "a", 0.5, 1, CAROL)
+    taken = send(lb, "b", 0.5, 2, Identity("mallory"))  # VLab belongs to carol's account
+    (issue,) = taken.issues
+    assert issue.code == "team_taken" and "ask a maintainer" in issue.message
+    assert issue.message.endswith("Write to the maintainers at lb-maintainers@example.org.")
+    assert taken.message.endswith("Write to the maintainers at lb-maintainers@example.org.")
+    empty = board(tmp_path / "empty")
+    none = empty.submit("kviscuit", write_submission(tmp_path / "k.jsonl"), form(), CAROL)
+    assert none.status is Status.UNAVAILABLE and "LEADERBOARD_CONTACT" in none.message

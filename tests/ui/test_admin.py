@@ -7,6 +7,7 @@ import gradio as gr
 import pytest
 
 from leaderboard.config import UiSettings
+from submissions.records import Identity
 from tests.support.submissions import write_broken, write_submission
 from tests.ui.fakes import Profile, Request
 from tests.ui.test_auth import Clock
@@ -20,9 +21,10 @@ LOCAL = UiSettings(admin_token="open-sesame")
 
 
 def test_unlock_with_the_token_or_a_maintainer_account(lb):
-    panel, message, gold, picker, rejected = Maintainers(lb, Auth(LOCAL)).unlock("open-sesame", None)
+    panel, message, gold, picker, rejected, held = Maintainers(lb, Auth(LOCAL)).unlock("open-sesame", None)
     assert panel.visible and message.startswith("Unlocked")
     assert "| scb | `" in gold and "| kviscuit | none |" in gold and list(rejected.columns)[0] == "id"
+    assert list(held.columns) == ["id", "benchmark", "model", "team", "submitter", "held at", "by", "why"]
     panel, message, *rest = Maintainers(lb, Auth(LOCAL)).unlock("guess", None)
     assert not panel.visible and message == "Wrong token (or not a maintainer)."
     assert all(isinstance(r, type(gr.skip())) for r in rest)
@@ -34,12 +36,12 @@ def test_unlock_with_the_token_or_a_maintainer_account(lb):
 def test_every_action_checks_the_token_it_is_sent(lb):
     maintainers = Maintainers(lb, Auth(LOCAL))
     assert maintainers.unlock("open-sesame", None)[0].visible  # an unlock is remembered nowhere
-    assert maintainers.hide("", "open-sesame", None)[0] == "Choose a submission first."
+    assert maintainers.hide("", "", "open-sesame", None)[0] == "Choose a submission first."
     for token in ("", "guess"):
         with pytest.raises(gr.Error):
             maintainers.rescore(token, None, None, lambda *a, **k: None)
         with pytest.raises(gr.Error):
-            maintainers.hide("any", token, None)
+            maintainers.hide("any", "why", token, None)
         assert all(isinstance(r, type(gr.skip())) for r in maintainers.view(token, None))
 
 
@@ -90,12 +92,15 @@ def test_hide_and_unhide_a_submission(lb, tmp_path):
     answer = submit(Submitter(lb, Auth(LOCAL)), path, visibility="public")
     sid = answer["submission_id"]
     maintainers = Maintainers(lb, Auth(LOCAL))
-    message, picker = maintainers.hide(sid, "open-sesame", None)
-    assert message == f"Hidden: `{sid}`." and lb.rank_of("scb", sid) is None
+    message, picker, _held = maintainers.hide(sid, "duplicate of another row", "open-sesame", None)
+    assert message == f"Hidden: `{sid}`. The team is shown your reason: duplicate of another row"
+    assert lb.rank_of("scb", sid) is None
     assert any(label.endswith("HIDDEN") for label, value in picker.choices if value == sid)
-    assert maintainers.unhide(sid, "open-sesame", None)[0] == f"Unhidden: `{sid}`." and lb.rank_of("scb", sid)
-    assert maintainers.hide("", "open-sesame", None)[0] == "Choose a submission first."
-    unknown = maintainers.hide("no-such-id", "open-sesame", None)[0]
+    reason = lb.entry(Identity(lb.catalog.get(sid).meta.submitter), sid).reason
+    assert reason.code == "hidden_by_maintainer" and "duplicate of another row" in reason.message
+    assert maintainers.unhide(sid, "", "open-sesame", None)[0] == f"Unhidden: `{sid}`." and lb.rank_of("scb", sid)
+    assert maintainers.hide("", "", "open-sesame", None)[0] == "Choose a submission first."
+    unknown = maintainers.hide("no-such-id", "", "open-sesame", None)[0]
     assert unknown == r"Unknown submission `no\-such\-id`."  # escaped, though a code span shows the backslashes
 
 
@@ -106,6 +111,11 @@ def test_rejected_uploads_and_the_rescore_report(lb, tmp_path):
     report = Maintainers(lb, Auth(LOCAL)).rescore("open-sesame", None, None, lambda *a, **k: None)
     assert report.startswith("### Rescore report") and "**scb**" in report
     assert rescore_markdown({}) == "Nothing to rescore (no gold loaded)."
+    from leaderboard.service import RankChange
+
+    moved = rescore_markdown({"scb": {"counts": {"scored": 1}, "rank_changes": [
+        RankChange("(paper)", "GPT-4.1", 2, 3), RankChange("Lab", "M", None, 1)]}})  # fmt: skip
+    assert r"GPT\-4\.1 \(paper\): 2 → 3" in moved and "(\\(paper" not in moved and "- M (Lab): new → 1" in moved
 
 
 def test_rescore_all_runs_only_on_the_exact_confirmation(lb):
@@ -117,3 +127,15 @@ def test_rescore_all_runs_only_on_the_exact_confirmation(lb):
         assert maintainers.rescore_if_confirmed("open-sesame", cancelled, None, None, quiet) == "Rescore cancelled."
     assert "Rescore report" in maintainers.rescore_if_confirmed("open-sesame", CONFIRMED, None, None, quiet)
     assert f'? "{CONFIRMED}" : ""' in CONFIRM_RESCORE_JS  # what the browser sends on OK / Cancel
+
+
+def test_the_held_queue_shows_holds_and_releases_them(lb, tmp_path):
+    path = write_submission(tmp_path / "s.jsonl", accuracy=0.8)
+    sid = submit(Submitter(lb, Auth(LOCAL)), path, visibility="private")["submission_id"]
+    lb.hold([sid], "automatic", "its probe series is flagged (signals: near_copy)")
+    maintainers = Maintainers(lb, Auth(LOCAL))
+    _gold, picker, _rejected, held = maintainers.view("open-sesame", None)
+    assert list(held["id"]) == [sid] and held["why"].iloc[0] == "its probe series is flagged (signals: near_copy)"
+    assert any(label.endswith("HELD for review") for label, value in picker.choices if value == sid)
+    message, _picker, held = maintainers.unhide(sid, "", "open-sesame", None)
+    assert message == f"Released: `{sid}`." and held.empty

@@ -11,7 +11,7 @@ from ui.submit import Submitter
 
 KEYS = {
     "status", "message", "submission_id", "result", "rank", "errors", "total_errors", "quota", "duplicate_of",
-    "warnings", "unparsed_lines",
+    "warnings", "unparsed_lines", "reason", "notes",
 }  # fmt: skip
 
 
