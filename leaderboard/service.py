@@ -146,7 +146,7 @@ class Leaderboard:
             ladder=settings.feedback == "ladder",
             publications=settings.publications_per_week,
         )
-        self.probes = ProbeDetector(lambda s: self.store.read("submissions", layout.raw(s.meta.benchmark, s.meta.id)))
+        self.probes = ProbeDetector(lambda s: lifecycle.read_raw(self.store, s.meta.benchmark, s.meta.id))
         self._boards: dict[str, tuple[tuple, Board]] = {}
         self._columns: OrderedDict[tuple[str, str], dict] = OrderedDict()  # per-question columns, server-side only
         self._lock = threading.Lock()
@@ -359,7 +359,7 @@ class Leaderboard:
                 return self._columns[key]
         state = self.catalog.get(submission_id)
         gold = self.golds.compiled(info)
-        raw = self.store.read("submissions", layout.raw(benchmark, submission_id))
+        raw = lifecycle.read_raw(self.store, benchmark, submission_id)  # either layout (store.layout)
         predictions = validate_file(get_benchmark(benchmark), gold, raw, bbox_format=state.meta.bbox_format,
                                     limits=self.limits)  # fmt: skip
         columns = question_columns(benchmark, gold, predictions)
@@ -606,7 +606,7 @@ class Leaderboard:
         gold = self.golds.version(file.benchmark, file.gold)
         if gold is None:
             return None
-        raw = lifecycle.read_raw(self.store, file.benchmark, file.sid)
+        raw = lifecycle.lifecycle.read_raw(self.store, file.benchmark, file.sid)
         answer = lifecycle.evaluate(state.meta, gold, raw, self.limits, self.seeds)
         return lifecycle.outcome_files(state.meta, gold.version, answer, lifecycle.now_iso()).get(file)
 
