@@ -45,6 +45,7 @@ from submissions.answer import SubmitAnswer
 from submissions.catalog import Catalog, SubmissionState
 from submissions.feedback import Feedback
 from submissions.intake import Intake, Progress
+from submissions.model_hub import HubModels
 from submissions.probes import ProbeDetector, ProbeFlag
 from submissions.quotas import QuotaPolicy, QuotaStatus
 from submissions.records import Identity, Status, SubmissionForm, check_reveal_date
@@ -139,6 +140,7 @@ class Leaderboard:
             on_scored=self.publish,
             min_coverage=settings.min_coverage or None,
             seeds=self.seeds,
+            model_facts=HubModels(settings.hub_endpoint),
         )
         self.feedback = Feedback(
             self.catalog,
@@ -606,7 +608,7 @@ class Leaderboard:
         gold = self.golds.version(file.benchmark, file.gold)
         if gold is None:
             return None
-        raw = lifecycle.lifecycle.read_raw(self.store, file.benchmark, file.sid)
+        raw = lifecycle.read_raw(self.store, file.benchmark, file.sid)
         answer = lifecycle.evaluate(state.meta, gold, raw, self.limits, self.seeds)
         return lifecycle.outcome_files(state.meta, gold.version, answer, lifecycle.now_iso()).get(file)
 

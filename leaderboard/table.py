@@ -14,16 +14,17 @@ from __future__ import annotations
 import hashlib
 import io
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 import pandas as pd
 
 from leaderboard.baselines import PAPER_SOURCE, paper_rows, paper_url
-from leaderboard.columns import Column, columns, export_columns, frame_columns, views
+from leaderboard.columns import Column, Kind, columns, export_columns, frame_columns, views
 from leaderboard.ranks import RankRange, bounds, rank_ranges
 from scoring.benchmarks import Metric, get_benchmark
+from submissions import fields
 from submissions.catalog import SubmissionState
 from submissions.teams import name_key, rightful, state_key
 
@@ -50,6 +51,10 @@ class BoardRow:
     submission_id: str = ""
     paper_url: str = ""
     code_url: str = ""
+    info: Mapping[str, str] = field(default_factory=dict)  # the later public fields (submissions.fields)
+
+    def value(self, name: str) -> str:
+        return fields.value_of(self, name)
 
     @property
     def row_id(self) -> str:
@@ -115,11 +120,20 @@ def _model_key(state: SubmissionState) -> str:
 
 
 def _shown(row: BoardRow, state: SubmissionState, today: str) -> BoardRow:
-    """The row as the public sees it: no names, links or date of an anonymous entry before its reveal date."""
+    """The row as the public sees it. Before its reveal date an anonymous entry shows only the
+    fields declared non-identifying (an allow-list: a new field is hidden unless declared
+    otherwise); its name and team say it is anonymous."""
     if not state.anonymous or (state.reveal_date and state.reveal_date <= today):
         return row
     until = f"(anonymous until {state.reveal_date})" if state.reveal_date else "(anonymous)"
-    return replace(row, model=ANONYMOUS, team=until, paper_url="", code_url="")
+    return anonymised(row, until)
+
+
+def anonymised(row: BoardRow, until: str) -> BoardRow:
+    allowed = fields.anonymous_allowed_fields()
+    blank = {f.name: "" for f in fields.public_fields() if f.name not in allowed and f.name in fields.CLASSIC}
+    kept = {k: v for k, v in row.info.items() if k in allowed}
+    return replace(row, **{**blank, "model": ANONYMOUS, "team": until}, info=kept)
 
 
 def _row_of(state: SubmissionState, gold_version: str | None, scorer_version: str | None) -> BoardRow | None:
@@ -137,17 +151,10 @@ def _row_of(state: SubmissionState, gold_version: str | None, scorer_version: st
     meta = state.meta
     row = None
     if result is not None:
-        row = BoardRow(
-            model=meta.model,
-            team=meta.team,
-            model_type=meta.model_type,
-            source=SCORED_SOURCE,
-            figures=result.to_dict(),
-            submitted_at=meta.submitted_at,
-            submission_id=meta.id,
-            paper_url=meta.paper_url,
-            code_url=meta.code_url,
-        )
+        classic, info = fields.split({f.name: fields.value_of(meta, f.name) for f in fields.public_fields()})
+        info = {k: v for k, v in info.items() if v}
+        row = BoardRow(**classic, source=SCORED_SOURCE, figures=result.to_dict(), submitted_at=meta.submitted_at,
+                       submission_id=meta.id, info=info)  # fmt: skip
     state.derived[cache_key] = row
     return row
 
@@ -210,27 +217,22 @@ def frame(benchmark: str, rows: list[BoardRow], view: str = "overall") -> pd.Dat
     cols = frame_columns(bench, view)
     ordered = _ordered(benchmark, rows)
     getters = [(c.key, figure_getter(c)) for c in cols if c.figure is not None]
+    declared = [f for f in fields.public_fields() if f.name in {c.key for c in cols}]
     figure_keys = [k for k, _ in getters]
     records = []
     for row, rank in ordered:
         record = {k: get(row.figures) for k, get in getters}
-        record.update(
-            rank=rank.best,
-            rank_worst=rank.worst,
-            model=row.model,
-            team=row.team,
-            model_type=row.model_type,
-            source=row.source,
-            submitted=row.submitted_at[:10],
-            paper_url=row.paper_url,
-            code_url=row.code_url,
-            row_id=row.row_id,
-        )
+        record.update({f.name: row.value(f.name) for f in declared})
+        record.update(rank=rank.best, rank_worst=rank.worst, source=row.source, submitted=row.submitted_at[:10],
+                      row_id=row.row_id)  # fmt: skip
         records.append(record)
     if not records:
         return pd.DataFrame(columns=[c.key for c in cols])
     df = pd.DataFrame.from_records(records, columns=[c.key for c in cols])
     df[figure_keys] = df[figure_keys].astype(float)
+    for c in cols:
+        if c.kind is Kind.PARAMS:  # a count: exact integers, missing as <NA> (Parquet int64, CSV digits)
+            df[c.key] = pd.array([int(v) if v else None for v in df[c.key]], dtype="Int64")
     return df
 
 

@@ -10,27 +10,28 @@ HTML escaping and CSV-injection guards still happen where text is rendered or ex
 
 from __future__ import annotations
 
-import re
-import unicodedata
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from dataclasses import fields as dataclasses_fields
 from datetime import date
 from enum import StrEnum
 
 from scoring.errors import Issue
 from scoring.geometry import BOX_FORMATS
 from store.records import SubmissionMeta
+from submissions import fields
+from submissions.fields import clean_text
 
 __all__ = ["MODEL_TYPES", "VISIBILITIES", "Identity", "Status", "SubmissionForm", "SubmissionMeta", "clean_text"]
 
-MODEL_TYPES: dict[str, str] = {"open": "open weights", "closed": "closed weights", "api": "API only"}
-LIMITS = {"model": 100, "team": 100, "description": 1000, "paper_url": 300, "code_url": 300}
+MODEL_TYPES: dict[str, str] = {c.key: c.label for c in fields.MODEL_TYPE.choices}
+"""Stored model type -> its one label (form, board filter and cell, model page: submissions.fields)."""
 VISIBILITIES: dict[str, str] = {
     "private": "private: scored, seen by your team only (publish it later from My submissions)",
     "public": "public: a row on the leaderboard at once",
 }
 """What a submission's visibility may be; SubmissionForm's default is the library's (public, as
 before teams existed), the web form and ``/submit`` default to private (docs/teams.md)."""
-_URL = re.compile(r"^https?://[^\s<>\"'`]+$", re.IGNORECASE)
 
 
 class Status(StrEnum):
@@ -50,17 +51,10 @@ class Status(StrEnum):
     RETRY = "retry"  # an answer only: nothing was stored or counted (storage busy or loading); send it again
 
 
-def clean_text(value: object, limit: int) -> str:
-    """Printable single-spaced text: control and format characters dropped, then cut to
-    ``limit`` characters (the caller reports an over-long value before cutting)."""
-    text = "" if value is None else str(value)
-    text = "".join(" " if ch in "\t\r\n" else ch for ch in text if unicodedata.category(ch)[0] != "C" or ch in "\t\r\n")
-    return re.sub(r" {2,}", " ", text).strip()[:limit]
-
-
 @dataclass(frozen=True)
 class SubmissionForm:
-    """What a team says about its upload (web form, API, CLI alike)."""
+    """What a team says about its upload (web form, API, CLI alike): the classic fields as
+    attributes, later declared ones in ``info`` (:mod:`submissions.fields`), and the options."""
 
     model: str
     team: str
@@ -73,26 +67,25 @@ class SubmissionForm:
     anonymous: bool = False
     reveal_date: str = ""  # YYYY-MM-DD: an anonymous entry shows its names from that day (UTC)
 
+    info: Mapping[str, str] = field(default_factory=dict)  # the later declared fields (submissions.fields)
+
+    @classmethod
+    def of(cls, **values: object) -> SubmissionForm:
+        """A form from field values by name, classic or later (``model_repo=...``), and options."""
+        own = {f.name for f in dataclasses_fields(cls)}
+        info = {k: "" if v is None else str(v) for k, v in values.items() if k not in own}
+        return cls(**{k: v for k, v in values.items() if k in own}, info=info)  # type: ignore[arg-type]
+
+    def value(self, name: str) -> str:
+        return fields.value_of(self, name)
+
     def cleaned(self) -> tuple[SubmissionForm, list[Issue]]:
-        """The form with cleaned text and the list of field issues (line 0)."""
+        """The form with cleaned values of every submitted field and the list of their issues (line 0)."""
         issues: list[Issue] = []
         values = {}
-        for f in ("model", "team", "description", "paper_url", "code_url"):
-            raw = "" if getattr(self, f) is None else str(getattr(self, f))
-            if len(raw) > LIMITS[f]:
-                issues.append(Issue("field_too_long", 0, f, f"{f} is {len(raw)} characters; at most {LIMITS[f]}"))
-            values[f] = clean_text(raw, LIMITS[f])
-        for f in ("model", "team"):
-            if not values[f]:
-                issues.append(Issue("field_required", 0, f, f"{f} is required"))
-        for f in ("paper_url", "code_url"):
-            if values[f] and not _URL.match(values[f]):
-                issues.append(Issue("bad_url", 0, f, f"{f} must be an http:// or https:// address"))
-        model_type = str(self.model_type or "").strip().lower()
-        if model_type not in MODEL_TYPES:
-            issues.append(
-                Issue("bad_model_type", 0, "model_type", f"model_type must be one of {', '.join(MODEL_TYPES)}")
-            )
+        for f in fields.submitted_fields():
+            values[f.name], problems = f.clean(self.value(f.name))
+            issues += problems
         if self.bbox_format not in BOX_FORMATS:
             issues.append(
                 Issue("unknown_bbox_format", 0, "bbox_format", f"bbox_format must be one of {', '.join(BOX_FORMATS)}")
@@ -104,13 +97,14 @@ class SubmissionForm:
             )
         reveal, issue = check_reveal_date(self.reveal_date, bool(self.anonymous))
         issues += [issue] if issue else []
+        classic, info = fields.split(values)
         form = SubmissionForm(
-            **values,
-            model_type=model_type,
+            **classic,
             bbox_format=str(self.bbox_format),
             visibility=visibility,
             anonymous=bool(self.anonymous),
             reveal_date=reveal,
+            info=info,
         )
         return form, issues
 

@@ -160,7 +160,10 @@ def test_views_and_columns_come_from_the_declaration(results: dict) -> None:
         df = frame("scb", rows, view)
         assert list(df.columns) == [c.key for c in cols]
         assert [c.key for c in cols[:6]] == ["rank", "rank_worst", "model", "team", "model_type", "source"]
-        assert [c.key for c in cols[-4:]] == ["submitted", "paper_url", "code_url", "row_id"]
+        assert [c.key for c in cols[-10:]] == [  # the public fields of submissions.fields, then the row id
+            "submitted", "model_repo", "paper_url", "code_url", "model_params", "model_license",
+            "model_architecture", "model_gated", "model_sha", "row_id",
+        ]  # fmt: skip
         if view != "overall":
             grouping = bench.grouping(view)
             keys = {c.key for c in cols}

@@ -109,12 +109,12 @@ def test_endpoint_is_documented_and_named(client):
     params = [p["parameter_name"] for p in described]
     assert params == [
         "benchmark", "file", "model", "team", "model_type", "bbox_format", "paper_url", "code_url", "description",
-        "validate_only", "confirm_box_format", "visibility", "anonymous", "reveal_date",
+        "validate_only", "confirm_box_format", "visibility", "anonymous", "reveal_date", "model_repo",
     ]  # fmt: skip
     # the ones added at the end have defaults: scripts passing the first nine keep working
     defaults = {p["parameter_name"]: (p["parameter_has_default"], p.get("parameter_default")) for p in described}
-    assert [defaults[k] for k in ("validate_only", "confirm_box_format", "anonymous", "reveal_date")] == [
-        (True, False), (True, False), (True, False), (True, None)
+    assert [defaults[k] for k in ("validate_only", "confirm_box_format", "anonymous", "reveal_date", "model_repo")] == [
+        (True, False), (True, False), (True, False), (True, None), (True, None)
     ]  # fmt: skip
     assert defaults["visibility"] == (True, "private")
     # maintainer actions and internal renders are not API endpoints; a team's own are (docs/teams.md)
