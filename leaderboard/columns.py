@@ -43,7 +43,8 @@ class Kind(StrEnum):
     PARAMS = "params"  # a parameter count (an integer; shown as "7.6B", sorted by the count)
 
 
-_DATATYPES = {Kind.RANK: "number", Kind.MODEL: "html", Kind.NUMBER: "number", Kind.LINKS: "html", Kind.PARAMS: "number"}
+_DATATYPES = {Kind.RANK: "number", Kind.MODEL: "html", Kind.NUMBER: "number", Kind.LINKS: "html", Kind.PARAMS: "number",
+              Kind.MODEL_TYPE: "html"}  # fmt: skip
 
 
 @dataclass(frozen=True)

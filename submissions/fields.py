@@ -44,7 +44,7 @@ class Shown(StrEnum):
 
     MODEL = "model"  # the row's name, linked to the model's Hub page, else its paper or code
     TEAM = "team"  # beside the name
-    TYPE = "type"  # a badge and label from the field's choices
+    TYPE = "type"  # a badge: the choice's label in its tone
     TEXT = "text"  # a text column
     URL = "url"  # a link in the Links column
     HUB = "hub"  # a Hub model id: a "Hub" link in the Links column and on the model page
@@ -61,15 +61,16 @@ class Widget(StrEnum):
 
 @dataclass(frozen=True)
 class Choice:
-    """One allowed value of a choice field: stored ``key``, the ``label`` shown everywhere, a badge."""
+    """One allowed value of a choice field: stored ``key``, the ``label`` shown everywhere (form,
+    filter, cell, model page, card) and the ``tone`` of its badge on the board (ui/style.py)."""
 
     key: str
     label: str
-    badge: str = ""
+    tone: str = ""
 
     @property
     def shown(self) -> str:
-        return f"{self.badge} {self.label}".strip()
+        return self.label
 
 
 Check = Callable[[str], str | None]
@@ -113,9 +114,8 @@ class Field:
     def choice_keys(self) -> tuple[str, ...]:
         return tuple(c.key for c in self.choices)
 
-    def label_of(self, key: str) -> str:
-        """The shown label of a stored choice (an unknown key shows as itself)."""
-        return next((c.shown for c in self.choices if c.key == key), key)
+    def choice(self, key: str) -> Choice | None:
+        return next((c for c in self.choices if c.key == key), None)
 
     def clean(self, value: object) -> tuple[str, list[Issue]]:
         """The value as stored and what is wrong with it (line 0 of the answer's issues)."""
@@ -187,8 +187,8 @@ def hub_repo_id(value: str) -> str | None:
 
 MODEL_TYPE = Field(
     "model_type", "Model type", shown=Shown.TYPE, widget=Widget.CHOICE, default="open", identifying=False,
-    choices=(Choice("open", "open weights", "🟢"), Choice("closed", "closed weights", "🔒"),
-             Choice("api", "API only", "☁️")),
+    choices=(Choice("open", "open weights", "green"), Choice("closed", "closed weights", "amber"),
+             Choice("api", "API only", "violet")),
     elem="type", meaning="open (open weights), closed (closed weights) or api (API only)",
 )  # fmt: skip
 SIZE_FIELD = "model_params"

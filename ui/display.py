@@ -96,6 +96,14 @@ def link(url: object, text: str) -> str:
     return f'<a href="{html.escape(target, quote=True)}" target="_blank" rel="noopener noreferrer nofollow">{label}</a>'
 
 
+def type_badge(key: str) -> str:
+    """A model type as its declared badge (label in its tone); an unknown one as escaped text."""
+    choice = fields.MODEL_TYPE.choice(key.lower())
+    if choice is None:
+        return html.escape(key) or MISSING
+    return f'<span class="type-badge tone-{choice.tone}">{html.escape(choice.label)}</span>'
+
+
 def hub_url(repo: object) -> str:
     """The Hub page of a model id (``""`` for none; ids are checked when submitted)."""
     text = "" if is_missing(repo) else str(repo).strip()
@@ -234,7 +242,7 @@ def _cell(row: Mapping, col: Column) -> tuple[object, str]:
         return int(value), RankRange(int(value), int(value) if is_missing(worst) else int(worst)).text()
     if col.kind is Kind.MODEL_TYPE:
         text = str(value or "")
-        return text, MODEL_TYPE_LABELS.get(text.lower(), text) or MISSING
+        return text, type_badge(text)
     if col.kind is Kind.NUMBER:
         number = None if is_missing(value) else float(value)
         shown = fmt_with_ci(value, row.get(col.ci), col.decimals) if col.ci else fmt_number(value, col.decimals)

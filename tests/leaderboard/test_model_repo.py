@@ -60,7 +60,7 @@ def test_the_repos_facts_are_pinned_when_submitted_and_shown_on_the_board(lb, tm
         f'href="https://huggingface.co/{QWEN}"' in cells["Links"]
         and f'href="https://huggingface.co/{QWEN}"' in cells["Model"]
     )
-    assert cells["Model type"] == "🟢 open weights"
+    assert cells["Model type"] == '<span class="type-badge tone-green">open weights</span>'
     details = lb.details("scb", row_of(lb, "Qwen-VL").row_id)
     page = model.page_html(lb_bench(), details, lb.group_sizes("scb"))
     assert f'href="https://huggingface.co/{QWEN}/tree/{shas[QWEN]}"' in page and shas[QWEN][:12] in page
