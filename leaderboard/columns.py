@@ -105,8 +105,9 @@ def identity_columns() -> tuple[Column, ...]:
 
 
 def provenance_columns() -> tuple[Column, ...]:
-    """When it was submitted, every other public field in declaration order, the links, the row id."""
-    rest = [field_column(f) for f in fields.public_fields() if f.shown not in _BESIDE_NAME]
+    """When it was submitted, every other public field in declaration order (those shown only on
+    the model page are in the public dataset alone: :func:`export_columns`), the links, the row id."""
+    rest = [field_column(f) for f in fields.public_fields() if f.shown not in (*_BESIDE_NAME, Shown.PAGE)]
     return (
         Column("submitted", "Submitted", ABOUT_GROUP, Kind.DATE),
         *rest,
@@ -203,12 +204,14 @@ def columns(bench: Benchmark, view: str = OVERVIEW) -> list[Column]:
 
 
 def export_columns(bench: Benchmark) -> list[Column]:
-    """Every column of every view once (by key, first seen): the public dataset's schema."""
+    """Every column of every view once (by key, first seen), then the declared fields shown only
+    on the model page (the pinned revision, ...): the public dataset's schema."""
     seen: dict[str, Column] = {}
     for view, _ in views(bench):
         for col in columns(bench, view):
             seen.setdefault(col.key, col)
-    return list(seen.values())
+    page_only = [field_column(f) for f in fields.public_fields() if f.shown is Shown.PAGE]
+    return [*seen.values(), *page_only]
 
 
 def frame_columns(bench: Benchmark, view: str = OVERVIEW) -> list[Column]:

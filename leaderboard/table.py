@@ -90,10 +90,11 @@ def scored_rows(
         for state in sorted(states, key=lambda s: (s.meta.submitted_at, s.meta.id)):
             first_users.setdefault(state_key(state), (state.meta.submitter, state.meta.team))
     chosen: dict[tuple[str, str], tuple[tuple, SubmissionState, BoardRow]] = {}
+    public = fields.public_fields()
     for state in states:
         if not state.public or not rightful(state, first_users):
             continue
-        row = _row_of(state, gold_version, scorer_version)
+        row = _row_of(state, gold_version, scorer_version, public)
         if row is None:
             continue
         meta = state.meta
@@ -136,7 +137,9 @@ def anonymised(row: BoardRow, until: str) -> BoardRow:
     return replace(row, **{**blank, "model": ANONYMOUS, "team": until}, info=kept)
 
 
-def _row_of(state: SubmissionState, gold_version: str | None, scorer_version: str | None) -> BoardRow | None:
+def _row_of(
+    state: SubmissionState, gold_version: str | None, scorer_version: str | None, public: tuple[fields.Field, ...]
+) -> BoardRow | None:
     """The state's row for that gold (and scorer), made once: results never change, they are
     only added (hence the count in the cache key)."""
     cache_key = ("board_row", gold_version, scorer_version, len(state.results))
@@ -151,8 +154,8 @@ def _row_of(state: SubmissionState, gold_version: str | None, scorer_version: st
     meta = state.meta
     row = None
     if result is not None:
-        classic, info = fields.split({f.name: fields.value_of(meta, f.name) for f in fields.public_fields()})
-        info = {k: v for k, v in info.items() if v}
+        classic = {f.name: getattr(meta, f.name) for f in public if f.name in fields.CLASSIC}
+        info = {f.name: v for f in public if f.name not in fields.CLASSIC and (v := meta.info.get(f.name))}
         row = BoardRow(**classic, source=SCORED_SOURCE, figures=result.to_dict(), submitted_at=meta.submitted_at,
                        submission_id=meta.id, info=info)  # fmt: skip
     state.derived[cache_key] = row
@@ -217,12 +220,16 @@ def frame(benchmark: str, rows: list[BoardRow], view: str = "overall") -> pd.Dat
     cols = frame_columns(bench, view)
     ordered = _ordered(benchmark, rows)
     getters = [(c.key, figure_getter(c)) for c in cols if c.figure is not None]
-    declared = [f for f in fields.public_fields() if f.name in {c.key for c in cols}]
+    keys = {c.key for c in cols}
+    classic = [n for n in fields.CLASSIC if n in keys]  # attributes of the row; the later fields are in its info
+    later = [f.name for f in fields.public_fields() if f.name in keys and f.name not in fields.CLASSIC]
     figure_keys = [k for k, _ in getters]
     records = []
     for row, rank in ordered:
         record = {k: get(row.figures) for k, get in getters}
-        record.update({f.name: row.value(f.name) for f in declared})
+        record.update({n: getattr(row, n) for n in classic})
+        info = row.info
+        record.update({n: info.get(n, "") for n in later})
         record.update(rank=rank.best, rank_worst=rank.worst, source=row.source, submitted=row.submitted_at[:10],
                       row_id=row.row_id)  # fmt: skip
         records.append(record)

@@ -120,7 +120,7 @@ def test_an_anonymous_row_shows_no_repo_size_licence_or_revision_until_its_revea
     assert answer.result is not None
     hidden = next(r for r in lb.board("scb").rows if r.submission_id == answer.submission_id)
     assert hidden.model == "Anonymous submission" and hidden.info == {}
-    table = lb.table("scb")
+    table = lb.table("scb", "all")  # every public column, the page-only ones too
     row = table[table["model"] == "Anonymous submission"].iloc[0]
     assert row["model_repo"] == "" and row["model_license"] == "" and row["model_sha"] == ""
     assert row["model_params"] is None or str(row["model_params"]) == "<NA>"
