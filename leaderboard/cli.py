@@ -25,6 +25,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from leaderboard.columns import Kind, frame_columns
 from leaderboard.config import REFRESH_AT_LEAST_EVERY, Settings
 from leaderboard.service import Leaderboard
 from leaderboard.table import to_csv_bytes
@@ -36,8 +37,9 @@ from scoring.leakaudit import report
 from store.base import StoreError
 from store.golds import UnconfirmedGold, leak_audit
 from store.records import HOLD_REASON
+from submissions import fields
 from submissions.probes import held_queue
-from submissions.records import MODEL_TYPES, VISIBILITIES, Identity, Status, SubmissionForm
+from submissions.records import VISIBILITIES, Identity, Status, SubmissionForm
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -72,8 +74,9 @@ def _parser() -> argparse.ArgumentParser:
     s = sub.add_parser("submit", help="submit a prediction file (as a maintainer: no quota)")
     s.add_argument("--benchmark", required=True, choices=list(BENCHMARKS))
     s.add_argument("--file", required=True, type=Path)
-    s.add_argument("--model", required=True)
-    s.add_argument("--team", required=True)
+    for f in fields.submitted_fields():  # --model, --team, --model-type, ..., --model-repo
+        choices = {"choices": list(f.choice_keys)} if f.choices else {}
+        s.add_argument(f.flag, required=f.required, default=f.default, help=f.hint or None, **choices)
     s.add_argument("--user", required=True)
     s.add_argument("--bbox-format", default="xyxy", choices=list(BOX_FORMATS))
     s.add_argument(
@@ -82,10 +85,6 @@ def _parser() -> argparse.ArgumentParser:
         metavar="FAMILY",
         help=f"family of grounding_response lines: {describe_formats()}",
     )
-    s.add_argument("--model-type", default="open", choices=list(MODEL_TYPES))
-    s.add_argument("--paper-url", default="")
-    s.add_argument("--code-url", default="")
-    s.add_argument("--description", default="")
     s.add_argument("--as-submitter", action="store_true", help="apply the daily quota as for a team")
     s.add_argument("--visibility", default="public", choices=list(VISIBILITIES))
     s.add_argument("--anonymous", action="store_true", help="show as an anonymous submission on the board")
@@ -299,19 +298,10 @@ def _gold(lb: Leaderboard, args: argparse.Namespace) -> int:
 
 def _submit(lb: Leaderboard, args: argparse.Namespace) -> int:
     identity = Identity(args.user, is_maintainer=not args.as_submitter, source="cli")
-    form = SubmissionForm(
-        args.model,
-        args.team,
-        args.model_type,
-        args.paper_url,
-        args.code_url,
-        args.description,
-        args.bbox_format,
-        args.visibility,
-        args.anonymous,
-        args.reveal_date,
-        args.grounding_format,
-    )
+    described = {f.name: getattr(args, f.name) for f in fields.submitted_fields()}
+    form = SubmissionForm.of(**described, bbox_format=args.bbox_format, visibility=args.visibility,
+                             anonymous=args.anonymous, reveal_date=args.reveal_date,
+                             grounding_format=args.grounding_format)  # fmt: skip
     answer = lb.submit(args.benchmark, args.file, form, identity, args.file.name)
     print(f"{answer.status}: {answer.message}" + (f" (id {answer.submission_id})" if answer.submission_id else ""))
     if answer.reason is not None and answer.reason.code != "shown":
@@ -334,7 +324,10 @@ def _table(lb: Leaderboard, args: argparse.Namespace) -> int:
     elif args.format == "json":
         print(df.to_json(orient="records"))
     else:
-        print(df.drop(columns=["paper_url", "code_url"]).to_string(index=False, float_format=lambda v: f"{v:.2f}"))
+        declared = {f.name for f in fields.public_fields()}
+        wide = [c.key for c in frame_columns(BENCHMARKS[args.benchmark], args.view)
+                if c.key in declared and c.kind in (Kind.URL, Kind.DATA)]  # links and page-only facts  # fmt: skip
+        print(df.drop(columns=wide).to_string(index=False, float_format=lambda v: f"{v:.2f}"))
     return 0
 
 

@@ -1,11 +1,12 @@
 """The one column model of the board, built from the benchmark declaration.
 
 A view's columns are, in order: the row's identity (rank, model, team, model type, source), the
-figures the declaration asks for, then when and where it came from. Every :class:`Column` says
+figures the declaration asks for, then when and where it came from. The descriptive columns are
+the public fields of :mod:`submissions.fields`, each keyed by its name. Every :class:`Column` says
 where its value lives in a row's figures (``figure``), how it is shown (header, group, kind,
 decimals, the interval folded into it) and which way is better. The ranked frame holds the
 data columns (:func:`frame_columns`), a page shows the display columns (:func:`shown_columns`):
-an interval is folded into its figure and the two URLs into one "Links" column. Nothing here
+an interval is folded into its figure and the URLs into one "Links" column. Nothing here
 or downstream parses a key: keys (``overall.acc``, ``type.1.miou``) are built, never split.
 
 Views: ``overall`` (the declared overview panels), one per grouping (the declared
@@ -19,6 +20,8 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from scoring.benchmarks import Benchmark, Grouping, Metric, Panel, UnknownName
+from submissions import fields
+from submissions.fields import Field, Shown
 
 OVERVIEW = "overall"
 EVERY_VIEW = "all"
@@ -36,10 +39,12 @@ class Kind(StrEnum):
     DATE = "date"
     URL = "url"  # data only; shown through the LINKS column
     DATA = "data"  # data only: the rank range's worst end (shown in the Rank cell), the row id
-    LINKS = "links"  # display only: paper and code links of the row
+    LINKS = "links"  # display only: the row's Hub, paper and code links
+    PARAMS = "params"  # a parameter count (an integer; shown as "7.6B", sorted by the count)
 
 
-_DATATYPES = {Kind.RANK: "number", Kind.MODEL: "html", Kind.NUMBER: "number", Kind.LINKS: "html"}
+_DATATYPES = {Kind.RANK: "number", Kind.MODEL: "html", Kind.NUMBER: "number", Kind.LINKS: "html", Kind.PARAMS: "number",
+              Kind.MODEL_TYPE: "html"}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -75,21 +80,42 @@ class Column:
 
 
 MODEL_GROUP, ABOUT_GROUP = "Model", "About"
-IDENTITY = (
-    Column("rank", "Rank", MODEL_GROUP, Kind.RANK, decimals=0),
-    Column("rank_worst", "Rank (worst)", MODEL_GROUP, Kind.DATA, decimals=0),
-    Column("model", "Model", MODEL_GROUP, Kind.MODEL),
-    Column("team", "Team", MODEL_GROUP, Kind.TEXT),
-    Column("model_type", "Model type", MODEL_GROUP, Kind.MODEL_TYPE),
-    Column("source", "Source", ABOUT_GROUP, Kind.TEXT),  # what a reader must see first: beside the identity
-)
-PROVENANCE = (
-    Column("submitted", "Submitted", ABOUT_GROUP, Kind.DATE),
-    Column("paper_url", "Paper", ABOUT_GROUP, Kind.URL),
-    Column("code_url", "Code", ABOUT_GROUP, Kind.URL),
-    Column("links", "Links", ABOUT_GROUP, Kind.LINKS),
-    Column("row_id", "Row id", ABOUT_GROUP, Kind.DATA),
-)
+_FIELD_KINDS = {
+    Shown.MODEL: Kind.MODEL, Shown.TEAM: Kind.TEXT, Shown.TYPE: Kind.MODEL_TYPE, Shown.TEXT: Kind.TEXT,
+    Shown.URL: Kind.URL, Shown.HUB: Kind.URL, Shown.PARAMS: Kind.PARAMS, Shown.PAGE: Kind.DATA,
+}  # fmt: skip
+_BESIDE_NAME = (Shown.MODEL, Shown.TEAM, Shown.TYPE)
+
+
+def field_column(f: Field) -> Column:
+    """A declared field's column (submissions.fields): its name is the key, its label the header."""
+    group = MODEL_GROUP if f.shown in _BESIDE_NAME else ABOUT_GROUP
+    return Column(f.name, f.column_header, group, _FIELD_KINDS[f.shown], decimals=1)
+
+
+def identity_columns() -> tuple[Column, ...]:
+    """Rank, the fields shown beside the name (model, team, model type), then the source."""
+    named = [field_column(f) for f in fields.public_fields() if f.shown in _BESIDE_NAME]
+    return (
+        Column("rank", "Rank", MODEL_GROUP, Kind.RANK, decimals=0),
+        Column("rank_worst", "Rank (worst)", MODEL_GROUP, Kind.DATA, decimals=0),
+        *named,
+        Column("source", "Source", ABOUT_GROUP, Kind.TEXT),  # what a reader must see first: beside the identity
+    )
+
+
+def provenance_columns() -> tuple[Column, ...]:
+    """When it was submitted, every other public field in declaration order (those shown only on
+    the model page are in the public dataset alone: :func:`export_columns`), the links, the row id."""
+    rest = [field_column(f) for f in fields.public_fields() if f.shown not in (*_BESIDE_NAME, Shown.PAGE)]
+    return (
+        Column("submitted", "Submitted", ABOUT_GROUP, Kind.DATE),
+        *rest,
+        Column("links", "Links", ABOUT_GROUP, Kind.LINKS),
+        Column("row_id", "Row id", ABOUT_GROUP, Kind.DATA),
+    )
+
+
 PLAIN_GROUPS = (MODEL_GROUP, ABOUT_GROUP)
 """Groups of the row's identity and provenance (not figures: the page leaves them untinted)."""
 
@@ -186,16 +212,18 @@ def columns(bench: Benchmark, view: str = OVERVIEW) -> list[Column]:
         figures = _grouping_view(bench, bench.grouping(view))
     else:
         raise UnknownName(f"view of {bench.id}", view, [v for v, _ in views(bench)] + [EVERY_VIEW])
-    return _unique_headers([*IDENTITY, *figures, *PROVENANCE])
+    return _unique_headers([*identity_columns(), *figures, *provenance_columns()])
 
 
 def export_columns(bench: Benchmark) -> list[Column]:
-    """Every column of every view once (by key, first seen): the public dataset's schema."""
+    """Every column of every view once (by key, first seen), then the declared fields shown only
+    on the model page (the pinned revision, ...): the public dataset's schema."""
     seen: dict[str, Column] = {}
     for view, _ in views(bench):
         for col in columns(bench, view):
             seen.setdefault(col.key, col)
-    return list(seen.values())
+    page_only = [field_column(f) for f in fields.public_fields() if f.shown is Shown.PAGE]
+    return [*seen.values(), *page_only]
 
 
 def frame_columns(bench: Benchmark, view: str = OVERVIEW) -> list[Column]:

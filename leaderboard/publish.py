@@ -31,6 +31,7 @@ from scoring.benchmarks.base import Benchmark
 from store import layout
 from store.base import NotFound, Store
 from store.golds import GoldInfo
+from submissions import fields
 
 log = logging.getLogger(__name__)
 CARD_PATH = "README.md"
@@ -68,13 +69,10 @@ CITATIONS = """```bibtex
 ```"""
 FIXED_COLUMNS = {
     Kind.RANK: "place on the board, 1 = best by the primary metric; ties go to the earlier submission",
-    Kind.MODEL: "the model's name as submitted",
-    Kind.MODEL_TYPE: "open weights, closed weights or API only",
     Kind.DATE: "when it was submitted (UTC; a timestamp in the Parquet, empty for the papers' rows)",
     Kind.URL: "a link the team gave (may be empty)",
 }
 TEXT_COLUMNS = {
-    "team": "the team's name as submitted",
     "source": f'who measured it: "{PAPER_SOURCE}" or this leaderboard',
     LENIENT_KEY: (
         "how many of the file's responses were read by rules looser than the official protocol (exactly one "
@@ -104,9 +102,10 @@ def parquet_name(key: str) -> str:
 
 
 def describe(bench: Benchmark, col: Column) -> str:
-    """One line of the column dictionary, from the declarations."""
+    """One line of the column dictionary, from the declarations (benchmarks and fields)."""
+    declared = {f.name: f.meaning for f in fields.public_fields()}
     if col.figure is None or col.key in TEXT_COLUMNS:
-        return TEXT_COLUMNS.get(col.key) or FIXED_COLUMNS.get(col.kind) or col.header
+        return declared.get(col.key) or TEXT_COLUMNS.get(col.key) or FIXED_COLUMNS.get(col.kind) or col.header
     section, label, name = col.figure
     metric = next((m for m in bench.metrics if name in (m.name, m.ci)), None)
     if metric is None:
@@ -302,8 +301,7 @@ def board_rows(benchmark: str, table: pd.DataFrame, snapshot: BoardSnapshot) -> 
         raise ValueError(f"the {benchmark} table and its snapshot list different rows: published at different times?")
     cols = [c for c in export_columns(BENCHMARKS[benchmark]) if c.figure is not None and c.kind != Kind.CI]
     values = {c.figure: table[parquet_name(c.key)].astype(float).tolist() for c in cols}  # Python floats, NaN kept
-    texts = {k: table[k].fillna("").astype(str).tolist() for k in ("model", "team", "model_type", "source",
-                                                                    "paper_url", "code_url", "row_id")}  # fmt: skip
+    texts = {k: _texts(table, k) for k in ("source", "row_id", *(f.name for f in fields.public_fields()))}
     rows = []
     for i, row_id in enumerate(texts["row_id"]):
         extras = snapshot.rows[row_id]
@@ -314,14 +312,26 @@ def board_rows(benchmark: str, table: pd.DataFrame, snapshot: BoardSnapshot) -> 
                 (node.setdefault(label, {}) if label is not None else node)[name] = column[i]
         figures.update({k: v for k, v in (("gold_version", extras.gold_version),
                                           ("scorer_version", extras.scorer_version)) if v})  # fmt: skip
-        model, team, source = texts["model"][i], texts["team"][i], texts["source"][i]
+        classic, info = fields.split({f.name: texts[f.name][i] for f in fields.public_fields()})
+        model, team, source = classic["model"], classic["team"], texts["source"][i]
         named = named_row_id(source, team, model)
         if named != row_id and model != ANONYMOUS:  # an anonymous row's id is its own, not its shown names'
             raise ValueError(f"row {row_id} of the {benchmark} table does not match its model, team and source")
         key = "" if named == row_id else row_id
-        rows.append(BoardRow(model, team, texts["model_type"][i], source, figures, extras.submitted_at, "",
-                             texts["paper_url"][i], texts["code_url"][i], key=key))  # fmt: skip
+        rows.append(BoardRow(**classic, source=source, figures=figures, submitted_at=extras.submitted_at, key=key,
+                             info={k: v for k, v in info.items() if v}))  # fmt: skip
     return rows
+
+
+def _texts(table: pd.DataFrame, key: str) -> list[str]:
+    """A text column as the writer's rows held it: a column an older writer did not publish
+    reads as empty (a newer writer's extra columns are ignored), a count as its digits."""
+    if key not in table:
+        return [""] * len(table)
+    column = table[key]
+    if pd.api.types.is_numeric_dtype(column):
+        return ["" if pd.isna(v) else str(int(v)) for v in column]
+    return column.fillna("").astype(str).tolist()
 
 
 def publish(

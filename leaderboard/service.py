@@ -45,6 +45,7 @@ from submissions.catalog import Catalog, SubmissionState
 from submissions.disclosure import NOTHING, Disclosure, classify, disclose, viewer_of
 from submissions.feedback import Feedback
 from submissions.intake import Intake, Progress
+from submissions.model_hub import HubModels
 from submissions.probes import ProbeDetector, ProbeFlag
 from submissions.quotas import QuotaPolicy, QuotaStatus
 from submissions.records import Identity, Status, SubmissionForm, check_reveal_date
@@ -139,6 +140,7 @@ class Leaderboard:
             on_scored=self.publish,
             min_coverage=settings.min_coverage or None,
             seeds=self.seeds,
+            model_facts=HubModels(settings.hub_endpoint),
         )
         self.feedback = Feedback(
             self.catalog,
@@ -147,7 +149,7 @@ class Leaderboard:
             publications=settings.publications_per_week,
             contact=settings.contact_line,
         )
-        self.probes = ProbeDetector(lambda s: self.store.read("submissions", layout.raw(s.meta.benchmark, s.meta.id)))
+        self.probes = ProbeDetector(lambda s: lifecycle.read_raw(self.store, s.meta.benchmark, s.meta.id))
         self._boards: dict[str, tuple[tuple, Board]] = {}
         self._lock = threading.Lock()
         self._publishing = threading.Lock()  # one publication check-and-write at a time (the ration)

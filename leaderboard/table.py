@@ -14,16 +14,18 @@ from __future__ import annotations
 import hashlib
 import io
 import math
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, fields, replace
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from dataclasses import fields as dataclass_fields
 from datetime import UTC, datetime
 
 import pandas as pd
 
 from leaderboard.baselines import PAPER_SOURCE, paper_rows, paper_url
-from leaderboard.columns import Column, columns, export_columns, frame_columns, views
+from leaderboard.columns import Column, Kind, columns, export_columns, frame_columns, views
 from leaderboard.ranks import RankRange, bounds, rank_ranges
 from scoring.benchmarks import Metric, get_benchmark
+from submissions import fields
 from submissions.catalog import SubmissionState
 from submissions.disclosure import Disclosure, Viewer, disclose, entry_state
 from submissions.teams import name_key, rightful, state_key
@@ -52,6 +54,10 @@ class BoardRow:
     paper_url: str = ""
     code_url: str = ""
     key: str = ""  # the row id when it is not the named one (an anonymous row's; a reader's copy)
+    info: Mapping[str, str] = field(default_factory=dict)  # the later public fields (submissions.fields)
+
+    def value(self, name: str) -> str:
+        return fields.value_of(self, name)
 
     @property
     def row_id(self) -> str:
@@ -102,10 +108,11 @@ def scored_rows(
         for state in sorted(states, key=lambda s: (s.meta.submitted_at, s.meta.id)):
             first_users.setdefault(state_key(state), (state.meta.submitter, state.meta.team))
     chosen: dict[tuple[str, str], tuple[tuple, SubmissionState, BoardRow]] = {}
+    public = fields.public_fields()
     for state in states:
         if not state.public or not rightful(state, first_users, owners):
             continue
-        row = _row_of(state, gold_version, scorer_version)
+        row = _row_of(state, gold_version, scorer_version, public)
         if row is None:
             continue
         meta = state.meta
@@ -133,27 +140,38 @@ def _model_key(state: SubmissionState) -> str:
     return key
 
 
-_SERVER_SIDE = ("source", "submission_id", "key")
-"""Row fields that are not the submission's: where the figures come from, and the server's own
-link to the submission (no public file or page prints it; the history goes through the gate)."""
+_SERVER_SIDE = ("source", "submission_id", "key", "info")
+"""Row fields that are not the submission's: where the figures come from, the server's own
+link to the submission (no public file or page prints it; the history goes through the gate),
+and the later declared fields, which are filtered one by one."""
 
 
 def _shown(row: BoardRow, state: SubmissionState, disclosure: Disclosure) -> BoardRow:
     """The row as the public sees it: every field of the submission the disclosure does not
     allow is blanked (an allow-list: a new field stays out until allowed); an anonymous row
     gets its placeholder names and an id of its own."""
-    blank = {f.name: {} if f.name == "figures" else "" for f in fields(BoardRow)
+    blank = {f.name: {} if f.name == "figures" else "" for f in dataclass_fields(BoardRow)
              if f.name not in _SERVER_SIDE and not disclosure.shows(f.name)}  # fmt: skip
-    if not blank:
+    info = {k: v for k, v in row.info.items() if disclosure.shows(k)}
+    if not blank and info == dict(row.info):
         return row
-    row = replace(row, **blank)
+    row = replace(row, **blank, info=info)
     if "model" in blank:
         until = f"(anonymous until {state.reveal_date})" if state.reveal_date else "(anonymous)"
         row = replace(row, model=ANONYMOUS, team=until, key=anonymous_row_id(state.meta.id))
     return row
 
 
-def _row_of(state: SubmissionState, gold_version: str | None, scorer_version: str | None) -> BoardRow | None:
+def anonymised(row: BoardRow, until: str) -> BoardRow:
+    allowed = fields.anonymous_allowed_fields()
+    blank = {f.name: "" for f in fields.public_fields() if f.name not in allowed and f.name in fields.CLASSIC}
+    kept = {k: v for k, v in row.info.items() if k in allowed}
+    return replace(row, **{**blank, "model": ANONYMOUS, "team": until}, info=kept)
+
+
+def _row_of(
+    state: SubmissionState, gold_version: str | None, scorer_version: str | None, public: tuple[fields.Field, ...]
+) -> BoardRow | None:
     """The state's row for that gold (and scorer), made once: results never change, they are
     only added (hence the count in the cache key)."""
     cache_key = ("board_row", gold_version, scorer_version, len(state.results))
@@ -168,17 +186,10 @@ def _row_of(state: SubmissionState, gold_version: str | None, scorer_version: st
     meta = state.meta
     row = None
     if result is not None:
-        row = BoardRow(
-            model=meta.model,
-            team=meta.team,
-            model_type=meta.model_type,
-            source=SCORED_SOURCE,
-            figures=result.to_dict(),
-            submitted_at=meta.submitted_at,
-            submission_id=meta.id,
-            paper_url=meta.paper_url,
-            code_url=meta.code_url,
-        )
+        classic = {f.name: getattr(meta, f.name) for f in public if f.name in fields.CLASSIC}
+        info = {f.name: v for f in public if f.name not in fields.CLASSIC and (v := meta.info.get(f.name))}
+        row = BoardRow(**classic, source=SCORED_SOURCE, figures=result.to_dict(), submitted_at=meta.submitted_at,
+                       submission_id=meta.id, info=info)  # fmt: skip
     state.derived[cache_key] = row
     return row
 
@@ -241,27 +252,26 @@ def frame(benchmark: str, rows: list[BoardRow], view: str = "overall") -> pd.Dat
     cols = frame_columns(bench, view)
     ordered = _ordered(benchmark, rows)
     getters = [(c.key, figure_getter(c)) for c in cols if c.figure is not None]
+    keys = {c.key for c in cols}
+    classic = [n for n in fields.CLASSIC if n in keys]  # attributes of the row; the later fields are in its info
+    later = [f.name for f in fields.public_fields() if f.name in keys and f.name not in fields.CLASSIC]
     figure_keys = [k for k, _ in getters]
     records = []
     for row, rank in ordered:
         record = {k: get(row.figures) for k, get in getters}
-        record.update(
-            rank=rank.best,
-            rank_worst=rank.worst,
-            model=row.model,
-            team=row.team,
-            model_type=row.model_type,
-            source=row.source,
-            submitted=row.submitted_at[:10],
-            paper_url=row.paper_url,
-            code_url=row.code_url,
-            row_id=row.row_id,
-        )
+        record.update({n: getattr(row, n) for n in classic})
+        info = row.info
+        record.update({n: info.get(n, "") for n in later})
+        record.update(rank=rank.best, rank_worst=rank.worst, source=row.source, submitted=row.submitted_at[:10],
+                      row_id=row.row_id)  # fmt: skip
         records.append(record)
     if not records:
         return pd.DataFrame(columns=[c.key for c in cols])
     df = pd.DataFrame.from_records(records, columns=[c.key for c in cols])
     df[figure_keys] = df[figure_keys].astype(float)
+    for c in cols:
+        if c.kind is Kind.PARAMS:  # a count: exact integers, missing as <NA> (Parquet int64, CSV digits)
+            df[c.key] = pd.array([int(v) if v else None for v in df[c.key]], dtype="Int64")
     return df
 
 

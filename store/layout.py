@@ -309,6 +309,7 @@ def submission_dir(benchmark: str, sid: str) -> str:
 
 
 def raw(benchmark: str, sid: str) -> str:
+    """Where a new upload is written; read a stored one with ``submissions.lifecycle.read_raw`` (either layout)."""
     return SubmissionFile.raw(benchmark, sid).path
 
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import json
 import typing
-from dataclasses import MISSING, asdict, dataclass, fields, replace
+from collections.abc import Mapping
+from dataclasses import MISSING, asdict, dataclass, field, fields, replace
 from functools import cache
 from typing import Self, TypeVar
 
@@ -99,9 +100,21 @@ class SubmissionMeta(_FlatRecord):
     reveal_date: str = ""  # YYYY-MM-DD (UTC) from which an anonymous entry shows its names
     maintainer: bool = False  # sent by a maintainer (no quota, no Ladder rule: submissions.feedback)
     grounding_format: str = ""  # the family grounding_response lines are read in ("" in older records: none)
+    info: Mapping[str, str] = field(default_factory=dict)
+    """Descriptive fields declared after the ones above (submissions.fields), stored flat after
+    them: a record without any is byte for byte what it was before ``info`` existed."""
 
     def to_bytes(self) -> bytes:
-        return _dumps(asdict(self), indent=1)
+        body = {k: v for k, v in asdict(self).items() if k != "info"}
+        return _dumps(body | {k: v for k, v in self.info.items() if k not in body}, indent=1)
+
+    @classmethod
+    def from_bytes(cls, data: bytes, where: str) -> SubmissionMeta:
+        """The record; every other text key is a later declared field (``info``), kept as written."""
+        raw = _object(data, where)
+        own = {f.name for f in fields(cls)}
+        meta = _flat(cls, {k: v for k, v in raw.items() if k != "info"}, where)
+        return replace(meta, info={k: v for k, v in raw.items() if k not in own and isinstance(v, str)})
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from submissions import fields
 from submissions.catalog import SubmissionState
 from submissions.feedback import Feedback
 from submissions.records import Identity
@@ -39,25 +40,33 @@ class EntryState(StrEnum):
     PRIVATE = "private"  # private, its figures shown to its team
 
 
-PUBLIC_FIELDS = frozenset({
-    "model", "team", "model_type", "paper_url", "code_url", "description", "bbox_format",
-    "submission_id", "submitted_at", "status", "figures", "reveal_date",
-})  # fmt: skip
-"""What anyone may see of a public entry: its row, its page and its line in the row's history."""
+ENTRY_FIELDS = frozenset(
+    {"description", "bbox_format", "submission_id", "submitted_at", "status", "figures", "reveal_date"}
+)
+"""What anyone may see of a public entry besides its declared public fields (submissions.fields):
+its page's description and box format, its line in the row's history, its figures."""
 
-TEAM_FIELDS = PUBLIC_FIELDS | {
+TEAM_ONLY = frozenset({
     "submitter", "filename", "visibility", "anonymous", "hidden", "errors", "rank", "board_row", "unparsed",
-}  # fmt: skip
-"""What its team sees of its own entry in My submissions and ``/my_result``."""
+})  # fmt: skip
+"""What its team sees of its own entry in My submissions and ``/my_result`` beyond the public."""
+
+
+def public_fields() -> frozenset[str]:
+    """What anyone may see of a public entry: its row, its page and its line in the row's history."""
+    return frozenset(f.name for f in fields.public_fields()) | ENTRY_FIELDS
+
+
+def team_fields() -> frozenset[str]:
+    return public_fields() | TEAM_ONLY
 
 
 def anonymous_fields() -> frozenset[str]:
-    """The fields of an anonymous entry anyone may see before its reveal date: the allow-list.
-
-    One place on purpose: submissions/fields.py will derive it from its per-field declarations
-    (every field not flagged identifying). Nothing that names or tells the team apart (names,
-    links, description, box format, submission id or time) is on it."""
-    return frozenset({"model_type", "figures", "reveal_date"})
+    """The fields of an anonymous entry anyone may see before its reveal date: the allow-list,
+    derived from the field declarations (every public field declared not identifying, e.g. the
+    model type), plus its figures and its reveal date. Nothing that names or tells the team apart
+    (names, links, Hub repo, description, box format, submission id or time) is on it."""
+    return fields.anonymous_allowed_fields() | {"figures", "reveal_date"}
 
 
 @dataclass(frozen=True)
@@ -80,12 +89,12 @@ NOTHING = Disclosure(frozenset())
 def disclose(viewer: Viewer, state: EntryState) -> Disclosure:
     """THE rule (module doc)."""
     if viewer is Viewer.MAINTAINER:
-        return Disclosure(TEAM_FIELDS)
+        return Disclosure(team_fields())
     if viewer is Viewer.OWNER:
         keep_figures = state not in (EntryState.WITHHELD, EntryState.HELD, EntryState.HIDDEN)
-        return Disclosure(TEAM_FIELDS if keep_figures else TEAM_FIELDS - {"figures"})
+        return Disclosure(team_fields() if keep_figures else team_fields() - {"figures"})
     if state is EntryState.PUBLIC:
-        return Disclosure(PUBLIC_FIELDS)
+        return Disclosure(public_fields())
     if state is EntryState.ANONYMOUS:
         return Disclosure(anonymous_fields())
     return NOTHING

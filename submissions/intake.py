@@ -15,6 +15,7 @@ import logging
 import threading
 import uuid
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -27,19 +28,20 @@ from scoring.validation import check_file
 from store.base import AlreadyExists, Store, StoreError
 from store.golds import GoldRegistry
 from store.layout import SubmissionFile
+from submissions import fields
 from submissions.answer import SYNCING, SubmitAnswer
 from submissions.catalog import Catalog
 from submissions.lifecycle import Evaluator, known_answer, process
+from submissions.model_hub import LookUp, Lookup
 from submissions.quotas import QuotaPolicy, QuotaStatus, quota_status, tighter
 from submissions.records import Identity, Status, SubmissionForm, SubmissionMeta
 from submissions.seeds import FIXED_SEEDS, Seeds
 from submissions.teams import Teams, TeamTaken, name_key, state_key
 
 Progress = Callable[[float, str], None]
-DUPLICATE_FIELDS = (
-    "team", "model", "model_type", "bbox_format", "paper_url", "code_url", "description", "grounding_format",
-)  # fmt: skip
-"""With the file's sha256, what makes an upload a repeat of an earlier one."""
+DUPLICATE_OPTIONS = ("bbox_format", "grounding_format")
+"""With the file's sha256 and the declared repeat key (submissions.fields.repeat_key), what
+makes an upload a repeat of an earlier one."""
 PRE_CHECKS = frozenset({"too_few_answers", "suspect_bbox_format", "suspect_grounding_format"})
 """Whole-file issues found before a scored slot is spent: such a file is turned away, not stored."""
 log = logging.getLogger(__name__)
@@ -53,7 +55,8 @@ def new_submission_id(now: datetime) -> str:
 def same_form(meta: SubmissionMeta, form: SubmissionForm) -> bool:
     """Whether a stored upload was sent with the same form: the same file with another box format,
     model name or description is a new submission, not a repeat."""
-    return all(getattr(meta, f) == getattr(form, f) for f in DUPLICATE_FIELDS)
+    same_options = all(getattr(meta, f) == getattr(form, f) for f in DUPLICATE_OPTIONS)
+    return same_options and all(fields.value_of(meta, f) == form.value(f) for f in fields.repeat_key())
 
 
 def file_sha256(path: Path) -> str:
@@ -79,6 +82,7 @@ class Intake:
         on_scored: Callable[[str], None] | None = None,
         min_coverage: float | None = None,
         seeds: Seeds = FIXED_SEEDS,
+        model_facts: LookUp | None = None,
     ) -> None:
         self.store, self.catalog, self.golds = store, catalog, golds
         self.policy, self.limits = policy, limits
@@ -87,6 +91,7 @@ class Intake:
         self.evaluator: Evaluator | None = None  # None: score in this process (see submissions/worker.py)
         self.min_coverage = min_coverage
         self.seeds = seeds  # the bootstrap seed of each submission (submissions.seeds)
+        self.model_facts = model_facts  # reads a model repo's facts from the Hub (submissions.model_hub)
         self._locks: dict[str, threading.Lock] = {}
         self._locks_guard = threading.Lock()
         self.teams = Teams(store, catalog)
@@ -127,8 +132,32 @@ class Intake:
         if not self.store.ready:  # quotas and duplicates cannot be judged on a partial copy
             return SubmitAnswer.retry(SYNCING)
         form, issues = self._cleaned(form, identity)
-        if issues:
+        lookup = self._look_up(form) if not issues else Lookup()
+        if issues or lookup.refusal:
+            issues += [lookup.refusal] if lookup.refusal else []
             return SubmitAnswer.refused("Please correct the form.", *issues, quota=self.quota(identity, benchmark))
+        if lookup.facts is not None:  # the site's fields, pinned now (submissions.model_hub)
+            form = replace(form, info={**form.info, **lookup.facts.info()})
+        answer = self._take(benchmark, path, form, identity, filename, step, validate_only, confirm_box_format)
+        return answer if lookup.warning is None else replace(answer, warnings=(*answer.warnings, lookup.warning))
+
+    def _look_up(self, form: SubmissionForm) -> Lookup:
+        """What the Hub says about the form's model repo (nothing when it names none)."""
+        repo = form.value(fields.HUB_FIELD)
+        return self.model_facts(repo) if repo and self.model_facts is not None else Lookup()
+
+    def _take(
+        self,
+        benchmark: str,
+        path: Path,
+        form: SubmissionForm,
+        identity: Identity,
+        filename: str,
+        step: Progress,
+        validate_only: bool,
+        confirm_box_format: bool,
+    ) -> SubmitAnswer:
+        """Check, store and score a cleaned form's upload (:meth:`submit`)."""
         if (too_large := self._too_large(path)) is not None:
             return SubmitAnswer.refused(too_large.message, too_large, quota=self.quota(identity, benchmark))
         gold = self.golds.get(benchmark)
@@ -278,12 +307,8 @@ class Intake:
         meta = SubmissionMeta(
             id=new_submission_id(now),
             benchmark=benchmark,
-            model=form.model,
-            team=form.team,
-            model_type=form.model_type,
-            paper_url=form.paper_url,
-            code_url=form.code_url,
-            description=form.description,
+            **{name: form.value(name) for name in fields.CLASSIC},
+            info=dict(form.info),
             submitter=identity.username,
             sha256=digest,
             bbox_format=form.bbox_format,

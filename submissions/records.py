@@ -10,9 +10,9 @@ HTML escaping and CSV-injection guards still happen where text is rendered or ex
 
 from __future__ import annotations
 
-import re
-import unicodedata
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from dataclasses import fields as dataclasses_fields
 from datetime import UTC, date, datetime
 from enum import StrEnum
 
@@ -20,18 +20,19 @@ from scoring.errors import Issue
 from scoring.geometry import BOX_FORMATS
 from scoring.grounding_formats import describe_formats, known_format
 from store.records import SubmissionMeta
+from submissions import fields
+from submissions.fields import clean_text
 
 __all__ = ["MODEL_TYPES", "VISIBILITIES", "Identity", "Status", "SubmissionForm", "SubmissionMeta", "clean_text"]
 
-MODEL_TYPES: dict[str, str] = {"open": "open weights", "closed": "closed weights", "api": "API only"}
-LIMITS = {"model": 100, "team": 100, "description": 1000, "paper_url": 300, "code_url": 300}
+MODEL_TYPES: dict[str, str] = {c.key: c.label for c in fields.MODEL_TYPE.choices}
+"""Stored model type -> its one label (form, board filter and cell, model page: submissions.fields)."""
 VISIBILITIES: dict[str, str] = {
     "private": "private: scored, seen by your team only (publish it later from My submissions)",
     "public": "public: a row on the leaderboard at once",
 }
 """What a submission's visibility may be; SubmissionForm's default is the library's (public, as
 before teams existed), the web form and ``/submit`` default to private (docs/teams.md)."""
-_URL = re.compile(r"^https?://[^\s<>\"'`]+$", re.IGNORECASE)
 
 
 class Status(StrEnum):
@@ -51,19 +52,10 @@ class Status(StrEnum):
     RETRY = "retry"  # an answer only: nothing was stored or counted (storage busy or loading); send it again
 
 
-def clean_text(value: object, limit: int, keep_invisible: bool = False) -> str:
-    """Printable single-spaced text: control and format characters dropped (kept with
-    ``keep_invisible``, for a check that refuses them), then cut to ``limit`` characters (the
-    caller reports an over-long value before cutting)."""
-    text = "" if value is None else str(value)
-    kept = (ch for ch in text if keep_invisible or unicodedata.category(ch)[0] != "C" or ch in "\t\r\n")
-    text = "".join(" " if ch in "\t\r\n" else ch for ch in kept)
-    return re.sub(r" {2,}", " ", text).strip()[:limit]
-
-
 @dataclass(frozen=True)
 class SubmissionForm:
-    """What a team says about its upload (web form, API, CLI alike)."""
+    """What a team says about its upload (web form, API, CLI alike): the classic fields as
+    attributes, later declared ones in ``info`` (:mod:`submissions.fields`), and the options."""
 
     model: str
     team: str
@@ -77,27 +69,25 @@ class SubmissionForm:
     reveal_date: str = ""  # YYYY-MM-DD: an anonymous entry shows its names from that day (UTC)
     grounding_format: str = ""  # the family of grounding_response lines (scoring/grounding_formats.py); "" none
 
+    info: Mapping[str, str] = field(default_factory=dict)  # the later declared fields (submissions.fields)
+
+    @classmethod
+    def of(cls, **values: object) -> SubmissionForm:
+        """A form from field values by name, classic or later (``model_repo=...``), and options."""
+        own = {f.name for f in dataclasses_fields(cls)}
+        info = {k: "" if v is None else str(v) for k, v in values.items() if k not in own}
+        return cls(**{k: v for k, v in values.items() if k in own}, info=info)  # type: ignore[arg-type]
+
+    def value(self, name: str) -> str:
+        return fields.value_of(self, name)
+
     def cleaned(self) -> tuple[SubmissionForm, list[Issue]]:
-        """The form with cleaned text and the list of field issues (line 0)."""
+        """The form with cleaned values of every submitted field and the list of their issues (line 0)."""
         issues: list[Issue] = []
         values = {}
-        for f in ("model", "team", "description", "paper_url", "code_url"):
-            raw = "" if getattr(self, f) is None else str(getattr(self, f))
-            if len(raw) > LIMITS[f]:
-                issues.append(Issue("field_too_long", 0, f, f"{f} is {len(raw)} characters; at most {LIMITS[f]}"))
-            # a team name with invisible characters is refused (submissions.teams), not stripped
-            values[f] = clean_text(raw, LIMITS[f], keep_invisible=f == "team")
-        for f in ("model", "team"):
-            if not values[f]:
-                issues.append(Issue("field_required", 0, f, f"{f} is required"))
-        for f in ("paper_url", "code_url"):
-            if values[f] and not _URL.match(values[f]):
-                issues.append(Issue("bad_url", 0, f, f"{f} must be an http:// or https:// address"))
-        model_type = str(self.model_type or "").strip().lower()
-        if model_type not in MODEL_TYPES:
-            issues.append(
-                Issue("bad_model_type", 0, "model_type", f"model_type must be one of {', '.join(MODEL_TYPES)}")
-            )
+        for f in fields.submitted_fields():
+            values[f.name], problems = f.clean(self.value(f.name))
+            issues += problems
         if self.bbox_format not in BOX_FORMATS:
             issues.append(
                 Issue("unknown_bbox_format", 0, "bbox_format", f"bbox_format must be one of {', '.join(BOX_FORMATS)}")
@@ -113,14 +103,15 @@ class SubmissionForm:
             )
         reveal, issue = check_reveal_date(self.reveal_date, bool(self.anonymous))
         issues += [issue] if issue else []
+        classic, info = fields.split(values)
         form = SubmissionForm(
-            **values,
-            model_type=model_type,
+            **classic,
             bbox_format=str(self.bbox_format),
             visibility=visibility,
             anonymous=bool(self.anonymous),
             reveal_date=reveal,
             grounding_format=grounding_format,
+            info=info,
         )
         return form, issues
 

@@ -24,6 +24,7 @@ from leaderboard.table import to_csv_bytes, to_parquet_bytes, views
 from scoring.benchmarks import get_benchmark
 from scoring.benchmarks.base import Benchmark, Scatter
 from store.golds import GoldInfo
+from submissions import fields
 from ui import display, page
 from ui.baked import Shown
 from ui.downloads import Downloads
@@ -41,6 +42,7 @@ class Filters:
     sources: tuple[str, ...]
     query: str
     hidden: tuple[str, ...] = ()  # column groups the visitor hid
+    sizes: tuple[str, ...] = fields.SIZE_CHOICES  # size buckets kept (submissions.fields)
 
     @classmethod
     def of(
@@ -50,14 +52,19 @@ class Filters:
         sources: list[str] | None,
         query: str | None,
         hidden: list[str] | None = None,
+        sizes: list[str] | None = None,
     ) -> Filters:
+        """``sizes`` None keeps every size (links and callers from before the size filter)."""
+        kept = fields.SIZE_CHOICES if sizes is None else tuple(c for c in fields.SIZE_CHOICES if c in sizes)
         return cls(
-            view, tuple(sorted(types or ())), tuple(sorted(sources or ())), query or "", tuple(sorted(hidden or ()))
-        )
+            view, tuple(sorted(types or ())), tuple(sorted(sources or ())), query or "", tuple(sorted(hidden or ())),
+            kept,
+        )  # fmt: skip
 
     def keep(self):
         """The predicate on board rows (the board ranks the rows it keeps)."""
-        return display.row_filter(self.types, self.sources, self.query)
+        sizes = None if self.sizes == fields.SIZE_CHOICES else self.sizes
+        return display.row_filter(self.types, self.sources, self.query, sizes)
 
     def apply(self, frame: pd.DataFrame) -> pd.DataFrame:
         return display.filter_frame(frame, self.types, self.sources, self.query)
@@ -220,7 +227,7 @@ class BoardPages:
         return None
 
 
-URL_JS = """(view, types, sources, query, hidden) => {
+URL_JS = """(view, types, sources, query, hidden, sizes) => {
   const d = %s;
   const p = new URLSearchParams();
   p.set("bench", d.bench);
@@ -230,6 +237,7 @@ URL_JS = """(view, types, sources, query, hidden) => {
   put("sources", [...sources].sort().join(","), d.sources);
   put("q", (query || "").trim(), "");
   put("hide", [...hidden].sort().join(","), "");
+  put("sizes", [...sizes].sort().join(","), d.sizes);
   history.replaceState(null, "", "?" + p.toString() + window.location.hash);
   return [];
 }"""
@@ -249,13 +257,14 @@ class BoardTab:
     sources: gr.CheckboxGroup
     query: gr.Textbox
     hidden: gr.CheckboxGroup
+    sizes: gr.CheckboxGroup
     search: gr.Button
     refresh: gr.Button
     outputs: tuple[Component, ...]  # table, legend, summary, csv, parquet, *plots
 
     @property
     def filters(self) -> list[Component]:
-        return [self.view, self.types, self.sources, self.query, self.hidden]
+        return [self.view, self.types, self.sources, self.query, self.hidden, self.sizes]
 
     @property
     def drawn(self) -> list[Component]:
@@ -265,26 +274,22 @@ class BoardTab:
     def table(self) -> gr.Dataframe:
         return self.outputs[0]
 
-    def render(
-        self, view: str, types: list[str], sources: list[str], query: str, hidden: list[str] | None = None
-    ) -> list:
-        return self.pages.page(self.bench_id, Filters.of(view, types, sources, query, hidden)).updates()
+    def render(self, view: str, types: list[str], sources: list[str], query: str, hidden=None, sizes=None) -> list:
+        return self.pages.page(self.bench_id, Filters.of(view, types, sources, query, hidden, sizes)).updates()
 
-    def draw(
-        self, view: str, types: list[str], sources: list[str], query: str, hidden: list[str] | None = None
-    ) -> list:
+    def draw(self, view: str, types: list[str], sources: list[str], query: str, hidden=None, sizes=None) -> list:
         """The board and the fingerprint it was drawn at."""
-        return [self.pages.fingerprint(self.bench_id), *self.render(view, types, sources, query, hidden)]
+        return [self.pages.fingerprint(self.bench_id), *self.render(view, types, sources, query, hidden, sizes)]
 
-    def refresh_and_draw(self, view: str, types: list[str], sources: list[str], query: str, hidden=None) -> list:
+    def refresh_and_draw(self, view, types, sources, query, hidden=None, sizes=None) -> list:
         self.pages.leaderboard.refresh()
-        return self.draw(view, types, sources, query, hidden)
+        return self.draw(view, types, sources, query, hidden, sizes)
 
-    def tick(self, drawn_at: str, view: str, types: list[str], sources: list[str], query: str, hidden=None) -> list:
+    def tick(self, drawn_at: str, view, types, sources, query, hidden=None, sizes=None) -> list:
         """Redraw only when the rows could have changed (the scheduler refreshes the store)."""
         if self.pages.fingerprint(self.bench_id) == drawn_at:
             return [gr.skip()] * len(self.drawn)
-        return self.draw(view, types, sources, query, hidden)
+        return self.draw(view, types, sources, query, hidden, sizes)
 
     def bake_key(self) -> str:
         """Changes whenever the default view could (:class:`ui.baked.BakedPart`)."""
@@ -300,9 +305,10 @@ class BoardTab:
             Shown(c, v, table_props if c is self.table else ()) for c, v in zip(self.outputs, values, strict=True)
         ]
 
-    def picked(self, view, types, sources, query, hidden, evt: gr.SelectData) -> str | None:
+    def picked(self, view, types, sources, query, hidden, sizes, evt: gr.SelectData) -> str | None:
         """The row id of the row a visitor clicked (None when it cannot be told)."""
-        return self.pages.row_id_at(self.bench_id, Filters.of(view, types, sources, query, hidden), evt.row_value)
+        filters = Filters.of(view, types, sources, query, hidden, sizes)
+        return self.pages.row_id_at(self.bench_id, filters, evt.row_value)
 
     @classmethod
     def mount(cls, pages: BoardPages, bench: Benchmark, timer: gr.Timer, first: bool = False) -> BoardTab:
@@ -322,9 +328,16 @@ class BoardTab:
             "bench": self.bench_id,
             "types": ",".join(sorted(display.TYPE_FILTERS)),
             "sources": ",".join(sorted(display.SOURCES)),
+            "sizes": ",".join(sorted(fields.SIZE_CHOICES)),
         }
         url_js = URL_JS % json.dumps(defaults)
-        for control in (self.view, self.types, self.sources, self.hidden):  # a visitor's choice, not a deep link's
+        for control in (
+            self.view,
+            self.types,
+            self.sources,
+            self.hidden,
+            self.sizes,
+        ):  # a visitor's choice, not a deep link's
             control.input(self.render, self.filters, list(self.outputs), **reads)
             control.input(None, self.filters, None, js=url_js, queue=False)
         for trigger in (self.query.submit, self.search.click):
@@ -337,8 +350,8 @@ class BoardTab:
 
 
 def _board_components(bench: Benchmark) -> tuple:
-    """Create the tab's components (in page order): view, types, sources, query, hidden column
-    groups, search, refresh, outputs."""
+    """Create the tab's components: view, types, sources, query, hidden column groups, sizes,
+    search, refresh, outputs."""
     gr.Markdown(f"{bench.description} *{bench.paper}.*")
     with gr.Row(equal_height=True, elem_classes="board-controls"):
         view = gr.Radio(
@@ -356,6 +369,14 @@ def _board_components(bench: Benchmark) -> tuple:
             elem_id=f"{bench.id}-types",
             scale=1,
             min_width=160,
+        )
+        sizes = gr.CheckboxGroup(
+            list(fields.SIZE_CHOICES),
+            value=list(fields.SIZE_CHOICES),
+            label="Size (parameters, from the Hub)",
+            elem_id=f"{bench.id}-sizes",
+            scale=2,
+            min_width=240,
         )
         sources = gr.CheckboxGroup(
             list(display.SOURCES),
@@ -384,7 +405,7 @@ def _board_components(bench: Benchmark) -> tuple:
             label="Hide column groups (Rank and Model always stay)",
             elem_id=f"{bench.id}-hide",
         )
-    return view, types, sources, query, hidden, search, refresh, _board_outputs(bench)
+    return view, types, sources, query, hidden, sizes, search, refresh, _board_outputs(bench)
 
 
 COPY_LINK_JS = """() => {

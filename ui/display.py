@@ -21,13 +21,15 @@ from leaderboard.columns import LENIENT_KEY, PLAIN_GROUPS, Column, Kind, figure_
 from leaderboard.ranks import RankRange
 from leaderboard.table import SCORED_SOURCE, BoardRow
 from scoring.benchmarks import BENCHMARKS, Benchmark, Heatmap, Plot, Scatter
+from submissions import fields
 from ui import scatter
 
 MISSING = "-"
-_URL = re.compile(r"^https?://[^\s<>\"'`]+$", re.IGNORECASE)
-MODEL_TYPE_LABELS = {"open": "open weights", "closed": "closed / API", "api": "closed / API"}
-"""One label per kind of access: a model served only through an API is closed, whoever submitted it."""
-TYPE_FILTERS = {"open": ("open",), "closed": ("closed", "api")}
+_URL = fields.HTTP_URL
+MODEL_TYPE_LABELS = {c.key: c.shown for c in fields.MODEL_TYPE.choices}
+"""The one label (with its badge) of each stored model type: the form, the filter, the cell and
+the model page say the same (submissions.fields.MODEL_TYPE)."""
+TYPE_FILTERS = {key: (key,) for key in MODEL_TYPE_LABELS}
 """The board's Model type choices and the stored types each one keeps."""
 SOURCES = (SCORED_SOURCE, PAPER_SOURCE)
 
@@ -94,14 +96,29 @@ def link(url: object, text: str) -> str:
     return f'<a href="{html.escape(target, quote=True)}" target="_blank" rel="noopener noreferrer nofollow">{label}</a>'
 
 
-def model_html(name: object, paper_url: object = "", code_url: object = "") -> str:
-    """The model name, escaped, linked to its paper (else its code) when one is given.
+def type_badge(key: str) -> str:
+    """A model type as its declared badge (label in its tone); an unknown one as escaped text."""
+    choice = fields.MODEL_TYPE.choice(key.lower())
+    if choice is None:
+        return html.escape(key) or MISSING
+    return f'<span class="type-badge tone-{choice.tone}">{html.escape(choice.label)}</span>'
+
+
+def hub_url(repo: object) -> str:
+    """The Hub page of a model id (``""`` for none; ids are checked when submitted)."""
+    text = "" if is_missing(repo) else str(repo).strip()
+    return f"{fields.HUB}/{text}" if text and fields.hub_repo_id(text) is None else ""
+
+
+def model_html(name: object, paper_url: object = "", code_url: object = "", model_repo: object = "") -> str:
+    """The model name, escaped, linked to its Hub page, else its paper, else its code.
 
     >>> model_html("<b>M</b>", "javascript:x")
     '&lt;b&gt;M&lt;/b&gt;'
     """
     text = "" if is_missing(name) else str(name)
-    return link(paper_url if safe_url(paper_url) else code_url, text)
+    target = next((u for u in (hub_url(model_repo), paper_url, code_url) if safe_url(u)), "")
+    return link(target, text)
 
 
 LENIENT_MARK = "ⓛ"
@@ -120,8 +137,15 @@ def lenient_marker(count: object) -> str:
     return f' <span class="lenient-mark" title="{html.escape(title)}">{LENIENT_MARK}</span>'
 
 
-def links_html(paper_url: object, code_url: object) -> str:
-    parts = [link(u, label) for u, label in ((paper_url, "paper"), (code_url, "code")) if safe_url(u)]
+def row_links(row: Mapping) -> list[tuple[str, str]]:
+    """(url, text) of a row's links: its Hub page, then every declared URL field."""
+    out = [(hub_url(row.get(f.name)), "Hub") for f in fields.public_fields() if f.shown is fields.Shown.HUB]
+    out += [(row.get(f.name), f.column_header.lower()) for f in fields.public_fields() if f.shown is fields.Shown.URL]
+    return [(str(u), t) for u, t in out if safe_url(u)]
+
+
+def links_html(paper_url: object, code_url: object, model_repo: object = "") -> str:
+    parts = [link(u, t) for u, t in row_links({"paper_url": paper_url, "code_url": code_url, "model_repo": model_repo})]
     return " · ".join(parts) if parts else MISSING
 
 
@@ -158,17 +182,26 @@ def wanted_types(model_types: Iterable[str] | None) -> set[str] | None:
     return {t for choice in model_types for t in TYPE_FILTERS.get(str(choice).lower(), (str(choice).lower(),))}
 
 
-def row_filter(model_types: Iterable[str] | None, sources: Iterable[str] | None, query: str = ""):
-    """A predicate on board rows: model type and source among those chosen, and model or team
-    containing any search term (case-insensitive). The board ranks the rows it keeps."""
+def row_filter(
+    model_types: Iterable[str] | None,
+    sources: Iterable[str] | None,
+    query: str = "",
+    sizes: Iterable[str] | None = None,
+):
+    """A predicate on board rows: model type, source and size bucket (submissions.fields.
+    SIZE_CHOICES) among those chosen, and model or team containing any search term
+    (case-insensitive). The board ranks the rows it keeps."""
     types = wanted_types(model_types)
     kept_sources = None if sources is None else set(sources)
+    kept_sizes = None if sizes is None else set(sizes)
     terms = search_terms(query)
 
     def keep(row: BoardRow) -> bool:
         if types is not None and str(row.model_type).lower() not in types:
             return False
         if kept_sources is not None and row.source not in kept_sources:
+            return False
+        if kept_sizes is not None and fields.size_bucket(row.value(fields.SIZE_FIELD)) not in kept_sizes:
             return False
         hay = f"{row.model} {row.team}".casefold()
         return not terms or any(t in hay for t in terms)
@@ -212,17 +245,20 @@ def _cell(row: Mapping, col: Column) -> tuple[object, str]:
     """(sortable value, displayed text) of one cell."""
     value = row.get(col.key)
     if col.kind is Kind.LINKS:
-        paper, code = row.get("paper_url"), row.get("code_url")
-        return ("paper" if safe_url(paper) else ""), links_html(paper, code)
+        links = row_links(row)
+        return " ".join(t for _, t in links), " · ".join(link(u, t) for u, t in links) or MISSING
     if col.kind is Kind.MODEL:  # the sort key is escaped too: no raw user text in an HTML column
-        shown = model_html(value, row.get("paper_url"), row.get("code_url")) + lenient_marker(row.get(LENIENT_KEY))
-        return html.escape(str(value)), shown
+        shown = model_html(value, row.get("paper_url"), row.get("code_url"), row.get(fields.HUB_FIELD))
+        return html.escape(str(value)), shown + lenient_marker(row.get(LENIENT_KEY))
+    if col.kind is Kind.PARAMS:
+        count = None if is_missing(value) or value is pd.NA else int(value)
+        return count, fields.size_text(count)
     if col.kind is Kind.RANK:
         worst = row.get("rank_worst")
         return int(value), RankRange(int(value), int(value) if is_missing(worst) else int(worst)).text()
     if col.kind is Kind.MODEL_TYPE:
         text = str(value or "")
-        return text, MODEL_TYPE_LABELS.get(text.lower(), text) or MISSING
+        return text, type_badge(text)
     if col.kind is Kind.NUMBER:
         number = None if is_missing(value) else float(value)
         shown = fmt_with_ci(value, row.get(col.ci), col.decimals) if col.ci else fmt_number(value, col.decimals)

@@ -1,6 +1,6 @@
 """Deep links: the page's state lives in its query string and is restored from it on load.
 
-``?bench=<id>&view=<view>&types=open&sources=...&q=qwen;gpt&hide=<groups>`` opens a board
+``?bench=<id>&view=<view>&types=open&sources=...&q=qwen;gpt&hide=<groups>&sizes=~7B,~14B`` opens a board
 with those choices; ``?bench=<id>&model=<row id>`` a model's page; ``?bench=<id>&compare=<id>,<id>``
 the comparison; ``?tab=about`` (any other tab by its id) that tab. The address bar follows the
 visitor's choices client-side (each tab's ``js``) and a click on a tab (:data:`TAB_SWITCH_JS`);
@@ -19,6 +19,7 @@ import gradio as gr
 
 from leaderboard.columns import views
 from scoring.benchmarks import BENCHMARKS, get_benchmark
+from submissions import fields
 from ui import display
 from ui.board import BoardTab
 from ui.compare import CompareTab, Comparisons
@@ -63,7 +64,7 @@ def _listed(params: Mapping[str, str], key: str, known: list[str], default: list
 
 
 def board_choices(bench_id: str, params: Mapping[str, str]) -> list:
-    """A board's (view, types, sources, query, hidden groups) from the query string."""
+    """A board's (view, types, sources, query, hidden groups, sizes) from the query string."""
     bench = get_benchmark(bench_id)
     known_views = [v for v, _ in views(bench)]
     view = params.get("view", "overall")
@@ -73,6 +74,7 @@ def board_choices(bench_id: str, params: Mapping[str, str]) -> list:
         _listed(params, "sources", list(display.SOURCES), list(display.SOURCES)),
         params.get("q", "")[:200],
         _listed(params, "hide", _groups(bench_id), []),
+        _listed(params, "sizes", list(fields.SIZE_CHOICES), list(fields.SIZE_CHOICES)),
     ]
 
 
@@ -108,7 +110,7 @@ class DeepLinks:
         params = {k: v[-1] for k, v in parse_qs((search or "").lstrip("?")).items()}
         bench_id = params.get("bench", "")
         no_compare = [gr.skip(), gr.skip()] if self.compare else []
-        skip_boards = [gr.skip()] * (5 * len(self.boards))
+        skip_boards = [gr.skip()] * sum(len(b.filters) for b in self.boards)
         if bench_id not in BENCHMARKS:
             tab = f"tab-{params.get('tab', '')}"
             known = {t.id for t in self.tabs.children if isinstance(t, gr.Tab)}
@@ -122,7 +124,9 @@ class DeepLinks:
             return [gr.Tabs(selected="tab-compare"), gr.skip(), gr.skip(), bench_id, dropdown, *skip_boards]
         updates = []
         for board in self.boards:
-            updates += board_choices(bench_id, params) if board.bench_id == bench_id else [gr.skip()] * 5
+            updates += (
+                board_choices(bench_id, params) if board.bench_id == bench_id else [gr.skip()] * len(board.filters)
+            )
         return [gr.Tabs(selected=f"tab-{bench_id}"), gr.skip(), gr.skip(), *no_compare, *updates]
 
     def wire(self, page: gr.Blocks) -> None:
@@ -147,11 +151,14 @@ class DeepLinks:
         params = {k: v[-1] for k, v in parse_qs((search or "").lstrip("?")).items()}
         linked = params.get("bench") if not (params.get("model") or params.get("compare")) else None
         out: list = []
-        for i, board in enumerate(self.boards):
+        at = 0
+        for board in self.boards:
+            n = len(board.filters)
             if board.bench_id == linked:
-                out += board.render(*choices[5 * i : 5 * i + 5])
+                out += board.render(*choices[at : at + n])
             else:
                 out += [gr.skip()] * len(board.outputs)
+            at += n
         return out
 
     def _open_model(self, bench_id: str, row_id: str):

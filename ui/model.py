@@ -16,6 +16,7 @@ from leaderboard.baselines import PAPER_SOURCE
 from leaderboard.service import Leaderboard, ModelDetails
 from leaderboard.table import ANONYMOUS
 from scoring.benchmarks import BENCHMARKS, Benchmark, get_benchmark
+from submissions import fields
 from ui import display
 
 EMPTY = '<p class="empty-note">Click a row of a board (or open a <code>?model=</code> link) to see a model here.</p>'
@@ -96,17 +97,37 @@ def history_html(bench: Benchmark, details: ModelDetails) -> str:
     )
 
 
+def hub_facts(values: dict[str, str]) -> list[str]:
+    """What the Hub said of the model when it was submitted: size, licence, the declared
+    page-only facts, and the pinned revision linked to that commit's files."""
+    out = []
+    for f in fields.public_fields():
+        value = values.get(f.name, "")
+        if not value or f.shown not in (fields.Shown.PARAMS, fields.Shown.TEXT, fields.Shown.PAGE):
+            continue
+        if f.name == fields.REVISION_FIELD:
+            repo = display.hub_url(values.get(fields.HUB_FIELD))
+            code = f"<code>{html.escape(value[:12])}</code>"
+            out.append(
+                f"<b>{html.escape(f.label)}</b> " + (display.link(f"{repo}/tree/{value}", value[:12]) if repo else code)
+            )
+        else:
+            shown = fields.size_text(value) if f.shown is fields.Shown.PARAMS else value
+            out.append(f"<b>{html.escape(f.label)}</b> {html.escape(shown)}")
+    return out
+
+
 def page_html(bench: Benchmark, details: ModelDetails, sizes: dict[str, dict[str, int]], rank: str = "") -> str:
     """The whole page, every user-supplied text escaped and only http(s) links."""
     row = details.row
-    links = [display.link(u, t) for u, t in ((row.paper_url, "paper"), (row.code_url, "code")) if display.safe_url(u)]
-    if display.safe_url(row.code_url) and "huggingface.co/" in row.code_url:
-        links[-1] = display.link(row.code_url, "model card")
+    values = {f.name: row.value(f.name) for f in fields.public_fields()}
+    links = [display.link(u, t) for u, t in display.row_links(values)]
     kind = display.MODEL_TYPE_LABELS.get(str(row.model_type).lower(), str(row.model_type))
     facts = [
         f"<b>Team</b> {html.escape(row.team)}",
         f"<b>Model type</b> {html.escape(kind or '-')}",
         f"<b>Source</b> {html.escape(row.source)}",
+        *hub_facts(values),
     ]
     if rank:
         facts.append(f"<b>Rank</b> {html.escape(rank)}")

@@ -30,6 +30,12 @@ table.heatmap caption {font-weight: 600; text-align: left; padding: 4px 0;}
 .board-table [role="gridcell"][data-col="1"], .board-table th[data-heading="1"] {
   position: sticky !important; left: 64px; z-index: 3; background: var(--background-fill-primary);
   box-shadow: 2px 0 0 rgba(128,128,128,0.35);}
+/* model type badges (submissions.fields.MODEL_TYPE: one tone per choice) */
+.type-badge {display: inline-block; padding: 0 7px; border-radius: 9px; font-size: 0.85em; white-space: nowrap;
+  border: 1px solid rgba(128,128,128,0.35);}
+.tone-green {background: rgba(16,185,129,0.18);}
+.tone-amber {background: rgba(245,158,11,0.20);}
+.tone-violet {background: rgba(168,85,247,0.18);}
 .model-page h2 {margin-bottom: 0.2em;}
 .model-facts {opacity: 0.9;}
 table.model-table {border-collapse: collapse; font-size: 0.9em; margin: 4px 0 12px;}

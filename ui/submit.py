@@ -1,18 +1,23 @@
 """The Submit tab and the ``/submit`` API: one function serves the button and scripts.
 
 Its parameter names (``benchmark, file, model, team, model_type, bbox_format, paper_url,
-code_url, description``, then ``validate_only, confirm_box_format`` (docs/submitting.md) and
-``visibility, anonymous, reveal_date`` (docs/teams.md), added at the end with defaults) and the
-answer's keys are a contract people script against (README).
+code_url, description``, then ``validate_only, confirm_box_format`` (docs/submitting.md),
+``visibility, anonymous, reveal_date`` (docs/teams.md), then every descriptive field declared
+since (``model_repo``: submissions.fields), added at the end with defaults) and the answer's
+keys are a contract people script against (README). The form's widgets come from the same
+declarations.
 Every answer, the early refusals included, is a :class:`SubmitAnswer` turned into its API dict.
 """
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import gradio as gr
+from gradio.components import Component
 from gradio.events import Dependency
 
 from leaderboard.service import Leaderboard
@@ -20,9 +25,10 @@ from scoring import BENCHMARKS
 from scoring.benchmarks import get_benchmark
 from scoring.geometry import BOX_FORMATS
 from scoring.grounding_formats import DEFAULT_QWEN_PRESET, FAMILIES, QWEN_PIXEL_PRESETS
+from submissions import fields
 from submissions.answer import SubmitAnswer
 from submissions.quotas import QuotaStatus
-from submissions.records import MODEL_TYPES, VISIBILITIES, Identity, SubmissionForm
+from submissions.records import VISIBILITIES, Identity, SubmissionForm
 from ui import display
 from ui.auth import Auth
 from ui.board import Redraw
@@ -73,13 +79,16 @@ class Submitter:
         reveal_date: str | None = None,  # None: optional for gradio_client too (an empty Textbox has no default)
         grounding_format: str | None = "",
         oauth_token: gr.OAuthToken | None = None,
+        added: Mapping[str, object] | None = None,
     ) -> dict:
         """Validate and score one predictions file; returns the aggregate result, the new rank
         or the line-numbered errors, and the quota left. Same identity and quota as the web form.
         ``validate_only``: check only (nothing scored, stored or counted); ``confirm_box_format``:
         the box format is right even if the boxes do not seem to fit it. A new submission is
         private unless ``visibility="public"`` (docs/teams.md). ``grounding_format``: the model
-        family ``grounding_response`` lines are read in (SPEC "Raw model outputs"; "" for none)."""
+        family ``grounding_response`` lines are read in (SPEC "Raw model outputs"; "" for none).
+        ``added``: the fields declared after the first API (``model_repo``, ...), which
+        :meth:`endpoint` takes as parameters."""
         caller = self.auth.caller(profile, request, oauth_token)
         identity = caller.identity
         if identity is None:
@@ -87,13 +96,14 @@ class Submitter:
         if not file:
             quota = self.leaderboard.quota(identity, benchmark) if benchmark in BENCHMARKS else None
             return refusal("Choose a predictions file.", quota)
-        form = SubmissionForm(
+        form = SubmissionForm.of(
             model=model,
             team=team,
             model_type=model_type or "",
             paper_url=paper_url or "",
             code_url=code_url or "",
             description=description or "",
+            **{name: value or "" for name, value in (added or {}).items()},
             bbox_format=bbox_format or "xyxy",
             visibility=visibility or "private",
             anonymous=bool(anonymous),
@@ -113,6 +123,13 @@ class Submitter:
             bool(confirm_box_format),
         )
         return answer.to_api()
+
+    def endpoint(self) -> Callable[..., dict]:
+        """:meth:`submit` as ``/submit`` serves it: every field declared after the first API
+        (submissions.fields.added_api_fields) is a parameter after ``reveal_date``, in declaration
+        order, defaulting to empty, so scripts that omit it keep working and the form's widgets
+        map onto it by position (:attr:`FormFields.inputs`)."""
+        return with_added_fields(self.submit)
 
     def quota_left(self, identity: Identity, benchmark: str) -> str:
         return self.leaderboard.quota(identity, benchmark).message() if benchmark in BENCHMARKS else ""
@@ -187,19 +204,80 @@ def grounding_fields(benchmark: str) -> tuple:
     )
 
 
+def with_added_fields(submit: Callable[..., dict]) -> Callable[..., dict]:
+    """``submit`` with a parameter for each added field before ``oauth_token`` (Gradio reads the
+    parameters, and which of them it fills in itself, from the signature and annotations)."""
+    signature = inspect.signature(submit)
+    params = [p for p in signature.parameters.values() if p.name != "added"]
+    at = next(i for i, p in enumerate(params) if p.name == "oauth_token")
+    names = [f.name for f in fields.added_api_fields()]
+    params[at:at] = [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None,
+                                       annotation="str | None") for n in names]  # fmt: skip
+    served = signature.replace(parameters=params)
+
+    def endpoint(*args: object, **kwargs: object) -> dict:
+        values = dict(served.bind(*args, **kwargs).arguments)
+        added = {n: values.pop(n) for n in names if n in values}
+        return submit(**values, added=added)
+
+    endpoint.__signature__ = served  # type: ignore[attr-defined]
+    endpoint.__annotations__ = {p.name: p.annotation for p in params if p.annotation is not p.empty}
+    endpoint.__annotations__["return"] = "dict"
+    endpoint.__name__, endpoint.__doc__ = "submit", submit.__doc__
+    return endpoint
+
+
+def field_widget(f: fields.Field, **extra: object) -> Component:
+    """A declared field's input on the form (``sub-<elem>``)."""
+    elem_id = f"sub-{f.elem or f.name}"
+    label = f"{f.label} ({f.hint})" if f.hint else f.label
+    if f.widget is fields.Widget.CHOICE:
+        choices = [(c.shown, c.key) for c in f.choices]
+        return gr.Radio(choices, value=f.default, label=f.label, elem_id=elem_id, min_width=NARROWEST_FIELD, **extra)
+    lines = 2 if f.widget is fields.Widget.LONG_TEXT else 1
+    return gr.Textbox(label=label, max_length=f.limit, lines=lines, elem_id=elem_id, **extra)
+
+
+def described_widgets(bbox_format: Callable[[], Component]) -> dict[str, Component]:
+    """The declared fields' widgets in declaration order: short texts two to a row, a choice in
+    its own row (the first beside the box format, which ``bbox_format`` creates), long texts alone."""
+    widgets: dict[str, Component] = {}
+    pending: list[fields.Field] = []
+
+    def flush() -> None:
+        if pending:
+            with gr.Row():
+                widgets.update({p.name: field_widget(p) for p in pending})
+            pending.clear()
+
+    placed_format = False
+    for f in fields.submitted_fields():
+        if f.widget is fields.Widget.TEXT:
+            pending.append(f)
+            if len(pending) == 2:
+                flush()
+            continue
+        flush()
+        if f.widget is fields.Widget.CHOICE:
+            with gr.Row():
+                widgets[f.name] = field_widget(f)
+                if not placed_format:
+                    widgets["bbox_format"], placed_format = bbox_format(), True
+        else:
+            widgets[f.name] = field_widget(f)
+    flush()
+    if not placed_format:
+        widgets["bbox_format"] = bbox_format()
+    return widgets
+
+
 @dataclass(frozen=True, eq=False)
 class FormFields:
-    """The form's inputs, in the ``/submit`` API's parameter order, and its button."""
+    """The form's inputs and its button; :attr:`inputs` is in the ``/submit`` parameter order."""
 
     benchmark: gr.Dropdown
     file: gr.File
-    model: gr.Textbox
-    team: gr.Textbox
-    model_type: gr.Radio
-    bbox_format: gr.Dropdown
-    paper_url: gr.Textbox
-    code_url: gr.Textbox
-    description: gr.Textbox
+    described: Mapping[str, Component]  # every submitted field (submissions.fields), and bbox_format
     validate_only: gr.Checkbox
     confirm_box_format: gr.Checkbox
     guide: gr.Markdown
@@ -210,24 +288,15 @@ class FormFields:
     grounding_format: gr.Dropdown
 
     @property
+    def bbox_format(self) -> Component:
+        return self.described["bbox_format"]
+
+    @property
     def inputs(self) -> list:
-        return [
-            self.benchmark,
-            self.file,
-            self.model,
-            self.team,
-            self.model_type,
-            self.bbox_format,
-            self.paper_url,
-            self.code_url,
-            self.description,
-            self.validate_only,
-            self.confirm_box_format,
-            self.visibility,
-            self.anonymous,
-            self.reveal_date,
-            self.grounding_format,
-        ]
+        first = [self.described[name] for name in (*fields.CLASSIC_API[:3], "bbox_format", *fields.CLASSIC_API[3:])]
+        added = [self.described[f.name] for f in fields.added_api_fields()]
+        return [self.benchmark, self.file, *first, self.validate_only, self.confirm_box_format, self.visibility,
+                self.anonymous, self.reveal_date, self.grounding_format, *added]  # fmt: skip
 
     @classmethod
     def create(cls) -> FormFields:
@@ -243,26 +312,7 @@ class FormFields:
             type="filepath",
             elem_id="sub-file",
         )
-        with gr.Row():
-            model = gr.Textbox(label="Model name", max_length=100, elem_id="sub-model")
-            team = gr.Textbox(label="Team", max_length=100, elem_id="sub-team")
-        with gr.Row():
-            model_type = gr.Radio(
-                [(label, key) for key, label in MODEL_TYPES.items()],
-                value="open",
-                label="Model type",
-                elem_id="sub-type",
-                min_width=NARROWEST_FIELD,
-            )
-            bbox_format = gr.Dropdown(
-                [(f"{k}: {v}", k) for k, v in BOX_FORMATS.items()],
-                value="xyxy",
-                label="Box format (grounding; lines may override with bbox_format)",
-                info="Gemini box_2d is yxyx_1000; Qwen2-VL and InternVL are xyxy_1000. See About.",
-                elem_id="sub-fmt",
-                min_width=NARROWEST_FIELD,
-                visible=next(iter(BENCHMARKS.values())).grounding,
-            )
+        described = described_widgets(box_format_dropdown)
         grounding_format = gr.Dropdown(
             grounding_format_choices(),
             value="",
@@ -272,10 +322,6 @@ class FormFields:
             elem_id="sub-grounding-fmt",
             visible=next(iter(BENCHMARKS.values())).grounding,
         )
-        with gr.Row():
-            paper_url = gr.Textbox(label="Paper URL (optional, http/https)", elem_id="sub-paper")
-            code_url = gr.Textbox(label="Code URL (optional, http/https)", elem_id="sub-code")
-        description = gr.Textbox(label="Description (optional)", lines=2, max_length=1000)
         with gr.Row():
             validate_only = gr.Checkbox(
                 label="Validate only: check the file; nothing is scored, stored or counted", elem_id="sub-validate"
@@ -287,9 +333,30 @@ class FormFields:
         visibility, anonymous, reveal_date = visibility_fields()
         button = gr.Button("Validate and score", variant="primary", elem_id="sub-btn")
         return cls(
-            benchmark, file, model, team, model_type, bbox_format, paper_url, code_url, description,
-            validate_only, confirm, guide, button, visibility, anonymous, reveal_date, grounding_format,
-        )  # fmt: skip
+            benchmark,
+            file,
+            described,
+            validate_only,
+            confirm,
+            guide,
+            button,
+            visibility,
+            anonymous,
+            reveal_date,
+            grounding_format,
+        )
+
+
+def box_format_dropdown() -> gr.Dropdown:
+    return gr.Dropdown(
+        [(f"{k}: {v}", k) for k, v in BOX_FORMATS.items()],
+        value="xyxy",
+        label="Box format (grounding; lines may override with bbox_format)",
+        info="Gemini box_2d is yxyx_1000; Qwen2-VL and InternVL are xyxy_1000. See About.",
+        elem_id="sub-fmt",
+        min_width=NARROWEST_FIELD,
+        visible=next(iter(BENCHMARKS.values())).grounding,
+    )
 
 
 def grounding_format_choices() -> list[tuple[str, str]]:
@@ -364,7 +431,7 @@ class SubmitTab:
             shown.errors.render()
             gr.Markdown(contact_markdown(submitter.leaderboard.settings), elem_id="sub-contact")
         submitted = form.button.click(
-            submitter.submit,
+            submitter.endpoint(),
             form.inputs,
             shown.answer,
             api_name="submit",

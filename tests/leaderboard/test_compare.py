@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from leaderboard.service import Leaderboard
+from store import layout
 from tests.support.submissions import ALICE, board, form, small_gold, write_gold, write_submission
 
 
@@ -151,3 +152,24 @@ def test_the_red_team_decoder_reads_answers_from_the_old_compare_and_none_from_t
     assert old.consistent_true == old.groups and old.decided > 0 and old.right == old.decided
     assert (now.determined, now.decided, now.ruled_out, now.consistent_true) == (0, 0, 0, 0)
     assert difference_only.consistent_true == difference_only.groups  # the published rows' own information
+
+
+def test_an_upload_stored_in_the_first_unsharded_layout_is_compared_and_probed(tmp_path):
+    """Uploads from before sharding live at ``{benchmark}/{id}/raw.jsonl``; the catalog and
+    ``lifecycle.read_raw`` find them, and so must Compare and the probe report (they read the
+    upload through the same one reader)."""
+    gold = small_gold()
+    data = tmp_path / "data"
+    lb = board(data, write_gold(tmp_path / "gold.jsonl", gold))
+    for model, accuracy, seed in (("Old", 0.8, 1), ("New", 0.5, 2)):
+        path = write_submission(tmp_path / f"{model}.jsonl", gold, accuracy=accuracy, grounding="bbox_good", seed=seed)
+        assert lb.submit("scb", path, form(model, "T"), ALICE).result is not None
+    old = next(s for s in lb.catalog.all("scb") if s.meta.model == "Old")
+    file = layout.SubmissionFile.raw("scb", old.meta.id)
+    sharded, legacy = lb.store.file("submissions", file.path), lb.store.file("submissions", file.legacy_path)
+    legacy.parent.mkdir(parents=True, exist_ok=True)
+    sharded.rename(legacy)
+    fresh = board(data)  # a new process: nothing of the old upload is cached
+    (pairing,) = fresh.compare("scb", [row_id(fresh, "Old"), row_id(fresh, "New")])
+    assert any(d.metric == "acc" and d.grouping == "overall" and d.difference > 0 for d in pairing.differences)
+    assert fresh.probe_report("scb") == []

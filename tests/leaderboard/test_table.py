@@ -161,7 +161,9 @@ def test_views_and_columns_come_from_the_declaration(results: dict) -> None:
         df = frame("scb", rows, view)
         assert list(df.columns) == [c.key for c in cols]
         assert [c.key for c in cols[:6]] == ["rank", "rank_worst", "model", "team", "model_type", "source"]
-        assert [c.key for c in cols[-4:]] == ["submitted", "paper_url", "code_url", "row_id"]
+        assert [c.key for c in cols[-7:]] == [  # the public fields of submissions.fields, then the row id
+            "submitted", "model_repo", "paper_url", "code_url", "model_params", "model_license", "row_id",
+        ]  # fmt: skip
         if view != "overall":
             grouping = bench.grouping(view)
             keys = {c.key for c in cols}
@@ -179,7 +181,9 @@ def test_views_and_columns_come_from_the_declaration(results: dict) -> None:
     assert {"overall.miou", "overall.gacc50", "overall.ciou"} <= set(overall)
     everything = [c.key for c in export_columns(bench)]
     assert len(everything) == len(set(everything))
-    assert set(everything) == {c.key for v, _ in views(bench) for c in columns(bench, v)}
+    page_only = ["model_architecture", "model_gated", "model_sha"]  # the model page and the dataset only
+    assert set(everything) == {c.key for v, _ in views(bench) for c in columns(bench, v)} | set(page_only)
+    assert everything[-3:] == page_only
     assert [c.key for c in frame_columns(bench, "all")] == list(frame("scb", rows, "all").columns)
     with pytest.raises(KeyError):
         frame("scb", rows, "continent")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -84,3 +85,30 @@ def test_older_bodies_still_read() -> None:
     assert StoredFailure.from_bytes(b'{"error": "the original failure record was unreadable"}', "w").at == ""
     assert StoredRejection.from_bytes(b'{"issues": [], "total": 0}', "w").at == ""
     assert SubmissionMeta.from_bytes(META.to_bytes().replace(b',\n "filename": ""', b""), "w") == META
+
+
+# ``meta.json`` exactly as the writer before declared fields (040358b) wrote it
+V1_META = (
+    b'{\n "id": "20260101-000000-abcdef0123",\n "benchmark": "scb",\n "model": "Qwen2.5-VL-7B",\n'
+    b' "team": "Lab \xc3\xa9",\n "model_type": "open",\n "paper_url": "https://arxiv.org/abs/1",\n'
+    b' "code_url": "",\n "description": "a \\"quoted\\" note",\n "submitter": "alice",\n'
+    b' "sha256": "abababababababababababababababababababababababababababababababab",\n'
+    b' "bbox_format": "xyxy_1000",\n "submitted_at": "2026-01-01T00:00:00+00:00",\n "size_bytes": 1234,\n'
+    b' "filename": "preds.jsonl",\n "owner": "alice",\n "visibility": "private",\n "anonymous": true,\n'
+    b' "reveal_date": "2027-01-31",\n "maintainer": false\n}'
+)
+
+
+def test_a_stored_meta_reads_and_writes_back_byte_for_byte() -> None:
+    meta = SubmissionMeta.from_bytes(V1_META, "m.json")
+    assert meta.info == {} and meta.team == "Lab é" and meta.anonymous is True
+    assert meta.to_bytes() == V1_META
+
+
+def test_later_declared_fields_are_stored_flat_after_the_others_and_read_back() -> None:
+    meta = replace(SubmissionMeta.from_bytes(V1_META, "m.json"), info={"model_repo": "Qwen/Q", "model_params": "7"})
+    data = meta.to_bytes()
+    assert data.startswith(V1_META[:-2]) and data.endswith(b'"model_repo": "Qwen/Q",\n "model_params": "7"\n}')
+    assert SubmissionMeta.from_bytes(data, "m.json") == meta
+    odd = json.loads(data) | {"later_count": 3, "info": {"x": "y"}}  # not text, or our own attribute: not a field
+    assert SubmissionMeta.from_bytes(json.dumps(odd).encode(), "m.json").info == meta.info

@@ -16,6 +16,9 @@ Where the client's behaviour depends on it, it answers as the real Hub does:
   an unknown token is a 401 everywhere, writes need the namespace to be the user or one of
   their orgs (403 otherwise), ``repo_info`` reports ``private``, and ``create_repo`` without a
   visibility makes a public repo.
+- Model repos (``add_model``) answer ``model_info``'s ``expand=`` properties (``safetensors``,
+  ``cardData``, ``config``, ``gated``, ``sha``, ...) with only those keys; a gated repo's files
+  answer 401 ``GatedRepo`` to anyone but its owners; a private one is a 404 ``RepoNotFound``.
 - ``commit_quota=N`` allows N commits per user per ``quota_window`` seconds; over it, commits
   get the Hub's 429 "You have exceeded our hourly quotas for action: commit" with Retry-After.
 
@@ -160,6 +163,8 @@ class Repo:
     id: str
     private: bool
     commits: list[Commit] = field(default_factory=list)
+    card: dict[str, Any] = field(default_factory=dict)  # model repos: what model_info's ``expand`` may ask
+    gated: str | bool = False  # "auto" / "manual": files need accepted access (model_info stays public)
 
     @property
     def head(self) -> Commit:
@@ -296,6 +301,28 @@ class HubServer:
         """Change a repo's visibility, as its owner could in the Hub's settings page."""
         with self.lock:
             self.repo(repo_id, repo_type).private = private
+
+    def add_model(
+        self,
+        repo_id: str,
+        files: dict[str, bytes] | None = None,
+        *,
+        safetensors: dict[str, Any] | None = None,
+        card_data: dict[str, Any] | None = None,
+        config: dict[str, Any] | None = None,
+        gated: str | bool = False,
+        private: bool = False,
+    ) -> str:
+        """A model repo as its owner would publish it; returns its head sha. ``safetensors``
+        (``{"parameters": {...}, "total": n}``) is what the Hub indexed of its weights: None for a
+        repo it has not (model_info then has none, and only the files' headers tell)."""
+        oid = self.commit_files(repo_id, files or {"README.md": b"# model\n"}, "upload model", repo_type="model")
+        with self.lock:
+            repo = self.repo(repo_id, "model")
+            repo.private, repo.gated = private, gated
+            repo.card = {"cardData": card_data, "config": config, "safetensors": safetensors, "gated": gated}
+            repo.card = {k: v for k, v in repo.card.items() if v is not None}
+        return oid
 
     def count_commit(self, user: str) -> None:
         """Count a commit against ``user``'s quota, or refuse it with the Hub's 429."""
@@ -488,7 +515,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._repo(m, write=True)
             return 200, self._lfs_batch(json.loads(body)), {}
         if m := re.fullmatch(rf"{_API}(?:/revision/(?P<rev>.+))?", path):
-            return 200, self._info(self._repo(m), m["rev"] or "main"), {}
+            return 200, self._info(self._repo(m), m["rev"] or "main", parse_qs(urlsplit(self.path).query)), {}
         if cmd == "PUT" and (m := re.fullmatch(rf"{_API}/settings", path)):
             repo = self._repo(m, write=True)
             settings = json.loads(body)  # huggingface_hub sends "visibility"; older clients "private"
@@ -531,10 +558,15 @@ class _Handler(BaseHTTPRequestHandler):
         link = f'<{self.hub.url}{path}?{urlencode(params)}>; rel="next"'
         return 200, entries[start:end], {"Link": link}
 
-    def _info(self, repo: Repo, rev: str) -> dict[str, Any]:
+    def _info(self, repo: Repo, rev: str, query: dict[str, list[str]] | None = None) -> dict[str, Any]:
+        """Repo info; with ``expand=`` (repeated), only the id and those properties, as the Hub answers."""
         commit = self._rev(repo, rev)
         siblings = [{"rfilename": p} for p in sorted(commit.files)]
-        return {"id": repo.id, "sha": commit.oid, "private": repo.private, "siblings": siblings}
+        full = {"id": repo.id, "sha": commit.oid, "private": repo.private, "siblings": siblings, **repo.card}
+        if repo.type == "model":
+            full.setdefault("gated", repo.gated)
+        expand = (query or {}).get("expand")
+        return full if not expand else {"id": repo.id, **{k: full[k] for k in expand if k in full}}
 
     def _preupload(self, commit: Commit, body: dict[str, Any]) -> dict[str, Any]:
         files = []
@@ -588,6 +620,8 @@ class _Handler(BaseHTTPRequestHandler):
         return {"success": True, "commitOid": commit.oid, "commitUrl": url, "pullRequestUrl": None}
 
     def _resolve(self, repo: Repo, rev: str, path: str) -> tuple[int, Any, dict[str, str]]:
+        if repo.gated and not ((user := self._user()) and user.can_write(repo.id)):
+            raise HubError(401, f"Access to model {repo.id} is restricted.", "GatedRepo")
         commit = self._rev(repo, rev)
         blob = commit.files.get(path)
         if blob is None:

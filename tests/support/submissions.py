@@ -66,7 +66,7 @@ def write_broken(path: Path, tag: str = "") -> Path:
 
 
 def form(model: str = "Model", team: str = "Team", **kw: str) -> SubmissionForm:
-    return SubmissionForm(model=model, team=team, **kw)
+    return SubmissionForm.of(model=model, team=team, **kw)  # a later field (model_repo=...) goes to info
 
 
 def settings(data_dir: Path, **kw: object) -> Settings:

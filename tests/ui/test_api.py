@@ -110,11 +110,12 @@ def test_endpoint_is_documented_and_named(client):
     assert params == [
         "benchmark", "file", "model", "team", "model_type", "bbox_format", "paper_url", "code_url", "description",
         "validate_only", "confirm_box_format", "visibility", "anonymous", "reveal_date", "grounding_format",
+        "model_repo",
     ]  # fmt: skip
     # the ones added at the end have defaults: scripts passing the first nine keep working
     defaults = {p["parameter_name"]: (p["parameter_has_default"], p.get("parameter_default")) for p in described}
-    assert [defaults[k] for k in ("validate_only", "confirm_box_format", "anonymous", "reveal_date")] == [
-        (True, False), (True, False), (True, False), (True, None)
+    assert [defaults[k] for k in ("validate_only", "confirm_box_format", "anonymous", "reveal_date", "model_repo")] == [
+        (True, False), (True, False), (True, False), (True, None), (True, None)
     ]  # fmt: skip
     assert defaults["visibility"] == (True, "private")
     assert defaults["grounding_format"] == (True, "")  # none declared: files of boxes need none

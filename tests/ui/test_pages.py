@@ -6,6 +6,7 @@ import gradio as gr
 
 from leaderboard.table import SCORED_SOURCE
 from scoring.benchmarks import get_benchmark
+from submissions import fields
 from tests.support.submissions import ALICE, form, write_submission
 from ui import display
 from ui.board import BoardPages, Filters
@@ -69,11 +70,16 @@ def test_a_row_click_finds_its_row_id(lb, tmp_path):
 
 def test_deep_link_choices_are_read_and_unknown_values_dropped():
     bench = get_benchmark("scb")
-    assert board_choices(bench.id, {}) == ["overall", list(display.TYPE_FILTERS), list(display.SOURCES), "", []]
-    view, types, sources, query, hidden = board_choices(
+    every_size = list(fields.SIZE_CHOICES)
+    assert board_choices(bench.id, {}) == [
+        "overall", list(display.TYPE_FILTERS), list(display.SOURCES), "", [], every_size
+    ]  # fmt: skip
+    view, types, sources, query, hidden, sizes = board_choices(
         bench.id,
-        {"view": "country", "types": "open,evil", "sources": "scored here", "q": "qwen; gpt", "hide": "cIoU,x"},
-    )
+        {"view": "country", "types": "open,evil", "sources": "scored here", "q": "qwen; gpt", "hide": "cIoU,x",
+         "sizes": "~7B,<b>,>70B"},
+    )  # fmt: skip
     assert (view, types, sources, query, hidden) == ("country", ["open"], ["scored here"], "qwen; gpt", ["cIoU"])
+    assert sizes == ["~7B", ">70B"]
     assert board_choices(bench.id, {"view": "<script>"})[0] == "overall"
     assert isinstance(gr.Tabs(selected="tab-scb"), gr.Tabs)

@@ -1,0 +1,132 @@
+"""The first new declared field, ``model_repo``, end to end on a local board whose model facts
+come from the test Hub: the facts pinned at submission, the board's size, licence, link and
+size filter, the model page's revision, and none of it on an anonymous row before its reveal."""
+
+from __future__ import annotations
+
+import pytest
+
+from leaderboard import service as service_module
+from leaderboard.table import SCORED_SOURCE
+from submissions import fields
+from submissions.model_hub import HubModels
+from tests.support.hub_models import QWEN, QWEN_PARAMS, UNINDEXED, publish_models
+from tests.support.submissions import ALICE, board, form, write_gold, write_submission
+from ui import display, model
+from ui.board import Filters
+
+ALL_TYPES, ALL_SOURCES = list(display.TYPE_FILTERS), list(display.SOURCES)
+
+
+@pytest.fixture
+def hub(hub_server):
+    return hub_server, publish_models(hub_server)
+
+
+@pytest.fixture
+def lb(tmp_path, hub):
+    server, _ = hub
+    lb = board(tmp_path / "data", write_gold(tmp_path / "gold.jsonl"))
+    lb.intake.model_facts = HubModels(server.url, timeout=3)
+    return lb
+
+
+def submit(lb, tmp_path, name: str, seed: int = 1, **extra):
+    path = write_submission(tmp_path / f"{name}.jsonl", accuracy=0.6, seed=seed)
+    return lb.submit("scb", path, form(name, "Hub team", **extra), ALICE)
+
+
+def row_of(lb, name: str):
+    return next(r for r in lb.board("scb").rows if r.model == name)
+
+
+def test_the_repos_facts_are_pinned_when_submitted_and_shown_on_the_board(lb, tmp_path, hub):
+    _, shas = hub
+    answer = submit(lb, tmp_path, "Qwen-VL", model_repo=f"https://huggingface.co/{QWEN}/tree/main")
+    assert answer.result is not None and answer.warnings == ()
+    info = lb.catalog.get(answer.submission_id).meta.info
+    architecture = "Qwen2_5_VLForConditionalGeneration"
+    assert info == {"model_repo": QWEN, "model_sha": shas[QWEN], "model_params": str(QWEN_PARAMS),
+                    "model_license": "apache-2.0", "model_architecture": architecture}  # fmt: skip
+    table = lb.table("scb")
+    ours = table[table["model"] == "Qwen-VL"].iloc[0]
+    assert ours["model_params"] == QWEN_PARAMS and ours["model_license"] == "apache-2.0"
+    shown = display.table_value(table[table["model"] == "Qwen-VL"], lb_bench(), "overall")
+    cells = dict(zip(shown["headers"], shown["metadata"]["display_value"][0], strict=True))
+    values = dict(zip(shown["headers"], shown["data"][0], strict=True))
+    assert values["Size"] == QWEN_PARAMS  # sorts by the count
+    assert cells["Size"] == "8.3B" and cells["Licence"] == "apache-2.0"
+    assert (
+        f'href="https://huggingface.co/{QWEN}"' in cells["Links"]
+        and f'href="https://huggingface.co/{QWEN}"' in cells["Model"]
+    )
+    assert cells["Model type"] == '<span class="type-badge tone-green">open weights</span>'
+    details = lb.details("scb", row_of(lb, "Qwen-VL").row_id)
+    page = model.page_html(lb_bench(), details, lb.group_sizes("scb"))
+    assert f'href="https://huggingface.co/{QWEN}/tree/{shas[QWEN]}"' in page and shas[QWEN][:12] in page
+    assert "8.3B" in page and "apache-2.0" in page
+
+
+def lb_bench():
+    from scoring.benchmarks import get_benchmark
+
+    return get_benchmark("scb")
+
+
+def test_the_size_filter_keeps_the_buckets_chosen(lb, tmp_path):
+    submit(lb, tmp_path, "Qwen-VL", model_repo=QWEN)  # 8.3B: ~7B
+    submit(lb, tmp_path, "Tiny", seed=2, model_repo=UNINDEXED)  # 1.5B from the file headers: ~1.5B
+    submit(lb, tmp_path, "API-model", seed=3)  # no repo: unknown size
+
+    def kept(*sizes):
+        keep = Filters.of("overall", ALL_TYPES, [SCORED_SOURCE], "", None, list(sizes)).keep()
+        return sorted(lb.table("scb", "overall", keep)["model"])
+
+    assert kept("~7B") == ["Qwen-VL"] and kept("~1.5B") == ["Tiny"] and kept(fields.UNKNOWN_SIZE) == ["API-model"]
+    assert kept("~7B", "~1.5B") == ["Qwen-VL", "Tiny"] and kept(">70B") == []
+    assert kept(*fields.SIZE_CHOICES) == ["API-model", "Qwen-VL", "Tiny"]
+    assert fields.size_bucket(70_600_000_000) == "~70B" and fields.size_bucket(405 * 10**9) == ">70B"
+    assert fields.size_bucket(14_800_000_000) == "~14B" and fields.size_bucket("") == fields.UNKNOWN_SIZE
+
+
+def test_a_missing_or_private_repo_refuses_the_form_and_stores_nothing(lb, tmp_path):
+    answer = submit(lb, tmp_path, "Typo", model_repo="Qwen/Qwen2.5-VL-7B-Instrcut")
+    assert answer.status == "rejected" and [i.code for i in answer.issues] == ["model_repo_not_found"]
+    assert "Qwen/Qwen2.5-VL-7B-Instrcut" in answer.message + answer.issues[0].message
+    assert lb.catalog.all("scb") == [] or all(s.meta.model != "Typo" for s in lb.catalog.all("scb"))
+    bad = submit(lb, tmp_path, "Bad", model_repo="not a repo")
+    assert [i.code for i in bad.issues] == ["bad_model_repo"]
+
+
+def test_rate_limited_the_row_is_scored_without_its_facts_and_says_so(lb, tmp_path, hub):
+    server, _ = hub
+    server.inject(r"GET /api/models/", "ratelimit", times=10)
+    answer = submit(lb, tmp_path, "Qwen-VL", model_repo=QWEN)
+    assert answer.result is not None and [w.code for w in answer.warnings] == ["model_info_missing"]
+    assert "rate-limited" in answer.to_api()["warnings"][0]["message"]
+    assert lb.catalog.get(answer.submission_id).meta.info == {"model_repo": QWEN}
+    assert display.links_html("", "", QWEN) != display.MISSING  # the link still stands
+
+
+def test_another_repo_for_the_same_file_is_a_new_submission_not_a_repeat(lb, tmp_path):
+    first = submit(lb, tmp_path, "Qwen-VL", model_repo=QWEN)
+    again = submit(lb, tmp_path, "Qwen-VL", model_repo=QWEN)
+    other = submit(lb, tmp_path, "Qwen-VL", model_repo=UNINDEXED)
+    assert again.duplicate_of == first.submission_id and other.duplicate_of is None
+
+
+def test_an_anonymous_row_shows_no_repo_size_licence_or_revision_until_its_reveal(lb, tmp_path, monkeypatch):
+    answer = submit(lb, tmp_path, "Lab-Secret", model_repo=QWEN, anonymous=True, reveal_date="2030-06-01")
+    assert answer.result is not None
+    hidden = next(r for r in lb.board("scb").rows if r.submission_id == answer.submission_id)
+    assert hidden.model == "Anonymous submission" and hidden.info == {}
+    table = lb.table("scb", "all")  # every public column, the page-only ones too
+    row = table[table["model"] == "Anonymous submission"].iloc[0]
+    assert row["model_repo"] == "" and row["model_license"] == "" and row["model_sha"] == ""
+    assert row["model_params"] is None or str(row["model_params"]) == "<NA>"
+    assert QWEN not in table.astype(str).to_csv() and "apache" not in table.astype(str).to_csv()
+    page = model.page_html(lb_bench(), lb.details("scb", hidden.row_id), lb.group_sizes("scb"))
+    assert QWEN not in page and "8.3B" not in page and "Revision" not in page
+    monkeypatch.setattr(service_module, "_today", lambda: "2030-06-01")  # the reveal date has come
+    shown = next(r for r in lb.board("scb").rows if r.submission_id == answer.submission_id)
+    assert shown.model == "Lab-Secret" and shown.value("model_repo") == QWEN and shown.value("model_params")
