@@ -104,20 +104,20 @@ def model_html(name: object, paper_url: object = "", code_url: object = "") -> s
     return link(paper_url if safe_url(paper_url) else code_url, text)
 
 
-LENIENT_MARK = "ⓛ"
+LENIENT_MARK = "†"
 
 
 def lenient_marker(count: object) -> str:
-    """A mark after a model's name when its file had responses read by rules looser than the
+    """A mark before a model's name when its file had responses read by rules looser than the
     official exact letter (the benchmark's strict protocol, which the papers' rows follow).
 
-    >>> lenient_marker(0), lenient_marker(float("nan")), lenient_marker(296).endswith(">ⓛ</span>")
+    >>> lenient_marker(0), lenient_marker(float("nan")), lenient_marker(296).endswith(">†</span> ")
     ('', '', True)
     """
     if is_missing(count) or not float(count) > 0:
         return ""
     title = f"{int(count):,} responses read by rules looser than the official exact-letter protocol: see Acc strict"
-    return f' <span class="lenient-mark" title="{html.escape(title)}">{LENIENT_MARK}</span>'
+    return f'<span class="lenient-mark" title="{html.escape(title)}">{LENIENT_MARK}</span> '
 
 
 def links_html(paper_url: object, code_url: object) -> str:
@@ -215,7 +215,8 @@ def _cell(row: Mapping, col: Column) -> tuple[object, str]:
         paper, code = row.get("paper_url"), row.get("code_url")
         return ("paper" if safe_url(paper) else ""), links_html(paper, code)
     if col.kind is Kind.MODEL:  # the sort key is escaped too: no raw user text in an HTML column
-        shown = model_html(value, row.get("paper_url"), row.get("code_url")) + lenient_marker(row.get(LENIENT_KEY))
+        # the mark first: a long name is cut at the cell's edge, and the mark with it
+        shown = lenient_marker(row.get(LENIENT_KEY)) + model_html(value, row.get("paper_url"), row.get("code_url"))
         return html.escape(str(value)), shown
     if col.kind is Kind.RANK:
         worst = row.get("rank_worst")
