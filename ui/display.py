@@ -121,20 +121,20 @@ def model_html(name: object, paper_url: object = "", code_url: object = "", mode
     return link(target, text)
 
 
-LENIENT_MARK = "ⓛ"
+LENIENT_MARK = "†"
 
 
 def lenient_marker(count: object) -> str:
-    """A mark after a model's name when its file had responses read by rules looser than the
+    """A mark before a model's name when its file had responses read by rules looser than the
     official exact letter (the benchmark's strict protocol, which the papers' rows follow).
 
-    >>> lenient_marker(0), lenient_marker(float("nan")), lenient_marker(296).endswith(">ⓛ</span>")
+    >>> lenient_marker(0), lenient_marker(float("nan")), lenient_marker(296).endswith(">†</span> ")
     ('', '', True)
     """
     if is_missing(count) or not float(count) > 0:
         return ""
     title = f"{int(count):,} responses read by rules looser than the official exact-letter protocol: see Acc strict"
-    return f' <span class="lenient-mark" title="{html.escape(title)}">{LENIENT_MARK}</span>'
+    return f'<span class="lenient-mark" title="{html.escape(title)}">{LENIENT_MARK}</span> '
 
 
 def row_links(row: Mapping) -> list[tuple[str, str]]:
@@ -248,8 +248,9 @@ def _cell(row: Mapping, col: Column) -> tuple[object, str]:
         links = row_links(row)
         return " ".join(t for _, t in links), " · ".join(link(u, t) for u, t in links) or MISSING
     if col.kind is Kind.MODEL:  # the sort key is escaped too: no raw user text in an HTML column
+        # the mark first: a long name is cut at the cell's edge, and the mark with it
         shown = model_html(value, row.get("paper_url"), row.get("code_url"), row.get(fields.HUB_FIELD))
-        return html.escape(str(value)), shown + lenient_marker(row.get(LENIENT_KEY))
+        return html.escape(str(value)), lenient_marker(row.get(LENIENT_KEY)) + shown
     if col.kind is Kind.PARAMS:
         count = None if is_missing(value) or value is pd.NA else int(value)
         return count, fields.size_text(count)

@@ -149,3 +149,13 @@ def test_kviscuit_board_shows_the_strict_figure_and_marks_rows_read_leniently(de
     assert "responses read by rules looser" in marks.first.get_attribute("title")
     shot(page, "board-kviscuit-strict")
     page.close()
+
+
+def test_the_lenient_mark_shows_on_a_phone(browser, server):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    page = open_page(context, f"{server.url}/?bench=kviscuit", "#kviscuit-table [role=row] >> text=reported in paper")
+    mark = page.locator("#kviscuit-table .lenient-mark").first
+    mark.scroll_into_view_if_needed()
+    assert mark.is_visible()
+    shot(page, "board-kviscuit-strict-390")
+    context.close()
