@@ -225,7 +225,8 @@ def test_a_reused_session_hash_opens_nothing(local):
     session = "mntnr0sess1"
     assert queue_call(local.url, unlock, [ADMIN_TOKEN], session)["success"]  # the maintainer unlocks
     sid = Leaderboard(Settings(data_dir=local.data_dir, demo=False)).catalog.all()[0].meta.id
-    stranger = queue_call(local.url, hide, [sid, ""], session)  # the same hash, no token
+    # the same hash, no token (the Hide event's inputs: pick, reason, token)
+    stranger = queue_call(local.url, hide, [sid, "a reason", ""], session)
     assert not stranger["success"] and "Maintainers only" in json.dumps(stranger)
     hidden = [s.meta.id for s in Leaderboard(Settings(data_dir=local.data_dir, demo=False)).catalog.all() if s.hidden]
     assert sid not in hidden

@@ -194,6 +194,7 @@ def test_maintainer_cli_with_the_plugin(toy, tmp_path: Path) -> None:
     new_gold = demo.write_jsonl(tmp_path / "gold2.jsonl", toy.toy_gold(seed=1))  # every answer moves on
     assert cli(tmp_path, "gold", "add", "--benchmark", "toy", "--file", str(new_gold)).returncode == 0
     rescored = cli(tmp_path, "rescore", "--benchmark", "toy", "--workers", "1")
-    assert rescored.returncode == 0 and "'scored': 1" in rescored.stdout, rescored.stdout + rescored.stderr
+    report = rescored.stdout + rescored.stderr
+    assert rescored.returncode == 0 and "rescored 1 submission(s): 1 scored" in rescored.stdout, report
     (row,) = json.loads(cli(tmp_path, "table", "--benchmark", "toy", "--format", "json").stdout)
     assert row["overall.acc"] == 25.0  # the 3 answered "wrong" are right on the new gold
