@@ -134,8 +134,10 @@ def polygons_to_rle(polygons: list[list[float]], width: int, height: int) -> Rec
     }
 
 
-def scb_gold(seed: int = 0, sizes: tuple[int, int, int] = SCB_TYPE_SIZES) -> list[Record]:
-    """A synthetic SCB gold in the SPEC schema, in a deterministic shuffled order."""
+def scb_gold(seed: int = 0, sizes: tuple[int, int, int] = SCB_TYPE_SIZES, options: bool = False) -> list[Record]:
+    """A synthetic SCB gold in the SPEC schema, in a deterministic shuffled order; ``options``: with
+    the public question, prompt and four option images (:func:`with_options`), as the embedded
+    default serves it (tests that edit answers take the gold without them)."""
     rng = np.random.default_rng(seed)
     n = sum(sizes)
     types = rng.permutation(np.repeat([1, 2, 3], sizes))
@@ -166,7 +168,7 @@ def scb_gold(seed: int = 0, sizes: tuple[int, int, int] = SCB_TYPE_SIZES) -> lis
             }
         )
     shuffled = [records[i] for i in rng.permutation(n)]
-    return with_options(shuffled, np.random.default_rng([seed, 1]))
+    return with_options(shuffled, np.random.default_rng([seed, 1])) if options else shuffled
 
 
 GROUNDING_PROMPT = "Locate the artifact in the image."
@@ -449,4 +451,10 @@ TEAMS: tuple[DemoTeam, ...] = (
     ),
 )
 
-DEMO = DemoData("scb", gold=scb_gold, submission=_team_submission, teams=TEAMS, questions=scb_questions)
+
+def demo_gold(seed: int = 0) -> list[Record]:
+    """The embedded default's SCB gold: with its public side, so a model can be run on it."""
+    return scb_gold(seed, options=True)
+
+
+DEMO = DemoData("scb", gold=demo_gold, submission=_team_submission, teams=TEAMS, questions=scb_questions)

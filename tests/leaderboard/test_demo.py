@@ -20,7 +20,7 @@ KV_N = 657
 
 @pytest.fixture(scope="module")
 def gold() -> list[dict]:
-    return demo.scb_gold()
+    return demo.scb_gold(options=True)  # as the embedded default serves it
 
 
 @pytest.fixture(scope="module")

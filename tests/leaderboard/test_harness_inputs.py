@@ -15,7 +15,7 @@ def read(tsv: bytes) -> list[dict]:
 
 
 def test_scb_tsv_keeps_the_published_order_and_names_no_answer():
-    gold = scb_gold()[:40]
+    gold = scb_gold(options=True)[:40]
     public = sorted(scb_questions(gold), key=lambda q: q["question_id"])  # the published order
     rows = read(vlmevalkit_tsv("scb", public))
     assert [int(r["index"]) for r in rows] == list(range(40))
