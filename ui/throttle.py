@@ -78,7 +78,9 @@ def client_of(request: object, behind_proxy: bool = False) -> str:
     the socket's peer: without a proxy in front, the whole header is the caller's invention."""
     if behind_proxy:
         headers = getattr(request, "headers", None) or {}
-        forwarded = [part.strip() for part in (headers.get("x-forwarded-for") or "").split(",") if part.strip()]
+        getlist = getattr(headers, "getlist", None)  # every copy: a caller's own line may come first
+        lines = getlist("x-forwarded-for") if getlist else [headers.get("x-forwarded-for") or ""]
+        forwarded = [part.strip() for line in lines for part in line.split(",") if part.strip()]
         if forwarded:
             return forwarded[-1]
     client = getattr(request, "client", None)

@@ -3,8 +3,11 @@ action checks again; hiding takes a row off the board."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import gradio as gr
 import pytest
+from starlette.datastructures import Headers
 
 from leaderboard.config import UiSettings
 from submissions.records import Identity
@@ -15,7 +18,7 @@ from tests.ui.test_submit import submit
 from ui.admin import CONFIRM_RESCORE_JS, CONFIRMED, Maintainers, rescore_markdown
 from ui.auth import Auth
 from ui.submit import Submitter
-from ui.throttle import Backoff
+from ui.throttle import Backoff, client_of
 
 LOCAL = UiSettings(admin_token="open-sesame")
 
@@ -139,3 +142,12 @@ def test_the_held_queue_shows_holds_and_releases_them(lb, tmp_path):
     assert any(label.endswith("HELD for review") for label, value in picker.choices if value == sid)
     message, _picker, held = maintainers.unhide(sid, "", "open-sesame", None)
     assert message == f"Released: `{sid}`." and held.empty
+
+
+def test_the_proxy_address_is_the_last_of_every_forwarded_copy():
+    """A caller's own X-Forwarded-For line may come before the one the proxy adds: the first
+    copy alone (what ``headers.get`` returns) would let the caller pick its address."""
+    headers = Headers(raw=[(b"x-forwarded-for", b"10.9.9.9"), (b"x-forwarded-for", b"203.0.113.7")])
+    request = SimpleNamespace(headers=headers, client=SimpleNamespace(host="10.0.0.1"))
+    assert client_of(request, behind_proxy=True) == "203.0.113.7"
+    assert client_of(request) == "10.0.0.1"
