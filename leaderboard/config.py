@@ -150,6 +150,7 @@ class UiSettings:
     role: str = WRITER  # READER: only the boards, from the published results (docs/topology.md)
     writer_url: str | None = None  # where a reader sends visitors who want to submit
     session_capacity: int | None = None  # sessions Gradio keeps in memory; None: ui.page.SESSION_CAPACITY
+    public_url: str | None = None  # the app's public address (LEADERBOARD_PUBLIC_URL; on a Space https://$SPACE_HOST)
 
     @property
     def reader(self) -> bool:
@@ -178,7 +179,18 @@ class UiSettings:
             role=role,
             writer_url=env.url("LEADERBOARD_WRITER_URL"),
             session_capacity=env.whole("LEADERBOARD_SESSION_CAPACITY", 0, minimum=1) or None,
+            public_url=public_url(env, on_space),
         )
+
+
+def public_url(env: _Env, on_space: bool) -> str | None:
+    """Where visitors reach the app: configured, never taken from a request's headers (which a
+    client chooses). ``LEADERBOARD_PUBLIC_URL``, else on a Space its own host."""
+    configured = env.url("LEADERBOARD_PUBLIC_URL")
+    if configured:
+        return configured.rstrip("/")
+    host = env.text("SPACE_HOST")
+    return f"https://{host}" if on_space and host else None
 
 
 FEEDBACK_POLICIES = ("full", "ladder")
