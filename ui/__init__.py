@@ -21,7 +21,6 @@ from scoring import BENCHMARKS
 from ui.about import AboutFiles, AboutTab
 from ui.admin import AdminTab, Maintainers
 from ui.auth import Auth
-from ui.board import Redraw
 from ui.board_page import GRADIO_PAGE, BoardBaker, routes
 from ui.compare import CompareTab, Comparisons
 from ui.downloads import Downloads
@@ -30,7 +29,7 @@ from ui.links import DeepLinks
 from ui.mine import MineTab, MySubmissions
 from ui.oauth import use_real_oauth
 from ui.page import launch_extras
-from ui.sessions import NoSavedStates
+from ui.saved_states import NoSavedStates
 from ui.style import CSS, theme
 from ui.submit import SubmitTab, Submitter
 
@@ -68,17 +67,16 @@ def build_app(leaderboard: Leaderboard | PublishedLeaderboard, settings: UiSetti
             reader_note(settings)
         else:
             header(auth, page)
-        redraw = Redraw(())  # the board page re-bakes itself within seconds of a change (ui/board_page.py)
         comparisons, compare = Comparisons(leaderboard), None
         with gr.Tabs(elem_id="main-tabs") as tabs:
             if not settings.reader:
-                submit = SubmitTab.mount(Submitter(leaderboard, auth), redraw)
+                submit = SubmitTab.mount(Submitter(leaderboard, auth))  # the board page re-bakes itself
                 mine = MySubmissions(leaderboard, auth)
                 MineTab.mount(mine, after=submit.finished)
                 compare = CompareTab.mount(comparisons)  # needs per-question answers: not on a reader
             AboutTab.mount(AboutFiles(leaderboard, downloads))
             if not settings.reader:
-                AdminTab.mount(Maintainers(leaderboard, auth), redraw)
+                AdminTab.mount(Maintainers(leaderboard, auth))
         if not settings.reader:
             mine.expose_api()  # outside the Tabs (ui/mine.py)
         DeepLinks(tabs, compare, comparisons).wire(page)

@@ -18,7 +18,6 @@ from leaderboard.service import Leaderboard
 from scoring import BENCHMARKS
 from scoring.errors import Issue
 from ui.auth import Auth
-from ui.board import Redraw
 from ui.display import escape_markdown
 from ui.page import SURVIVES_EVICTION
 from ui.probes import ProbeFlags
@@ -236,15 +235,15 @@ class AdminTab:
         return [self.gold, self.pick, self.rejected]
 
     @classmethod
-    def mount(cls, maintainers: Maintainers, redraw: Redraw) -> AdminTab:
+    def mount(cls, maintainers: Maintainers) -> AdminTab:
         with gr.Tab("Maintainers", id="tab-admin", elem_id="tab-admin"):
             tab = cls(*_lock_components(maintainers.auth.oauth), *_panel_components())
             with tab.panel:  # read-only probe flags (ui/probes.py, docs/integrity.md)
                 ProbeFlags(maintainers.leaderboard, maintainers.check).mount(tab.token)
-        tab._wire(maintainers, redraw)
+        tab._wire(maintainers)
         return tab
 
-    def _wire(self, maintainers: Maintainers, redraw: Redraw) -> None:
+    def _wire(self, maintainers: Maintainers) -> None:
         """Each action sends the token field along: the server checks it every time."""
         for trigger in (self.unlock.click, self.token.submit):
             trigger(maintainers.unlock, self.token, [self.panel, self.message, *self.view], api_visibility="private")
@@ -259,10 +258,7 @@ class AdminTab:
             maintainers.view, self.token, self.view, api_visibility="private"
         )
         for button, callback in ((self.hide, maintainers.hide), (self.unhide, maintainers.unhide)):
-            moderated = button.click(
-                callback, [self.pick, self.token], [self.hide_message, self.pick], api_visibility="private"
-            )
-            redraw.after(moderated)
+            button.click(callback, [self.pick, self.token], [self.hide_message, self.pick], api_visibility="private")
 
 
 def _lock_components(oauth: bool) -> tuple:

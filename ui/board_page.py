@@ -30,6 +30,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from string import Template
 from urllib.parse import urlencode
 
 from starlette.requests import Request
@@ -50,6 +51,14 @@ ASSETS = {
     "tabulator-LICENSE.txt": (STATIC / "vendor" / "tabulator" / "LICENSE", "text/plain; charset=utf-8"),
 }
 ASSET_PATH = "/board-assets"
+ASSET_SLOTS = {  # the page template's $names for the static files
+    "tabulator_css": "tabulator.min.css",
+    "board_css": "board.css",
+    "licence": "tabulator-LICENSE.txt",
+    "tabulator_js": "tabulator.min.js",
+    "board_js": "board.js",
+}
+PAGE = Template((STATIC / "board.html").read_text())  # $-placeholders: the page holds no request text
 GRADIO_PAGE = "app"  # the Gradio page's path (ui.build_app's route): Submit, My submissions, Compare, About
 GRADIO_TABS = ("submit", "mine", "compare", "about", "admin")
 POLL_SECONDS = 0.25
@@ -85,10 +94,13 @@ def load_assets() -> dict[str, Body]:
     return {name: Body.of(path.read_bytes(), media) for name, (path, media) in ASSETS.items()}
 
 
+SCRIPT_SAFE = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+
 def script_json(data: dict) -> str:
     """JSON that cannot end its ``<script>`` element (no ``<``, ``>``, ``&`` or line separators)."""
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    for char, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):  # fmt: skip
+    for char, escaped in SCRIPT_SAFE.items():
         text = text.replace(char, escaped)
     return text
 
@@ -127,42 +139,14 @@ def page_html(data: dict, settings: UiSettings, assets: dict[str, Body]) -> str:
     canonical = ""
     if settings.public_url:
         canonical = f'<link rel="canonical" href="{html.escape(settings.public_url.rstrip("/") + "/", quote=True)}">'
-    return f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{TITLE}</title>{canonical}
-<link rel="stylesheet" href="{asset("tabulator.min.css")}">
-<link rel="stylesheet" href="{asset("board.css")}">
-</head><body><div id="board">
-<header class="top"><h1>Cultural vision-language leaderboard</h1><nav class="site">{site_links(settings)}</nav></header>
-<nav id="bench-tabs" class="bench-tabs" aria-label="Benchmarks"></nav>
-<main id="board-main">
-<p id="bench-about" class="bench-about"></p>
-<div class="controls">
-<div id="view-choice" class="choice" role="radiogroup" aria-label="View"></div>
-<input id="query" type="search" placeholder="Search model or team (qwen; gpt)" aria-label="Search model or team">
-<details class="more" id="filters-box"><summary>Filters</summary>
-<span class="choice-label">Model type</span><span id="type-choice" class="choice"></span>
-<span class="choice-label">Source</span><span id="source-choice" class="choice"></span></details>
-<details class="more" id="columns-box"><summary>Columns <span id="columns-count" class="count"></span></summary>
-<span class="choice-label">Show (Rank, Model and Team always stay)</span><span id="columns-choice" class="choice"></span></details>
-<button id="copy-link" type="button">Copy link</button><button id="download-csv" type="button">Download CSV</button>
-</div>
-<div id="board-table"></div>
-<div class="after-table"><button id="copy-link-2" type="button">Copy link</button><button id="download-csv-2" type="button">Download CSV</button></div>
-<p id="summary" aria-live="polite"></p><p id="context"></p>
-<p class="note">Rows marked <em>reported in paper</em> are the papers' published figures, not scored here. Ranks are
-shared where the 95% intervals cannot tell models apart; click a row for the model's page. Click a header to sort.
-Table: <a href="{asset("tabulator-LICENSE.txt")}">Tabulator</a> (MIT).{maintainers}</p>
-<div id="plots"></div>
-</main>
-<section id="model-page" hidden><a href="#" id="model-back">&larr; Back to the board</a><div id="model-body"></div></section>
-</div>
-<script type="application/json" id="board-data">{script_json(data)}</script>
-<script src="{asset("tabulator.min.js")}"></script>
-<script src="{asset("board.js")}"></script>
-</body></html>
-"""
+    return PAGE.substitute(
+        title=TITLE,
+        canonical=canonical,
+        site_links=site_links(settings),
+        maintainers=maintainers,
+        data=script_json(data),
+        **{name: asset(file) for name, file in ASSET_SLOTS.items()},
+    )
 
 
 class BoardBaker:
@@ -243,7 +227,9 @@ def routes(baker: BoardBaker) -> list[Route]:
         if target is not None:
             return RedirectResponse(target, status_code=307)  # relative: no Host header in it
         if baker.page is None:
-            return Response("The board is being prepared; reload in a moment.", status_code=503, headers={"retry-after": "2"})
+            return Response(
+                "The board is being prepared; reload in a moment.", status_code=503, headers={"retry-after": "2"}
+            )
         return baker.page.response(request, "no-cache")
 
     async def asset(request: Request) -> Response:

@@ -11,7 +11,6 @@ address (:data:`TAB_SWITCH_JS`, which reads Gradio's tab bar: off on other versi
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from urllib.parse import parse_qs
 

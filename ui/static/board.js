@@ -131,7 +131,11 @@
     const shown = view.columns.filter(shownKind).filter((c) => c.group === MODEL_GROUP || !hide.includes(c.group));
     const groupTint = {};
     shown.forEach((c) => { if (c.kind === "number" && !(c.group in groupTint)) groupTint[c.group] = Object.keys(groupTint).length % tints.length; });
-    const headline = new Set(phone ? b.headline.slice(0, 2) : b.headline); // a phone keeps two figures beside the name
+    // A phone keeps two figures beside the name: the view's first two shown (its headline ones in the
+    // overview); Tabulator folds the rest into the row (highest "responsive" first: text, then figures).
+    const figures = shown.filter((c) => c.kind === "number").map((c) => c.key);
+    const firstShown = view.id === "overall" ? b.headline.filter((k) => figures.includes(k)) : figures;
+    const headline = new Set(phone ? firstShown.slice(0, 2) : figures);
     let priority = 1;
     const defs = [];
     for (const c of shown) {
@@ -139,13 +143,13 @@
       const d = { title: c.header, field: c.key, headerTooltip: `${c.header} (${c.group}): click to sort`, cssClass: `k-${c.kind}` };
       if (c.group in groupTint) d.cssClass += ` tint-${groupTint[c.group]}`;
       if (c.kind === "rank") {
-        Object.assign(d, { formatter: (cell) => rankText(cell.getRow().getData()), sorter: (a, z, ra, rz) => ra.getData()._order - rz.getData()._order, width: phone ? 46 : 72, hozAlign: "right", headerSortStartingDir: "asc", frozen: !phone, responsive: 0 });
+        Object.assign(d, { formatter: (cell) => rankText(cell.getRow().getData()), sorter: (a, z, ra, rz) => ra.getData()._order - rz.getData()._order, width: phone ? 50 : 72, hozAlign: "right", headerSortStartingDir: "asc", frozen: !phone, responsive: 0 });
       } else if (c.kind === "model") {
         Object.assign(d, { formatter: (cell) => modelCell(cell.getRow().getData(), urls.map((u) => u.key), phone), sorter: "string", minWidth: phone ? 170 : 200, widthGrow: 2, frozen: !phone, responsive: 0, variableHeight: true });
       } else if (c.key === "team") {
         Object.assign(d, { formatter: (cell) => `<span title="${esc(cell.getValue())}">${esc(cell.getValue())}</span>`, minWidth: 130, frozen: true, responsive: 0 });
       } else if (c.kind === "model_type") {
-        Object.assign(d, { formatter: (cell) => esc(typeLabel(cell.getValue())), responsive: priority++ });
+        Object.assign(d, { formatter: (cell) => esc(typeLabel(cell.getValue())), responsive: 1000 + priority++ });
       } else if (c.kind === "number") {
         Object.assign(d, {
           formatter: (cell) => {
@@ -155,12 +159,12 @@
           },
           sorter: "number", sorterParams: { alignEmptyValues: "bottom" }, hozAlign: "right",
           headerSortStartingDir: c.higher === false ? "asc" : "desc",
-          responsive: headline.has(c.key) ? 0 : priority++, minWidth: c.ci && !phone ? 112 : 62,
+          responsive: headline.has(c.key) ? 0 : 100 + priority++, minWidth: c.ci && !phone ? 112 : 62,
         });
       } else if (c.kind === "links") {
-        Object.assign(d, { formatter: (cell) => { const r = cell.getRow().getData(); const parts = urls.filter((u) => safeUrl(r[u.key])).map((u) => link(r[u.key], u.header.toLowerCase())); return parts.join(" · ") || "-"; }, headerSort: false, responsive: priority++ });
+        Object.assign(d, { formatter: (cell) => { const r = cell.getRow().getData(); const parts = urls.filter((u) => safeUrl(r[u.key])).map((u) => link(r[u.key], u.header.toLowerCase())); return parts.join(" · ") || "-"; }, headerSort: false, responsive: 1000 + priority++ });
       } else {
-        Object.assign(d, { formatter: (cell) => esc(missing(cell.getValue()) || cell.getValue() === "" ? "-" : cell.getValue()), responsive: priority++ });
+        Object.assign(d, { formatter: (cell) => esc(missing(cell.getValue()) || cell.getValue() === "" ? "-" : cell.getValue()), responsive: 1000 + priority++ });
       }
       defs.push(d);
     }
@@ -168,7 +172,7 @@
     return defs;
   }
 
-  function ensureTable() {
+  function ensureTable(columns) {
     if (table) return tableReady;
     table = new Tabulator("#board-table", {
       layout: PHONE.matches ? "fitColumns" : "fitDataStretch",
@@ -181,7 +185,7 @@
       placeholder: "No rows match these filters.",
       index: "row_id",
       data: [],
-      columns: [],
+      columns,
     });
     tableReady = new Promise((ok) => table.on("tableBuilt", ok));
     table.on("rowClick", (e, row) => {
@@ -189,21 +193,25 @@
       go({ model: row.getData().row_id });
     });
     table.on("dataSorted", (sorters) => {
-      if (applyingSort) return;
-      const s = sorters[0];
-      const sort = s ? { key: s.field, dir: s.dir } : null;
+      // a header click (sorting never returns to "none" by a click); loading data also reports the empty sort
+      if (applyingSort || !sorters.length) return;
+      const sort = { key: sorters[0].field, dir: sorters[0].dir };
       if (JSON.stringify(sort) !== JSON.stringify(state.sort)) go({ sort });
     });
     return tableReady;
   }
 
   async function drawTable(b, view, rows) {
-    await ensureTable();
     const phone = PHONE.matches;
     const key = JSON.stringify([b.id, view.id, state.hide, phone]);
+    // Tabulator folds columns into the row only when it is built: a phone's table is rebuilt for new columns
+    if (table && phone && key !== columnsKey) { table.destroy(); table = null; }
+    const defs = key !== columnsKey ? columnDefs(b, view, state.hide, phone) : null;
+    const fresh = !table;
+    await ensureTable(defs || []);
     applyingSort = true;
     try {
-      if (key !== columnsKey) { table.setColumns(columnDefs(b, view, state.hide, phone)); columnsKey = key; }
+      if (defs) { if (!fresh) table.setColumns(defs); columnsKey = key; }
       await table.replaceData(rows);
       const sort = state.sort && view.columns.some((c) => c.key === state.sort.key) ? state.sort : null;
       if (sort) table.setSort(sort.key, sort.dir); else table.clearSort();
