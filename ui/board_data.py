@@ -101,16 +101,22 @@ def context_text(read: ReadSide, bench_id: str) -> str:
 
 
 def plots_html(read: ReadSide, bench: Benchmark) -> str:
-    """The declared plots over every row, as the Gradio board drew them (titles included)."""
+    """The declared plots over every row, as the Gradio board drew them (a heatmap's title is its caption)."""
     rows = read.table(bench.id, EVERY_VIEW)
     parts = []
     values = display.plot_values(rows, bench, read.group_sizes(bench.id))
-    for plot, value in zip(display.drawn_plots(bench), values, strict=True):
-        title = display.plot_title(bench, plot)
-        parts.append(f'<section class="plot"><h3>{html.escape(title)}</h3>{value}')
+    for i, (plot, value) in enumerate(zip(display.drawn_plots(bench), values, strict=True)):
+        title = html.escape(display.plot_title(bench, plot))
         if isinstance(plot, Scatter):
-            parts.append(f'<p class="plot-note">{html.escape(display.scatter_note(rows, bench, plot))}</p>')
-        parts.append("</section>")
+            note = html.escape(display.scatter_note(rows, bench, plot))
+            plot_id = f"{bench.id}-scatter" if i == 0 else f"{bench.id}-scatter-{i}"
+            parts.append(
+                f'<section class="plot"><h3>{title}</h3><div id="{plot_id}" class="board-scatter">{value}</div>'
+                f'<p class="plot-note" id="{plot_id}-note">{note}</p></section>'
+            )
+        else:
+            suffix = "" if plot.metric == bench.primary_metric else f"-{plot.metric}"
+            parts.append(f'<section class="plot" id="{bench.id}-heat-{plot.grouping}{suffix}">{value}</section>')
     return "".join(parts)
 
 

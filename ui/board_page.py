@@ -34,7 +34,7 @@ from string import Template
 from urllib.parse import urlencode
 
 from starlette.requests import Request
-from starlette.responses import RedirectResponse, Response
+from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from leaderboard.config import UiSettings
@@ -165,6 +165,7 @@ class BoardBaker:
         self.at_most_every = at_most_every
         self.clock = clock
         self.page: Body | None = None
+        self.version = ""  # of the data in the page: an open page polls it (``/board-version``)
         self.bakes = 0
         self._keys: tuple[str, ...] | None = None
         self._baked_at = float("-inf")
@@ -181,7 +182,10 @@ class BoardBaker:
             if keys == self._keys or self.clock() - self._baked_at < self.at_most_every:
                 return False
             data = board_data(self.read, empty_board_html(self.settings))
+            data["version"] = hashlib.sha256(script_json(data).encode()).hexdigest()[:16]
+            data["refresh_seconds"] = self.settings.refresh_seconds
             self.page = Body.of(page_html(data, self.settings, self.assets).encode(), "text/html; charset=utf-8")
+            self.version = data["version"]
             self._keys, self._baked_at = keys, self.clock()
             self.bakes += 1
         return True
@@ -212,18 +216,21 @@ class BoardBaker:
             time.sleep(poll_seconds)
 
 
-def old_link_target(query: dict[str, str]) -> str | None:
-    """Where an old deep link of a Gradio tab now lives (``app?...``), or None for the board's own."""
-    if query.get("compare") or query.get("tab") in GRADIO_TABS:
+def old_link_target(query: dict[str, str], reader: bool = False) -> str | None:
+    """Where an old deep link of a Gradio tab now lives (``app?...``), or None for the board's own.
+    A reader has About only: its comparison links open the board, as they did."""
+    tabs = ("about",) if reader else GRADIO_TABS
+    if (query.get("compare") and not reader) or query.get("tab") in tabs:
         return f"{GRADIO_PAGE}?{urlencode(query)}"
     return None
 
 
 def routes(baker: BoardBaker) -> list[Route]:
-    """``/`` (the page, or a redirect for an old Gradio-tab link) and ``/board-assets/{name}``."""
+    """``/`` (the page, or a redirect for an old Gradio-tab link), ``/board-version`` (what an open
+    page polls to learn of new results) and ``/board-assets/{name}``."""
 
     async def board(request: Request) -> Response:
-        target = old_link_target(dict(request.query_params))
+        target = old_link_target(dict(request.query_params), baker.settings.reader)
         if target is not None:
             return RedirectResponse(target, status_code=307)  # relative: no Host header in it
         if baker.page is None:
@@ -238,7 +245,11 @@ def routes(baker: BoardBaker) -> list[Route]:
             return Response("Not Found", status_code=404)
         return body.response(request, "public, max-age=31536000, immutable")
 
+    async def version(request: Request) -> Response:
+        return JSONResponse({"version": baker.version}, headers={"cache-control": "no-store"})
+
     return [
         Route("/", board, methods=["GET", "HEAD"]),
+        Route("/board-version", version, methods=["GET"]),
         Route(ASSET_PATH + "/{name}", asset, methods=["GET", "HEAD"]),
     ]

@@ -25,6 +25,16 @@ READ_ADDRESS_JS = "() => window.location.search"
 event: only a non-empty query string changes the hidden address box, and only that change asks the
 server to restore the page."""
 TAB_SWITCH_JS = """() => {
+  if (!window.lbTabBack) {  // Back and Forward open the tab of the address they return to
+    window.lbTabBack = true;
+    window.addEventListener("popstate", () => {
+      const p = new URLSearchParams(window.location.search);
+      const id = p.get("compare") ? "tab-compare" : "tab-" + (p.get("tab") || "submit");
+      const button = document.querySelector(`#main-tabs [data-tab-id="${CSS.escape(id)}"]`);
+      if (button) { window.lbTabPopping = true; button.click(); }
+    });
+  }
+  if (window.lbTabPopping) { window.lbTabPopping = false; return []; }  // a Back, not a new entry
   const write = (tries) => {  // the tab bar settles a moment after the click (one selected tab)
     const on = document.querySelectorAll('#main-tabs [role="tab"][aria-selected="true"][data-tab-id]');
     const ids = new Set([...on].map((b) => b.getAttribute("data-tab-id")));
@@ -39,7 +49,8 @@ TAB_SWITCH_JS = """() => {
   return [];
 }"""
 """A click on a tab puts it in the address bar (client-side, a new history entry): the address
-that tab last had (a comparison), else ``?tab=<id>``. The Tabs' select fires on clicks only."""
+that tab last had (a comparison), else ``?tab=<id>``; Back and Forward open the tab of the address.
+The Tabs' select fires on clicks only."""
 TAB_SWITCH = "putting the open tab in the address (ui/links.py TAB_SWITCH_JS, reads Gradio's tab DOM)"
 
 

@@ -5,9 +5,13 @@
 // open the same view. The table is Tabulator (vendored: ui/static/vendor/tabulator).
 (() => {
   "use strict";
-  const DATA = JSON.parse(document.getElementById("board-data").textContent);
-  const BENCHES = Object.fromEntries(DATA.benchmarks.map((b) => [b.id, b]));
-  DATA.benchmarks.forEach((b) => b.rows.forEach((r, i) => { r._i = i; }));
+  let DATA, BENCHES;
+  function load(text) {
+    DATA = JSON.parse(text);
+    BENCHES = Object.fromEntries(DATA.benchmarks.map((b) => [b.id, b]));
+    DATA.benchmarks.forEach((b) => b.rows.forEach((r, i) => { r._i = i; }));
+  }
+  load(document.getElementById("board-data").textContent);
   const TYPE_KEYS = Object.keys(DATA.types);
   const PHONE = window.matchMedia("(max-width: 640px)");
   const MODEL_GROUP = "Model";
@@ -123,9 +127,10 @@
     const name = target ? `<a href="${esc(target)}" target="_blank" rel="noopener noreferrer nofollow">${esc(row.model)}</a>` : esc(row.model);
     const paper = row.source === DATA.paper_source ? ' <span class="paper-tag">reported in paper</span>' : "";
     const team = phone ? `<div class="team-line">${esc(row.team)}</div>` : "";
-    return `<div class="model-cell" title="${esc(row.model)} (${esc(row.team)})"><div class="model-name">${name}${paper}</div>${team}</div>`;
+    return `<div class="model-cell" title="${esc(row.model)} (${esc(row.team)})"><div class="model-name"><span class="name">${name}</span>${paper}</div>${team}</div>`;
   }
 
+  const DESKTOP_WIDTHS = { rank: 72, model: 250, team: 140, model_type: 120, number: 92, date: 100, links: 110 };
   function columnDefs(b, view, hide, phone) {
     const urls = view.columns.filter((c) => c.kind === "url");
     const shown = view.columns.filter(shownKind).filter((c) => c.group === MODEL_GROUP || !hide.includes(c.group));
@@ -166,6 +171,7 @@
       } else {
         Object.assign(d, { formatter: (cell) => esc(missing(cell.getValue()) || cell.getValue() === "" ? "-" : cell.getValue()), responsive: 1000 + priority++ });
       }
+      if (!phone) d.width = DESKTOP_WIDTHS[c.kind === "text" && c.key === "team" ? "team" : c.kind] || 120; // no measuring
       defs.push(d);
     }
     if (phone) defs.unshift({ formatter: "responsiveCollapse", width: 26, minWidth: 26, hozAlign: "center", headerSort: false, resizable: false, responsive: 0, cssClass: "collapse-toggle" });
@@ -175,12 +181,13 @@
   function ensureTable(columns) {
     if (table) return tableReady;
     table = new Tabulator("#board-table", {
-      layout: PHONE.matches ? "fitColumns" : "fitDataStretch",
+      layout: PHONE.matches ? "fitColumns" : "fitData",
       responsiveLayout: PHONE.matches ? "collapse" : false,
       responsiveLayoutCollapseStartOpen: false,
       nestedFieldSeparator: false,
       maxHeight: PHONE.matches ? false : "75vh",
       renderVertical: PHONE.matches ? "basic" : "virtual",
+      renderHorizontal: PHONE.matches ? "basic" : "virtual", // only the columns in sight get cells
       columnDefaults: { headerSortTristate: false, headerWordWrap: true, vertAlign: "middle", tooltip: false },
       placeholder: "No rows match these filters.",
       index: "row_id",
@@ -201,17 +208,21 @@
     return tableReady;
   }
 
+  // A view change sets the view's columns on an emptied table and loads the rows again (Tabulator
+  // rebuilds each row's cells when columns change under loaded rows: 1 s and more for 1,000 rows);
+  // the widths are given, so nothing is measured. A phone's table is rebuilt for new columns: Tabulator
+  // folds columns into the row only when the table is built.
   async function drawTable(b, view, rows) {
     const phone = PHONE.matches;
     const key = JSON.stringify([b.id, view.id, state.hide, phone]);
-    // Tabulator folds columns into the row only when it is built: a phone's table is rebuilt for new columns
     if (table && phone && key !== columnsKey) { table.destroy(); table = null; }
     const defs = key !== columnsKey ? columnDefs(b, view, state.hide, phone) : null;
     const fresh = !table;
     await ensureTable(defs || []);
     applyingSort = true;
     try {
-      if (defs) { if (!fresh) table.setColumns(defs); columnsKey = key; }
+      if (defs && !fresh) { await table.clearData(); table.setColumns(defs); }
+      columnsKey = key;
       await table.replaceData(rows);
       const sort = state.sort && view.columns.some((c) => c.key === state.sort.key) ? state.sort : null;
       if (sort) table.setSort(sort.key, sort.dir); else table.clearSort();
@@ -339,6 +350,17 @@
     root.dataset.state = searchOf(state);
   }
 
+  // New results reach an open page: every refresh_seconds it asks for the bake's version (a few
+  // bytes) and, when it moved, fetches the page again and redraws the same view from its data.
+  const DATA_RE = /<script type="application\/json" id="board-data">([\s\S]*?)<\/script>/;
+  setInterval(async () => {
+    try {
+      const answer = await fetch("board-version", { cache: "no-store" });
+      if (!answer.ok || (await answer.json()).version === DATA.version) return;
+      const found = DATA_RE.exec(await (await fetch("./", { cache: "no-cache" })).text());
+      if (found) { load(found[1]); columnsKey = ""; render(); }
+    } catch (err) { /* offline for a moment: the next tick tries again */ }
+  }, 1000 * DATA.refresh_seconds);
   if (!PHONE.matches) el("filters-box").open = true;
   wireControls();
   render();
