@@ -1,7 +1,7 @@
 """The Space's entry point (Hugging Face runs this file): wiring only.
 
 Settings -> the leaderboard (or, as a reader, the published boards) -> background jobs -> the
-Gradio app (:mod:`ui`) -> launch.
+board page and the Gradio app beside it (:mod:`ui`) -> serve.
 Run locally with ``python app.py`` (http://127.0.0.1:7860).
 """
 
@@ -40,7 +40,7 @@ def main() -> None:
         if settings.scoring_workers:
             leaderboard.use_scoring_pool(settings.scoring_workers)
         start_jobs(leaderboard, settings.ui.refresh_seconds)
-    launch(build_app(leaderboard, settings.ui), settings.ui, settings.max_upload_bytes)
+    launch(build_app(leaderboard, settings.ui), leaderboard, settings.ui, settings.max_upload_bytes)
 
 
 if __name__ == "__main__":

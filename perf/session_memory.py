@@ -61,6 +61,8 @@ def main(argv: list[str] | None = None) -> int:
 def measure(app: AppServer, args) -> tuple[list[tuple[int, float]], list[str]]:
     """(sessions opened, app RSS in MB) every ``step`` sessions, after a warm-up of 5 sessions."""
     _, renders, direct = page_events(httpx.get(app.url + "/config", timeout=60).json())
+    if not renders:  # the board page (ui/board_page.py): a visit and its view changes open no Gradio session
+        raise SystemExit("this app's board sends no view events (the board page): nothing to measure here")
     events = [renders[b] for b in ("scb", "kviscuit")[: args.boards]]
     rec = Recorder()
     browser = Browser(app.url, rec, direct)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import logging
 
 import gradio as gr
+import uvicorn
+from fastapi import FastAPI
 from starlette.middleware import Middleware
 
 from leaderboard.config import UiSettings
@@ -20,19 +22,16 @@ from scoring import BENCHMARKS
 from ui.about import AboutFiles, AboutTab
 from ui.admin import AdminTab, Maintainers
 from ui.auth import Auth
-from ui.baked import PageBaker, attach, baker_of
-from ui.board import EMPTY_BOARD, BoardPages, BoardTab, Redraw
+from ui.board_page import GRADIO_PAGE, BoardBaker, routes
 from ui.compare import CompareTab, Comparisons
 from ui.downloads import Downloads
 from ui.jobs import REFRESH_AT_LEAST_EVERY
 from ui.links import DeepLinks
 from ui.mine import MineTab, MySubmissions
-from ui.model import ModelPages, ModelTab
 from ui.oauth import use_real_oauth
 from ui.origin import OriginGuard, PublicOrigin, restrict_gradio_cors, serving_port
 from ui.page import launch_extras
-from ui.page_cache import PageCache
-from ui.sessions import NoSavedStates, build_sessions_on_demand
+from ui.saved_states import NoSavedStates
 from ui.style import CSS, theme
 from ui.submit import SubmitTab, Submitter
 from ui.uploads import DELETE_CACHE, UploadBudget, UploadGate, UploadPolicy, upload_budget
@@ -48,15 +47,15 @@ def intro() -> str:
     return (
         "# Cultural vision-language leaderboard\n"
         f"{listed}\n\n"
-        "Rows marked *reported in paper* are the papers' published figures, not scored here. "
-        "Ranks are shared where the 95% intervals cannot tell models apart; click a row for the model's page."
+        "[← The board](./): every benchmark's rankings, sorted and filtered in your browser."
     )
 
 
 def build_app(leaderboard: Leaderboard | PublishedLeaderboard, settings: UiSettings) -> gr.Blocks:
-    """Place the header and the tabs; every board is redrawn after changes made on other tabs.
-    A reader (``settings.reader``, a :class:`PublishedLeaderboard`) gets only the read tabs:
-    boards, model pages and About; no write path is mounted (docs/topology.md).
+    """The Gradio part of the app: what is interactive (Submit, My submissions, Compare,
+    Maintainers) and About, as tabs of the page at ``/app`` (a route of the Blocks: its home page
+    at ``/`` is shadowed by the board page, :mod:`ui.board_page`). A reader (``settings.reader``, a
+    :class:`PublishedLeaderboard`) gets About only; no write path is mounted (docs/topology.md).
 
     With sign-in on, only the real OAuth routes are mounted (:mod:`ui.oauth`): Gradio builds
     its server when the ``Blocks`` context closes, so this comes first."""
@@ -64,36 +63,27 @@ def build_app(leaderboard: Leaderboard | PublishedLeaderboard, settings: UiSetti
         use_real_oauth(settings)
     auth = Auth(settings)
     downloads = Downloads()
-    pages = BoardPages(leaderboard, downloads, reader_empty_board(settings) if settings.reader else EMPTY_BOARD)
     with gr.Blocks(title=TITLE, fill_width=True, delete_cache=DELETE_CACHE) as page:
+        gr.Markdown("[The board](./) · [Submit, compare and more](app)")  # served only if the board route is absent
+    with page.route("Submit, compare and more", GRADIO_PAGE, show_in_navbar=False):
+        gr.Navbar(visible=False)
         if settings.reader:
             reader_note(settings)
         else:
             header(auth, page)
-        timer = gr.Timer(settings.refresh_seconds)
+        comparisons, compare = Comparisons(leaderboard), None
         with gr.Tabs(elem_id="main-tabs") as tabs:
-            boards = [BoardTab.mount(pages, bench, timer, first=i == 0) for i, bench in enumerate(BENCHMARKS.values())]
-            redraw = Redraw(tuple(boards))
-            model_pages, comparisons = ModelPages(leaderboard), Comparisons(leaderboard)
-            model = ModelTab.mount(model_pages)
-            compare = None if settings.reader else CompareTab.mount(comparisons)  # needs per-question answers
             if not settings.reader:
-                submit = SubmitTab.mount(Submitter(leaderboard, auth), redraw)
+                submit = SubmitTab.mount(Submitter(leaderboard, auth))  # the board page re-bakes itself
                 mine = MySubmissions(leaderboard, auth)
                 MineTab.mount(mine, after=submit.finished)
+                compare = CompareTab.mount(comparisons)  # needs per-question answers: not on a reader
             AboutTab.mount(AboutFiles(leaderboard, downloads))
             if not settings.reader:
-                AdminTab.mount(Maintainers(leaderboard, auth), redraw)
-        for board in boards:  # a click on a row opens the model's page
-            picked = board.table.select(board.picked, board.filters, model.row, api_visibility="private")
-            model.open(picked.then(lambda b=board.bench_id: b, None, model.bench, api_visibility="private"),
-                       model_pages, tabs)  # fmt: skip
+                AdminTab.mount(Maintainers(leaderboard, auth))
         if not settings.reader:
             mine.expose_api()  # outside the Tabs (ui/mine.py)
-        DeepLinks(tabs, tuple(boards), model, compare, comparisons, model_pages).wire(page)
-    baker = PageBaker(page, boards)
-    baker.refresh_or_keep()  # the first bake, before anyone visits (retried by the baker's thread)
-    attach(page, baker)
+        DeepLinks(tabs, compare, comparisons).wire(page)
     if not settings.reader:  # a reader takes no uploads at all
         page.uploads = UploadPolicy(auth, upload_budget(leaderboard.settings))  # type: ignore[attr-defined]
     return page
@@ -137,50 +127,56 @@ def reader_refresh_seconds(settings: UiSettings) -> int:
     return max(REFRESH_AT_LEAST_EVERY, settings.refresh_seconds)  # what ui.jobs.start_reader_jobs uses
 
 
-def launch_options(
-    settings: UiSettings, max_upload_bytes: int, baker: PageBaker | None = None, uploads: UploadPolicy | None = None
-) -> dict:
-    """Keyword arguments of ``Blocks.launch``: where to listen (127.0.0.1 unless
-    ``GRADIO_SERVER_NAME`` says otherwise), the page's root URL pinned from configuration
-    (:mod:`ui.origin`: no request header sets it), the upload limit Gradio enforces while the
-    upload streams in (nothing larger reaches the disk), the page's look, and, through FastAPI's
-    ``middleware=`` argument, the refusal of foreign-origin writes (:class:`ui.origin.OriginGuard`),
-    who may upload and how much (:mod:`ui.uploads`; ``uploads`` None: no one), the cache that
-    serves the baked page (:mod:`ui.page_cache`) and the closed save-a-session endpoint
-    (:class:`ui.sessions.NoSavedStates`)."""
+def build_server(
+    page: gr.Blocks, leaderboard: Leaderboard | PublishedLeaderboard, settings: UiSettings, max_upload_bytes: int
+) -> tuple[FastAPI, BoardBaker]:
+    """The Space's one ASGI app: the board page at ``/`` (:mod:`ui.board_page`, baked once before
+    anyone visits) and Gradio mounted beside it at the root (``/app``, ``/config``, ``/gradio_api``:
+    ``gradio_client`` and the ``/submit`` API stay where they were). Gradio's root URL is the
+    configured public address (:mod:`ui.origin`: no request header sets it)."""
+    baker = BoardBaker(leaderboard, settings)
+    baker.refresh_or_keep()  # the first bake (retried by the baker's thread)
+    server = FastAPI(routes=routes(baker), docs_url=None, redoc_url=None, openapi_url=None)
+    page.queue(default_concurrency_limit=16)  # reads are thread-safe: many visitors at once
+    page.state_session_capacity = launch_extras(settings.session_capacity)["state_session_capacity"]  # launch's own
+    options = mount_options(settings, max_upload_bytes, getattr(page, "uploads", None))
+    gr.mount_gradio_app(server, page, path="/", **options)
+    return server, baker
+
+
+def mount_options(settings: UiSettings, max_upload_bytes: int, uploads: UploadPolicy | None = None) -> dict:
+    """Keyword arguments of ``gr.mount_gradio_app``: the upload limit Gradio enforces while the
+    upload streams in (nothing larger reaches the disk), the page's look, the page's root URL
+    pinned from configuration (:mod:`ui.origin`), and, through FastAPI's ``middleware=`` argument
+    of Gradio's own app, the refusal of foreign-origin writes (:class:`ui.origin.OriginGuard`),
+    who may upload and how much (:mod:`ui.uploads`; ``uploads`` None: no one) and the closed
+    save-a-session endpoint (:class:`ui.saved_states.NoSavedStates`)."""
     port = serving_port(settings)
     origin = PublicOrigin.of(settings, port)
     restrict_gradio_cors(origin)
     log.info("the page's root is %s (LEADERBOARD_PUBLIC_URL, SPACE_HOST, else this address)", origin.root)
-    options = {
-        "server_name": settings.server_name,
-        "server_port": port,
-        "root_path": origin.root,
+    options: dict = {
         "max_file_size": max_upload_bytes,
         "css": CSS,
         "theme": theme(),
-        **launch_extras(settings.session_capacity),
+        "server_name": settings.server_name,
+        "server_port": port,
     }
     uploads = uploads or UploadPolicy(None, UploadBudget(max_upload_bytes))
-    middleware = [
-        Middleware(OriginGuard, origin=origin),
-        Middleware(UploadGate, auth=uploads.auth, budget=uploads.budget),
-        Middleware(NoSavedStates),
-    ]
-    if baker is not None:
-        middleware.append(Middleware(PageCache, version=lambda: baker.version))
-    options["app_kwargs"] = {"middleware": middleware}
+    options["root_path"] = origin.root
+    options["app_kwargs"] = {
+        "middleware": [
+            Middleware(OriginGuard, origin=origin),
+            Middleware(UploadGate, auth=uploads.auth, budget=uploads.budget),
+            Middleware(NoSavedStates),
+        ]
+    }
     return options
 
 
-def launch(page: gr.Blocks, settings: UiSettings, max_upload_bytes: int) -> None:
-    """Serve the app built by :func:`build_app`, keeping its baked page current."""
-    baker = baker_of(page)
-    if baker is not None:
-        baker.start()
-    # Reads are cached and thread-safe: let many visitors load at once (Gradio runs one at a time by default).
-    page.queue(default_concurrency_limit=16).launch(
-        prevent_thread_lock=True, **launch_options(settings, max_upload_bytes, baker, getattr(page, "uploads", None))
-    )
-    build_sessions_on_demand(page)
-    page.block_thread()
+def launch(page: gr.Blocks, leaderboard: Leaderboard | PublishedLeaderboard, settings: UiSettings,
+           max_upload_bytes: int) -> None:  # fmt: skip
+    """Serve the app (``python app.py``): the board page and Gradio on one port, the baker running."""
+    server, baker = build_server(page, leaderboard, settings, max_upload_bytes)
+    baker.start()
+    uvicorn.run(server, host=settings.server_name, port=serving_port(settings), log_level="warning")

@@ -20,7 +20,6 @@ from scoring.errors import Issue
 from store.records import HOLD_REASON
 from submissions.probes import held_queue
 from ui.auth import Auth
-from ui.board import Redraw
 from ui.display import escape_markdown
 from ui.page import SURVIVES_EVICTION
 from ui.probes import ProbeFlags
@@ -268,15 +267,15 @@ class AdminTab:
         return [self.gold, self.pick, self.rejected, self.held]
 
     @classmethod
-    def mount(cls, maintainers: Maintainers, redraw: Redraw) -> AdminTab:
+    def mount(cls, maintainers: Maintainers) -> AdminTab:
         with gr.Tab("Maintainers", id="tab-admin", elem_id="tab-admin"):
             tab = cls(*_lock_components(maintainers.auth.oauth), *_panel_components())
             with tab.panel:  # read-only probe flags (ui/probes.py, docs/integrity.md)
                 ProbeFlags(maintainers.leaderboard, maintainers.check).mount(tab.token)
-        tab._wire(maintainers, redraw)
+        tab._wire(maintainers)
         return tab
 
-    def _wire(self, maintainers: Maintainers, redraw: Redraw) -> None:
+    def _wire(self, maintainers: Maintainers) -> None:
         """Each action sends the token field along: the server checks it every time."""
         for trigger in (self.unlock.click, self.token.submit):
             trigger(maintainers.unlock, self.token, [self.panel, self.message, *self.view], api_visibility="private")
@@ -291,11 +290,10 @@ class AdminTab:
             maintainers.view, self.token, self.view, api_visibility="private"
         )
         for button, callback in ((self.hide, maintainers.hide), (self.unhide, maintainers.unhide)):
-            moderated = button.click(
+            button.click(
                 callback, [self.pick, self.reason, self.token], [self.hide_message, self.pick, self.held],
                 api_visibility="private",
             )  # fmt: skip
-            redraw.after(moderated)
 
 
 def _lock_components(oauth: bool) -> tuple:

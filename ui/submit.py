@@ -31,7 +31,6 @@ from submissions.quotas import QuotaStatus
 from submissions.records import VISIBILITIES, Identity, SubmissionForm
 from ui import display
 from ui.auth import Auth
-from ui.board import Redraw
 from ui.contact import contact_markdown
 from ui.unparsed import unparsed_markdown
 
@@ -414,14 +413,14 @@ class AnswerFields:
 
 @dataclass(frozen=True, eq=False)
 class SubmitTab:
-    """The Submit tab; ``finished`` ends a submission's events (the boards are redrawn by then)."""
+    """The Submit tab; ``finished`` ends a submission's events (the board page re-bakes itself)."""
 
     form: FormFields
     shown: AnswerFields
     finished: Dependency
 
     @classmethod
-    def mount(cls, submitter: Submitter, redraw: Redraw) -> SubmitTab:
+    def mount(cls, submitter: Submitter) -> SubmitTab:
         with gr.Tab("Submit", id="tab-submit", elem_id="tab-submit") as tab:
             with gr.Row():
                 with gr.Column(scale=3):
@@ -443,7 +442,7 @@ class SubmitTab:
             [shown.result, shown.errors, shown.quota],
             api_visibility="private",
         )
-        finished = redraw.after(submitted)
+        finished = submitted
         form.benchmark.change(submitter.quota, form.benchmark, shown.quota, api_visibility="private")
         form.benchmark.change(
             grounding_fields, form.benchmark,

@@ -169,7 +169,7 @@ def test_the_browser_shows_a_forged_cookie_as_signed_out(space, browser):
         cookie = {"name": "session", "value": session_cookie(key, "boss"), "url": space.url}
         context.add_cookies([cookie])
         page = context.new_page()
-        page.goto(space.url, wait_until="domcontentloaded")
+        page.goto(space.url + "/app", wait_until="domcontentloaded")  # the Gradio page says who is signed in
         page.wait_for_selector("#identity >> text=/Signed in|Not signed in/", timeout=60_000)  # after "Checking"
         shown[label] = page.inner_text("#identity")
         context.close()

@@ -53,6 +53,7 @@ def test_every_documented_variable_is_read():
         "GRADIO_SERVER_NAME": "0.0.0.0",
         "GRADIO_SERVER_PORT": "7861",
         "LEADERBOARD_SESSION_CAPACITY": "40",
+        "LEADERBOARD_PUBLIC_URL": "https://board.example.org/",
     }
     s = Settings.from_env(env)
     assert s.data_dir == Path("/srv/lb") and dict(s.hub_repos) == {
@@ -73,6 +74,7 @@ def test_every_documented_variable_is_read():
         server_name="0.0.0.0",
         server_port=7861,
         session_capacity=40,
+        public_url="https://board.example.org",
     )
 
 
@@ -82,6 +84,16 @@ def test_a_space_turns_oauth_on():
     assert settings.oauth and settings.on_space and settings.space_id == "org/space"
     assert settings.session_secret is None  # on a Space Gradio's key from the secret OAuth client secret will do
     assert not UiSettings.from_env({"LEADERBOARD_OAUTH": "0"}).oauth
+
+
+def test_the_public_address_is_configured_never_guessed():
+    assert UiSettings.from_env({}).public_url is None
+    space = {"SPACE_ID": "org/space", "SYSTEM": "spaces", "SPACE_HOST": "org-space.hf.space", **OAUTH_APP}
+    assert UiSettings.from_env(space).public_url == "https://org-space.hf.space"  # a Space's own host
+    assert UiSettings.from_env({"SPACE_HOST": "org-space.hf.space"}).public_url is None  # not on a Space
+    assert UiSettings.from_env({**space, "LEADERBOARD_PUBLIC_URL": "https://x.org"}).public_url == "https://x.org"
+    with pytest.raises(ConfigError, match="LEADERBOARD_PUBLIC_URL must be an http"):
+        UiSettings.from_env({"LEADERBOARD_PUBLIC_URL": "board.example.org"})
 
 
 def test_sign_in_needs_a_real_oauth_app():

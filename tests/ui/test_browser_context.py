@@ -1,7 +1,8 @@
 """The board's context and onboarding in Chromium, each at 1440 px and at 390 px (a phone), on one
 app: the BibTeX copy buttons, the heatmaps of every metric with their group sizes, the labelled
-scatter, the column chooser, multi-term search, "last updated" and the gold version, the Submit
-tab's guidance, tab switches in the address bar, and the confirmation before "Rescore all".
+scatter, multi-term search, "last updated" and the gold version (on the board page), the Submit
+tab's guidance, tab switches in the Gradio page's address, and the confirmation before "Rescore all".
+(The column chooser and the board's own Back/Forward: tests/ui/test_browser_board.py.)
 Screenshots go to artifacts/screenshots/ (``context-<what>-<width>.png``)."""
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from leaderboard.columns import shown_columns
 from leaderboard.config import Settings
 from leaderboard.service import Leaderboard
 from scoring.benchmarks import get_benchmark
@@ -26,7 +26,8 @@ LAYOUTS = {
     "1440": {"viewport": {"width": 1440, "height": 1000}},
     "390": {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True},
 }
-BOARD_READY = "#scb-table [role=row] >> text=reported in paper"
+BOARD_READY = "#board-table .tabulator-row >> text=reported in paper"
+TAB_IDS = {"Submit": "submit", "My submissions": "mine", "Compare": "compare", "About": "about", "Maintainers": "admin"}
 
 
 @pytest.fixture(scope="module")
@@ -58,10 +59,15 @@ def page(context, server):
     page.close()
 
 
+def root(page) -> str:
+    parts = urlparse(page.url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
 def board(page) -> None:
-    """Back to the SCB board (a test before may have left another tab open)."""
-    if not page.locator("#scb-table").is_visible():
-        open_tab(page, SCB.name)
+    """Back to the SCB board page with its defaults (a test before may have left a Gradio tab open)."""
+    if urlparse(page.url).path != "/" or search(page) != {"bench": "scb"}:
+        page.goto(root(page) + "/?bench=scb")
         page.wait_for_selector(BOARD_READY)
 
 
@@ -81,7 +87,12 @@ def look(page, context, what: str, target: str | None = None) -> None:
 
 
 def open_tab(page, name: str) -> None:
-    """A click on a main tab; on a phone most tabs sit in the "More tabs" menu."""
+    """A Gradio tab: from the board, its link (``app?tab=<id>``); on the Gradio page a click on the
+    tab (on a phone most tabs sit in the "More tabs" menu)."""
+    if urlparse(page.url).path != "/app":
+        page.goto(f"{root(page)}/app?tab={TAB_IDS[name]}")
+        page.get_by_role("tab", name=name, selected=True).wait_for()
+        return
     tab = page.get_by_role("tab", name=name, exact=True)
     if tab.count() and tab.first.is_visible():
         tab.first.click()
@@ -121,7 +132,7 @@ def test_heatmaps_show_every_metric_with_group_sizes(context, page, store):
     assert {p.metric for p in heatmaps} == set(SCB.view_metrics)  # accuracy and mIoU for each grouping
     for plot in heatmaps:
         suffix = "" if plot.metric == SCB.primary_metric else f"-{plot.metric}"
-        heat = page.locator(f"#scb-heat-{plot.grouping}{suffix}")
+        heat = page.locator(f"#scb-heat-{plot.grouping}{suffix}")  # drawn over every row of the board
         heat.scroll_into_view_if_needed()
         assert heat.locator("caption").inner_text() == display.plot_title(SCB, plot)
         heads = heat.locator("thead th").all_inner_texts()[1:]
@@ -152,63 +163,31 @@ def test_the_scatter_labels_its_points(context, page, store):
     look(page, context, "scatter", "#scb-scatter")
 
 
-def test_the_column_chooser_hides_and_shows_a_group(context, page):
-    board(page)
-    group = display.column_groups(SCB)[0]
-    headers = {c.header for c in shown_columns(SCB, "overall") if c.group == group}
-
-    def shown() -> set[str]:
-        return {t.strip() for t in page.locator("#scb-table thead th").all_inner_texts()}
-
-    assert headers <= shown()
-    page.locator("#scb-columns-box").get_by_text("Columns", exact=True).click()
-    page.locator("#scb-hide label", has_text=group).first.click()
-    page.wait_for_function("() => window.location.search.includes('hide=')")
-    page.wait_for_function(
-        "hs => { const t = [...document.querySelectorAll('#scb-table thead th')].map(e => e.innerText.trim());"
-        " return hs.every(h => !t.includes(h)); }",
-        arg=sorted(headers),
-    )
-    assert {"Rank", "Model"} <= shown() and not headers & shown()
-    look(page, context, "columns-hidden", "#scb-columns-box")
-    page.locator("#scb-hide label", has_text=group).first.click()
-    page.wait_for_function(
-        "hs => { const t = [...document.querySelectorAll('#scb-table thead th')].map(e => e.innerText.trim());"
-        " return hs.every(h => t.includes(h)); }",
-        arg=sorted(headers),
-    )
-    assert "hide" not in search(page)
-
-
 def test_multi_term_search_keeps_rows_matching_any_term(context, page, store):
     board(page)
     terms = ("qwen", "gpt")
     expected = [r.model for r in store.board("scb").rows if any(t in f"{r.model} {r.team}".lower() for t in terms)]
     assert any("qwen" in m.lower() for m in expected) and any("gpt" in m.lower() for m in expected)
-    page.fill("#scb-query textarea, #scb-query input", "qwen; gpt")
-    page.locator("#scb-search").click()
-    page.wait_for_function(f"() => document.querySelectorAll('#scb-table div.virtual-row').length === {len(expected)}")
-    rows = [t for t in page.locator("#scb-table div.virtual-row").all_inner_texts() if t.strip()]
-    assert sorted(r.split("\n")[1].strip() for r in rows) == sorted(expected)
-    assert (
-        f"Showing {len(expected)} of {len(store.board('scb').rows)} rows" in page.locator("#scb-summary").inner_text()
-    )
-    assert search(page)["q"] == "qwen; gpt"
-    look(page, context, "search", "#scb-query")
-    page.fill("#scb-query textarea, #scb-query input", "")
-    page.locator("#scb-search").click()
+    page.fill("#query", "qwen; gpt")
+    page.wait_for_function(f"() => document.querySelectorAll('#board-table .tabulator-row').length === {len(expected)}")
+    names = page.locator("#board-table .tabulator-row .model-name .name").all_inner_texts()
+    assert sorted(names) == sorted(expected)
+    assert f"Showing {len(expected)} of {len(store.board('scb').rows)} rows" in page.locator("#summary").inner_text()
+    page.wait_for_function("() => new URLSearchParams(location.search).get('q') === 'qwen; gpt'")
+    look(page, context, "search", "#query")
+    page.fill("#query", "")
     page.wait_for_function("() => !window.location.search.includes('q=')")
 
 
 def test_last_updated_and_the_gold_version_are_on_the_board(context, page, store):
     board(page)
     gold = store.gold_info("scb")
-    summary = page.locator("#scb-summary")
+    summary = page.locator("#context")
     summary.scroll_into_view_if_needed()
     text = summary.inner_text()
     assert f"Last updated {store.last_updated('scb')[:16].replace('T', ' ')} UTC" in text
     assert f"gold {gold.version[:12]} of {gold.added_at[:10]}" in text
-    look(page, context, "context-line", "#scb-summary")
+    look(page, context, "context-line", "#context")
 
 
 def test_the_submit_tab_guides_and_shows_the_box_format_only_for_grounding(context, page):
@@ -231,23 +210,18 @@ def test_the_submit_tab_guides_and_shows_the_box_format_only_for_grounding(conte
 
 
 def test_a_tab_switch_shows_in_the_address_and_the_link_reopens_it(context, page):
-    board(page)
-    open_tab(page, "K-Viscuit")
-    page.wait_for_function("() => window.location.search === '?bench=kviscuit'")
-    page.locator("#kviscuit-view label", has_text="By category").click()
-    page.wait_for_function("() => window.location.search.includes('view=category')")
+    open_tab(page, "Submit")
     open_tab(page, "About")
     page.wait_for_function("() => window.location.search === '?tab=about'")
-    open_tab(page, "K-Viscuit")  # back to the board: its choices come back into the address
-    page.wait_for_function("() => window.location.search === '?bench=kviscuit&view=category'")
     open_tab(page, "Submit")
     page.wait_for_function("() => window.location.search === '?tab=submit'")
     again = open_page(context, page.url, "#sub-guide >> text=What becomes public")
-    assert again.locator("#sub-btn").is_visible() and not again.locator("#scb-table").is_visible()
+    assert again.locator("#sub-btn").is_visible() and urlparse(again.url).path == "/app"
     look(again, context, "tab-link")
     again.close()
-    open_tab(page, "K-Viscuit")
-    page.locator("#kviscuit-view label").first.click()  # the overview again
+    page.go_back()  # Back moves through the tabs, and stays on the site
+    page.wait_for_function("() => window.location.search === '?tab=about'")
+    page.get_by_role("tab", name="About", selected=True).wait_for()
 
 
 def test_rescore_all_asks_first_and_cancel_does_nothing(context, page):

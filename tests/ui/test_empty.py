@@ -20,13 +20,14 @@ def test_empty_store_shows_paper_rows_and_a_notice(browser, server):
     page.set_default_timeout(30_000)
     try:
         page.goto(server.url)
-        page.wait_for_selector("#scb-summary >> text=No gold is loaded")
-        assert "reported in paper" in page.locator("#scb-table").inner_text()
-        assert "scored here" not in page.locator("#scb-table").inner_text()
-        page.locator("#scb-sources label", has_text="reported in paper").click()
-        page.wait_for_selector("#scb-summary >> text=No rows match these filters")
+        page.wait_for_selector("#summary >> text=No gold is loaded")
+        assert "reported in paper" in page.locator("#board-table").inner_text()
+        assert "scored here" not in page.locator("#board-table").inner_text()
+        page.locator("#source-choice label", has_text="reported in paper").click()
+        page.wait_for_selector("#summary >> text=No rows match these filters")
         shot(page, "11-empty-store")
-        page.get_by_role("tab", name="About", exact=True).click()
+        page.get_by_role("link", name="About", exact=True).click()  # the Gradio page's tab
+        page.get_by_role("tab", name="About", selected=True).wait_for()
         # the About downloads are built when the tab opens: wait for them as a person would
         page.get_by_role("button", name="scb: no question list yet").wait_for(state="visible", timeout=15_000)
         page.get_by_role("tab", name="My submissions", exact=True).click()

@@ -1,37 +1,93 @@
-"""The model page, the compare tab and deep links, as callbacks on a local board (no browser)."""
+"""The board page's data and bake, the compare tab and the Gradio page's deep links, on a local
+board (no browser; tests/ui/test_browser_boardpage.py drives the page in Chromium)."""
 
 from __future__ import annotations
 
-import gradio as gr
+import gzip
+import json
+import math
+import re
 
+import gradio as gr
+from starlette.applications import Starlette
+from starlette.testclient import TestClient
+
+from leaderboard.columns import EVERY_VIEW, Kind, columns
+from leaderboard.config import UiSettings
 from leaderboard.table import SCORED_SOURCE
-from scoring.benchmarks import get_benchmark
-from submissions import fields
+from scoring.benchmarks import BENCHMARKS, get_benchmark
 from tests.support.submissions import ALICE, form, write_submission
-from ui import display
-from ui.board import BoardPages, Filters
+from ui.board_data import board_data
+from ui.board_page import BoardBaker, old_link_target, routes
 from ui.compare import Comparisons
-from ui.downloads import Downloads
-from ui.links import board_choices
-from ui.model import EMPTY, ModelPages
+from ui.links import DeepLinks
 
 
 def two_models(lb, tmp_path) -> list[str]:
-    for model, accuracy in (("Strong<b>", 0.9), ("Weak", 0.4)):
+    for model, accuracy in (("Strong</script><b>", 0.9), ("Weak", 0.4)):
         lb.submit("scb", write_submission(tmp_path / f"{accuracy}.jsonl", accuracy=accuracy), form(model, "T"), ALICE)
     table = lb.table("scb")
     return list(table.loc[table["source"] == SCORED_SOURCE, "row_id"])
 
 
-def test_the_model_page_shows_figures_groups_history_and_escapes(lb, tmp_path):
-    strong, _ = two_models(lb, tmp_path)
-    page = ModelPages(lb).show("scb", strong)
-    assert "Strong&lt;b&gt;" in page and "<b>Strong" not in page
-    for text in ("Accuracy", "By country", "n</th>", "Submission history", "shown on the board", "Scored on gold"):
-        assert text in page
-    assert ModelPages(lb).show("scb", "") == EMPTY and "No row" in ModelPages(lb).show("scb", "nope")
-    paper = lb.table("scb").query("source != @SCORED_SOURCE")["row_id"].iloc[0]
-    assert "aclanthology.org" in ModelPages(lb).show("scb", paper)  # paper rows link to their paper
+def baked_data(body: bytes) -> dict:
+    found = re.search(rb'<script type="application/json" id="board-data">(.*?)</script>', body, re.S)
+    assert found, "the page carries its data"
+    return json.loads(found.group(1))
+
+
+def test_the_page_data_is_the_published_table_with_every_declared_column(lb, tmp_path):
+    two_models(lb, tmp_path)
+    data = board_data(lb, "empty")
+    assert [b["id"] for b in data["benchmarks"]] == list(BENCHMARKS)
+    scb = next(b for b in data["benchmarks"] if b["id"] == "scb")
+    table = lb.table("scb", EVERY_VIEW)
+    assert [r["row_id"] for r in scb["rows"]] == list(table["row_id"])  # board order
+    for row, (_, want) in zip(scb["rows"], table.iterrows(), strict=True):
+        for key, value in want.items():  # every column of the public schema, unrounded; missing is null
+            assert row[key] is None if isinstance(value, float) and math.isnan(value) else row[key] == value
+    bench = get_benchmark("scb")
+    for view in scb["views"]:  # the column model comes from the declaration, whatever it holds
+        want = [c.key for c in columns(bench, view["id"]) if c.kind is not Kind.CI]
+        assert [c["key"] for c in view["columns"]] == want
+    assert scb["headline"][0] == "overall.acc" and scb["primary"]["key"] == "overall.acc"
+    scored = next(r for r in scb["rows"] if r["source"] == SCORED_SOURCE)
+    assert scored["lo"] <= scored["overall.acc"] <= scored["hi"]  # the interval the browser ranks with
+
+
+def test_the_baked_page_is_gzipped_has_an_etag_and_escapes_its_data(lb, tmp_path):
+    two_models(lb, tmp_path)
+    baker = BoardBaker(lb, UiSettings(public_url="https://org-board.hf.space"), at_most_every=0)
+    assert baker.refresh() and not baker.refresh()  # once per data change
+    client = TestClient(Starlette(routes=routes(baker)))
+    first = client.get("/", headers={"accept-encoding": "gzip", "host": "evil.example"})
+    assert first.status_code == 200 and first.headers["content-encoding"] == "gzip"
+    body = gzip.decompress(first.content) if first.content[:2] == b"\x1f\x8b" else first.content
+    assert b"</script><b>" not in body and b"evil.example" not in body  # no request header in the page
+    assert b'<link rel="canonical" href="https://org-board.hf.space/">' in body
+    assert any(r["model"] == "Strong</script><b>" for b in baked_data(body)["benchmarks"] for r in b["rows"])
+    again = client.get("/", headers={"if-none-match": first.headers["etag"]})
+    assert again.status_code == 304 and not again.content
+    lb.submit("scb", write_submission(tmp_path / "third.jsonl", accuracy=0.6), form("Third", "T"), ALICE)
+    assert baker.refresh()
+    fresh = client.get("/", headers={"if-none-match": first.headers["etag"]})
+    assert fresh.status_code == 200 and b'"Third"' in fresh.content
+    asset = client.get("/board-assets/tabulator.min.js")
+    assert asset.status_code == 200 and "immutable" in asset.headers["cache-control"]
+    assert client.get("/board-assets/..%2Fboard_page.py").status_code == 404
+
+
+def test_old_links_to_gradio_tabs_are_redirected_and_board_links_stay(lb):
+    baker = BoardBaker(lb, UiSettings())
+    client = TestClient(Starlette(routes=routes(baker)), follow_redirects=False)
+    assert client.get("/").status_code == 503  # not baked yet: says so, briefly
+    baker.refresh()
+    moved = client.get("/?tab=submit")
+    assert moved.status_code == 307 and moved.headers["location"] == "app?tab=submit"
+    assert client.get("/?bench=scb&compare=a,b").headers["location"] == "app?bench=scb&compare=a%2Cb"
+    for board_link in ("/?bench=scb&view=country&q=qwen", "/?bench=scb&model=abc", "/?tab=nonsense"):
+        assert client.get(board_link).status_code == 200
+    assert old_link_target({"bench": "scb", "view": "type"}) is None
 
 
 def test_compare_renders_aggregates_or_says_what_is_wrong(lb, tmp_path):
@@ -39,47 +95,22 @@ def test_compare_renders_aggregates_or_says_what_is_wrong(lb, tmp_path):
     compare = Comparisons(lb)
     assert [r for _, r in compare.options("scb").choices] == [strong, weak]
     html = compare.show("scb", [strong, weak])
-    assert "from the published intervals" in html and "95% interval" in html and "Overall" in html
+    assert "McNemar exact" in html and "95% interval" in html and "Overall" in html
     assert "pick 2 to 4" in compare.show("scb", [strong])
 
 
-def test_ranks_are_within_the_shown_rows_and_search_takes_several_terms(lb, tmp_path):
-    two_models(lb, tmp_path)
-    pages = BoardPages(lb, Downloads(tmp_path / "files"))
-    scored_only = Filters.of("overall", list(display.TYPE_FILTERS), [SCORED_SOURCE], "")
-    shown = lb.table("scb", "overall", scored_only.keep())
-    assert shown["rank"].iloc[0] == 1 and set(shown["source"]) == {SCORED_SOURCE}
-    both = lb.table(
-        "scb",
-        "overall",
-        Filters.of("overall", list(display.TYPE_FILTERS), list(display.SOURCES), "weak; gpt-o3").keep(),
-    )
-    assert set(both["model"]) == {"Weak", "GPT-o3"}
-    page = pages.page("scb", Filters.of("overall", list(display.TYPE_FILTERS), list(display.SOURCES), "", ["mIoU"]))
-    assert "mIoU" not in page.table["headers"] and page.table["headers"][:2] == ["Rank", "Model"]
+def test_the_gradio_page_restores_a_tab_or_a_comparison_from_its_address(lb, tmp_path):
+    strong, weak = two_models(lb, tmp_path)
+    with gr.Blocks(), gr.Tabs() as tabs:
+        with gr.Tab("Submit", id="tab-submit"):
+            pass
+        with gr.Tab("Compare", id="tab-compare"):
+            from ui.compare import CompareTab
 
-
-def test_a_row_click_finds_its_row_id(lb, tmp_path):
-    strong, _ = two_models(lb, tmp_path)
-    pages = BoardPages(lb, Downloads(tmp_path / "files"))
-    filters = Filters.of("overall", list(display.TYPE_FILTERS), list(display.SOURCES), "")
-    value = pages.page("scb", filters).table
-    row = next(r for r in value["data"] if r[1] == "Strong&lt;b&gt;")
-    assert pages.row_id_at("scb", filters, row) == strong
-
-
-def test_deep_link_choices_are_read_and_unknown_values_dropped():
-    bench = get_benchmark("scb")
-    every_size = list(fields.SIZE_CHOICES)
-    assert board_choices(bench.id, {}) == [
-        "overall", list(display.TYPE_FILTERS), list(display.SOURCES), "", [], every_size
-    ]  # fmt: skip
-    view, types, sources, query, hidden, sizes = board_choices(
-        bench.id,
-        {"view": "country", "types": "open,evil", "sources": "scored here", "q": "qwen; gpt", "hide": "cIoU,x",
-         "sizes": "~7B,<b>,>70B"},
-    )  # fmt: skip
-    assert (view, types, sources, query, hidden) == ("country", ["open"], ["scored here"], "qwen; gpt", ["cIoU"])
-    assert sizes == ["~7B", ">70B"]
-    assert board_choices(bench.id, {"view": "<script>"})[0] == "overall"
-    assert isinstance(gr.Tabs(selected="tab-scb"), gr.Tabs)
+            compare = CompareTab.mount(Comparisons(lb))
+    links = DeepLinks(tabs, compare, Comparisons(lb))
+    opened = links.restore("?tab=submit")[0]
+    assert opened.get("selected") == "tab-submit" if isinstance(opened, dict) else opened.selected == "tab-submit"
+    assert links.restore("?tab=<script>")[0] == gr.skip()
+    tab, bench, models = links.restore(f"?bench=scb&compare={strong},{weak}")
+    assert bench == "scb" and models.value == [strong, weak]

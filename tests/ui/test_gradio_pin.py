@@ -1,0 +1,69 @@
+"""On any Gradio version but the pinned one, what leans on Gradio internals is switched off (with a
+log line) and the app still works: the board page, a submission through gradio_client, the Gradio
+page's tabs and their deep links. The other version is simulated by setting ``gradio.__version__``
+before the app imports anything (a ``sitecustomize`` on the app's path)."""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import urllib.request
+
+import gradio as gr
+import pytest
+
+from leaderboard import demo
+from tests.support.app_server import ROOT
+from tests.ui.conftest import start_app
+from ui import gradio_pin, links
+
+gradio_client = pytest.importorskip("gradio_client")
+OTHER = "6.99.0"
+
+
+def test_internals_are_allowed_only_on_the_pinned_version(monkeypatch, caplog):
+    assert gr.__version__ == gradio_pin.PINNED_GRADIO  # the venv runs the pinned version
+    assert gradio_pin.internals_allowed("x")
+    monkeypatch.setattr(gr, "__version__", OTHER)
+    monkeypatch.setattr(gradio_pin, "_warned", set())
+    with caplog.at_level(logging.WARNING, logger="ui.gradio_pin"):
+        assert not gradio_pin.internals_allowed("the thing") and not gradio_pin.internals_allowed("the thing")
+    said = [r.getMessage() for r in caplog.records]
+    assert said == [f"gradio {OTHER} is not the pinned 6.31.0: the thing is switched off"]  # once
+
+
+@pytest.fixture(scope="module")
+def other_gradio(tmp_path_factory):
+    site = tmp_path_factory.mktemp("other-gradio")
+    (site / "sitecustomize.py").write_text(f"import gradio\ngradio.__version__ = {OTHER!r}\n")
+    path = os.pathsep.join([str(site), str(ROOT), os.environ.get("PYTHONPATH", "")])
+    app = start_app(tmp_path_factory, "other-gradio-app", PYTHONPATH=path, LEADERBOARD_FEEDBACK="full")
+    yield app
+    app.stop()
+
+
+def test_the_app_works_on_another_gradio_with_the_internals_off(other_gradio, browser, tmp_path):
+    log = other_gradio.log_text()
+    assert f"gradio {OTHER} is not the pinned 6.31.0: {links.TAB_SWITCH} is switched off" in log
+    with urllib.request.urlopen(other_gradio.url + "/", timeout=30) as answer:  # the board page
+        assert answer.status == 200 and b"Demo-Gemini-2.5-Pro (synthetic)" in answer.read()
+    gold = demo.kviscuit_gold(0)
+    path = demo.write_jsonl(tmp_path / "kv.jsonl", demo.kviscuit_submission(gold, 0.9, seed=5))
+    answer = gradio_client.Client(other_gradio.url, verbose=False).predict(
+        "kviscuit", gradio_client.handle_file(str(path)), "Pinless-VLM", "Pin team", "open", "xyxy", "", "", "",
+        visibility="public", api_name="/submit",
+    )  # fmt: skip
+    assert answer["status"] == "scored" and answer["rank"] >= 1
+    page = browser.new_page(viewport={"width": 1440, "height": 900})
+    try:
+        page.set_default_timeout(60_000)
+        page.goto(other_gradio.url + "/?tab=mine")  # an old link, redirected to the Gradio page
+        page.get_by_role("tab", name="My submissions", selected=True).wait_for()
+        page.get_by_role("tab", name="About").click()  # tabs work; the address does not follow (off)
+        page.get_by_role("tab", name="About", selected=True).wait_for()
+        assert re.search(r"/app\?tab=mine$", page.url)
+        page.goto(other_gradio.url + "/?bench=kviscuit&q=pinless")
+        page.wait_for_selector("#board-table .tabulator-row >> text=Pinless-VLM")  # re-baked with the new row
+    finally:
+        page.close()

@@ -1,0 +1,367 @@
+// The public board, computed in the browser from the data baked into the page (ui/board_page.py).
+// Every view (benchmark, grouping, filters, search, sort, columns, the model page) is a state;
+// the state is the address's query string (history.pushState), so Back and Forward move through
+// views and the old board's deep links (?bench=..&view=..&types=..&sources=..&q=..&hide=..&model=..)
+// open the same view. The table is Tabulator (vendored: ui/static/vendor/tabulator).
+(() => {
+  "use strict";
+  let DATA, BENCHES;
+  function load(text) {
+    DATA = JSON.parse(text);
+    BENCHES = Object.fromEntries(DATA.benchmarks.map((b) => [b.id, b]));
+    DATA.benchmarks.forEach((b) => b.rows.forEach((r, i) => { r._i = i; }));
+  }
+  load(document.getElementById("board-data").textContent);
+  const TYPE_KEYS = Object.keys(DATA.types);
+  const PHONE = window.matchMedia("(max-width: 640px)");
+  const MODEL_GROUP = "Model";
+  const root = document.getElementById("board");
+  const el = (id) => document.getElementById(id);
+
+  // ------------------------------------------------------------------ text
+  const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+  const URL_RE = /^https?:\/\/[^\s<>"'`]+$/i;
+  const safeUrl = (u) => (typeof u === "string" && URL_RE.test(u.trim()) ? u.trim() : "");
+  const link = (u, text) => (safeUrl(u) ? `<a href="${esc(safeUrl(u))}" target="_blank" rel="noopener noreferrer nofollow">${esc(text)}</a>` : esc(text));
+  const missing = (v) => v === null || v === undefined || (typeof v === "number" && Number.isNaN(v));
+  const fmt = (v, d) => (missing(v) ? "-" : Number(v).toFixed(d));
+  const fmtCi = (v, ci, d) => (missing(v) ? "-" : missing(ci) ? fmt(v, d) : `${fmt(v, d)} ± ${fmt(ci, d)}`);
+  const rankText = (r) => (r.rank === r.rank_worst ? String(r.rank) : `${r.rank}\u2013${r.rank_worst}`);
+  const typeLabel = (t) => DATA.type_labels[String(t || "").toLowerCase()] || t || "-";
+
+  // ------------------------------------------------------------------ state <-> address
+  const viewOf = (b, id) => b.views.find((v) => v.id === id) || b.views[0];
+  const groupsOf = (view) => [...new Set(view.columns.filter(shownKind).map((c) => c.group))].filter((g) => g !== MODEL_GROUP);
+  const allGroups = (b) => [...new Set(b.views.flatMap(groupsOf))];
+  function shownKind(c) { return !["data", "url", "ci"].includes(c.kind); }
+
+  function stateFrom(search) {
+    const p = new URLSearchParams(search);
+    const bench = BENCHES[p.get("bench")] ? p.get("bench") : DATA.benchmarks[0].id;
+    const b = BENCHES[bench];
+    const view = viewOf(b, p.get("view")).id;
+    const listed = (key, known, dflt) => (p.has(key) ? p.get(key).split(",").filter((v) => known.includes(v)) : dflt);
+    let sort = null;
+    const [key, dir] = (p.get("sort") || "").split(":");
+    if (key && (dir === "asc" || dir === "desc") && viewOf(b, view).columns.some((c) => c.key === key)) sort = { key, dir };
+    return {
+      bench, view, sort,
+      types: listed("types", TYPE_KEYS, [...TYPE_KEYS]),
+      sources: listed("sources", DATA.sources, [...DATA.sources]),
+      q: (p.get("q") || "").slice(0, 200),
+      hide: listed("hide", allGroups(b), []),
+      model: (p.get("model") || "").slice(0, 64) || null,
+    };
+  }
+
+  function searchOf(s) {
+    const p = new URLSearchParams();
+    p.set("bench", s.bench);
+    const put = (k, v, dflt) => { if (v !== dflt) p.set(k, v); };
+    put("view", s.view, "overall");
+    put("types", [...s.types].sort().join(","), [...TYPE_KEYS].sort().join(","));
+    put("sources", [...s.sources].sort().join(","), [...DATA.sources].sort().join(","));
+    put("q", s.q.trim(), "");
+    put("hide", [...s.hide].sort().join(","), "");
+    if (s.sort) p.set("sort", `${s.sort.key}:${s.sort.dir}`);
+    if (s.model) p.set("model", s.model);
+    return "?" + p.toString().replace(/\+/g, "%20");
+  }
+
+  let state = stateFrom(window.location.search);
+  history.replaceState(null, "", searchOf(state) + window.location.hash);
+  let fromHere = 0; // entries this page pushed (Back from a model page then stays on the site)
+
+  function go(change, { replace = false } = {}) {
+    state = { ...state, ...change };
+    const url = searchOf(state);
+    if (url !== window.location.search) {
+      if (replace) history.replaceState(null, "", url);
+      else { history.pushState(null, "", url); fromHere += 1; }
+    }
+    render();
+  }
+  window.addEventListener("popstate", () => { state = stateFrom(window.location.search); fromHere = Math.max(0, fromHere - 1); render(); });
+
+  // ------------------------------------------------------------------ rows: filters and honest ranks
+  function kept(b, s) {
+    const types = new Set(s.types.flatMap((t) => DATA.types[t] || [t]));
+    const sources = new Set(s.sources);
+    const terms = s.q.split(";").map((t) => t.trim().toLowerCase()).filter(Boolean);
+    return b.rows.filter((r) => {
+      if (!types.has(String(r.model_type).toLowerCase()) || !sources.has(r.source)) return false;
+      const hay = `${r.model} ${r.team}`.toLowerCase();
+      return !terms.length || terms.some((t) => hay.includes(t));
+    });
+  }
+
+  // 1 + rows wholly better; worst = ranked rows - rows wholly worse (leaderboard/ranks.py), O(n log n).
+  function ranked(b, rows) {
+    const up = b.primary.higher;
+    const lo = rows.map((r) => (r.lo === null ? NaN : up ? r.lo : -r.hi));
+    const hi = rows.map((r) => (r.hi === null ? NaN : up ? r.hi : -r.lo));
+    const ok = rows.map((_, i) => Number.isFinite(lo[i]) && Number.isFinite(hi[i]));
+    const los = lo.filter((_, i) => ok[i]).sort((a, c) => a - c);
+    const his = hi.filter((_, i) => ok[i]).sort((a, c) => a - c);
+    const count = los.length;
+    const firstAbove = (arr, x) => { let a = 0, z = arr.length; while (a < z) { const m = (a + z) >> 1; if (arr[m] <= x) a = m + 1; else z = m; } return a; };
+    const firstAtOrAbove = (arr, x) => { let a = 0, z = arr.length; while (a < z) { const m = (a + z) >> 1; if (arr[m] < x) a = m + 1; else z = m; } return a; };
+    const value = (r) => { const v = r[b.primary.key]; return missing(v) ? Infinity : up ? -v : v; };
+    // ties keep the server's order (rank, primary figure, then the row's own keys: leaderboard/table.py)
+    const out = rows.map((r, i) => {
+      const best = ok[i] ? count - firstAbove(los, hi[i]) + 1 : count + 1;
+      const worst = ok[i] ? count - firstAtOrAbove(his, lo[i]) : rows.length;
+      return { ...r, rank: best, rank_worst: ok[i] ? worst : rows.length };
+    });
+    out.sort((a, c) => a.rank - c.rank || value(a) - value(c) || a._i - c._i);
+    out.forEach((r, i) => { r._order = i; });
+    return out;
+  }
+
+  // ------------------------------------------------------------------ the table
+  const tints = ["rgba(59,130,246,0.10)", "rgba(16,185,129,0.10)", "rgba(245,158,11,0.12)", "rgba(168,85,247,0.10)", "rgba(236,72,153,0.09)"];
+  let table = null, tableReady = null, columnsKey = "", applyingSort = false;
+
+  function modelCell(row, urls, phone) {
+    const target = urls.map((k) => safeUrl(row[k])).find(Boolean) || "";
+    const name = target ? `<a href="${esc(target)}" target="_blank" rel="noopener noreferrer nofollow">${esc(row.model)}</a>` : esc(row.model);
+    const paper = row.source === DATA.paper_source ? ' <span class="paper-tag">reported in paper</span>' : "";
+    const team = phone ? `<div class="team-line">${esc(row.team)}</div>` : "";
+    return `<div class="model-cell" title="${esc(row.model)} (${esc(row.team)})"><div class="model-name"><span class="name">${name}</span>${paper}</div>${team}</div>`;
+  }
+
+  const DESKTOP_WIDTHS = { rank: 72, model: 250, team: 140, model_type: 120, number: 92, date: 100, links: 110 };
+  function columnDefs(b, view, hide, phone) {
+    const urls = view.columns.filter((c) => c.kind === "url");
+    const shown = view.columns.filter(shownKind).filter((c) => c.group === MODEL_GROUP || !hide.includes(c.group));
+    const groupTint = {};
+    shown.forEach((c) => { if (c.kind === "number" && !(c.group in groupTint)) groupTint[c.group] = Object.keys(groupTint).length % tints.length; });
+    // A phone keeps two figures beside the name: the view's first two shown (its headline ones in the
+    // overview); Tabulator folds the rest into the row (highest "responsive" first: text, then figures).
+    const figures = shown.filter((c) => c.kind === "number").map((c) => c.key);
+    const firstShown = view.id === "overall" ? b.headline.filter((k) => figures.includes(k)) : figures;
+    const headline = new Set(phone ? firstShown.slice(0, 2) : figures);
+    let priority = 1;
+    const defs = [];
+    for (const c of shown) {
+      if (phone && c.key === "team") continue; // on a phone the team sits under the model's name
+      const d = { title: c.header, field: c.key, headerTooltip: `${c.header} (${c.group}): click to sort`, cssClass: `k-${c.kind}` };
+      if (c.group in groupTint) d.cssClass += ` tint-${groupTint[c.group]}`;
+      if (c.kind === "rank") {
+        Object.assign(d, { formatter: (cell) => rankText(cell.getRow().getData()), sorter: (a, z, ra, rz) => ra.getData()._order - rz.getData()._order, width: phone ? 50 : 72, hozAlign: "right", headerSortStartingDir: "asc", frozen: !phone, responsive: 0 });
+      } else if (c.kind === "model") {
+        Object.assign(d, { formatter: (cell) => modelCell(cell.getRow().getData(), urls.map((u) => u.key), phone), sorter: "string", minWidth: phone ? 170 : 200, widthGrow: 2, frozen: !phone, responsive: 0, variableHeight: true });
+      } else if (c.key === "team") {
+        Object.assign(d, { formatter: (cell) => `<span title="${esc(cell.getValue())}">${esc(cell.getValue())}</span>`, minWidth: 130, frozen: true, responsive: 0 });
+      } else if (c.kind === "model_type") {
+        Object.assign(d, { formatter: (cell) => esc(typeLabel(cell.getValue())), responsive: 1000 + priority++ });
+      } else if (c.kind === "number") {
+        Object.assign(d, {
+          formatter: (cell) => {
+            const ci = c.ci ? cell.getRow().getData()[c.ci] : null;
+            if (!phone || missing(ci) || missing(cell.getValue())) return fmtCi(cell.getValue(), ci, c.decimals);
+            return `<div>${fmt(cell.getValue(), c.decimals)}<span class="ci-line">± ${fmt(ci, c.decimals)}</span></div>`; // stacked: fits a phone
+          },
+          sorter: "number", sorterParams: { alignEmptyValues: "bottom" }, hozAlign: "right",
+          headerSortStartingDir: c.higher === false ? "asc" : "desc",
+          responsive: headline.has(c.key) ? 0 : 100 + priority++, minWidth: c.ci && !phone ? 112 : 62,
+        });
+      } else if (c.kind === "links") {
+        Object.assign(d, { formatter: (cell) => { const r = cell.getRow().getData(); const parts = urls.filter((u) => safeUrl(r[u.key])).map((u) => link(r[u.key], u.header.toLowerCase())); return parts.join(" · ") || "-"; }, headerSort: false, responsive: 1000 + priority++ });
+      } else {
+        Object.assign(d, { formatter: (cell) => esc(missing(cell.getValue()) || cell.getValue() === "" ? "-" : cell.getValue()), responsive: 1000 + priority++ });
+      }
+      if (!phone) d.width = DESKTOP_WIDTHS[c.kind === "text" && c.key === "team" ? "team" : c.kind] || 120; // no measuring
+      defs.push(d);
+    }
+    if (phone) defs.unshift({ formatter: "responsiveCollapse", width: 26, minWidth: 26, hozAlign: "center", headerSort: false, resizable: false, responsive: 0, cssClass: "collapse-toggle" });
+    return defs;
+  }
+
+  function ensureTable(columns) {
+    if (table) return tableReady;
+    table = new Tabulator("#board-table", {
+      layout: PHONE.matches ? "fitColumns" : "fitData",
+      responsiveLayout: PHONE.matches ? "collapse" : false,
+      responsiveLayoutCollapseStartOpen: false,
+      nestedFieldSeparator: false,
+      maxHeight: PHONE.matches ? false : "75vh",
+      renderVertical: PHONE.matches ? "basic" : "virtual",
+      renderHorizontal: PHONE.matches ? "basic" : "virtual", // only the columns in sight get cells
+      columnDefaults: { headerSortTristate: false, headerWordWrap: true, vertAlign: "middle", tooltip: false },
+      placeholder: "No rows match these filters.",
+      index: "row_id",
+      data: [],
+      columns,
+    });
+    tableReady = new Promise((ok) => table.on("tableBuilt", ok));
+    table.on("rowClick", (e, row) => {
+      if (e.target.closest("a, .tabulator-responsive-collapse-toggle, .collapse-toggle")) return;
+      go({ model: row.getData().row_id });
+    });
+    table.on("dataSorted", (sorters) => {
+      // a header click (sorting never returns to "none" by a click); loading data also reports the empty sort
+      if (applyingSort || !sorters.length) return;
+      const sort = { key: sorters[0].field, dir: sorters[0].dir };
+      if (JSON.stringify(sort) !== JSON.stringify(state.sort)) go({ sort });
+    });
+    return tableReady;
+  }
+
+  // A view change sets the view's columns on an emptied table and loads the rows again (Tabulator
+  // rebuilds each row's cells when columns change under loaded rows: 1 s and more for 1,000 rows);
+  // the widths are given, so nothing is measured. A phone's table is rebuilt for new columns: Tabulator
+  // folds columns into the row only when the table is built.
+  async function drawTable(b, view, rows) {
+    const phone = PHONE.matches;
+    const key = JSON.stringify([b.id, view.id, state.hide, phone]);
+    if (table && phone && key !== columnsKey) { table.destroy(); table = null; }
+    const defs = key !== columnsKey ? columnDefs(b, view, state.hide, phone) : null;
+    const fresh = !table;
+    await ensureTable(defs || []);
+    applyingSort = true;
+    try {
+      if (defs && !fresh) { await table.clearData(); table.setColumns(defs); }
+      columnsKey = key;
+      await table.replaceData(rows);
+      const sort = state.sort && view.columns.some((c) => c.key === state.sort.key) ? state.sort : null;
+      if (sort) table.setSort(sort.key, sort.dir); else table.clearSort();
+    } finally { applyingSort = false; }
+  }
+
+  // ------------------------------------------------------------------ controls
+  function radio(name, items, current) {
+    return items.map(([value, label]) => `<label class="chip${value === current ? " on" : ""}"><input type="radio" name="${name}" value="${esc(value)}"${value === current ? " checked" : ""}>${esc(label)}</label>`).join("");
+  }
+  function boxes(name, items, ticked) {
+    return items.map(([value, label]) => `<label class="chip${ticked.includes(value) ? " on" : ""}"><input type="checkbox" name="${name}" value="${esc(value)}"${ticked.includes(value) ? " checked" : ""}>${esc(label)}</label>`).join("");
+  }
+  const checked = (name) => [...root.querySelectorAll(`input[name="${name}"]:checked`)].map((i) => i.value);
+
+  function drawControls(b, view) {
+    el("bench-tabs").innerHTML = DATA.benchmarks.map((x) => `<a href="${esc(searchOf({ ...stateFrom(""), bench: x.id }))}" data-bench="${esc(x.id)}" class="bench-tab${x.id === b.id ? " on" : ""}"${x.id === b.id ? ' aria-current="page"' : ""}>${esc(x.name)}</a>`).join("");
+    el("bench-about").innerHTML = `${esc(b.description)} <em>${esc(b.paper)}.</em>`;
+    el("view-choice").innerHTML = radio("view", b.views.map((v) => [v.id, v.label]), view.id);
+    el("type-choice").innerHTML = boxes("types", TYPE_KEYS.map((t) => [t, typeLabel(t)]), state.types);
+    el("source-choice").innerHTML = boxes("sources", DATA.sources.map((s) => [s, s]), state.sources);
+    const groups = groupsOf(view);
+    el("columns-choice").innerHTML = boxes("show", groups.map((g) => [g, g]), groups.filter((g) => !state.hide.includes(g)));
+    el("columns-count").textContent = `${groups.filter((g) => !state.hide.includes(g)).length} of ${groups.length} groups shown`;
+    const q = el("query");
+    if (document.activeElement !== q) q.value = state.q;
+  }
+
+  function wireControls() {
+    el("bench-tabs").addEventListener("click", (e) => {
+      const a = e.target.closest("a[data-bench]");
+      if (!a || e.metaKey || e.ctrlKey) return;
+      e.preventDefault();
+      go({ ...stateFrom(""), bench: a.dataset.bench });
+    });
+    root.addEventListener("change", (e) => {
+      const n = e.target.name;
+      if (n === "view") go({ view: e.target.value, sort: null });
+      else if (n === "types") go({ types: checked("types") });
+      else if (n === "sources") go({ sources: checked("sources") });
+      else if (n === "show") {
+        const groups = groupsOf(viewOf(BENCHES[state.bench], state.view));
+        const shown = checked("show");
+        go({ hide: [...state.hide.filter((g) => !groups.includes(g)), ...groups.filter((g) => !shown.includes(g))] });
+      }
+    });
+    let typing = null, lastWasQuery = false;
+    el("query").addEventListener("input", (e) => {
+      clearTimeout(typing);
+      typing = setTimeout(() => { go({ q: e.target.value }, { replace: lastWasQuery }); lastWasQuery = true; }, 200);
+    });
+    el("query").addEventListener("blur", () => { lastWasQuery = false; });
+    const copyLink = async (e) => {
+      const url = window.location.href;
+      try { await navigator.clipboard.writeText(url); e.target.textContent = "Link copied"; setTimeout(() => { e.target.textContent = "Copy link"; }, 1500); }
+      catch { window.prompt("Copy this link", url); }
+    };
+    const download = () => { if (table) table.download("csv", `${state.bench}-${state.view}.csv`); };
+    for (const id of ["copy-link", "copy-link-2"]) el(id).addEventListener("click", copyLink);
+    for (const id of ["download-csv", "download-csv-2"]) el(id).addEventListener("click", download);
+    el("model-back").addEventListener("click", (e) => { e.preventDefault(); if (fromHere > 0) history.back(); else go({ model: null }); });
+    PHONE.addEventListener("change", () => { if (table) { table.destroy(); table = null; columnsKey = ""; } render(); });
+  }
+
+  // ------------------------------------------------------------------ the model page
+  function modelPage(b, row) {
+    const overall = viewOf(b, "overall").columns;
+    const ciOf = Object.fromEntries(overall.filter((c) => c.ci).map((c) => [c.key, c.ci]));
+    const urls = b.views[0].columns.filter((c) => c.kind === "url");
+    const links = urls.filter((u) => safeUrl(row[u.key])).map((u) => link(row[u.key], u.header.toLowerCase())).join(" · ");
+    const metrics = b.metrics.map((m) => {
+      const key = overall.find((c) => c.figure && c.figure[0] === "overall" && c.figure[1] === null && c.figure[2] === m.name);
+      const v = key ? row[key.key] : null;
+      return `<tr><th>${esc(m.label)}</th><td>${fmtCi(v, key && ciOf[key.key] ? row[ciOf[key.key]] : null, m.decimals)}</td><td>${esc(m.about)}</td></tr>`;
+    }).join("");
+    const groups = b.groupings.map((g) => {
+      const cols = viewOf(b, g.name).columns.filter((c) => c.figure && c.figure[0] === g.name);
+      const metricNames = [...new Set(cols.map((c) => c.figure[2]))];
+      const heads = metricNames.map((n) => `<th>${esc((b.metrics.find((m) => m.name === n) || { label: n }).label)}</th>`).join("");
+      const body = g.labels.map((label) => {
+        const mine = cols.filter((c) => c.figure[1] === label);
+        const shownLabel = mine.length ? mine[0].group : label;
+        const n = (b.sizes[g.name] || {})[label];
+        const cells = metricNames.map((name) => { const c = mine.find((x) => x.figure[2] === name); const m = b.metrics.find((x) => x.name === name) || { decimals: 2 }; return `<td>${c ? fmt(row[c.key], m.decimals) : "-"}</td>`; }).join("");
+        const primary = mine.find((c) => `overall.${c.figure[2]}` === b.primary.key);
+        const v = primary ? row[primary.key] : null;
+        const bar = missing(v) ? "-" : `<span class="bar" style="width:${Math.max(0, Math.min(100, v)).toFixed(1)}%"></span>`;
+        return `<tr><th>${esc(shownLabel)}</th><td>${missing(n) ? "-" : n.toLocaleString("en")}</td>${cells}<td class="bar-cell">${bar}</td></tr>`;
+      }).join("");
+      return `<h3>By ${esc(g.label.toLowerCase())}</h3><div class="scroll-x"><table class="model-table"><thead><tr><th>${esc(g.label)}</th><th>Questions</th>${heads}<th>${esc(b.primary.label)}</th></tr></thead><tbody>${body}</tbody></table></div>`;
+    }).join("");
+    return `<h2>${esc(row.model)}</h2>
+      <p class="model-facts">${esc(row.team)} · ${esc(typeLabel(row.model_type))} · ${esc(row.source)} · rank ${esc(rankText(row))} of ${b.rows.length} on ${esc(b.name)}${row.submitted ? ` · submitted ${esc(row.submitted)}` : ""}${links ? ` · ${links}` : ""}</p>
+      <table class="model-table"><thead><tr><th>Metric</th><th>Value ± 95% interval</th><th>What it is</th></tr></thead><tbody>${metrics}</tbody></table>${groups}
+      <p class="model-facts">Compare it with other models: <a href="app?${esc(new URLSearchParams({ bench: b.id, compare: row.row_id }).toString())}">Compare</a>.</p>`;
+  }
+
+  // ------------------------------------------------------------------ render
+  let drawn = 0;
+  async function render() {
+    const b = BENCHES[state.bench];
+    const view = viewOf(b, state.view);
+    drawControls(b, view);
+    const all = ranked(b, b.rows);
+    const modelRow = state.model ? all.find((r) => r.row_id === state.model) : null;
+    el("model-page").hidden = !modelRow;
+    el("board-main").hidden = Boolean(modelRow);
+    document.title = modelRow ? `${modelRow.model} · ${b.name}` : `${b.name} · Cultural VLM Leaderboard`;
+    if (modelRow) {
+      el("model-body").innerHTML = modelPage(b, modelRow);
+      window.scrollTo(0, 0);
+    } else {
+      const rows = ranked(b, kept(b, state));
+      let note = "";
+      if (!b.has_gold) note += ` No gold is loaded for ${esc(b.name)} yet: only the papers' published rows are shown.`;
+      if (!b.rows.length) note += ` ${DATA.empty_board}`;
+      else if (!rows.length) note += " No rows match these filters.";
+      el("summary").innerHTML = `Showing ${rows.length} of ${b.rows.length} rows${b.gold_questions ? ` · gold: ${b.gold_questions.toLocaleString("en")} questions` : ""}.${note}`;
+      el("context").textContent = b.context;
+      el("plots").innerHTML = b.plots;
+      await drawTable(b, view, rows);
+    }
+    drawn += 1;
+    root.dataset.drawn = String(drawn);
+    root.dataset.state = searchOf(state);
+  }
+
+  // New results reach an open page: every refresh_seconds it asks for the bake's version (a few
+  // bytes) and, when it moved, fetches the page again and redraws the same view from its data.
+  const DATA_RE = /<script type="application\/json" id="board-data">([\s\S]*?)<\/script>/;
+  setInterval(async () => {
+    try {
+      const answer = await fetch("board-version", { cache: "no-store" });
+      if (!answer.ok || (await answer.json()).version === DATA.version) return;
+      const found = DATA_RE.exec(await (await fetch("./", { cache: "no-cache" })).text());
+      if (found) { load(found[1]); columnsKey = ""; render(); }
+    } catch (err) { /* offline for a moment: the next tick tries again */ }
+  }, 1000 * DATA.refresh_seconds);
+  if (!PHONE.matches) el("filters-box").open = true;
+  wireControls();
+  render();
+})();
