@@ -19,6 +19,7 @@ from leaderboard.config import UiSettings
 from leaderboard.reader import PublishedLeaderboard
 from leaderboard.service import Leaderboard
 from scoring import BENCHMARKS
+from ui import public_files
 from ui.about import AboutFiles, AboutTab
 from ui.admin import AdminTab, Maintainers
 from ui.auth import Auth
@@ -136,7 +137,9 @@ def build_server(
     configured public address (:mod:`ui.origin`: no request header sets it)."""
     baker = BoardBaker(leaderboard, settings)
     baker.refresh_or_keep()  # the first bake (retried by the baker's thread)
-    server = FastAPI(routes=routes(baker), docs_url=None, redoc_url=None, openapi_url=None)
+    demo = isinstance(leaderboard, Leaderboard) and leaderboard.settings.demo and not leaderboard.settings.uses_hub
+    inputs = public_files.routes(leaderboard, demo)  # the question list and (embedded default) its images
+    server = FastAPI(routes=[*routes(baker), *inputs], docs_url=None, redoc_url=None, openapi_url=None)
     page.queue(default_concurrency_limit=16)  # reads are thread-safe: many visitors at once
     page.state_session_capacity = launch_extras(settings.session_capacity)["state_session_capacity"]  # launch's own
     options = mount_options(settings, max_upload_bytes, getattr(page, "uploads", None))

@@ -32,6 +32,7 @@ from submissions.records import VISIBILITIES, Identity, SubmissionForm
 from ui import display
 from ui.auth import Auth
 from ui.contact import contact_markdown
+from ui.public_files import question_links
 from ui.unparsed import unparsed_markdown
 
 NARROWEST_FIELD = 280
@@ -179,7 +180,8 @@ def guide_markdown(benchmark: str) -> str:
     example = "\n".join(bench.example_lines)
     return (
         f"**Format ({display.escape_markdown(bench.name)})**: JSONL, one object per line, fields {fields}. "
-        "The public question list (About tab) has every question id; check a file offline with "
+        f"Run your model on the inputs: {question_links(bench.id)} (`python -m runner {bench.id}` reads them; "
+        "README, From a model to a row). Check a file offline with "
         f"`python -m scoring validate --benchmark {bench.id} --questions QUESTIONS.jsonl --predictions FILE`, "
         "or tick *Validate only* here (nothing is scored, stored or counted).\n\n"
         f"```json\n{example}\n```\n\n"
