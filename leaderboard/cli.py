@@ -5,6 +5,7 @@ python -m leaderboard gold audit --benchmark scb --file GOLD [--withhold concept
 python -m leaderboard submit --benchmark scb --file F --model M --team T --user U [--bbox-format F]
     [--grounding-format G]
 python -m leaderboard table --benchmark scb [--view overall] [--format csv|json]
+python -m leaderboard export --benchmark scb ROW_ID [--contact EMAIL] [--paper-or-repo URL] [--markdown]
 python -m leaderboard rescore [--benchmark scb] [--workers N] [--json]
 python -m leaderboard hide ID [--reason WHY] / unhide ID
 python -m leaderboard held [--benchmark scb] [--release ID ...] [--hide ID --reason WHY]
@@ -27,6 +28,7 @@ from pathlib import Path
 
 from leaderboard.columns import Kind, frame_columns
 from leaderboard.config import REFRESH_AT_LEAST_EVERY, Settings
+from leaderboard.exports import kviscuit_markdown, kviscuit_paper, scb_official
 from leaderboard.service import Leaderboard
 from leaderboard.table import to_csv_bytes
 from scoring import BENCHMARKS, GoldError, load_gold
@@ -89,6 +91,13 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--visibility", default="public", choices=list(VISIBILITIES))
     s.add_argument("--anonymous", action="store_true", help="show as an anonymous submission on the board")
     s.add_argument("--reveal-date", default="", help="YYYY-MM-DD: an anonymous entry shows its names from then")
+
+    ex = sub.add_parser("export", help="a public row in its benchmark site's format")
+    ex.add_argument("--benchmark", required=True, choices=["scb", "kviscuit"])
+    ex.add_argument("row", help="the row id (the model page's ?model=) or its submission id")
+    ex.add_argument("--paper-or-repo", default="", help="SCB: paper_or_repo (default: the row's link)")
+    ex.add_argument("--contact", default="", help="SCB: the contact field")
+    ex.add_argument("--markdown", action="store_true", help="K-Viscuit: the paper's table row as Markdown")
 
     t = sub.add_parser("table", help="print the current public table")
     t.add_argument("--benchmark", required=True, choices=list(BENCHMARKS))
@@ -423,6 +432,25 @@ def _probes(lb: Leaderboard, args: argparse.Namespace) -> int:
     return 0
 
 
+def _export(lb: Leaderboard, args: argparse.Namespace) -> int:
+    """A public row's verified figures in the benchmark's own site's shape (leaderboard/exports.py)."""
+    row = next((r for r in lb.board(args.benchmark).rows if args.row in (r.row_id, r.submission_id)), None)
+    if row is None or not row.figures.get("overall"):
+        print(f"error: no public {args.benchmark} row {args.row!r} (give its row id or submission id)", file=sys.stderr)
+        return 1
+    root = lb.settings.ui.public_url or "http://127.0.0.1:7860"
+    source = f"{root}/?bench={args.benchmark}&model={row.row_id}"
+    if args.benchmark == "scb":
+        out = scb_official(row.figures, model=row.model, model_type=row.model_type, date=row.submitted_at or "",
+                           source=source, paper_or_repo=args.paper_or_repo or row.paper_url or row.code_url,
+                           contact=args.contact)  # fmt: skip
+        print(json.dumps(out, ensure_ascii=False))
+    else:
+        paper = kviscuit_paper(row.figures, model=row.model, source=source)
+        print(kviscuit_markdown(paper) if args.markdown else json.dumps(paper, ensure_ascii=False))
+    return 0
+
+
 COMMANDS: dict[str, Callable[[Leaderboard, argparse.Namespace], int]] = {
     "status": _status,
     "gold": _gold,
@@ -437,5 +465,6 @@ COMMANDS: dict[str, Callable[[Leaderboard, argparse.Namespace], int]] = {
     "resume": _resume,
     "push": _push,
     "demo": _demo,
+    "export": _export,
 }
 """Each sub-command's function (the parser's choices): one small function a command."""

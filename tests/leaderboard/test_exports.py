@@ -79,3 +79,21 @@ def test_kviscuit_export_follows_the_papers_tables():
     table = kviscuit_markdown(paper).splitlines()
     assert table[0].startswith("| Model | Visual Recognition | Visual Reasoning | Overall | Food |")
     assert table[2].startswith("| LLaVA-1.6-13B | 54.01 | 58.81 | 57.08 | 60.00 | - |")
+
+
+def test_the_cli_exports_a_public_row_with_a_link_back(tmp_path):
+    """``python -m leaderboard export`` fills the SCB self-report from the row's scored figures."""
+    from tests.leaderboard.test_cli import cli, table_json
+    from tests.support.submissions import MAINTAINER, board, form, small_gold, write_gold, write_submission
+
+    data = tmp_path / "data"
+    gold = small_gold()
+    lb = board(data, write_gold(tmp_path / "gold.jsonl", gold))
+    lb.submit("scb", write_submission(tmp_path / "s.jsonl", gold, accuracy=0.7, seed=3, grounding="bbox_good"),
+              form("Exp-VLM", "Lab"), MAINTAINER)  # fmt: skip
+    row = next(r for r in table_json(data) if r["model"] == "Exp-VLM")
+    out = json.loads(cli(data, "export", "--benchmark", "scb", row["row_id"], "--contact", "me@example.org").stdout)
+    assert set(out) == set(SELF_REPORT) | set(SITE_ROW)
+    assert out["acc"] == round(row["overall.acc"], 2) and out["miou"] == round(row["overall.miou"], 2)
+    assert out["source"].endswith(f"model={row['row_id']}") and out["contact"] == "me@example.org"
+    assert cli(data, "export", "--benchmark", "scb", "nope", ok=False).returncode == 1
