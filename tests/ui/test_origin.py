@@ -12,7 +12,7 @@ from gradio import route_utils
 from starlette.datastructures import Headers
 
 from leaderboard.config import ConfigError, Settings, UiSettings
-from ui import launch_options
+from ui import mount_options
 from ui.origin import PINNED_GRADIO, OriginGuard, PublicOrigin, origin_of, restrict_gradio_cors
 
 
@@ -48,7 +48,7 @@ def test_launch_pins_the_root_and_puts_the_guard_first(monkeypatch):
     monkeypatch.setattr(
         route_utils.CustomCORSMiddleware, "is_valid_origin", route_utils.CustomCORSMiddleware.is_valid_origin
     )
-    options = launch_options(UiSettings(public_url="https://org-leaderboard.hf.space", server_port=7999), 1024)
+    options = mount_options(UiSettings(public_url="https://org-leaderboard.hf.space", server_port=7999), 1024)
     assert options["root_path"] == "https://org-leaderboard.hf.space" and options["server_port"] == 7999
     assert options["app_kwargs"]["middleware"][0].cls is OriginGuard
 
