@@ -50,6 +50,7 @@ BUSY = (
     "Please send this one again in a moment."
 )
 """The ``retry`` answer of a check over the account's bound (submissions.fair_queue)."""
+CHECK_CRASHED = "The worker checking your file stopped; nothing was kept or counted. Please send it again."
 CheckRunner = Callable[..., object]
 """Runs ``check(gold, *args)``: in this process, or in the scoring pool (submissions/worker.py)."""
 
@@ -275,8 +276,8 @@ class Intake:
     ) -> SubmitAnswer:
         """Every check of a scored submission, with coverage as a warning; nothing stored or counted."""
         quota = self.quota(identity, gold.benchmark)
-        ran, answer = self._in_turn(identity, validate_only_answer, gold, path.read_bytes, form, confirm)
-        return (answer if ran else SubmitAnswer.retry(BUSY)).with_quota(quota)
+        answer = self._in_turn(identity, validate_only_answer, gold, path.read_bytes, form, confirm)
+        return answer.with_quota(quota)
 
     def _pre_check(
         self, gold: Gold, data: bytes, form: SubmissionForm, identity: Identity, confirm: bool
@@ -287,28 +288,27 @@ class Intake:
         checks: ``retry``, nothing stored."""
         if self.min_coverage is None and confirm:
             return None
-        ran, answer = self._in_turn(identity, pre_check_answer, gold, lambda: data, form, confirm)
-        return answer if ran else SubmitAnswer.retry(BUSY)
+        return self._in_turn(identity, pre_check_answer, gold, lambda: data, form, confirm)
 
     def _in_turn(
         self, identity: Identity, check: Callable, gold: Gold, read: Callable[[], bytes], form: SubmissionForm,
         confirm: bool,
-    ) -> tuple[bool, object]:  # fmt: skip
-        """(True, what ``check`` answered), run by ``run_check`` in the account's fair turn
-        (submissions.fair_queue); (False, None) when the account holds too many checks or the
-        worker running it died (nothing is kept either way)."""
+    ) -> SubmitAnswer | None:  # fmt: skip
+        """What ``check`` answered, run by ``run_check`` in the account's fair turn
+        (submissions.fair_queue); ``retry`` when the account holds too many checks or the worker
+        running it died (nothing is kept either way)."""
         turn = self.checks.enter(identity.username)
         if turn is None:
             log.info(
                 "a check of %s refused: %d already running or waiting", identity.username, self.checks.per_identity
             )
-            return False, None
+            return SubmitAnswer.retry(BUSY)
         with turn:
             try:
-                return True, self.run_check(check, gold, read(), form, self.limits, self.min_coverage, confirm)
+                return self.run_check(check, gold, read(), form, self.limits, self.min_coverage, confirm)
             except BrokenProcessPool:  # the pool has started anew
                 log.error("a worker died while checking a file of %s", identity.username)
-                return False, None
+                return SubmitAnswer.retry(CHECK_CRASHED)
 
     def _too_large(self, path: Path) -> Issue | None:
         size = path.stat().st_size

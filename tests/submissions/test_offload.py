@@ -144,6 +144,20 @@ def test_over_the_bound_the_answer_is_retry_and_says_why(lb: Leaderboard, tmp_pa
     assert scored.status.value == "scored" and submission_ids(lb.store) == [scored.submission_id]
 
 
+def test_a_worker_dying_on_a_check_answers_retry_and_keeps_nothing(lb: Leaderboard, tmp_path: Path):
+    from concurrent.futures.process import BrokenProcessPool
+
+    def died(*args):
+        raise BrokenProcessPool("a worker died")
+
+    lb.intake.run_check = died
+    path = write_submission(tmp_path / "s.jsonl")
+    for validate_only in (True, False):
+        answer = lb.submit("scb", path, form(), ALICE, "s.jsonl", validate_only=validate_only)
+        assert (answer.status.value, answer.message) == ("retry", intake.CHECK_CRASHED)
+    assert submission_ids(lb.store) == [] and lb.intake.checks.held("alice") == 0
+
+
 def test_a_check_that_raises_gives_its_turn_back(lb: Leaderboard, tmp_path: Path):
     def broken(*args):
         raise RuntimeError("boom")
