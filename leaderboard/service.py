@@ -21,6 +21,7 @@ import time
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from filelock import FileLock
 
@@ -51,6 +52,9 @@ from submissions.quotas import QuotaPolicy, QuotaStatus
 from submissions.records import Identity, Status, SubmissionForm, check_reveal_date
 from submissions.seeds import StoredSeeds
 from submissions.teams import Team, Teams, is_member, name_key, rightful, state_key
+
+if TYPE_CHECKING:
+    from submissions.worker import ScoringPool
 
 log = logging.getLogger(__name__)
 DEMO_USER = Identity("demo", is_maintainer=True, source="local")
@@ -658,11 +662,16 @@ class Leaderboard:
         """Publish the waiting tables whose debounce has run out; returns those published."""
         return [b for b in self._waiting() if self.publish(b)]
 
-    def use_scoring_pool(self, workers: int) -> None:
-        """Score uploads in ``workers`` lower-priority processes, so browsing keeps the CPU."""
+    def use_scoring_pool(self, workers: int) -> ScoringPool:
+        """Score and check uploads (validate-only, pre-checks) in ``workers`` lower-priority
+        processes, so browsing keeps the CPU; checks take fair turns, one per worker at once."""
+        from submissions.fair_queue import FairQueue
         from submissions.worker import ScoringPool
 
-        self.intake.evaluator = ScoringPool(workers).evaluate
+        pool = ScoringPool(workers)
+        self.intake.evaluator, self.intake.run_check = pool.evaluate, pool.run_check
+        self.intake.checks = FairQueue(slots=workers)
+        return pool
 
     # ---- teams and visibility (docs/teams.md) ----
     @property

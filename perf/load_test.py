@@ -24,6 +24,14 @@ submission folder, no other new folder), and p50/p95/max latencies, as a Markdow
     .venv/bin/python perf/load_test.py --quick      # 15 s
     .venv/bin/python perf/load_test.py --quick --rows 1000 --seed-dir /tmp/seed   # 1,000-row boards
     .venv/bin/python perf/load_test.py --quick --app-root /tmp/old               # another checkout's app.py
+    .venv/bin/python perf/load_test.py --seconds 20 --submitters 0 --validate-flood 6   # quiet, then a flood
+    .venv/bin/python perf/load_test.py --seconds 20 --submitters 0 --compare-flood 20
+
+A flood (``--validate-flood N``: N loops of validate-only on a ~27 MB polygon file, as the
+red team's attacks.md #10; ``--compare-flood N``: N loops of a four-model Compare, every
+loop its own session) runs after a quiet window of the same length: the same browsers are
+measured quiet, then under the flood, and both tables are printed. Locally every client is the
+one local account, so the validate-only loops are one account flooding.
 
 Before the clock starts, one page and one submission per benchmark warm the app up (the scoring
 worker's start, first renders; ``--no-warmup`` to skip): CPU per page is the steady state, on
@@ -238,6 +246,96 @@ def submit_loop(url, golds, folder, client_no, rec, stop_at, max_uploads, think,
     client.close()
 
 
+# --------------------------------------------------------------------------- floods
+
+
+def heavy_polygon_file(folder: Path, golds: dict, target_mb: float = 27.0) -> Path:
+    """A valid SCB file of ~``target_mb`` MB: the demo polygon file with points added along
+    every polygon edge (validation cost grows with the points, as the red team's file)."""
+    lines = demo.scb_submission(golds["scb"], 0.6, "polygon", 4242)
+    base = sum(len(json.dumps(line)) + 1 for line in lines) / 1e6
+    steps = max(1, round(target_mb / base))
+    for line in lines:
+        for i, ring in enumerate(line.get("polygon") or []):
+            pts = list(zip(ring[::2], ring[1::2], strict=True))
+            dense = []
+            for (x0, y0), (x1, y1) in zip(pts, pts[1:] + pts[:1], strict=True):
+                dense += [
+                    (round(x0 + (x1 - x0) * k / steps, 1), round(y0 + (y1 - y0) * k / steps, 1)) for k in range(steps)
+                ]
+            line["polygon"][i] = [v for xy in dense for v in xy]
+    return demo.write_jsonl(folder / "flood-polygons.jsonl", lines)
+
+
+def validate_flood(url, path, loop, statuses, rec, stop_at) -> None:
+    """One loop of validate-only calls of one file (costs no quota), back to back."""
+    import gradio_client
+
+    try:
+        client = gradio_client.Client(url, verbose=False, httpx_kwargs={"timeout": 120})
+    except Exception as e:
+        rec.error(f"flood client {loop}: {type(e).__name__}: {e}")
+        return
+    while time.time() < stop_at:
+        t0 = time.perf_counter()
+        try:
+            answer = client.predict(
+                "scb", gradio_client.handle_file(str(path)), f"flood-{loop}", "flood-team", "open", "xyxy", "", "",
+                "", validate_only=True, api_name="/submit",
+            )  # fmt: skip
+            statuses[answer.get("status")] += 1
+            rec.add(f"flood: validate-only ({answer.get('status')})", time.perf_counter() - t0)
+        except Exception as e:
+            rec.error(f"flood validate-only: {type(e).__name__}: {e}")
+    client.close()
+
+
+def compare_event(config: dict) -> int:
+    """The fn_index of the Compare button's event."""
+    comps = {c["id"]: c for c in config["components"]}
+    button = next(cid for cid, c in comps.items() if c.get("props", {}).get("elem_id") == "cmp-btn")
+    for i, dep in enumerate(config["dependencies"]):
+        if [button, "click"] in [list(t) for t in dep.get("targets", [])] and dep.get("backend_fn", True):
+            return dep.get("id", i)
+    raise RuntimeError("no Compare event in the page")
+
+
+def compare_choices(url: str, config: dict, n: int = 4) -> list[str]:
+    """``n`` row ids Compare offers on SCB, as the page gets them (the benchmark radio's event)."""
+    comps = {c["id"]: c for c in config["components"]}
+    radio = next(cid for cid, c in comps.items() if c.get("props", {}).get("elem_id") == "cmp-bench")
+    fn_index = next(
+        dep.get("id", i)
+        for i, dep in enumerate(config["dependencies"])
+        if [radio, "input"] in [list(t) for t in dep.get("targets", [])]
+    )
+    session = secrets.token_hex(6)
+    body = {"data": ["scb"], "event_data": None, "fn_index": fn_index, "trigger_id": None, "session_hash": session}
+    with httpx.Client(base_url=url, timeout=120) as http:
+        http.post("/gradio_api/queue/join", json=body).raise_for_status()
+        with http.stream("GET", "/gradio_api/queue/data", params={"session_hash": session}) as stream:
+            for line in stream.iter_lines():
+                msg = json.loads(line[5:]) if line.startswith("data:") else {}
+                if msg.get("msg") == "process_completed":
+                    choices = msg["output"]["data"][0]["choices"]
+                    break
+    if len(choices) < n:
+        raise RuntimeError(f"Compare offers {len(choices)} SCB rows; the flood needs {n}")
+    return [value for _label, value in choices[:n]]
+
+
+def compare_flood(url, fn_index, row_ids, direct, rec, stop_at) -> None:
+    """One loop of four-model Compare calls through the queue, in its own session."""
+    client = Browser(url, rec, direct)
+    session = secrets.token_hex(6)
+    while time.time() < stop_at:
+        try:
+            client.run_events([(fn_index, ["scb", row_ids])], "flood: compare", session)
+        except Exception as e:
+            rec.error(f"flood compare: {type(e).__name__}: {e}")
+    client.http.close()
+
+
 # --------------------------------------------------------------------------- main
 
 
@@ -326,6 +424,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-warmup", action="store_true", help="measure from a cold app (first-use costs in)")
     parser.add_argument("--rows", type=int, default=0, help="scored rows per board to start with (bench_app fill)")
     parser.add_argument("--seed-dir", type=Path, help="keep the filled data folder here and reuse it across runs")
+    parser.add_argument("--validate-flood", type=int, default=0, help="validate-only loops after a quiet window")
+    parser.add_argument("--compare-flood", type=int, default=0, help="Compare loops after a quiet window")
     args = parser.parse_args(argv)
     seconds = 15.0 if args.quick else args.seconds
 
@@ -349,31 +449,46 @@ def main(argv: list[str] | None = None) -> int:
             page = httpx.get(app.url + "/", timeout=30).content
             assert set(renders) == {"scb", "kviscuit"} or DATA_IN_PAGE in page, (loads, renders)
             before = submission_folders(app.data_dir)
-            rec = Recorder()
+            recs: dict[str, Recorder] = {}
             answers: list = []
             files = root / "files"
             files.mkdir()
             if not args.no_warmup:  # one page and one submission before the clock: first-use costs
                 warm_up(app.url, loads, renders, direct, golds, files, answers)
+            flood = []  # (target, args) of each flood loop; a run with any has a quiet window first
+            statuses: dict = defaultdict(int)
+            if args.validate_flood:
+                heavy = heavy_polygon_file(files, golds)
+                flood += [(validate_flood, (app.url, heavy, i, statuses)) for i in range(args.validate_flood)]
+            if args.compare_flood:
+                event, row_ids = compare_event(config), compare_choices(app.url, config)
+                flood += [(compare_flood, (app.url, event, row_ids, direct)) for _ in range(args.compare_flood)]
+            phases = [("quiet", []), ("flood", flood)] if flood else [("", [])]
             cpu_start = process_tree_cpu(app.proc.pid)
             t_start = time.time()
-            stop_at = t_start + seconds
-            threads = [
-                threading.Thread(
-                    target=browse, args=(app.url, loads, renders, direct, rec, stop_at, args.max_per_client, args.think)
-                )
-                for _ in range(args.browsers)
-            ] + [
-                threading.Thread(
-                    target=submit_loop,
-                    args=(app.url, golds, files, i, rec, stop_at, args.max_per_client, args.think, answers),
-                )
-                for i in range(args.submitters)
-            ]
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join(timeout=seconds + 300)
+            for phase, loops in phases:
+                rec = recs[phase] = Recorder()
+                stop_at = time.time() + seconds
+                threads = [
+                    threading.Thread(
+                        target=browse,
+                        args=(app.url, loads, renders, direct, rec, stop_at, args.max_per_client, args.think),
+                    )
+                    for _ in range(args.browsers)
+                ] + [
+                    threading.Thread(
+                        target=submit_loop,
+                        args=(app.url, golds, files, i, rec, stop_at, args.max_per_client, args.think, answers),
+                    )
+                    for i in range(args.submitters)
+                ]
+                threads += [
+                    threading.Thread(target=target, args=(*loop_args, rec, stop_at)) for target, loop_args in loops
+                ]
+                for t in threads:
+                    t.start()
+                for t in threads:
+                    t.join(timeout=seconds + 300)
             elapsed = time.time() - t_start
             app_cpu = process_tree_cpu(app.proc.pid) - cpu_start
             rss = app.rss_mb()
@@ -398,19 +513,33 @@ def main(argv: list[str] | None = None) -> int:
                 problems.append(f"{sid}: {n_results} result files")
         log_errors = [line for line in app.log_text().splitlines() if "Traceback" in line or " ERROR " in line]
 
-    rows = []
-    for kind in sorted(rec.latency):
-        values = rec.latency[kind]
-        rows.append(
-            f"| {kind} | {len(values)} | {1000 * statistics.median(values):.0f} | {1000 * pct(values, 0.95):.0f} | "
-            f"{1000 * max(values):.0f} |"
-        )
+    floods = ", ".join(
+        f"{n} {what} loops"
+        for n, what in ((args.validate_flood, "validate-only"), (args.compare_flood, "Compare"))
+        if n
+    )
     print(
         f"\n### Load test: {args.browsers} browsing + {args.submitters} submitting clients, {seconds:.0f} s "
-        f"(ran {elapsed:.1f} s), think {args.think:.1f} s, {os.cpu_count()} cores\n"
+        + (f"quiet, then {seconds:.0f} s with {floods} " if floods else "")
+        + f"(ran {elapsed:.1f} s), think {args.think:.1f} s, {os.cpu_count()} cores"
+        + (f", app {args.app_root}" if args.app_root else "")
+        + "\n"
     )
     print("| requests | n | p50 ms | p95 ms | max ms |\n|---|---|---|---|---|")
-    print("\n".join(rows))
+    for phase, phase_rec in recs.items():
+        for kind in sorted(phase_rec.latency):
+            values = phase_rec.latency[kind]
+            print(
+                f"| {phase + ': ' if phase else ''}{kind} | {len(values)} | {1000 * statistics.median(values):.0f} | "
+                f"{1000 * pct(values, 0.95):.0f} | {1000 * max(values):.0f} |"
+            )
+    if statuses:
+        print("\nvalidate-only answers: " + ", ".join(f"{k} {v}" for k, v in sorted(statuses.items())))
+    rec = Recorder()  # every phase's together, for the checks below
+    for phase_rec in recs.values():
+        for kind, values in phase_rec.latency.items():
+            rec.latency[kind] += values
+        rec.errors += phase_rec.errors
     total = sum(len(v) for v in rec.latency.values())
     pages = len(rec.latency.get("browse: page with data", []))
     print(
@@ -425,7 +554,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     for error in rec.errors[:10]:
         print("error:", error)
-    ok = not rec.errors and not problems and app_alive and ids
+    ok = not rec.errors and not problems and app_alive and (ids or not args.submitters)
     print("\nRESULT:", "PASS" if ok else "FAIL")
     return 0 if ok else 1
 

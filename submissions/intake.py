@@ -15,6 +15,7 @@ import logging
 import threading
 import uuid
 from collections.abc import Callable, Mapping
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -31,6 +32,7 @@ from store.layout import SubmissionFile
 from submissions import fields
 from submissions.answer import SYNCING, SubmitAnswer
 from submissions.catalog import Catalog
+from submissions.fair_queue import FairQueue
 from submissions.lifecycle import Evaluator, known_answer, process
 from submissions.model_hub import LookUp, Lookup
 from submissions.quotas import QuotaPolicy, QuotaStatus, quota_status, tighter
@@ -45,6 +47,60 @@ makes an upload a repeat of an earlier one."""
 PRE_CHECKS = frozenset({"too_few_answers", "suspect_bbox_format", "suspect_grounding_format"})
 """Whole-file issues found before a scored slot is spent: such a file is turned away, not stored."""
 log = logging.getLogger(__name__)
+BUSY = (
+    "The leaderboard is still checking your other files; nothing was kept or counted. "
+    "Please send this one again in a moment."
+)
+"""The ``retry`` answer of a check over the account's bound (submissions.fair_queue)."""
+CHECK_CRASHED = "The worker checking your file stopped; nothing was kept or counted. Please send it again."
+CheckRunner = Callable[..., object]
+"""Runs ``check(gold, *args)``: in this process, or in the scoring pool (submissions/worker.py)."""
+
+
+def run_here(check: Callable[..., object], gold: Gold, *args: object) -> object:
+    return check(gold, *args)
+
+
+def validate_only_answer(
+    gold: Gold, data: bytes, form: SubmissionForm, limits: Limits, min_coverage: float | None, confirm: bool
+) -> SubmitAnswer:
+    """Every check of a scored submission, with coverage as a warning; nothing stored or counted."""
+    try:
+        report = check_file(
+            gold.benchmark,
+            gold,
+            data,
+            bbox_format=form.bbox_format,
+            limits=limits,
+            min_coverage=min_coverage,
+            confirm_box_format=confirm,
+            grounding_format=form.grounding_format,
+        )
+    except SubmissionError as e:
+        return SubmitAnswer.not_valid(tuple(e.issues), e.total)
+    return SubmitAnswer.valid(report)
+
+
+def pre_check_answer(
+    gold: Gold, data: bytes, form: SubmissionForm, limits: Limits, min_coverage: float | None, confirm: bool
+) -> SubmitAnswer | None:
+    """The refusal of a file whose only problems are too few answers or a box format its boxes
+    do not fit (:data:`PRE_CHECKS`); None when it goes on to be stored."""
+    try:
+        validate_file(
+            gold.benchmark,
+            gold,
+            data,
+            bbox_format=form.bbox_format,
+            limits=limits,
+            min_coverage=min_coverage,
+            check_box_format=not confirm,
+            grounding_format=form.grounding_format,
+        )
+    except SubmissionError as e:
+        if e.total == len(e.issues) and all(i.code in PRE_CHECKS for i in e.issues):
+            return SubmitAnswer.not_valid(tuple(e.issues), e.total)
+    return None
 
 
 def new_submission_id(now: datetime) -> str:
@@ -89,6 +145,8 @@ class Intake:
         self.lock_dir = lock_dir
         self.on_scored = on_scored
         self.evaluator: Evaluator | None = None  # None: score in this process (see submissions/worker.py)
+        self.run_check: CheckRunner = run_here  # validate-only and pre-checks: here, or the scoring pool's
+        self.checks = FairQueue()  # their turns: fair and bounded per account (one slot per pool worker)
         self.min_coverage = min_coverage
         self.seeds = seeds  # the bootstrap seed of each submission (submissions.seeds)
         self.model_facts = model_facts  # reads a model repo's facts from the Hub (submissions.model_hub)
@@ -164,9 +222,9 @@ class Intake:
         if gold is None:
             return SubmitAnswer.unavailable(self.quota(identity, benchmark))
         step(0.1, "Checking the file")
-        data = path.read_bytes()
         if validate_only:
-            return self._validate_only(benchmark, gold, data, form, confirm_box_format, self.quota(identity, benchmark))
+            return self._validate_only(gold, path, form, identity, confirm_box_format)
+        data = path.read_bytes()
         meta = self._admit(benchmark, gold, data, form, identity, filename, confirm_box_format)
         if isinstance(meta, SubmitAnswer):  # a duplicate, a pre-check, the quota or storage turned it away
             return meta
@@ -222,7 +280,7 @@ class Intake:
                 if state.meta.sha256 == digest and same_form(state.meta, form):
                     answer = known_answer(state, gold.version).as_duplicate()
                     return answer.with_quota(self.quota(identity, benchmark, team=form.team))
-            refused = self._pre_check(benchmark, gold, data, form, confirm_box_format)
+            refused = self._pre_check(gold, data, form, identity, confirm_box_format)
             if refused is not None:
                 return refused.with_quota(self.quota(identity, benchmark, team=form.team))
             with FileLock(str(team_lock)):
@@ -243,47 +301,43 @@ class Intake:
                     return SubmitAnswer.retry().with_quota(quota)
 
     def _validate_only(
-        self, benchmark: str, gold: Gold, data: bytes, form: SubmissionForm, confirm: bool, quota: QuotaStatus
+        self, gold: Gold, path: Path, form: SubmissionForm, identity: Identity, confirm: bool
     ) -> SubmitAnswer:
         """Every check of a scored submission, with coverage as a warning; nothing stored or counted."""
-        try:
-            report = check_file(
-                benchmark,
-                gold,
-                data,
-                bbox_format=form.bbox_format,
-                limits=self.limits,
-                min_coverage=self.min_coverage,
-                confirm_box_format=confirm,
-                grounding_format=form.grounding_format,
-            )
-        except SubmissionError as e:
-            return SubmitAnswer.not_valid(tuple(e.issues), e.total, quota)
-        return SubmitAnswer.valid(report, quota)
+        quota = self.quota(identity, gold.benchmark)
+        answer = self._in_turn(identity, validate_only_answer, gold, path.read_bytes, form, confirm)
+        return answer.with_quota(quota)
 
     def _pre_check(
-        self, benchmark: str, gold: Gold, data: bytes, form: SubmissionForm, confirm: bool
+        self, gold: Gold, data: bytes, form: SubmissionForm, identity: Identity, confirm: bool
     ) -> SubmitAnswer | None:
         """Turn away, before a slot is spent and without storing, a file whose only problems are
         too few answers or a box format its boxes do not fit; a file with format errors goes on
-        to be stored and rejected as before (it costs an attempt)."""
+        to be stored and rejected as before (it costs an attempt). Over the account's bound of
+        checks: ``retry``, nothing stored."""
         if self.min_coverage is None and confirm:
             return None
-        try:
-            validate_file(
-                benchmark,
-                gold,
-                data,
-                bbox_format=form.bbox_format,
-                limits=self.limits,
-                min_coverage=self.min_coverage,
-                check_box_format=not confirm,
-                grounding_format=form.grounding_format,
+        return self._in_turn(identity, pre_check_answer, gold, lambda: data, form, confirm)
+
+    def _in_turn(
+        self, identity: Identity, check: Callable, gold: Gold, read: Callable[[], bytes], form: SubmissionForm,
+        confirm: bool,
+    ) -> SubmitAnswer | None:  # fmt: skip
+        """What ``check`` answered, run by ``run_check`` in the account's fair turn
+        (submissions.fair_queue); ``retry`` when the account holds too many checks or the worker
+        running it died (nothing is kept either way)."""
+        turn = self.checks.enter(identity.username)
+        if turn is None:
+            log.info(
+                "a check of %s refused: %d already running or waiting", identity.username, self.checks.per_identity
             )
-        except SubmissionError as e:
-            if e.total == len(e.issues) and all(i.code in PRE_CHECKS for i in e.issues):
-                return SubmitAnswer.not_valid(tuple(e.issues), e.total)
-        return None
+            return SubmitAnswer.retry(BUSY)
+        with turn:
+            try:
+                return self.run_check(check, gold, read(), form, self.limits, self.min_coverage, confirm)
+            except BrokenProcessPool:  # the pool has started anew
+                log.error("a worker died while checking a file of %s", identity.username)
+                return SubmitAnswer.retry(CHECK_CRASHED)
 
     def _too_large(self, path: Path) -> Issue | None:
         size = path.stat().st_size

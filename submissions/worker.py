@@ -1,11 +1,13 @@
-"""Scoring off the web process: a small pool of spawned, lower-priority worker processes.
+"""Scoring and checking off the web process: a small pool of spawned, lower-priority worker processes.
 
 Validating and scoring a file is pure CPU under the GIL; in the web process it starves every
 page being served (page-performance.md 1.4: a cheap request's p95 went from 5 to 74 ms while
 two polygon files scored). :class:`ScoringPool` runs :func:`submissions.lifecycle.evaluate` in
 ``workers`` spawned processes that lower their own priority (``os.nice``) and load the parent's
-benchmark plugins, so browsing keeps the CPU when both want it. The caller still waits for the
-answer (same contract); only where the CPU work happens changes. The parent keeps writing files.
+benchmark plugins, so browsing keeps the CPU when both want it. Validate-only and the pre-check
+of an upload run there too (:meth:`ScoringPool.run_check`, in turns from
+submissions.fair_queue). The caller still waits for the answer (same contract); only where the
+CPU work happens changes. The parent keeps writing files.
 
 A gold reaches the workers once per version, through a pickle file in the pool's folder (as
 rescoring does); each worker keeps the last gold it loaded per benchmark.
@@ -20,9 +22,11 @@ import pickle
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
+from typing import TypeVar
 
 from scoring import Gold, Limits
 from scoring.benchmarks import load_plugins, loaded_plugins
@@ -32,6 +36,7 @@ from submissions.records import SubmissionMeta
 from submissions.seeds import FIXED_SEEDS, Seeds
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 NICE = 10
 """How much lower than the web process workers run (0-19)."""
 
@@ -61,14 +66,22 @@ def _exit_when_orphaned(parent: int) -> None:
     os._exit(0)
 
 
+def _worker_gold(benchmark: str, gold_file: str, version: str) -> Gold:
+    gold = _GOLDS.get(benchmark)
+    if gold is None or gold.version != version:
+        with open(gold_file, "rb") as f:
+            gold = _GOLDS[benchmark] = pickle.load(f)
+    return gold
+
+
 def _evaluate_in_worker(
     meta: SubmissionMeta, gold_file: str, version: str, source: bytes, limits: Limits, seeds: Seeds
 ) -> SubmitAnswer:
-    gold = _GOLDS.get(meta.benchmark)
-    if gold is None or gold.version != version:
-        with open(gold_file, "rb") as f:
-            gold = _GOLDS[meta.benchmark] = pickle.load(f)
-    return evaluate(meta, gold, source, limits, seeds)
+    return evaluate(meta, _worker_gold(meta.benchmark, gold_file, version), source, limits, seeds)
+
+
+def _check_in_worker(check: Callable[..., T], benchmark: str, gold_file: str, version: str, args: tuple) -> T:
+    return check(_worker_gold(benchmark, gold_file, version), *args)
 
 
 class ScoringPool:
@@ -110,10 +123,19 @@ class ScoringPool:
         """:func:`submissions.lifecycle.evaluate` in a worker; waits for the answer."""
         data = source.read_bytes() if isinstance(source, Path) else source
         job = (meta, self._gold_file(gold), gold.version, data, limits, seeds.resolved())  # the key, not the store
+        return self._run(f"scoring {meta.id}", _evaluate_in_worker, *job)
+
+    def run_check(self, check: Callable[..., T], gold: Gold, *args: object) -> T:
+        """``check(gold, *args)`` in a worker (a module-level function: it travels by name);
+        the web process only waits. Validate-only and upload pre-checks run here (attacks.md #10)."""
+        return self._run(f"checking a {gold.benchmark} file", _check_in_worker, check, gold.benchmark,
+                         self._gold_file(gold), gold.version, args)  # fmt: skip
+
+    def _run(self, what: str, fn: Callable[..., T], *args: object) -> T:
         try:
-            return self._pool.submit(_evaluate_in_worker, *job).result()
+            return self._pool.submit(fn, *args).result()
         except BrokenProcessPool:
-            log.error("a scoring worker died while scoring %s; starting a new pool", meta.id)
+            log.error("a scoring worker died while %s; starting a new pool", what)
             with self._lock:
                 self._pool.shutdown(wait=False, cancel_futures=True)
                 self._pool = self._new_pool()

@@ -121,7 +121,8 @@ class CompareTab:
             result = gr.HTML(elem_id="cmp-result")
         tab.select(comparisons.options, [bench, models], models, api_visibility="private")
         bench.input(comparisons.options, [bench], models, api_visibility="private")
-        button.click(comparisons.show, [bench, models], result, api_visibility="private").then(
+        # one at a time: a call costs ~1 ms, its queued event more; a flood is bounded (docs/benchmarks.md)
+        button.click(comparisons.show, [bench, models], result, api_visibility="private", concurrency_limit=1).then(
             None, [bench, models], None, js=COMPARE_URL_JS
         )
         return cls(tab, bench, models, button, result)

@@ -9,12 +9,12 @@ import json
 from pathlib import Path
 
 import pytest
+from ui.model import ModelPages
 
 from leaderboard.reader import FolderSource, PublishedLeaderboard
 from leaderboard.table import ANONYMOUS, SCORED_SOURCE
 from submissions.records import Identity
 from tests.support.submissions import board, form, scored, write_gold, write_submission
-from ui.model import ModelPages
 
 BOB, CAROL = Identity("bob"), Identity("carol")
 REVEAL = "2099-01-31"

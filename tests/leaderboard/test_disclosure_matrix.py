@@ -21,6 +21,8 @@ from pathlib import Path
 import gradio as gr
 import pandas as pd
 import pytest
+from ui.board import BoardPages, Filters
+from ui.model import ModelPages
 
 from leaderboard.config import UiSettings
 from leaderboard.reader import FolderSource, PublishedLeaderboard
@@ -30,11 +32,9 @@ from tests.support.submissions import board, form, write_gold, write_submission
 from tests.ui.fakes import Profile, Request, bearer
 from ui import display
 from ui.auth import Auth, TokenCheck
-from ui.board import BoardPages, Filters
 from ui.compare import Comparisons
 from ui.downloads import Downloads
 from ui.mine import MySubmissions
-from ui.model import ModelPages
 
 ALICE, BOB, MALLORY = Identity("alice"), Identity("bob"), Identity("mallory")
 MAINT = Identity("maint", is_maintainer=True)

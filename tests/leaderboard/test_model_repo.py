@@ -5,6 +5,7 @@ size filter, the model page's revision, and none of it on an anonymous row befor
 from __future__ import annotations
 
 import pytest
+from ui.board import Filters
 
 from leaderboard import service as service_module
 from leaderboard.table import SCORED_SOURCE
@@ -13,7 +14,6 @@ from submissions.model_hub import HubModels
 from tests.support.hub_models import QWEN, QWEN_PARAMS, UNINDEXED, publish_models
 from tests.support.submissions import ALICE, board, form, write_gold, write_submission
 from ui import display, model
-from ui.board import Filters
 
 ALL_TYPES, ALL_SOURCES = list(display.TYPE_FILTERS), list(display.SOURCES)
 

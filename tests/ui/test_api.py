@@ -168,3 +168,15 @@ def test_no_gold_in_config_or_api_info(server, client, tmp_path):
             pair = re.compile(rf'"{record["question_id"]}"\s*,\s*\\?"answer\\?"\s*:')
             assert not pair.search(text), (where, record["question_id"])
             assert f'"width": {record["width"]}, "height": {record["height"]}' not in text
+
+
+def test_compare_runs_one_at_a_time(lb):
+    """Compare costs ~1 ms (perf/bench_compare.py) but each queued event costs Gradio more: one
+    at a time bounds what a flood of them takes from browsing (docs/benchmarks.md, floods)."""
+    from leaderboard.config import UiSettings
+    from ui import build_app
+
+    page = build_app(lb, UiSettings())
+    button = next(b for b in page.blocks.values() if getattr(b, "elem_id", None) == "cmp-btn")
+    (event,) = [f for f in page.fns.values() if (button._id, "click") in [(t[0], t[1]) for t in f.targets]]
+    assert event.concurrency_limit == 1

@@ -70,3 +70,19 @@ def test_the_form_shows_the_answer(lb, tmp_path):
     assert submitter.quota("scb", Request(), None).startswith("**Quota**: ")
     signed_out = Submitter(lb, Auth(UiSettings(oauth=True)))
     assert signed_out.quota("scb", Request(), None) == "**Quota**: sign in to see your daily quota."
+
+
+def test_a_check_over_the_accounts_bound_answers_retry_with_every_key(lb, tmp_path):
+    """Validate-only is free, so checks are bounded per account (submissions.fair_queue): over
+    the bound, the documented ``retry`` status and a message that says what to do, not an error."""
+    from submissions.fair_queue import FairQueue
+    from submissions.intake import BUSY
+
+    lb.intake.checks = FairQueue(slots=1, per_identity=1)
+    path = write_submission(tmp_path / "s.jsonl", accuracy=0.8)
+    with lb.intake.checks.enter(UiSettings().local_user):  # a check of this account is running
+        answer = submit(Submitter(lb, Auth(UiSettings())), path, validate_only=True)
+    assert set(answer) == KEYS and (answer["status"], answer["message"]) == ("retry", BUSY)
+    assert "attempts left" in answer["quota"] and lb.catalog.all() == []
+    again = submit(Submitter(lb, Auth(UiSettings())), path, validate_only=True)
+    assert again["status"] == "valid"

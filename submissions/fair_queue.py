@@ -1,0 +1,103 @@
+"""Turns for the CPU work a caller waits for (validate-only, the pre-check of an upload): fair
+between accounts and bounded per account.
+
+Validate-only is free and unlimited, so one account's loop used to fill every slot: six loops
+took board views from p50 36 to 513 ms, and every other account's check queued behind all of
+their requests (attacks.md #10). Here at most ``slots`` checks run at once (the scoring pool's
+workers); when a slot frees, the waiting account that was served longest ago goes next (round
+robin), so an account waits behind at most one check of each other active account; and an
+account holding ``per_identity`` checks, running or waiting, gets no more: its next one is
+refused at once (the caller answers "busy, send it again"), so a flood costs a refusal, not a
+thread waiting in line.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from collections import Counter, deque
+from types import TracebackType
+
+PER_IDENTITY = 2
+"""Checks one account may have running or waiting at once (a browser tab and a script)."""
+
+
+class Turn:
+    """One admitted check: ``with turn:`` waits for a slot and frees it on leaving."""
+
+    def __init__(self, queue: FairQueue, who: str) -> None:
+        self.queue, self.who = queue, who
+        self.granted = False
+
+    def __enter__(self) -> Turn:
+        self.queue._wait_for(self)
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None) -> None:
+        self.queue._leave(self)
+
+
+class FairQueue:
+    """See module doc. Thread-safe; ``enter`` never blocks, ``with turn`` does."""
+
+    def __init__(self, slots: int = 1, per_identity: int = PER_IDENTITY) -> None:
+        if slots < 1 or per_identity < 1:
+            raise ValueError(
+                f"a fair queue needs at least one slot and one check per account, got {slots}, {per_identity}"
+            )
+        self.slots, self.per_identity = slots, per_identity
+        self._cond = threading.Condition()
+        self._running: Counter[str] = Counter()
+        self._waiting: dict[str, deque[Turn]] = {}
+        self._served: dict[str, int] = {}  # account -> when it last got a slot (a counter)
+        self._clock = itertools.count(1)
+
+    def enter(self, who: str) -> Turn | None:
+        """A place in line for ``who``, or None when they already hold ``per_identity`` checks."""
+        with self._cond:
+            if self.held(who) >= self.per_identity:
+                return None
+            turn = Turn(self, who)
+            self._waiting.setdefault(who, deque()).append(turn)
+            return turn
+
+    def held(self, who: str) -> int:
+        """Checks of ``who`` running or waiting."""
+        return self._running[who] + len(self._waiting.get(who, ()))
+
+    def _wait_for(self, turn: Turn) -> None:
+        with self._cond:
+            self._grant()
+            while not turn.granted:
+                self._cond.wait()
+
+    def _leave(self, turn: Turn) -> None:
+        with self._cond:
+            if turn.granted:
+                self._running[turn.who] -= 1
+                if not self._running[turn.who]:
+                    del self._running[turn.who]
+            else:  # left without waiting (an error before its turn): give its place up
+                waiting = self._waiting.get(turn.who)
+                if waiting and turn in waiting:
+                    waiting.remove(turn)
+                    if not waiting:
+                        del self._waiting[turn.who]
+            self._grant()
+
+    def _grant(self) -> None:
+        """Give free slots to the first waiting turn of the account with the fewest running
+        checks, served longest ago (under the lock)."""
+        granted = False
+        while self._waiting and sum(self._running.values()) < self.slots:
+            who = min(self._waiting, key=lambda w: (self._running[w], self._served.get(w, 0)))
+            turn = self._waiting[who].popleft()
+            if not self._waiting[who]:
+                del self._waiting[who]
+            turn.granted, granted = True, True
+            self._running[who] += 1
+            self._served[who] = next(self._clock)
+        if granted:
+            self._cond.notify_all()
+        if len(self._served) > 4096:  # forget accounts with nothing in line (bounded memory)
+            self._served = {w: t for w, t in self._served.items() if w in self._waiting or w in self._running}
