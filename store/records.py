@@ -106,6 +106,8 @@ class SubmissionMeta(_FlatRecord):
 
     def to_bytes(self) -> bytes:
         body = {k: v for k, v in asdict(self).items() if k != "info"}
+        if not body["grounding_format"]:  # none declared: the record is byte for byte what it was before the field
+            del body["grounding_format"]
         return _dumps(body | {k: v for k, v in self.info.items() if k not in body}, indent=1)
 
     @classmethod

@@ -76,7 +76,10 @@ class GoldSecrets:
                 needles.append(json.dumps(seg[0][:6])[1:-1])
                 needles.append(json.dumps(seg[0][:6], separators=(",", ":"))[1:-1])
             w, h = rec["width"], rec["height"]
-            needles += [f"{w}x{h}", f"{w} x {h}", f"{w}\u00d7{h}", f"[{h}, {w}]", f"[{h},{w}]"]
+            if "options" not in rec:  # with options the gold size is public as one of them: which one is the
+                # secret, so a message's size counts as a leak only beside a line that answered another option
+                # (numbers_leaked with the answered option's size as public)
+                needles += [f"{w}x{h}", f"{w} x {h}", f"{w}\u00d7{h}", f"[{h}, {w}]", f"[{h},{w}]"]
             numbers[qid] = frozenset(size_numbers(w, h) | {mask_area(rec)})
         return cls(tuple(n for n in needles if len(n) >= 8), numbers)
 
