@@ -214,10 +214,8 @@ def test_shell_block_runs(block: Block, shell):
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory):
-    # full feedback and room in the quota: every block submits, and the test is about the calls
-    server = AppServer(
-        tmp_path_factory.mktemp("docs-app") / "data", LEADERBOARD_MAX_SCORED_PER_DAY="50", LEADERBOARD_FEEDBACK="full"
-    ).start()
+    # the default feedback policy (the Ladder), as deployed; room in the quota: every block submits
+    server = AppServer(tmp_path_factory.mktemp("docs-app") / "data", LEADERBOARD_MAX_SCORED_PER_DAY="50").start()
     yield server
     server.stop()
 
