@@ -6,7 +6,9 @@ a description nobody else uses, its primary figure as the page prints it, and (t
 one) a model and team name used nowhere else. Every surface that can carry something about a
 submission out of the server is rendered for every viewer (the entry's own team, another team,
 a visitor with no account, a maintainer), through the app's own callbacks and API functions,
-the published results dataset, a reader of it, and the log. The expectations are written here,
+the board page as a browser gets it (its HTML and the data in it, from which the browser computes
+every view, the CSV download and the model page), the published results dataset, a reader of it
+and its board page, and the log. The expectations are written here,
 independently of the gate (``submissions.disclosure``), so a wrong gate fails them.
 """
 
@@ -28,12 +30,11 @@ from leaderboard.config import UiSettings
 from leaderboard.reader import FolderSource, PublishedLeaderboard
 from leaderboard.table import SCORED_SOURCE
 from submissions.records import Identity
+from tests.support.board_page import ServedPage, model_page_row, row_text, served
 from tests.support.submissions import board, form, write_gold, write_submission
 from tests.ui.fakes import Profile, Request, bearer
-from ui import display
 from ui.auth import Auth, TokenCheck
 from ui.compare import Comparisons
-from ui.downloads import Downloads
 from ui.mine import MySubmissions
 
 ALICE, BOB, MALLORY = Identity("alice"), Identity("bob"), Identity("mallory")
@@ -139,15 +140,12 @@ def _call(fn, *args) -> str:
 def surfaces(lb, tmp: Path, viewer: Identity | None, sentinels: list[Sentinel]) -> dict[str, str]:
     """Every surface's output for ``viewer``, as text."""
     out: dict[str, str] = {}
-    every = Filters.of("all", list(display.TYPE_FILTERS), list(display.SOURCES), "")
-    page = BoardPages(lb, Downloads(tmp / "files")).page("scb", every)
-    out["board"] = json.dumps(page.table, default=str, ensure_ascii=False) + page.summary + page.legend
-    out["plots"] = "".join(str(plot) for plot in page.plots)
-    out["downloads"] = Path(page.csv).read_text(encoding="utf-8") + pd.read_parquet(page.parquet).to_csv()
     table = lb.table("scb")
     rows = list(table["row_id"])
     attacked = {named_row_id(t, m) for t in ("Alice Lab", "Bob Example Lab") for m in ("AliceNet", "BobVision-13B")}
-    out["model pages"] = "".join(ModelPages(lb).show("scb", r) for r in [*rows, *sorted(attacked)])
+    page = served(lb)  # the same bytes for every viewer: the board, its plots and its CSV are computed from them
+    out["board page"] = page.text()
+    out["model pages"] = model_pages(page, [*rows, *sorted(attacked)])
     scored_rows = list(table.loc[table["source"] == SCORED_SOURCE, "row_id"])
     out["compare"] = Comparisons(lb).show("scb", scored_rows[:4]) + Comparisons(lb).show("scb", scored_rows[-4:])
     auth = Auth(lb.settings.ui, whoami=lambda token: TokenCheck(username=token))
@@ -173,8 +171,19 @@ def surfaces(lb, tmp: Path, viewer: Identity | None, sentinels: list[Sentinel]) 
     reader = PublishedLeaderboard(FolderSource(results))
     reader.refresh()
     reader_rows = list(reader.table("scb")["row_id"])
-    out["reader"] = reader.table("scb").to_csv() + "".join(ModelPages(reader).show("scb", r) for r in reader_rows)
+    reader_page = served(reader)
+    out["reader"] = reader.table("scb").to_csv() + reader_page.text() + model_pages(reader_page, reader_rows)
     return out
+
+
+def model_pages(page: ServedPage, row_ids: list[str]) -> str:
+    """What the browser's model page of each id is computed from: the served page (the same for
+    every id: no per-row rendering on the server) and the row the script picks for the id."""
+    shown = []
+    for row_id in row_ids:
+        assert page.model_link("scb", row_id) == page.body, row_id
+        shown.append(row_text(model_page_row(page.data, "scb", row_id)))
+    return "".join(shown)
 
 
 PERSONAS = {"alice": ALICE, "bob": BOB, "mallory": MALLORY, "visitor": None, "maintainer": MAINT}
@@ -197,14 +206,21 @@ def test_no_surface_shows_what_the_state_forbids_the_viewer(world, persona, capl
 
 
 def test_what_each_viewer_may_see_is_shown(world):
-    """The matrix is not passed by showing nothing: the public row's figure is on the board for
-    everyone, each team sees its own entries (figures where the state allows) in My submissions."""
+    """The matrix is not passed by showing nothing: the public row's model page (opened by the id
+    anyone computes from its names) and the anonymous row's figure are on the board page for
+    everyone, also as a reader serves it; each team sees its own entries (figures where the state
+    allows) in My submissions."""
     lb, tmp, sentinels = world
     by_state = {s.state: s for s in sentinels}
+    public_row = named_row_id("Alice Lab", "AliceNet")
     for viewer in PERSONAS.values():
         shown = surfaces(lb, tmp, viewer, sentinels)
-        assert by_state["public"].figure in shown["model pages"] and by_state["public"].sid in shown["model pages"]
-        assert by_state["anonymous"].figure in shown["board"]
+        assert by_state["public"].figure in shown["model pages"] and public_row in shown["model pages"]
+        assert by_state["anonymous"].figure in shown["board page"]
+        assert by_state["public"].figure in shown["reader"] and by_state["anonymous"].figure in shown["reader"]
+    row = model_page_row(served(lb).data, "scb", public_row)
+    assert row is not None and (row["model"], row["team"]) == ("AliceNet", "Alice Lab")
+    assert f"{row['overall.acc']:.2f}" == by_state["public"].figure
     alice = surfaces(lb, tmp, ALICE, sentinels)
     for state in ("private", "withheld", "held", "hidden", "withdrawn", "public"):
         assert by_state[state].sid in alice["/my_submissions"], state
