@@ -85,9 +85,11 @@ class GoldSecrets:
 
     def leaks(self, text: str) -> list[str]:
         found = [n for n in self.needles if n in text]
-        for key in ("segmentation", '"counts"', "per_question", "is_correct"):
+        for key in ("segmentation", "per_question", "is_correct"):
             if key in text:
                 found.append(key)
+        if re.search(r'"counts"\s*:\s*["\[]', text):  # an RLE's counts (the public "counts" figures are no mask)
+            found.append('"counts": RLE')
         if re.search(r'"answer"\s*:\s*"[A-D]"', text):
             found.append('"answer": letter')
         return found

@@ -11,7 +11,6 @@ import json
 from pathlib import Path
 
 import pytest
-from ui.model import ModelPages
 
 from leaderboard.columns import EVERY_VIEW, columns
 from leaderboard.reader import FolderSource, PublishedLeaderboard

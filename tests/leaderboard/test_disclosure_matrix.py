@@ -23,8 +23,6 @@ from pathlib import Path
 import gradio as gr
 import pandas as pd
 import pytest
-from ui.board import BoardPages, Filters
-from ui.model import ModelPages
 
 from leaderboard.config import UiSettings
 from leaderboard.reader import FolderSource, PublishedLeaderboard
