@@ -20,14 +20,15 @@ from typing import Any, Protocol
 import pandas as pd
 
 from leaderboard.baselines import PAPER_SOURCE
-from leaderboard.columns import EVERY_VIEW, Column, Kind, columns, views
+from leaderboard.columns import EVERY_VIEW, LENIENT_KEY, Column, Kind, columns, views
 from leaderboard.ranks import bounds
 from leaderboard.table import SCORED_SOURCE, Board
 from scoring.benchmarks import BENCHMARKS, Benchmark, Scatter
 from store.golds import GoldInfo
+from submissions import fields
 from ui import display
 
-DATA_FORMAT = 1
+DATA_FORMAT = 2  # 2: rows carry their links, size bucket and Hub facts; the fields' declarations
 
 
 class ReadSide(Protocol):
@@ -55,8 +56,8 @@ def column_data(col: Column) -> dict:
 
 
 def _plain(value: Any) -> Any:
-    """A JSON value: NaN and None are null, numpy numbers plain numbers."""
-    if value is None:
+    """A JSON value: NaN, None and ``pd.NA`` (an unknown size) are null, numpy numbers plain numbers."""
+    if value is None or value is pd.NA:
         return None
     if isinstance(value, float | int) and not isinstance(value, bool):
         number = float(value)
@@ -72,8 +73,24 @@ def _bound(value: float) -> float | None:
     return None if math.isnan(value) else value
 
 
+def shown_values(row: dict) -> dict:
+    """What the page shows of a row's declared fields, by the one rule each has in Python (so the
+    browser re-implements none): ``_links`` (Hub page, then the URL fields: the name links the
+    first), ``_size``/``_size_text`` (:func:`fields.size_bucket`, :func:`fields.size_text`) and
+    ``_facts`` (the model page's Hub facts, the revision linked to its commit). An anonymous row
+    comes blanked from the server, so it has none of them."""
+    params = row.get(fields.SIZE_FIELD)
+    return {
+        "_links": [list(pair) for pair in display.row_links(row)],
+        "_size": fields.size_bucket(params),
+        "_size_text": fields.size_text(params),
+        "_facts": [list(fact) for fact in display.hub_facts(row)],
+    }
+
+
 def rows_data(read: ReadSide, bench: Benchmark) -> list[dict]:
-    """Every row of the board (the ``all`` view, in board order) with its primary interval."""
+    """Every row of the board (the ``all`` view, in board order) with its primary interval and
+    what it shows of its fields (:func:`shown_values`)."""
     frame = read.table(bench.id, EVERY_VIEW)
     intervals = {r.row_id: bounds(r.figures, bench.primary) for r in read.board(bench.id).rows}
     out = []
@@ -81,6 +98,7 @@ def rows_data(read: ReadSide, bench: Benchmark) -> list[dict]:
         row = {key: _plain(value) for key, value in record.items()}
         lo, hi = intervals.get(row["row_id"], (math.nan, math.nan))
         row["lo"], row["hi"] = _bound(lo), _bound(hi)
+        row.update(shown_values(row))
         out.append(row)
     return out
 
@@ -156,6 +174,9 @@ def board_data(read: ReadSide, empty_board: str) -> dict:
         "format": DATA_FORMAT,
         "types": {key: list(kept) for key, kept in display.TYPE_FILTERS.items()},
         "type_labels": display.MODEL_TYPE_LABELS,
+        "type_tones": {c.key: c.tone for c in fields.MODEL_TYPE.choices},
+        "size_choices": list(fields.SIZE_CHOICES),
+        "lenient": {"key": LENIENT_KEY, "mark": display.LENIENT_MARK},
         "sources": [SCORED_SOURCE, PAPER_SOURCE],
         "paper_source": PAPER_SOURCE,
         "empty_board": empty_board,

@@ -144,6 +144,26 @@ def row_links(row: Mapping) -> list[tuple[str, str]]:
     return [(str(u), t) for u, t in out if safe_url(u)]
 
 
+def hub_facts(row: Mapping) -> list[tuple[str, str, str]]:
+    """(label, text, url) of what the Hub said of the model when it was submitted, for its page:
+    size, licence and the declared page-only facts; the pinned revision links that commit's
+    files on the Hub (url ``""``: no link)."""
+    out = []
+    for f in fields.public_fields():
+        value = row.get(f.name)
+        if value is pd.NA or is_missing(value) or str(value) == "":
+            continue
+        if f.shown not in (fields.Shown.PARAMS, fields.Shown.TEXT, fields.Shown.PAGE):
+            continue
+        text = str(value)
+        if f.name == fields.REVISION_FIELD:
+            repo = hub_url(row.get(fields.HUB_FIELD))
+            out.append((f.label, text[:12], f"{repo}/tree/{text}" if repo else ""))
+        else:
+            out.append((f.label, fields.size_text(value) if f.shown is fields.Shown.PARAMS else text, ""))
+    return out
+
+
 def links_html(paper_url: object, code_url: object, model_repo: object = "") -> str:
     parts = [link(u, t) for u, t in row_links({"paper_url": paper_url, "code_url": code_url, "model_repo": model_repo})]
     return " · ".join(parts) if parts else MISSING

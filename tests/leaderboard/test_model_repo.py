@@ -1,21 +1,20 @@
 """The first new declared field, ``model_repo``, end to end on a local board whose model facts
-come from the test Hub: the facts pinned at submission, the board's size, licence, link and
-size filter, the model page's revision, and none of it on an anonymous row before its reveal."""
+come from the test Hub: the facts pinned at submission, the board page's data (size, its bucket
+for the size filter, licence, links, the model page's revision: ui/board_data.py), and none of it
+on an anonymous row before its reveal. The page drawing them is tested in Chromium
+(tests/ui/test_browser_fields.py)."""
 
 from __future__ import annotations
 
 import pytest
-from ui.board import Filters
 
 from leaderboard import service as service_module
-from leaderboard.table import SCORED_SOURCE
 from submissions import fields
 from submissions.model_hub import HubModels
 from tests.support.hub_models import QWEN, QWEN_PARAMS, UNINDEXED, publish_models
 from tests.support.submissions import ALICE, board, form, write_gold, write_submission
-from ui import display, model
-
-ALL_TYPES, ALL_SOURCES = list(display.TYPE_FILTERS), list(display.SOURCES)
+from ui import display
+from ui.board_data import benchmark_data
 
 
 @pytest.fixture
@@ -40,6 +39,11 @@ def row_of(lb, name: str):
     return next(r for r in lb.board("scb").rows if r.model == name)
 
 
+def page_rows(lb) -> dict[str, dict]:
+    """The board page's rows of SCB (what the browser gets), by model name."""
+    return {r["model"]: r for r in benchmark_data(lb, lb_bench())["rows"]}
+
+
 def test_the_repos_facts_are_pinned_when_submitted_and_shown_on_the_board(lb, tmp_path, hub):
     _, shas = hub
     answer = submit(lb, tmp_path, "Qwen-VL", model_repo=f"https://huggingface.co/{QWEN}/tree/main")
@@ -61,10 +65,15 @@ def test_the_repos_facts_are_pinned_when_submitted_and_shown_on_the_board(lb, tm
         and f'href="https://huggingface.co/{QWEN}"' in cells["Model"]
     )
     assert cells["Model type"] == '<span class="type-badge tone-green">open weights</span>'
-    details = lb.details("scb", row_of(lb, "Qwen-VL").row_id)
-    page = model.page_html(lb_bench(), details, lb.group_sizes("scb"))
-    assert f'href="https://huggingface.co/{QWEN}/tree/{shas[QWEN]}"' in page and shas[QWEN][:12] in page
-    assert "8.3B" in page and "apache-2.0" in page
+    page = page_rows(lb)["Qwen-VL"]  # the board page's row
+    assert page["model_params"] == QWEN_PARAMS and page["_size_text"] == "8.3B" and page["_size"] == "~7B"
+    assert page["model_license"] == "apache-2.0" and page["_links"][0] == [f"https://huggingface.co/{QWEN}", "Hub"]
+    assert page["_facts"] == [
+        ["Parameters", "8.3B", ""],
+        ["Licence", "apache-2.0", ""],
+        ["Architecture", architecture, ""],
+        ["Revision", shas[QWEN][:12], f"https://huggingface.co/{QWEN}/tree/{shas[QWEN]}"],
+    ]
 
 
 def lb_bench():
@@ -78,9 +87,10 @@ def test_the_size_filter_keeps_the_buckets_chosen(lb, tmp_path):
     submit(lb, tmp_path, "Tiny", seed=2, model_repo=UNINDEXED)  # 1.5B from the file headers: ~1.5B
     submit(lb, tmp_path, "API-model", seed=3)  # no repo: unknown size
 
-    def kept(*sizes):
-        keep = Filters.of("overall", ALL_TYPES, [SCORED_SOURCE], "", None, list(sizes)).keep()
-        return sorted(lb.table("scb", "overall", keep)["model"])
+    rows = [r for r in page_rows(lb).values() if r["team"] == "Hub team"]
+
+    def kept(*sizes):  # the page's size filter keeps the rows whose bucket was chosen (ui/static/board.js)
+        return sorted(r["model"] for r in rows if r["_size"] in sizes)
 
     assert kept("~7B") == ["Qwen-VL"] and kept("~1.5B") == ["Tiny"] and kept(fields.UNKNOWN_SIZE) == ["API-model"]
     assert kept("~7B", "~1.5B") == ["Qwen-VL", "Tiny"] and kept(">70B") == []
@@ -125,8 +135,9 @@ def test_an_anonymous_row_shows_no_repo_size_licence_or_revision_until_its_revea
     assert row["model_repo"] == "" and row["model_license"] == "" and row["model_sha"] == ""
     assert row["model_params"] is None or str(row["model_params"]) == "<NA>"
     assert QWEN not in table.astype(str).to_csv() and "apache" not in table.astype(str).to_csv()
-    page = model.page_html(lb_bench(), lb.details("scb", hidden.row_id), lb.group_sizes("scb"))
-    assert QWEN not in page and "8.3B" not in page and "Revision" not in page
+    page = page_rows(lb)["Anonymous submission"]
+    assert page["_facts"] == [] and page["_links"] == [] and page["_size"] == fields.UNKNOWN_SIZE
+    assert QWEN not in str(page) and "8.3B" not in str(page) and "apache" not in str(page)
     monkeypatch.setattr(service_module, "_today", lambda: "2030-06-01")  # the reveal date has come
     shown = next(r for r in lb.board("scb").rows if r.submission_id == answer.submission_id)
     assert shown.model == "Lab-Secret" and shown.value("model_repo") == QWEN and shown.value("model_params")

@@ -1,8 +1,9 @@
 // The public board, computed in the browser from the data baked into the page (ui/board_page.py).
 // Every view (benchmark, grouping, filters, search, sort, columns, the model page) is a state;
 // the state is the address's query string (history.pushState), so Back and Forward move through
-// views and the old board's deep links (?bench=..&view=..&types=..&sources=..&q=..&hide=..&model=..)
-// open the same view. The table is Tabulator (vendored: ui/static/vendor/tabulator).
+// views and the old board's deep links (?bench=..&view=..&types=..&sources=..&sizes=..&q=..&hide=..&model=..)
+// open the same view. What a row shows of its declared fields (links, size, Hub facts) comes
+// computed in the data (ui/board_data.py: rows' _links, _size, _size_text, _facts). The table is Tabulator (vendored: ui/static/vendor/tabulator).
 (() => {
   "use strict";
   let DATA, BENCHES;
@@ -28,6 +29,19 @@
   const fmtCi = (v, ci, d) => (missing(v) ? "-" : missing(ci) ? fmt(v, d) : `${fmt(v, d)} ± ${fmt(ci, d)}`);
   const rankText = (r) => (r.rank === r.rank_worst ? String(r.rank) : `${r.rank}\u2013${r.rank_worst}`);
   const typeLabel = (t) => DATA.type_labels[String(t || "").toLowerCase()] || t || "-";
+  // the declared badge of a model type (submissions/fields.py: each choice's tone)
+  const typeBadge = (t) => {
+    const tone = DATA.type_tones[String(t || "").toLowerCase()];
+    return tone ? `<span class="type-badge tone-${esc(tone)}">${esc(typeLabel(t))}</span>` : esc(typeLabel(t));
+  };
+  const links = (row) => (row._links || []).map(([u, t]) => link(u, t)).join(" · ");
+  // the mark of a row whose file had responses read by rules looser than the official exact letter
+  function lenientMark(row) {
+    const n = row[DATA.lenient.key];
+    if (missing(n) || !(n > 0)) return "";
+    const title = `${Number(n).toLocaleString("en")} responses read by rules looser than the official exact-letter protocol: see Acc strict`;
+    return `<span class="lenient-mark" title="${esc(title)}">${esc(DATA.lenient.mark)}</span> `;
+  }
 
   // ------------------------------------------------------------------ state <-> address
   const viewOf = (b, id) => b.views.find((v) => v.id === id) || b.views[0];
@@ -47,6 +61,7 @@
     return {
       bench, view, sort,
       types: listed("types", TYPE_KEYS, [...TYPE_KEYS]),
+      sizes: listed("sizes", DATA.size_choices, [...DATA.size_choices]),
       sources: listed("sources", DATA.sources, [...DATA.sources]),
       q: (p.get("q") || "").slice(0, 200),
       hide: listed("hide", allGroups(b), []),
@@ -61,6 +76,7 @@
     put("view", s.view, "overall");
     put("types", [...s.types].sort().join(","), [...TYPE_KEYS].sort().join(","));
     put("sources", [...s.sources].sort().join(","), [...DATA.sources].sort().join(","));
+    put("sizes", [...s.sizes].sort().join(","), [...DATA.size_choices].sort().join(","));
     put("q", s.q.trim(), "");
     put("hide", [...s.hide].sort().join(","), "");
     if (s.sort) p.set("sort", `${s.sort.key}:${s.sort.dir}`);
@@ -87,9 +103,10 @@
   function kept(b, s) {
     const types = new Set(s.types.flatMap((t) => DATA.types[t] || [t]));
     const sources = new Set(s.sources);
+    const sizes = new Set(s.sizes);
     const terms = s.q.split(";").map((t) => t.trim().toLowerCase()).filter(Boolean);
     return b.rows.filter((r) => {
-      if (!types.has(String(r.model_type).toLowerCase()) || !sources.has(r.source)) return false;
+      if (!types.has(String(r.model_type).toLowerCase()) || !sources.has(r.source) || !sizes.has(r._size)) return false;
       const hay = `${r.model} ${r.team}`.toLowerCase();
       return !terms.length || terms.some((t) => hay.includes(t));
     });
@@ -122,17 +139,17 @@
   const tints = ["rgba(59,130,246,0.10)", "rgba(16,185,129,0.10)", "rgba(245,158,11,0.12)", "rgba(168,85,247,0.10)", "rgba(236,72,153,0.09)"];
   let table = null, tableReady = null, columnsKey = "", applyingSort = false;
 
-  function modelCell(row, urls, phone) {
-    const target = urls.map((k) => safeUrl(row[k])).find(Boolean) || "";
+  // the name links the model's first link (its Hub page, else its paper, else its code: display.row_links)
+  function modelCell(row, phone) {
+    const target = (row._links || []).map(([u]) => safeUrl(u)).find(Boolean) || "";
     const name = target ? `<a href="${esc(target)}" target="_blank" rel="noopener noreferrer nofollow">${esc(row.model)}</a>` : esc(row.model);
     const paper = row.source === DATA.paper_source ? ' <span class="paper-tag">reported in paper</span>' : "";
     const team = phone ? `<div class="team-line">${esc(row.team)}</div>` : "";
-    return `<div class="model-cell" title="${esc(row.model)} (${esc(row.team)})"><div class="model-name"><span class="name">${name}</span>${paper}</div>${team}</div>`;
+    return `<div class="model-cell" title="${esc(row.model)} (${esc(row.team)})"><div class="model-name">${lenientMark(row)}<span class="name">${name}</span>${paper}</div>${team}</div>`;
   }
 
-  const DESKTOP_WIDTHS = { rank: 72, model: 250, team: 140, model_type: 120, number: 92, date: 100, links: 110 };
+  const DESKTOP_WIDTHS = { rank: 72, model: 250, team: 140, model_type: 130, number: 92, date: 100, links: 150, params: 76 };
   function columnDefs(b, view, hide, phone) {
-    const urls = view.columns.filter((c) => c.kind === "url");
     const shown = view.columns.filter(shownKind).filter((c) => c.group === MODEL_GROUP || !hide.includes(c.group));
     const groupTint = {};
     shown.forEach((c) => { if (c.kind === "number" && !(c.group in groupTint)) groupTint[c.group] = Object.keys(groupTint).length % tints.length; });
@@ -150,11 +167,13 @@
       if (c.kind === "rank") {
         Object.assign(d, { formatter: (cell) => rankText(cell.getRow().getData()), sorter: (a, z, ra, rz) => ra.getData()._order - rz.getData()._order, width: phone ? 50 : 72, hozAlign: "right", headerSortStartingDir: "asc", frozen: !phone, responsive: 0 });
       } else if (c.kind === "model") {
-        Object.assign(d, { formatter: (cell) => modelCell(cell.getRow().getData(), urls.map((u) => u.key), phone), sorter: "string", minWidth: phone ? 170 : 200, widthGrow: 2, frozen: !phone, responsive: 0, variableHeight: true });
+        Object.assign(d, { formatter: (cell) => modelCell(cell.getRow().getData(), phone), sorter: "string", minWidth: phone ? 170 : 200, widthGrow: 2, frozen: !phone, responsive: 0, variableHeight: true });
       } else if (c.key === "team") {
         Object.assign(d, { formatter: (cell) => `<span title="${esc(cell.getValue())}">${esc(cell.getValue())}</span>`, minWidth: 130, frozen: true, responsive: 0 });
       } else if (c.kind === "model_type") {
-        Object.assign(d, { formatter: (cell) => esc(typeLabel(cell.getValue())), responsive: 1000 + priority++ });
+        Object.assign(d, { formatter: (cell) => typeBadge(cell.getValue()), responsive: 1000 + priority++ });
+      } else if (c.kind === "params") { // a parameter count: "8.3B", sorted by the count, unknown last
+        Object.assign(d, { formatter: (cell) => esc(cell.getRow().getData()._size_text), sorter: "number", sorterParams: { alignEmptyValues: "bottom" }, hozAlign: "right", headerSortStartingDir: "desc", responsive: 1000 + priority++ });
       } else if (c.kind === "number") {
         Object.assign(d, {
           formatter: (cell) => {
@@ -167,7 +186,7 @@
           responsive: headline.has(c.key) ? 0 : 100 + priority++, minWidth: c.ci && !phone ? 112 : 62,
         });
       } else if (c.kind === "links") {
-        Object.assign(d, { formatter: (cell) => { const r = cell.getRow().getData(); const parts = urls.filter((u) => safeUrl(r[u.key])).map((u) => link(r[u.key], u.header.toLowerCase())); return parts.join(" · ") || "-"; }, headerSort: false, responsive: 1000 + priority++ });
+        Object.assign(d, { formatter: (cell) => links(cell.getRow().getData()) || "-", headerSort: false, download: false, responsive: 1000 + priority++ });
       } else {
         Object.assign(d, { formatter: (cell) => esc(missing(cell.getValue()) || cell.getValue() === "" ? "-" : cell.getValue()), responsive: 1000 + priority++ });
       }
@@ -244,6 +263,7 @@
     el("view-choice").innerHTML = radio("view", b.views.map((v) => [v.id, v.label]), view.id);
     el("type-choice").innerHTML = boxes("types", TYPE_KEYS.map((t) => [t, typeLabel(t)]), state.types);
     el("source-choice").innerHTML = boxes("sources", DATA.sources.map((s) => [s, s]), state.sources);
+    el("size-choice").innerHTML = boxes("sizes", DATA.size_choices.map((s) => [s, s]), state.sizes);
     const groups = groupsOf(view);
     el("columns-choice").innerHTML = boxes("show", groups.map((g) => [g, g]), groups.filter((g) => !state.hide.includes(g)));
     el("columns-count").textContent = `${groups.filter((g) => !state.hide.includes(g)).length} of ${groups.length} groups shown`;
@@ -263,6 +283,7 @@
       if (n === "view") go({ view: e.target.value, sort: null });
       else if (n === "types") go({ types: checked("types") });
       else if (n === "sources") go({ sources: checked("sources") });
+      else if (n === "sizes") go({ sizes: checked("sizes") });
       else if (n === "show") {
         const groups = groupsOf(viewOf(BENCHES[state.bench], state.view));
         const shown = checked("show");
@@ -291,8 +312,8 @@
   function modelPage(b, row) {
     const overall = viewOf(b, "overall").columns;
     const ciOf = Object.fromEntries(overall.filter((c) => c.ci).map((c) => [c.key, c.ci]));
-    const urls = b.views[0].columns.filter((c) => c.kind === "url");
-    const links = urls.filter((u) => safeUrl(row[u.key])).map((u) => link(row[u.key], u.header.toLowerCase())).join(" · ");
+    const rowLinks = links(row);
+    const facts = (row._facts || []).map(([label, text, u]) => `<b>${esc(label)}</b> ${u ? link(u, text) : `<code>${esc(text)}</code>`}`).join(" · ");
     const metrics = b.metrics.map((m) => {
       const key = overall.find((c) => c.figure && c.figure[0] === "overall" && c.figure[1] === null && c.figure[2] === m.name);
       const v = key ? row[key.key] : null;
@@ -314,8 +335,9 @@
       }).join("");
       return `<h3>By ${esc(g.label.toLowerCase())}</h3><div class="scroll-x"><table class="model-table"><thead><tr><th>${esc(g.label)}</th><th>Questions</th>${heads}<th>${esc(b.primary.label)}</th></tr></thead><tbody>${body}</tbody></table></div>`;
     }).join("");
-    return `<h2>${esc(row.model)}</h2>
-      <p class="model-facts">${esc(row.team)} · ${esc(typeLabel(row.model_type))} · ${esc(row.source)} · rank ${esc(rankText(row))} of ${b.rows.length} on ${esc(b.name)}${row.submitted ? ` · submitted ${esc(row.submitted)}` : ""}${links ? ` · ${links}` : ""}</p>
+    return `<h2>${lenientMark(row)}${esc(row.model)}</h2>
+      <p class="model-facts">${esc(row.team)} · ${typeBadge(row.model_type)} · ${esc(row.source)} · rank ${esc(rankText(row))} of ${b.rows.length} on ${esc(b.name)}${row.submitted ? ` · submitted ${esc(row.submitted)}` : ""}${rowLinks ? ` · ${rowLinks}` : ""}</p>
+      ${facts ? `<p class="model-facts hub-facts">${facts}</p>` : ""}
       <table class="model-table"><thead><tr><th>Metric</th><th>Value ± 95% interval</th><th>What it is</th></tr></thead><tbody>${metrics}</tbody></table>${groups}
       <p class="model-facts">Compare it with other models: <a href="app?${esc(new URLSearchParams({ bench: b.id, compare: row.row_id }).toString())}">Compare</a>.</p>`;
   }
