@@ -38,6 +38,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from leaderboard.config import UiSettings
+from scoring.benchmarks import BENCHMARKS
 from ui.board_data import ReadSide, board_data, fingerprints
 
 log = logging.getLogger(__name__)
@@ -121,6 +122,16 @@ def site_links(settings: UiSettings) -> str:
     )
 
 
+def inputs_html() -> str:
+    """What a team runs its model on, one link from the board (ui.public_files serves them)."""
+    links = " · ".join(
+        f'{html.escape(b.name)} <a href="questions/{b.id}.jsonl">questions (JSONL)</a>, '
+        f'<a href="questions/{b.id}.tsv">VLMEvalKit TSV</a>'
+        for b in BENCHMARKS.values()
+    )
+    return f"Run your model on the inputs: {links} (<code>python -m runner</code> reads them)."
+
+
 def empty_board_html(settings: UiSettings) -> str:
     if settings.reader:
         if settings.writer_url:
@@ -144,6 +155,7 @@ def page_html(data: dict, settings: UiSettings, assets: dict[str, Body]) -> str:
         canonical=canonical,
         site_links=site_links(settings),
         maintainers=maintainers,
+        inputs=inputs_html(),
         data=script_json(data),
         **{name: asset(file) for name, file in ASSET_SLOTS.items()},
     )

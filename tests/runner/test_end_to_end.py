@@ -34,6 +34,9 @@ def run_runner(*args: str) -> subprocess.CompletedProcess:
 
 
 def test_the_inputs_are_one_link_away(app):
+    with urllib.request.urlopen(app.url + "/") as r:  # the board page links them (and Submit's guide does)
+        board = r.read().decode()
+    assert 'href="questions/scb.jsonl"' in board and 'href="questions/kviscuit.tsv"' in board
     with urllib.request.urlopen(app.url + "/questions/scb.jsonl") as r:
         first = json.loads(r.readline())
     assert {"question_id", "question", "grounding_prompt", "options"} <= first.keys()
