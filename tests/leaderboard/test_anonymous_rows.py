@@ -16,6 +16,7 @@ from leaderboard.columns import EVERY_VIEW, columns
 from leaderboard.reader import FolderSource, PublishedLeaderboard
 from leaderboard.table import ANONYMOUS, SCORED_SOURCE
 from scoring.benchmarks import get_benchmark
+from submissions import fields
 from submissions.fields import anonymous_allowed_fields
 from submissions.records import Identity
 from tests.support.board_page import model_page_row, row_text, served
@@ -90,7 +91,11 @@ def test_an_anonymous_page_shows_only_the_allowed_fields(two_anonymous):
         row = model_page_row(page.data, "scb", row_id)
         assert row is not None and (row["model"], row["team"]) == (ANONYMOUS, f"(anonymous until {REVEAL})")
         assert row["overall.acc"] is not None  # its figures are its row
-        filled = {key for key, value in row.items() if value not in (None, "") and key not in ("model", "team")}
+        # what the page derives from a row's fields (links, size, Hub facts) is what blank fields give
+        derived = {"_links": [], "_facts": [], "_size": fields.size_bucket(None), "_size_text": fields.size_text(None)}
+        assert {key: row.get(key) for key in derived} == derived
+        skip = {"model", "team", *derived}
+        filled = {key for key, value in row.items() if value not in (None, "") and key not in skip}
         assert filled <= allowed, filled - allowed
         details = lb.details("scb", row_id)
         assert (details.description, details.box_format, details.history) == ("", "", ())

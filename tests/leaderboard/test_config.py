@@ -90,9 +90,10 @@ def test_the_public_address_is_configured_never_guessed():
     assert UiSettings.from_env({}).public_url is None
     space = {"SPACE_ID": "org/space", "SYSTEM": "spaces", "SPACE_HOST": "org-space.hf.space", **OAUTH_APP}
     assert UiSettings.from_env(space).public_url == "https://org-space.hf.space"  # a Space's own host
-    assert UiSettings.from_env({"SPACE_HOST": "org-space.hf.space"}).public_url is None  # not on a Space
+    # SPACE_HOST is set only by a Space, and it is configuration, not a request header (ui.origin)
+    assert UiSettings.from_env({"SPACE_HOST": "org-space.hf.space"}).public_url == "https://org-space.hf.space"
     assert UiSettings.from_env({**space, "LEADERBOARD_PUBLIC_URL": "https://x.org"}).public_url == "https://x.org"
-    with pytest.raises(ConfigError, match="LEADERBOARD_PUBLIC_URL must be an http"):
+    with pytest.raises(ConfigError, match="LEADERBOARD_PUBLIC_URL"):
         UiSettings.from_env({"LEADERBOARD_PUBLIC_URL": "board.example.org"})
 
 
