@@ -140,6 +140,7 @@ class PublishedLeaderboard:
     def __init__(self, source: ResultsSource, plugins: tuple[str, ...] = ()) -> None:
         load_plugins(plugins)  # a plugin benchmark's published board is served too
         self.source = source
+        self.settings: Settings | None = None  # the reader's own configuration (its contact line), set by ``open``
         self._head: str | None = None
         self._boards = {b: PublishedBoard.unpublished(b) for b in BENCHMARKS}
         self._lock = threading.Lock()
@@ -148,6 +149,7 @@ class PublishedLeaderboard:
     def open(cls, settings: Settings) -> PublishedLeaderboard:
         """The reader of ``settings``' results location, read once."""
         reader = cls(source_of(settings), settings.plugins)
+        reader.settings = settings
         reader.refresh()
         return reader
 

@@ -126,7 +126,9 @@ class AboutTab:
     def mount(cls, about: AboutFiles) -> AboutTab:
         """The downloads are written when the tab opens (the question lists change with the gold)."""
         with gr.Tab("About", id="tab-about", elem_id="tab-about") as tab:
-            gr.Markdown(contact_markdown(about.leaderboard.settings), elem_id="about-contact")
+            settings = about.leaderboard.settings  # a reader's too (PublishedLeaderboard.open)
+            if settings is not None:
+                gr.Markdown(contact_markdown(settings), elem_id="about-contact")
             text = gr.Markdown(about_markdown(), elem_id="about")
             buttons = []
             for bench in BENCHMARKS.values():

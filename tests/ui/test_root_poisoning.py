@@ -129,7 +129,11 @@ def attacks(evil: str) -> list[list[tuple[str, str]]]:
 
 
 def test_no_header_shapes_the_root_of_any_page_served_then_or_later(server, attacker):
-    for path in ("/", "/config", "/config/"):
+    evil = attacker.split(":")[1].encode()
+    for headers in attacks(attacker):  # the board page: the same bytes whatever the headers say
+        status, body = raw_get(server.port, "/", headers)
+        assert status in (200, 400) and evil not in body, headers
+    for path in ("/app", "/config", "/config/"):  # Gradio's page and config carry the configured root
         for headers in attacks(attacker):
             status, body = raw_get(server.port, path, headers)
             if status == 200:  # the attacker's own answer carries the configured root too
@@ -138,12 +142,12 @@ def test_no_header_shapes_the_root_of_any_page_served_then_or_later(server, atta
                 assert status == 400, (path, headers, status)
         with urllib.request.urlopen(server.public_url + path, timeout=30) as later:  # an ordinary later visitor
             assert root_in(path, later.read()) == server.public_url, path
-    assert attacker.split(":")[1].encode() not in raw_get(server.port, "/", [])[1]
+    assert evil not in raw_get(server.port, "/", [])[1] and evil not in raw_get(server.port, "/app", [])[1]
 
 
 def test_chromium_as_the_victim_loads_nothing_from_the_attacker(server, attacker, browser):
     Attacker.seen.clear()
-    for path in ("/", "/config"):
+    for path in ("/", "/app", "/config"):
         for headers in attacks(attacker):
             raw_get(server.port, path, headers)
     context = browser.new_context(viewport={"width": 1440, "height": 1000})
@@ -152,10 +156,10 @@ def test_chromium_as_the_victim_loads_nothing_from_the_attacker(server, attacker
     requested: list[str] = []
     page.on("request", lambda request: requested.append(request.url))
     try:
-        page.goto(server.public_url + "/")
-        page.wait_for_selector("#scb-table [role=row] >> text=reported in paper")
-        page.get_by_role("tab", name="K-Viscuit", exact=True).click()  # an event: its API call follows the root
-        page.wait_for_selector("#kviscuit-table >> text=Demo-GPT-4o (synthetic)")
+        page.goto(server.public_url + "/")  # the board page, then the Gradio page it links
+        page.wait_for_selector(".tabulator-row >> text=reported in paper")
+        page.goto(server.public_url + "/app?tab=compare")
+        page.wait_for_selector("#tab-compare")  # an event-driven page: its API calls follow the root
         assert page.evaluate("window.gradio_config.root") == server.public_url
         assert page.evaluate("window.__pwned === undefined")
         shot(page, "root-poisoning-victim")
