@@ -9,6 +9,7 @@ browser). Identity is :mod:`ui.auth`, download files :mod:`ui.downloads`, backgr
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 
 import gradio as gr
 import uvicorn
@@ -179,7 +180,9 @@ def mount_options(settings: UiSettings, max_upload_bytes: int, uploads: UploadPo
 
 def launch(page: gr.Blocks, leaderboard: Leaderboard | PublishedLeaderboard, settings: UiSettings,
            max_upload_bytes: int) -> None:  # fmt: skip
-    """Serve the app (``python app.py``): the board page and Gradio on one port, the baker running."""
+    """Serve the app (``python app.py``): the board page and Gradio on one port, the baker running.
+    The port is resolved once, so the root Gradio is told and the port uvicorn binds are the same."""
+    settings = replace(settings, server_port=serving_port(settings))
     server, baker = build_server(page, leaderboard, settings, max_upload_bytes)
     baker.start()
-    uvicorn.run(server, host=settings.server_name, port=serving_port(settings), log_level="warning")
+    uvicorn.run(server, host=settings.server_name, port=settings.server_port, log_level="warning")
