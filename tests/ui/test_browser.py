@@ -136,6 +136,7 @@ def test_maintainer_unlock_and_hide(page, board):
 
 def test_downloads_and_about(page, board):
     open_tab(page, "About")
+    page.wait_for_selector("#about >> text=1,000 resamples")  # the tab's text arrives after the click
     about = page.locator("#about").inner_text()
     assert "1,000 resamples" in about and "pycocotools" in about and "xyxy_1000" in about
     with page.expect_download() as info:

@@ -220,6 +220,37 @@ def test_back_and_forward_move_through_views(page, server, width):
     assert page.locator("#view-choice input[value=country]").is_checked()
 
 
+def test_a_kept_view_shows_the_filters_and_sort_of_its_address(page, server, width, store):
+    """A view's table is kept once built (a view change shows it, not a rebuild of its cells): shown
+    again, it has the rows of the filters and the sort of the address, not those it was built with."""
+    open_board(page, server.url)
+    for view in ("By country", "By category", "Overview"):  # each view's table built with every row
+        before = drawn(page)
+        page.locator("#view-choice label", has_text=view).click()
+        wait_redrawn(page, before)
+    page.fill("#query", "gpt")
+    page.wait_for_function("() => location.search.includes('q=gpt')")
+    header = page.locator(".tabulator-col[tabulator-field='overall.miou']")
+    header.click()
+    page.wait_for_function("() => location.search.includes('sort=overall.miou')")
+    keep = display.row_filter(None, None, "gpt")
+    for label, view in (("By country", "country"), ("Overview", "overall")):
+        before = drawn(page)
+        page.locator("#view-choice label", has_text=label).click()
+        wait_redrawn(page, before)
+        want = store.table("scb", view, keep)
+        assert 0 < len(want) < len(store.board("scb").rows)
+        assert models(page) == list(want["model"])  # filtered, in rank order: a view change resets the sort
+        assert page.locator("#board-table .tabulator").count() == 1  # one table in the page
+    assert header.get_attribute("aria-sort") != "descending"
+    page.set_viewport_size({"width": WIDTHS[width][0] - 40, "height": WIDTHS[width][1]})  # a resize redraws
+    page.wait_for_function(
+        "() => { const t = document.querySelector('#board-table .tabulator');"
+        " return t.querySelector('.tabulator-tableholder').clientWidth <= t.clientWidth; }"
+    )
+    assert models(page) == list(store.table("scb", "overall", keep)["model"])
+
+
 def test_the_old_boards_deep_links_open_the_same_view(page, server, width):
     open_board(page, server.url, "?bench=kviscuit&view=category&sources=scored%20here&q=gpt;gemini&hide=Food")
     assert page.locator("#bench-tabs a.on").inner_text() == "K-Viscuit"

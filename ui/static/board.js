@@ -137,7 +137,7 @@
 
   // ------------------------------------------------------------------ the table
   const tints = ["rgba(59,130,246,0.10)", "rgba(16,185,129,0.10)", "rgba(245,158,11,0.12)", "rgba(168,85,247,0.10)", "rgba(236,72,153,0.09)"];
-  let table = null, tableReady = null, columnsKey = "", applyingSort = false;
+  let applyingSort = false;
 
   // the name links the model's first link (its Hub page, else its paper, else its code: display.row_links)
   function modelCell(row, phone) {
@@ -197,55 +197,157 @@
     return defs;
   }
 
-  function ensureTable(columns) {
-    if (table) return tableReady;
-    table = new Tabulator("#board-table", {
+  // One table per set of columns (benchmark, view, hidden groups, phone or not), kept once built:
+  // changing the view shows the view's table, already drawn, instead of building its rows' cells
+  // again (Tabulator rebuilds every cell when columns change: 1 s and more for 1,000 rows). The idle
+  // browser builds the tables of the benchmark's other views and brings stale ones up to date (other
+  // filters); a desktop table draws only the rows and columns in sight (virtual rendering), a phone's
+  // a page of rows.
+  const tables = new Map(); // columns key -> { table, host, ready, rowsKey, sortKey }
+  const MAX_TABLES = 12;
+  let shown = null; // the entry in the page
+
+  function makeTable(columns) {
+    const host = document.createElement("div");
+    host.className = "board-grid";
+    el("board-idle").append(host); // in the page, so Tabulator measures what it builds, but never drawn
+    const table = new Tabulator(host, {
       layout: PHONE.matches ? "fitColumns" : "fitData",
       responsiveLayout: PHONE.matches ? "collapse" : false,
       responsiveLayoutCollapseStartOpen: false,
       nestedFieldSeparator: false,
-      maxHeight: PHONE.matches ? false : "75vh",
+      height: PHONE.matches ? false : "75vh", // a fixed height: the table's layouts stop at its box
       renderVertical: PHONE.matches ? "basic" : "virtual",
+      // a phone's table (folded rows, no virtual rows) is drawn a page of rows at a time
+      pagination: PHONE.matches, paginationSize: 50, paginationCounter: "rows", paginationButtonCount: 3,
+      renderVerticalBuffer: 120, // rows drawn beyond those in sight, in px (Tabulator's default is a whole table's height more)
       renderHorizontal: PHONE.matches ? "basic" : "virtual", // only the columns in sight get cells
       columnDefaults: { headerSortTristate: false, headerWordWrap: true, vertAlign: "middle", tooltip: false },
       placeholder: "No rows match these filters.",
+      autoResize: false, // moving a kept table into sight is no resize: the page redraws on a real one (wireControls)
       index: "row_id",
       data: [],
       columns,
     });
-    tableReady = new Promise((ok) => table.on("tableBuilt", ok));
+    const entry = { table, host, rowsKey: null, sortKey: null, width: window.innerWidth };
+    entry.ready = new Promise((ok) => table.on("tableBuilt", ok));
     table.on("rowClick", (e, row) => {
       if (e.target.closest("a, .tabulator-responsive-collapse-toggle, .collapse-toggle")) return;
       go({ model: row.getData().row_id });
     });
     table.on("dataSorted", (sorters) => {
-      // a header click (sorting never returns to "none" by a click); loading data also reports the empty sort
-      if (applyingSort || !sorters.length) return;
+      // a header click on the table shown (sorting never returns to "none" by a click); loading
+      // data also reports its sort
+      if (applyingSort || shown !== entry || !sorters.length) return;
       const sort = { key: sorters[0].field, dir: sorters[0].dir };
-      if (JSON.stringify(sort) !== JSON.stringify(state.sort)) go({ sort });
+      entry.sortKey = JSON.stringify(sort);
+      if (entry.sortKey !== JSON.stringify(state.sort)) go({ sort });
     });
-    return tableReady;
+    return entry;
   }
 
-  // A view change sets the view's columns on an emptied table and loads the rows again (Tabulator
-  // rebuilds each row's cells when columns change under loaded rows: 1 s and more for 1,000 rows);
-  // the widths are given, so nothing is measured. A phone's table is rebuilt for new columns: Tabulator
-  // folds columns into the row only when the table is built.
-  async function drawTable(b, view, rows) {
-    const phone = PHONE.matches;
-    const key = JSON.stringify([b.id, view.id, state.hide, phone]);
-    if (table && phone && key !== columnsKey) { table.destroy(); table = null; }
-    const defs = key !== columnsKey ? columnDefs(b, view, state.hide, phone) : null;
-    const fresh = !table;
-    await ensureTable(defs || []);
+  const columnsKeyOf = (b, view, hide) => JSON.stringify([b.id, view.id, [...hide].sort(), PHONE.matches]);
+  const sortOf = (view, s) => (s.sort && view.columns.some((c) => c.key === s.sort.key) ? s.sort : null);
+
+  function forgetTables() {
+    for (const entry of tables.values()) entry.table.destroy();
+    tables.clear();
+    shown = null;
+    el("board-table").replaceChildren();
+    el("board-idle").replaceChildren();
+  }
+
+  // The entry of these columns, built if new (the oldest other one goes past MAX_TABLES).
+  async function tableFor(b, view, hide) {
+    const key = columnsKeyOf(b, view, hide);
+    let entry = tables.get(key);
+    if (!entry) {
+      entry = makeTable(columnDefs(b, view, hide, PHONE.matches));
+      tables.set(key, entry);
+      if (tables.size > MAX_TABLES) {
+        const [oldKey, old] = [...tables].find(([, e]) => e !== shown && e !== entry);
+        old.table.destroy();
+        tables.delete(oldKey);
+      }
+    } else {
+      tables.delete(key);
+      tables.set(key, entry); // most recently used last
+    }
+    await entry.ready;
+    return entry;
+  }
+
+  // Give a table these rows in this sort. Tabulator loads rows into an empty table three times as
+  // fast as it replaces loaded ones and sorts again when the sort is set after the rows, so an
+  // update empties the table, sets the sort, then loads.
+  function fill(entry, rows, rowsKey, sort) {
+    entry.filling = (entry.filling || Promise.resolve()).then(() => loadRows(entry, rows, rowsKey, sort)); // one at a time
+    return entry.filling;
+  }
+  async function loadRows(entry, rows, rowsKey, sort) {
+    const sortKey = JSON.stringify(sort);
+    if (entry.rowsKey === rowsKey && entry.sortKey === sortKey) return;
     applyingSort = true;
     try {
-      if (defs && !fresh) { await table.clearData(); table.setColumns(defs); }
-      columnsKey = key;
-      await table.replaceData(rows);
-      const sort = state.sort && view.columns.some((c) => c.key === state.sort.key) ? state.sort : null;
-      if (sort) table.setSort(sort.key, sort.dir); else table.clearSort();
+      if (entry.rowsKey === rowsKey) {
+        if (sort) entry.table.setSort(sort.key, sort.dir); else entry.table.clearSort();
+      } else {
+        await entry.table.clearData();
+        if (sort) entry.table.setSort(sort.key, sort.dir); else entry.table.clearSort();
+        await entry.table.replaceData(rows);
+      }
+      entry.rowsKey = rowsKey;
+      entry.sortKey = sortKey;
     } finally { applyingSort = false; }
+  }
+
+  // The table shown sits in #board-table; the others wait in #board-idle, which the browser keeps
+  // laid out but never draws (content-visibility: hidden), so showing one is a move, not a rebuild.
+  function show(entry) {
+    if (shown === entry) return;
+    if (shown) el("board-idle").append(shown.host);
+    el("board-table").append(entry.host);
+    shown = entry;
+    if (entry.width !== window.innerWidth) redraw(entry); // the window was resized since it was drawn
+  }
+
+  // Tabulator's own resize watch is off (autoResize: false) because it also fires when a kept table
+  // moves into sight; a real resize redraws the table shown, and the others when they are shown.
+  function redraw(entry) {
+    entry.width = window.innerWidth;
+    entry.table.redraw();
+  }
+
+  const rowsKeyOf = (b, s) => JSON.stringify([DATA.version, b.id, s.types, s.sources, s.sizes, s.q.trim()]);
+
+  async function drawTable(b, view, rows, isLatest) {
+    const entry = await tableFor(b, view, state.hide);
+    await fill(entry, rows, rowsKeyOf(b, state), sortOf(view, state));
+    if (!isLatest()) return; // a later click draws its own view
+    show(entry);
+    idleWork(b);
+  }
+
+  // While the visitor reads, the benchmark's other views get their tables, with the rows shown.
+  let idleToken = 0;
+  function idleWork(b) {
+    const token = ++idleToken;
+    const later = window.requestIdleCallback || ((fn) => setTimeout(fn, 200));
+    const step = async () => {
+      if (token !== idleToken) return; // the visitor moved on: the next render plans again
+      const s = state;
+      const view = b.views.find((v) => {
+        const entry = tables.get(columnsKeyOf(b, v, s.hide));
+        return !entry || entry.rowsKey !== rowsKeyOf(b, s);
+      });
+      if (!view || s.model || s.bench !== b.id) return;
+      const entry = await tableFor(b, view, s.hide);
+      if (token !== idleToken) return;
+      const rows = ranked(b, kept(b, s));
+      await fill(entry, rows, rowsKeyOf(b, s), sortOf(view, { ...s, sort: view.id === s.view ? s.sort : null }));
+      later(step, { timeout: 2000 });
+    };
+    later(step, { timeout: 2000 });
   }
 
   // ------------------------------------------------------------------ controls
@@ -301,11 +403,16 @@
       try { await navigator.clipboard.writeText(url); e.target.textContent = "Link copied"; setTimeout(() => { e.target.textContent = "Copy link"; }, 1500); }
       catch { window.prompt("Copy this link", url); }
     };
-    const download = () => { if (table) table.download("csv", `${state.bench}-${state.view}.csv`); };
+    const download = () => { if (shown) shown.table.download("csv", `${state.bench}-${state.view}.csv`); };
     for (const id of ["copy-link", "copy-link-2"]) el(id).addEventListener("click", copyLink);
     for (const id of ["download-csv", "download-csv-2"]) el(id).addEventListener("click", download);
     el("model-back").addEventListener("click", (e) => { e.preventDefault(); if (fromHere > 0) history.back(); else go({ model: null }); });
-    PHONE.addEventListener("change", () => { if (table) { table.destroy(); table = null; columnsKey = ""; } render(); });
+    PHONE.addEventListener("change", () => { forgetTables(); render(); });
+    let resizing = null;
+    window.addEventListener("resize", () => {
+      clearTimeout(resizing);
+      resizing = setTimeout(() => { if (shown && shown.width !== window.innerWidth) redraw(shown); }, 150);
+    });
   }
 
   // ------------------------------------------------------------------ the model page
@@ -343,8 +450,10 @@
   }
 
   // ------------------------------------------------------------------ render
-  let drawn = 0;
+  let drawn = 0, plotsShown = null;
+  let renders = 0;
   async function render() {
+    const mine = ++renders;
     const b = BENCHES[state.bench];
     const view = viewOf(b, state.view);
     drawControls(b, view);
@@ -364,8 +473,8 @@
       else if (!rows.length) note += " No rows match these filters.";
       el("summary").innerHTML = `Showing ${rows.length} of ${b.rows.length} rows${b.gold_questions ? ` · gold: ${b.gold_questions.toLocaleString("en")} questions` : ""}.${note}`;
       el("context").textContent = b.context;
-      el("plots").innerHTML = b.plots;
-      await drawTable(b, view, rows);
+      if (plotsShown !== b.plots) { el("plots").innerHTML = b.plots; plotsShown = b.plots; } // the bench's, not the view's
+      await drawTable(b, view, rows, () => mine === renders);
     }
     drawn += 1;
     root.dataset.drawn = String(drawn);
@@ -380,7 +489,7 @@
       const answer = await fetch("board-version", { cache: "no-store" });
       if (!answer.ok || (await answer.json()).version === DATA.version) return;
       const found = DATA_RE.exec(await (await fetch("./", { cache: "no-cache" })).text());
-      if (found) { load(found[1]); columnsKey = ""; render(); }
+      if (found) { load(found[1]); forgetTables(); render(); }
     } catch (err) { /* offline for a moment: the next tick tries again */ }
   }, 1000 * DATA.refresh_seconds);
   if (!PHONE.matches) el("filters-box").open = true;
