@@ -5,8 +5,8 @@ fetched, spent the 2 cores they were measuring (page p95 501 ms while the app us
 a page). Here a visitor is a task with its own connections (a ``ClientSession`` of at most 6, as
 a browser keeps per host, alive between its pages); a page's body is decoded and checked for
 its data once per distinct ``ETag`` (``PageCheck``), later copies only by status, ETag and
-length. aiohttp over ``httpx.AsyncClient``: 0.2 against 2.1-2.6 ms of client CPU per page
-fetched (100 visitors x 20 pages of the board page on this host).
+length. aiohttp over ``httpx.AsyncClient``: 0.16-0.22 against 0.72-0.92 ms of client CPU per
+page fetched (``perf/client_cost.py``, the board page on this host, httpx spared its CA bundle).
 
 The Gradio protocol a page's events use (``sse_v3``, as the page's JavaScript does it):
 ``POST /gradio_api/queue/join`` per event, results read from the ``/gradio_api/queue/data`` SSE
@@ -143,9 +143,9 @@ def open_session(url: str) -> aiohttp.ClientSession:
 class Tab:
     """One browser tab of the Gradio protocol: its events share a session hash."""
 
-    def __init__(self, http: aiohttp.ClientSession, rec: Recorder, direct: set[int]) -> None:
+    def __init__(self, http: aiohttp.ClientSession, rec: Recorder, direct: set[int], session: str = "") -> None:
         self.http, self.rec, self.direct = http, rec, direct
-        self.session = secrets.token_hex(6)
+        self.session = session or secrets.token_hex(6)
 
     def body(self, fn_index: int, data: list) -> dict:
         session = self.session
@@ -255,6 +255,33 @@ async def run_browsers(n, url, loads, renders, direct, rec, stop_at, max_pages, 
     await asyncio.gather(*visitors)
     await lag
     return check.decoded
+
+
+class Browser:
+    """One visitor for synchronous callers (the warm-up, ``perf/page_cost.py``,
+    ``perf/session_memory.py``): the async visitor on an event loop of its own."""
+
+    def __init__(self, url: str, rec: Recorder, direct: set[int]) -> None:
+        self.rec, self.direct = rec, set(direct)
+        self.loop = asyncio.new_event_loop()
+        self.http = self.loop.run_until_complete(self._open(url))  # a session belongs to a running loop
+        self.checks: dict[bool, PageCheck] = {}
+
+    @staticmethod
+    async def _open(url: str) -> aiohttp.ClientSession:
+        return open_session(url)
+
+    def visit(self, loads, renders) -> None:
+        check = self.checks.setdefault(bool(loads), PageCheck(page_markers(bool(loads))))
+        self.loop.run_until_complete(visit(self.http, check, self.rec, loads, renders, self.direct))
+
+    def run_events(self, events: list[tuple[int, list]], kind: str, session: str = "") -> list[dict]:
+        """``events`` in one tab (``session``: its hash, a new one if empty)."""
+        return self.loop.run_until_complete(Tab(self.http, self.rec, self.direct, session).run_events(events, kind))
+
+    def close(self) -> None:
+        self.loop.run_until_complete(self.http.close())
+        self.loop.close()
 
 
 # --------------------------------------------------------------------------- worker processes

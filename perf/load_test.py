@@ -76,14 +76,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from leaderboard import demo  # noqa: E402
 from perf.load_browsers import (  # noqa: E402
     DATA_IN_PAGE,
-    PageCheck,
+    Browser,
     Recorder,
     Tab,
     browser_worker,
     cpu_seconds,
     open_session,
-    page_markers,
-    visit,
 )
 from tests.support import app_server  # noqa: E402
 from tests.support.app_server import AppServer  # noqa: E402
@@ -235,12 +233,12 @@ def compare_choices(url: str, config: dict, n: int = 4) -> list[str]:
         if [radio, "input"] in [list(t) for t in dep.get("targets", [])]
     )
 
-    async def ask() -> list:
-        async with open_session(url) as http:
-            (msg,) = await Tab(http, Recorder(), set()).run_events([(fn_index, ["scb"])], "choices")
-            return msg["output"]["data"][0]["choices"]
-
-    choices = asyncio.run(ask())
+    browser = Browser(url, Recorder(), set())
+    try:
+        (msg,) = browser.run_events([(fn_index, ["scb"])], "choices")
+    finally:
+        browser.close()
+    choices = msg["output"]["data"][0]["choices"]
     if len(choices) < n:
         raise RuntimeError(f"Compare offers {len(choices)} SCB rows; the flood needs {n}")
     return [value for _label, value in choices[:n]]
@@ -360,13 +358,12 @@ def warm_up(url, loads, renders, direct, golds, folder, answers) -> None:
     scoring worker's start, the first renders and lazy imports are paid before the measured
     window (on both checkouts), so CPU per page is the steady state."""
     rec = Recorder()
-
-    async def page() -> None:
-        async with open_session(url) as http:
-            await visit(http, PageCheck(page_markers(bool(loads))), rec, loads, renders, direct)
-            await Tab(http, rec, direct).run_events(list(renders.values()), "warm-up")
-
-    asyncio.run(page())
+    browser = Browser(url, rec, direct)
+    try:
+        browser.visit(loads, renders)
+        browser.run_events(list(renders.values()), "warm-up")
+    finally:
+        browser.close()
     submit_loop(url, golds, folder, 99, rec, time.time() + 600, 2, 0.0, answers)
     if rec.errors:
         raise RuntimeError(f"warm-up failed: {rec.errors[:3]}")
@@ -548,6 +545,7 @@ def main(argv: list[str] | None = None) -> int:
     not_requests = ("generator: event-loop lag", "browse: GET / first byte")  # probes, or part of a request
     total = sum(len(v) for kind, v in rec.latency.items() if kind not in not_requests)
     pages = len(rec.latency.get("browse: page with data", []))
+    procs = f"{len(pool.procs)} process" + "es" * (len(pool.procs) != 1)
     print(
         f"\n| check | value |\n|---|---|\n| requests completed | {total} |\n| errors | {len(rec.errors)} |\n"
         f"| submissions scored | {len(ids)} (kviscuit {sum(1 for b, _ in answers if b == 'kviscuit')}, "
@@ -558,7 +556,7 @@ def main(argv: list[str] | None = None) -> int:
         f"| page bodies decoded and checked (each distinct body once per process) | {pool.decoded} |\n"
         f"| app CPU (app + its children) | {app_cpu:.1f} s |\n"
         f"| app CPU per page (submissions included) | {1000 * app_cpu / max(pages, 1):.0f} ms |\n"
-        f"| load generator CPU: {args.browsers} browsers in {len(pool.procs)} processes | {pool.cpu:.1f} s |\n"
+        f"| load generator CPU: {args.browsers} browsers in {procs} | {pool.cpu:.1f} s |\n"
         f"| load generator CPU: submitters, floods, harness (main process) | {harness_cpu:.1f} s |\n"
         f"| host CPU, every process | {all_cpu:.1f} s of {(os.cpu_count() or 1) * elapsed:.0f} s "
         f"({os.cpu_count()} cores x {elapsed:.0f} s) |\n"
