@@ -12,13 +12,24 @@ so their uploads also take turns on that user's lock, as two browser tabs of one
   On the board page (``ui/board_page.py``: ``GET /`` is the page with every board's data in it,
   and a view change is computed in the browser) a page is that one ``GET /`` and a view change
   sends nothing: its cost in the browser is ``perf/view_change.py``'s.
+  The browsing clients are asyncio tasks (aiohttp) in ``--client-procs`` worker processes
+  (``perf/load_browsers.py``), each with its own kept-alive connections as a browser has, each
+  arriving within its first ``--think`` seconds; a page's body is decoded and checked for its
+  data once per distinct ETag and process, later copies by status, ETag and length. So the load
+  generator stays cheap (500 threads of a synchronous client had spent the cores they measured).
 - A submitting client calls ``/submit`` through ``gradio_client`` with its own small valid files
   (K-Viscuit and SCB without grounding, each generated with a distinct seed so no two share a
   hash), ``--think`` seconds between uploads.
 
 Each client's loop is bounded in time (``--seconds``) and in count (``--max-per-client``).
 At the end: zero errors, every submission stored and scored exactly once (one result file per
-submission folder, no other new folder), and p50/p95/max latencies, as a Markdown table.
+submission folder, no other new folder), and p50/p95/max latencies, as a Markdown table. Who used
+the cores: the app's CPU seconds, the load generator's (browser processes; the submitters, floods
+and harness in the main process), the whole host's from ``/proc/stat`` (the rest is other work on
+a shared machine) and the load average. ``generator: event-loop lag`` is how late the browser
+processes' loops woke a task: the share of a latency the generator itself added. ``GET / first
+byte`` (request sent to response headers, on the visitor's connection) is the closest the client
+gets to the server's own time: uvicorn reports none.
 
     .venv/bin/python perf/load_test.py              # 60 s
     .venv/bin/python perf/load_test.py --quick      # 15 s
@@ -35,17 +46,20 @@ one local account, so the validate-only loops are one account flooding.
 
 Before the clock starts, one page and one submission per benchmark warm the app up (the scoring
 worker's start, first renders; ``--no-warmup`` to skip): CPU per page is the steady state, on
-every checkout alike. A page with no load event that reaches the server (the baked page) counts as "page with data"
-once ``GET /`` has returned with a board in it.
+every checkout alike. A page with no load event that reaches the server (the baked page) counts as
+"page with data" once ``GET /`` has returned with a board in it. Each phase's submitters upload
+files of their own (a flood run's second phase does not resend the first's).
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
 import json
+import multiprocessing
 import os
 import re
-import secrets
 import shutil
 import statistics
 import sys
@@ -60,27 +74,17 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from leaderboard import demo  # noqa: E402
+from perf.load_browsers import (  # noqa: E402
+    DATA_IN_PAGE,
+    Browser,
+    Recorder,
+    Tab,
+    browser_worker,
+    cpu_seconds,
+    open_session,
+)
 from tests.support import app_server  # noqa: E402
 from tests.support.app_server import AppServer  # noqa: E402
-
-BOARD_IN_PAGE = b"Showing "  # a board's summary line ("Showing n of m rows")
-DATA_IN_PAGE = b'<script type="application/json" id="board-data">'  # the board page's data
-
-
-class Recorder:
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.latency: dict[str, list[float]] = defaultdict(list)
-        self.errors: list[str] = []
-
-    def add(self, kind: str, seconds: float) -> None:
-        with self.lock:
-            self.latency[kind].append(seconds)
-
-    def error(self, text: str) -> None:
-        with self.lock:
-            self.errors.append(text[:500])
-
 
 # --------------------------------------------------------------------------- the page's events
 
@@ -115,98 +119,17 @@ def page_events(config: dict) -> tuple[list[tuple[int, list]], dict[str, tuple[i
     return loads, renders, direct
 
 
-class Browser:
-    """One simulated visitor: plain HTTP, as the page's JavaScript does it (protocol sse_v3)."""
-
-    def __init__(self, url: str, rec: Recorder, direct: set[int]) -> None:
-        self.url, self.rec, self.direct = url, rec, direct
-        self.http = httpx.Client(base_url=url, timeout=120)
-
-    def run_events(self, events: list[tuple[int, list]], kind: str, session: str) -> None:
-        """Run events in one session (a browser tab): ``queue=False`` ones as direct POSTs,
-        the others through the queue and its SSE stream."""
-        for fn_index, data in [e for e in events if e[0] in self.direct]:
-            t0 = time.perf_counter()
-            body = {"data": data, "event_data": None, "fn_index": fn_index, "trigger_id": None, "session_hash": session}
-            r = self.http.post("/gradio_api/run/predict", json=body)
-            if r.status_code != 200:
-                raise RuntimeError(f"run {fn_index}: HTTP {r.status_code} {r.text[:200]}")
-            self.rec.add(kind, time.perf_counter() - t0)
-        queued = [e for e in events if e[0] not in self.direct]
-        if queued:
-            self._run_queued(queued, kind, session)
-
-    def _run_queued(self, events: list[tuple[int, list]], kind: str, session: str) -> None:
-        started: dict[str, float] = {}
-        for fn_index, data in events:
-            t0 = time.perf_counter()
-            r = self.http.post(
-                "/gradio_api/queue/join",
-                json={
-                    "data": data,
-                    "event_data": None,
-                    "fn_index": fn_index,
-                    "trigger_id": None,
-                    "session_hash": session,
-                },
-            )
-            if r.status_code != 200:
-                raise RuntimeError(f"join {fn_index}: HTTP {r.status_code} {r.text[:200]}")
-            started[r.json()["event_id"]] = t0
-        pending = set(started)
-        with self.http.stream("GET", "/gradio_api/queue/data", params={"session_hash": session}) as stream:
-            if stream.status_code != 200:
-                raise RuntimeError(f"queue/data: HTTP {stream.status_code}")
-            for line in stream.iter_lines():
-                if not line.startswith("data:"):
-                    continue
-                msg = json.loads(line[5:])
-                if msg.get("msg") == "process_completed":
-                    event = msg.get("event_id")
-                    if not msg.get("success"):
-                        raise RuntimeError(f"event failed: {json.dumps(msg)[:300]}")
-                    if event in pending:
-                        self.rec.add(kind, time.perf_counter() - started[event])
-                        pending.discard(event)
-                if not pending or msg.get("msg") == "close_stream":
-                    break
-        if pending:
-            raise RuntimeError(f"{len(pending)} event(s) never completed")
-
-    def visit(self, loads, renders) -> None:
-        t0 = time.perf_counter()
-        r = self.http.get("/")  # httpx asks for gzip, as a browser does
-        if r.status_code != 200 or not (b"gradio" in r.content or DATA_IN_PAGE in r.content):
-            raise RuntimeError(f"GET /: HTTP {r.status_code}")
-        if not loads and BOARD_IN_PAGE not in r.content and DATA_IN_PAGE not in r.content:
-            raise RuntimeError("GET /: no load event and no board in the page")  # the data must be in the page
-        self.rec.add("browse: GET /", time.perf_counter() - t0)
-        session = secrets.token_hex(6)  # one tab: its load events and its view change share a session
-        self.run_events(loads, "browse: load event", session)
-        self.rec.add("browse: page with data", time.perf_counter() - t0)
-        if not renders:  # the board page: a view change is computed in the browser, nothing is sent
-            return
-        bench = "scb" if secrets.randbelow(2) else "kviscuit"
-        t1 = time.perf_counter()
-        self.run_events([renders[bench]], "browse: view change", session)
-        self.rec.add("browse: view change (total)", time.perf_counter() - t1)
-
-
-def browse(url: str, loads, renders, direct, rec: Recorder, stop_at: float, max_pages: int, think: float) -> int:
-    client = Browser(url, rec, direct)
-    pages = 0
-    while time.time() < stop_at and pages < max_pages:
-        try:
-            client.visit(loads, renders)
-        except Exception as e:
-            rec.error(f"browse: {type(e).__name__}: {e}")
-        pages += 1
-        time.sleep(think)
-    client.http.close()
-    return pages
-
-
 # --------------------------------------------------------------------------- submitting
+
+
+def submit_client(url: str):
+    """A submitter's ``gradio_client``. It builds a new httpx client for every request (upload,
+    join, stream...), and each loads the CA bundle again: ~28 ms of CPU here, most of a
+    submission's client cost. The app is plain HTTP on 127.0.0.1, no certificate to check, so
+    ``ssl_verify=False`` (gradio_client's own switch) spares the load generator that."""
+    import gradio_client
+
+    return gradio_client.Client(url, verbose=False, ssl_verify=False, httpx_kwargs={"timeout": 120})
 
 
 def submission_file(folder: Path, golds: dict, client: int, n: int) -> tuple[str, Path]:
@@ -222,7 +145,7 @@ def submit_loop(url, golds, folder, client_no, rec, stop_at, max_uploads, think,
     import gradio_client
 
     try:  # the client reads /config first: on an overloaded host that can time out
-        client = gradio_client.Client(url, verbose=False, httpx_kwargs={"timeout": 120})
+        client = submit_client(url)
     except Exception as e:
         rec.error(f"submit client {client_no}: {type(e).__name__}: {e}")
         return
@@ -272,7 +195,7 @@ def validate_flood(url, path, loop, statuses, rec, stop_at) -> None:
     import gradio_client
 
     try:
-        client = gradio_client.Client(url, verbose=False, httpx_kwargs={"timeout": 120})
+        client = submit_client(url)
     except Exception as e:
         rec.error(f"flood client {loop}: {type(e).__name__}: {e}")
         return
@@ -309,16 +232,13 @@ def compare_choices(url: str, config: dict, n: int = 4) -> list[str]:
         for i, dep in enumerate(config["dependencies"])
         if [radio, "input"] in [list(t) for t in dep.get("targets", [])]
     )
-    session = secrets.token_hex(6)
-    body = {"data": ["scb"], "event_data": None, "fn_index": fn_index, "trigger_id": None, "session_hash": session}
-    with httpx.Client(base_url=url, timeout=120) as http:
-        http.post("/gradio_api/queue/join", json=body).raise_for_status()
-        with http.stream("GET", "/gradio_api/queue/data", params={"session_hash": session}) as stream:
-            for line in stream.iter_lines():
-                msg = json.loads(line[5:]) if line.startswith("data:") else {}
-                if msg.get("msg") == "process_completed":
-                    choices = msg["output"]["data"][0]["choices"]
-                    break
+
+    browser = Browser(url, Recorder(), set())
+    try:
+        (msg,) = browser.run_events([(fn_index, ["scb"])], "choices")
+    finally:
+        browser.close()
+    choices = msg["output"]["data"][0]["choices"]
     if len(choices) < n:
         raise RuntimeError(f"Compare offers {len(choices)} SCB rows; the flood needs {n}")
     return [value for _label, value in choices[:n]]
@@ -326,14 +246,17 @@ def compare_choices(url: str, config: dict, n: int = 4) -> list[str]:
 
 def compare_flood(url, fn_index, row_ids, direct, rec, stop_at) -> None:
     """One loop of four-model Compare calls through the queue, in its own session."""
-    client = Browser(url, rec, direct)
-    session = secrets.token_hex(6)
-    while time.time() < stop_at:
-        try:
-            client.run_events([(fn_index, ["scb", row_ids])], "flood: compare", session)
-        except Exception as e:
-            rec.error(f"flood compare: {type(e).__name__}: {e}")
-    client.http.close()
+
+    async def loop() -> None:
+        async with open_session(url) as http:
+            tab = Tab(http, rec, direct)
+            while time.time() < stop_at:
+                try:
+                    await tab.run_events([(fn_index, ["scb", row_ids])], "flood: compare")
+                except Exception as e:
+                    rec.error(f"flood compare: {type(e).__name__}: {e}")
+
+    asyncio.run(loop())
 
 
 # --------------------------------------------------------------------------- main
@@ -362,6 +285,61 @@ def process_tree_cpu(pid: int) -> float:
     return sum(times.get(p, 0.0) for p in tree)
 
 
+def host_cpu() -> float:
+    """CPU seconds every process on the host has used since boot (``/proc/stat``, all cores):
+    over a run, what this test, the app and everyone else sharing the machine used."""
+    fields = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(v) for v in fields[:8])
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+
+
+class BrowserPool:
+    """The browsing visitors, split over ``procs`` worker processes (``perf/load_browsers.py``),
+    started before the clock so their start-up is not measured."""
+
+    def __init__(self, procs: int, browsers: int, url, loads, renders, direct, max_pages, think) -> None:
+        context = multiprocessing.get_context("spawn")  # the submitters' threads must not be forked
+        procs = max(1, min(procs, browsers))
+        shares = [browsers // procs + (i < browsers % procs) for i in range(procs)]
+        self.conns, self.procs = [], []
+        for share in shares if browsers else []:
+            ours, theirs = context.Pipe()
+            proc = context.Process(
+                target=browser_worker, args=(theirs, share, url, loads, renders, sorted(direct), max_pages, think)
+            )
+            proc.start()
+            self.conns.append(ours)
+            self.procs.append(proc)
+        for conn in self.conns:
+            if conn.recv() != "ready":
+                raise RuntimeError("a browser worker did not start")
+        self.cpu, self.decoded = 0.0, 0
+
+    def start(self, stop_at: float) -> None:
+        for conn in self.conns:
+            conn.send(stop_at)
+
+    def collect(self, rec: Recorder, timeout: float) -> None:
+        """Each worker's latencies and errors into ``rec``; its CPU seconds and the page bodies it
+        decoded (one per distinct body, ``PageCheck``) add up in ``cpu`` and ``decoded``."""
+        for conn in self.conns:
+            if not conn.poll(timeout):
+                rec.error("a browser worker did not report")
+                continue
+            report = conn.recv()
+            rec.merge(report["latency"], report["errors"])
+            self.cpu += report["cpu"]
+            self.decoded += report["decoded"]
+
+    def close(self) -> None:
+        for conn, proc in zip(self.conns, self.procs, strict=True):
+            with contextlib.suppress(OSError):  # a worker that died has closed its end
+                conn.send(None)
+            proc.join(timeout=10)
+            if proc.is_alive():
+                proc.kill()
+
+
 SUBMISSION_ID = re.compile(r"\d{8}-\d{6}-\w+")
 
 
@@ -381,9 +359,11 @@ def warm_up(url, loads, renders, direct, golds, folder, answers) -> None:
     window (on both checkouts), so CPU per page is the steady state."""
     rec = Recorder()
     browser = Browser(url, rec, direct)
-    browser.visit(loads, renders)
-    browser.run_events(list(renders.values()), "warm-up", secrets.token_hex(6))
-    browser.http.close()
+    try:
+        browser.visit(loads, renders)
+        browser.run_events(list(renders.values()), "warm-up")
+    finally:
+        browser.close()
     submit_loop(url, golds, folder, 99, rec, time.time() + 600, 2, 0.0, answers)
     if rec.errors:
         raise RuntimeError(f"warm-up failed: {rec.errors[:3]}")
@@ -426,6 +406,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed-dir", type=Path, help="keep the filled data folder here and reuse it across runs")
     parser.add_argument("--validate-flood", type=int, default=0, help="validate-only loops after a quiet window")
     parser.add_argument("--compare-flood", type=int, default=0, help="Compare loops after a quiet window")
+    parser.add_argument(
+        "--client-procs",
+        type=int,
+        default=min(4, os.cpu_count() or 1),
+        help="processes the browsing visitors run in, as asyncio tasks (default: one per core, at most 4)",
+    )
     args = parser.parse_args(argv)
     seconds = 15.0 if args.quick else args.seconds
 
@@ -464,33 +450,49 @@ def main(argv: list[str] | None = None) -> int:
                 event, row_ids = compare_event(config), compare_choices(app.url, config)
                 flood += [(compare_flood, (app.url, event, row_ids, direct)) for _ in range(args.compare_flood)]
             phases = [("quiet", []), ("flood", flood)] if flood else [("", [])]
-            cpu_start = process_tree_cpu(app.proc.pid)
-            t_start = time.time()
-            for phase, loops in phases:
-                rec = recs[phase] = Recorder()
-                stop_at = time.time() + seconds
-                threads = [
-                    threading.Thread(
-                        target=browse,
-                        args=(app.url, loads, renders, direct, rec, stop_at, args.max_per_client, args.think),
-                    )
-                    for _ in range(args.browsers)
-                ] + [
-                    threading.Thread(
-                        target=submit_loop,
-                        args=(app.url, golds, files, i, rec, stop_at, args.max_per_client, args.think, answers),
-                    )
-                    for i in range(args.submitters)
-                ]
-                threads += [
-                    threading.Thread(target=target, args=(*loop_args, rec, stop_at)) for target, loop_args in loops
-                ]
-                for t in threads:
-                    t.start()
-                for t in threads:
-                    t.join(timeout=seconds + 300)
-            elapsed = time.time() - t_start
-            app_cpu = process_tree_cpu(app.proc.pid) - cpu_start
+            pool = BrowserPool(
+                args.client_procs, args.browsers, app.url, loads, renders, direct, args.max_per_client, args.think
+            )
+            try:
+                load_start = os.getloadavg()[0]
+                cpu_start, host_start, harness_start = process_tree_cpu(app.proc.pid), host_cpu(), cpu_seconds()
+                t_start = time.time()
+                for phase_no, (phase, loops) in enumerate(phases):
+                    rec = recs[phase] = Recorder()
+                    stop_at = time.time() + seconds
+                    pool.start(stop_at)
+                    threads = [
+                        threading.Thread(
+                            target=submit_loop,
+                            args=(
+                                app.url,
+                                golds,
+                                files,
+                                client,
+                                rec,
+                                stop_at,
+                                args.max_per_client,
+                                args.think,
+                                answers,
+                            ),
+                        )
+                        for client in range(1000 * phase_no, 1000 * phase_no + args.submitters)  # new files a phase
+                    ]
+                    threads += [
+                        threading.Thread(target=target, args=(*loop_args, rec, stop_at)) for target, loop_args in loops
+                    ]
+                    for t in threads:
+                        t.start()
+                    for t in threads:
+                        t.join(timeout=seconds + 300)
+                    pool.collect(rec, timeout=max(1.0, stop_at - time.time()) + 300)
+                elapsed = time.time() - t_start
+                app_cpu = process_tree_cpu(app.proc.pid) - cpu_start
+                harness_cpu = cpu_seconds() - harness_start
+                all_cpu = host_cpu() - host_start
+                load_end = os.getloadavg()[0]
+            finally:
+                pool.close()
             rss = app.rss_mb()
             app_alive = app.proc.poll() is None
         finally:
@@ -540,8 +542,10 @@ def main(argv: list[str] | None = None) -> int:
         for kind, values in phase_rec.latency.items():
             rec.latency[kind] += values
         rec.errors += phase_rec.errors
-    total = sum(len(v) for v in rec.latency.values())
+    not_requests = ("generator: event-loop lag", "browse: GET / first byte")  # probes, or part of a request
+    total = sum(len(v) for kind, v in rec.latency.items() if kind not in not_requests)
     pages = len(rec.latency.get("browse: page with data", []))
+    procs = f"{len(pool.procs)} process" + "es" * (len(pool.procs) != 1)
     print(
         f"\n| check | value |\n|---|---|\n| requests completed | {total} |\n| errors | {len(rec.errors)} |\n"
         f"| submissions scored | {len(ids)} (kviscuit {sum(1 for b, _ in answers if b == 'kviscuit')}, "
@@ -549,8 +553,16 @@ def main(argv: list[str] | None = None) -> int:
         f"| stored and scored exactly once | {'yes' if not problems else 'NO: ' + '; '.join(problems[:5])} |\n"
         f"| tracebacks in the app log | {len(log_errors)} |\n| app RSS at the end | {rss:.0f} MB |\n"
         f"| app alive at the end | {app_alive} |\n| pages served | {pages} |\n"
+        f"| page bodies decoded and checked (each distinct body once per process) | {pool.decoded} |\n"
         f"| app CPU (app + its children) | {app_cpu:.1f} s |\n"
-        f"| app CPU per page (submissions included) | {1000 * app_cpu / max(pages, 1):.0f} ms |"
+        f"| app CPU per page (submissions included) | {1000 * app_cpu / max(pages, 1):.0f} ms |\n"
+        f"| load generator CPU: {args.browsers} browsers in {procs} | {pool.cpu:.1f} s |\n"
+        f"| load generator CPU: submitters, floods, harness (main process) | {harness_cpu:.1f} s |\n"
+        f"| host CPU, every process | {all_cpu:.1f} s of {(os.cpu_count() or 1) * elapsed:.0f} s "
+        f"({os.cpu_count()} cores x {elapsed:.0f} s) |\n"
+        f"| host CPU used by others (host - app - load generator) | "
+        f"{max(0.0, all_cpu - app_cpu - pool.cpu - harness_cpu):.1f} s |\n"
+        f"| load average (1 min) at start / end | {load_start:.2f} / {load_end:.2f} |"
     )
     for error in rec.errors[:10]:
         print("error:", error)

@@ -50,6 +50,7 @@ def main(argv: list[str] | None = None) -> int:
             for _ in range(args.pages):
                 browser.visit(loads, renders)
             cpu, wall = process_tree_cpu(app.proc.pid) - cpu, time.perf_counter() - wall
+            browser.close()
             page_bytes = len(httpx.get(app.url + "/", headers={"Accept-Encoding": "gzip"}).content)
             wire = httpx.get(app.url + "/", headers={"Accept-Encoding": "gzip"})
             on_wire = int(wire.headers.get("content-length", len(wire.content)))

@@ -77,7 +77,7 @@ def measure(app: AppServer, args) -> tuple[list[tuple[int, float]], list[str]]:
             rec.error(f"{type(e).__name__}: {e}")
         if n % args.step == 0 or n == args.sessions:
             readings.append((n, app.rss_mb()))
-    browser.http.close()
+    browser.close()
     return readings, rec.errors
 
 
