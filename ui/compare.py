@@ -18,15 +18,18 @@ from leaderboard.compare import MAX_MODELS, Pairing, TryAgain
 from leaderboard.service import Leaderboard
 from leaderboard.table import SCORED_SOURCE
 from scoring.benchmarks import BENCHMARKS, Benchmark, get_benchmark
+from submissions.fair_queue import PER_IDENTITY
 from ui import display
 from ui.page import SURVIVES_EVICTION
 from ui.throttle import visitor_of
 
-COMPARE_EVENTS = 8
-"""Compare events Gradio runs at once: more than the comparisons that run at once plus one
-visitor's bound, so that the fair turns (``Leaderboard.compare_turns``), not Gradio's
-first-come queue, decide who goes next and a flooding visitor's extra calls are refused at once;
-bounded, since each holds one of Gradio's threads while it waits for its turn."""
+COMPARE_EVENTS = PER_IDENTITY + 1
+"""Compare events Gradio runs at once: one more than a visitor's bound, so that while one
+visitor holds its bound another visitor's call still reaches the fair turns
+(``Leaderboard.compare_turns``) and goes before that visitor's waiting one, and the flooding
+visitor's further calls are refused at once. No more: each event costs Gradio ~20 ms of the web
+process's CPU whatever it answers, and a refusal answered sooner lets a flood send its next
+event sooner (with 8 at once, a 20-loop flood sent 30-45% more events; docs/benchmarks.md)."""
 
 HELP = (
     "Pick 2 to 4 models scored here (paper rows have no intervals). The first is compared with each other one, "
