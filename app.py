@@ -39,6 +39,8 @@ def main() -> None:
         leaderboard = open_leaderboard(settings)
         if settings.scoring_workers:
             leaderboard.use_scoring_pool(settings.scoring_workers)
+        if settings.compare_workers:
+            leaderboard.use_compare_pool(settings.compare_workers)
         start_jobs(leaderboard, settings.ui.refresh_seconds)
     launch(build_app(leaderboard, settings.ui), leaderboard, settings.ui, settings.max_upload_bytes)
 

@@ -230,6 +230,7 @@ class Settings:
     ui: UiSettings = field(default_factory=UiSettings)
     plugins: tuple[str, ...] = ()  # modules that register more benchmarks (and their demos) on import
     scoring_workers: int = 1  # the app scores uploads in this many niced worker processes (0: in process)
+    compare_workers: int = 1  # and combines Compare's figures in this many of its own (0: in process)
     feedback: str = "ladder"  # "ladder": the Ladder rule per team (docs/integrity.md); "full": every result shown
     publications_per_week: int = 3  # submissions a team may newly make public per benchmark in 7 days (Ladder)
     auto_hold: bool = True  # hold further suspicious submissions of a flagged probe series for review
@@ -291,6 +292,7 @@ class Settings:
             ui=ui,
             plugins=env.names("LEADERBOARD_PLUGINS"),
             scoring_workers=env.whole("LEADERBOARD_SCORING_WORKERS", 1, maximum=64),
+            compare_workers=env.whole("LEADERBOARD_COMPARE_WORKERS", 1, maximum=16),
             feedback=env.choice("LEADERBOARD_FEEDBACK", "ladder", FEEDBACK_POLICIES),
             publications_per_week=env.whole("LEADERBOARD_PUBLICATIONS_PER_WEEK", 3, minimum=1),
             auto_hold=env.flag("LEADERBOARD_AUTO_HOLD", True),

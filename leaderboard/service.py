@@ -13,11 +13,14 @@ is a commit.
 
 from __future__ import annotations
 
+import functools
 import io
 import logging
 import tempfile
 import threading
 import time
+from collections.abc import Callable
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -25,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from filelock import FileLock
 
-from leaderboard.compare import MAX_MODELS, MIN_MODELS, Pairing, compare
+from leaderboard.compare import BUSY, CRASHED, MAX_MODELS, MIN_MODELS, Pairing, TryAgain, compare_rows
 from leaderboard.config import Settings
 from leaderboard.entries import Entry
 from leaderboard.publish import publish
@@ -44,6 +47,7 @@ from submissions import lifecycle
 from submissions.answer import SubmitAnswer
 from submissions.catalog import Catalog, SubmissionState
 from submissions.disclosure import NOTHING, Disclosure, classify, disclose, viewer_of
+from submissions.fair_queue import FairQueue
 from submissions.feedback import Feedback
 from submissions.intake import Intake, Progress
 from submissions.model_hub import HubModels
@@ -54,10 +58,16 @@ from submissions.seeds import StoredSeeds
 from submissions.teams import Team, Teams, is_member, name_key, rightful, state_key
 
 if TYPE_CHECKING:
-    from submissions.worker import ScoringPool
+    from submissions.worker import ScoringPool, WorkerPool
 
 log = logging.getLogger(__name__)
+CompareRunner = Callable[..., tuple[Pairing, ...]]
+"""Runs ``compare_rows(benchmark, rows)``: in this process, or in the compare pool's worker."""
 DEMO_USER = Identity("demo", is_maintainer=True, source="local")
+
+
+def compare_here(fn: Callable[..., tuple[Pairing, ...]], *args: object) -> tuple[Pairing, ...]:
+    return fn(*args)
 
 
 def make_store(settings: Settings) -> Store:
@@ -155,6 +165,8 @@ class Leaderboard:
         )
         self.probes = ProbeDetector(lambda s: lifecycle.read_raw(self.store, s.meta.benchmark, s.meta.id))
         self._boards: dict[str, tuple[tuple, Board]] = {}
+        self.run_compare: CompareRunner = compare_here  # here, or the compare pool's worker
+        self.compare_turns = FairQueue()  # Compare's turns: fair and bounded per visitor (one slot per worker)
         self._lock = threading.Lock()
         self._publishing = threading.Lock()  # one publication check-and-write at a time (the ration)
         self._unpublished: set[str] = set()
@@ -366,10 +378,27 @@ class Leaderboard:
         times += [info.added_at] if info else []
         return max(times, default="")
 
-    def compare(self, benchmark: str, row_ids: list[str]) -> tuple[Pairing, ...]:
+    def compare(self, benchmark: str, row_ids: list[str], visitor: str = "") -> tuple[Pairing, ...]:
         """The first row against each other one (2-4 rows scored here), from the rows' published
         figures only (leaderboard.compare: it discloses nothing the rows do not); ValueError
-        says what is wrong."""
+        says what is wrong. The figures are combined by ``run_compare`` in ``visitor``'s fair
+        turn (submissions.fair_queue: Compare is free and needs no account); TryAgain when the
+        visitor already holds its bound of comparisons or the worker died."""
+        rows = self._compared_rows(benchmark, row_ids)
+        turn = self.compare_turns.enter(visitor)
+        if turn is None:
+            log.info(
+                "a comparison of %s refused: %d already running or waiting", visitor, self.compare_turns.per_identity
+            )
+            raise TryAgain(BUSY)
+        with turn:
+            try:
+                return self.run_compare(compare_rows, benchmark, rows)
+            except BrokenProcessPool:  # the pool has started anew
+                raise TryAgain(CRASHED) from None
+
+    def _compared_rows(self, benchmark: str, row_ids: list[str]) -> list[tuple[str, dict]]:
+        """(name, published figures) of each picked row; ValueError says what is wrong."""
         if not MIN_MODELS <= len(row_ids) <= MAX_MODELS:
             raise ValueError(f"pick {MIN_MODELS} to {MAX_MODELS} models to compare, not {len(row_ids)}")
         board = self.board(benchmark)
@@ -383,7 +412,7 @@ class Leaderboard:
             if row.source != SCORED_SOURCE:
                 raise ValueError(f"{row.model} is a paper's published row: it has no intervals to compare")
             rows.append((f"{row.model} ({row.team})", row.figures))
-        return compare(get_benchmark(benchmark), rows)
+        return rows
 
     # ---- integrity: feedback policy and probe detection (docs/integrity.md) ----
     def result_for_submitter(self, state: SubmissionState) -> ResultRecord | None:
@@ -665,12 +694,22 @@ class Leaderboard:
     def use_scoring_pool(self, workers: int) -> ScoringPool:
         """Score and check uploads (validate-only, pre-checks) in ``workers`` lower-priority
         processes, so browsing keeps the CPU; checks take fair turns, one per worker at once."""
-        from submissions.fair_queue import FairQueue
         from submissions.worker import ScoringPool
 
         pool = ScoringPool(workers)
         self.intake.evaluator, self.intake.run_check = pool.evaluate, pool.run_check
         self.intake.checks = FairQueue(slots=workers)
+        return pool
+
+    def use_compare_pool(self, workers: int) -> WorkerPool:
+        """Combine Compare's figures in ``workers`` lower-priority processes of their own (never
+        behind a scoring job, never holding a gold); visitors take fair turns, one per worker."""
+        from submissions.worker import WorkerPool
+
+        pool = WorkerPool(workers)
+        pool.start()  # the first visitor to compare does not wait for a spawn
+        self.run_compare = functools.partial(pool.run, "comparing")
+        self.compare_turns = FairQueue(slots=workers)
         return pool
 
     # ---- teams and visibility (docs/teams.md) ----

@@ -1,5 +1,7 @@
 """CPU cost of one four-model Compare on the demo board: ``Leaderboard.compare`` (the figures)
-and the tab's callback (figures and HTML), so a Compare flood can be judged against it.
+and the tab's callback (figures and HTML), so a Compare flood can be judged against it; and the
+web process's share when the figures are combined in the compare pool (app.py's default): the
+round trip's pickling and threads, the worker's own CPU not counted.
 
     .venv/bin/python perf/bench_compare.py [--calls 300]
 """
@@ -45,6 +47,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"| four-model Compare, SCB demo board ({len(table)} rows) | CPU ms per call |\n|---|---|")
         print(f"| Leaderboard.compare (figures) | {cpu_ms(lambda: lb.compare('scb', rows), args.calls):.2f} |")
         print(f"| Comparisons.show (figures and HTML) | {cpu_ms(lambda: tab.show('scb', rows), args.calls):.2f} |")
+        pool = lb.use_compare_pool(1)
+        try:
+            lb.compare("scb", rows)  # the worker's first call: its imports
+            pooled = cpu_ms(lambda: lb.compare("scb", rows), args.calls)
+            print(f"| Leaderboard.compare, figures in the compare pool (web process's CPU) | {pooled:.2f} |")
+            shown = cpu_ms(lambda: tab.show("scb", rows), args.calls)
+            print(f"| Comparisons.show, figures in the compare pool (web process's CPU) | {shown:.2f} |")
+        finally:
+            pool.close()
     return 0
 
 

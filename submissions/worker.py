@@ -7,7 +7,9 @@ two polygon files scored). :class:`ScoringPool` runs :func:`submissions.lifecycl
 benchmark plugins, so browsing keeps the CPU when both want it. Validate-only and the pre-check
 of an upload run there too (:meth:`ScoringPool.run_check`, in turns from
 submissions.fair_queue). The caller still waits for the answer (same contract); only where the
-CPU work happens changes. The parent keeps writing files.
+CPU work happens changes. The parent keeps writing files. Compare has a :class:`WorkerPool` of
+its own (``Leaderboard.use_compare_pool``): it never waits behind a scoring job, and its worker
+never holds a gold.
 
 A gold reaches the workers once per version, through a pickle file in the pool's folder (as
 rescoring does); each worker keeps the last gold it loaded per benchmark.
@@ -84,15 +86,14 @@ def _check_in_worker(check: Callable[..., T], benchmark: str, gold_file: str, ve
     return check(_worker_gold(benchmark, gold_file, version), *args)
 
 
-class ScoringPool:
-    """Evaluates uploads in worker processes; ``evaluate`` has the signature of the lifecycle's."""
+class WorkerPool:
+    """``workers`` spawned, niced processes that know the parent's benchmarks and end with it;
+    :meth:`run` calls a module-level function in one and waits, starting a new pool if one died."""
 
     def __init__(self, workers: int = 1, nice: int = NICE) -> None:
         if workers < 1:
-            raise ValueError(f"a scoring pool needs at least one worker, got {workers}")
+            raise ValueError(f"a worker pool needs at least one worker, got {workers}")
         self.workers, self.nice = workers, nice
-        self._folder = tempfile.TemporaryDirectory(prefix="scoring-pool-")
-        self._gold_files: dict[tuple[str, str], str] = {}
         self._lock = threading.Lock()
         self._pool = self._new_pool()
 
@@ -103,6 +104,35 @@ class ScoringPool:
             initializer=_start_worker,
             initargs=(self.nice, loaded_plugins()),
         )
+
+    def run(self, what: str, fn: Callable[..., T], *args: object) -> T:
+        """``fn(*args)`` in a worker (``fn`` travels by name); ``what`` names it in the log if the worker dies."""
+        try:
+            return self._pool.submit(fn, *args).result()
+        except BrokenProcessPool:
+            log.error("a worker died while %s; starting a new pool", what)
+            with self._lock:
+                self._pool.shutdown(wait=False, cancel_futures=True)
+                self._pool = self._new_pool()
+            raise
+
+    def start(self) -> None:
+        """Start the workers now rather than on the first call (a spawn takes a second or so)."""
+        self._pool.submit(os.getpid)
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+class ScoringPool(WorkerPool):
+    """Evaluates uploads in worker processes; ``evaluate`` has the signature of the lifecycle's."""
+
+    def __init__(self, workers: int = 1, nice: int = NICE) -> None:
+        if workers < 1:
+            raise ValueError(f"a scoring pool needs at least one worker, got {workers}")
+        self._folder = tempfile.TemporaryDirectory(prefix="scoring-pool-")
+        self._gold_files: dict[tuple[str, str], str] = {}
+        super().__init__(workers, nice)
 
     def _gold_file(self, gold: Gold) -> str:
         """The pickle of this gold version, written once (and the previous one of its benchmark removed)."""
@@ -123,24 +153,14 @@ class ScoringPool:
         """:func:`submissions.lifecycle.evaluate` in a worker; waits for the answer."""
         data = source.read_bytes() if isinstance(source, Path) else source
         job = (meta, self._gold_file(gold), gold.version, data, limits, seeds.resolved())  # the key, not the store
-        return self._run(f"scoring {meta.id}", _evaluate_in_worker, *job)
+        return self.run(f"scoring {meta.id}", _evaluate_in_worker, *job)
 
     def run_check(self, check: Callable[..., T], gold: Gold, *args: object) -> T:
         """``check(gold, *args)`` in a worker (a module-level function: it travels by name);
         the web process only waits. Validate-only and upload pre-checks run here (attacks.md #10)."""
-        return self._run(f"checking a {gold.benchmark} file", _check_in_worker, check, gold.benchmark,
+        return self.run(f"checking a {gold.benchmark} file", _check_in_worker, check, gold.benchmark,
                          self._gold_file(gold), gold.version, args)  # fmt: skip
 
-    def _run(self, what: str, fn: Callable[..., T], *args: object) -> T:
-        try:
-            return self._pool.submit(fn, *args).result()
-        except BrokenProcessPool:
-            log.error("a scoring worker died while %s; starting a new pool", what)
-            with self._lock:
-                self._pool.shutdown(wait=False, cancel_futures=True)
-                self._pool = self._new_pool()
-            raise
-
     def close(self) -> None:
-        self._pool.shutdown(wait=True, cancel_futures=True)
+        super().close()
         self._folder.cleanup()

@@ -73,7 +73,7 @@ def build_app(leaderboard: Leaderboard | PublishedLeaderboard, settings: UiSetti
             reader_note(settings)
         else:
             header(auth, page)
-        comparisons, compare = Comparisons(leaderboard), None
+        comparisons, compare = Comparisons(leaderboard, behind_proxy=settings.on_space), None
         with gr.Tabs(elem_id="main-tabs") as tabs:
             if not settings.reader:
                 submit = SubmitTab.mount(Submitter(leaderboard, auth))  # the board page re-bakes itself

@@ -1,7 +1,11 @@
 """The Compare tab: 2-4 models scored here on one benchmark, the first against each other, per
 group: the difference, its 95% interval and a p-value, from the rows' published figures only
 (``Leaderboard.compare``, leaderboard/compare.py: Compare shows nothing the rows do not).
-Opened by ``?bench=scb&compare=<row id>,<row id>``."""
+Opened by ``?bench=scb&compare=<row id>,<row id>``.
+
+The figures are combined off the web process, in fair turns per visitor (the signed-in account,
+else the address: :func:`ui.throttle.visitor_of`), a bounded number per visitor; a visitor over
+the bound reads "Busy ... try again in a moment" in the tab."""
 
 from __future__ import annotations
 
@@ -10,12 +14,22 @@ from dataclasses import dataclass
 
 import gradio as gr
 
-from leaderboard.compare import MAX_MODELS, Pairing
+from leaderboard.compare import MAX_MODELS, Pairing, TryAgain
 from leaderboard.service import Leaderboard
 from leaderboard.table import SCORED_SOURCE
 from scoring.benchmarks import BENCHMARKS, Benchmark, get_benchmark
+from submissions.fair_queue import PER_IDENTITY
 from ui import display
 from ui.page import SURVIVES_EVICTION
+from ui.throttle import visitor_of
+
+COMPARE_EVENTS = PER_IDENTITY + 1
+"""Compare events Gradio runs at once: one more than a visitor's bound, so that while one
+visitor holds its bound another visitor's call still reaches the fair turns
+(``Leaderboard.compare_turns``) and goes before that visitor's waiting one, and the flooding
+visitor's further calls are refused at once. No more: each event costs Gradio ~20 ms of the web
+process's CPU whatever it answers, and a refusal answered sooner lets a flood send its next
+event sooner (with 8 at once, a 20-loop flood sent 30-45% more events; docs/benchmarks.md)."""
 
 HELP = (
     "Pick 2 to 4 models scored here (paper rows have no intervals). The first is compared with each other one, "
@@ -75,16 +89,25 @@ class Comparisons:
     """The tab's callbacks."""
 
     leaderboard: Leaderboard
+    behind_proxy: bool = False  # on a Space: a visitor's address is the one its proxy appended
 
     def options(self, bench_id: str, picked: list[str] | None = None) -> gr.Dropdown:
         known = choices(self.leaderboard, bench_id) if bench_id in BENCHMARKS else []
         ids = {r for _, r in known}
         return gr.Dropdown(choices=known, value=[r for r in picked or [] if r in ids])
 
-    def show(self, bench_id: str, row_ids: list[str] | None) -> str:
+    def show(
+        self,
+        bench_id: str,
+        row_ids: list[str] | None,
+        profile: gr.OAuthProfile | None = None,
+        request: gr.Request | None = None,
+    ) -> str:
+        """The comparison's tables, or a note saying what is wrong or that the visitor is busy."""
+        visitor = visitor_of(profile, request, self.behind_proxy)
         try:
-            pairings = self.leaderboard.compare(bench_id, list(row_ids or []))
-        except ValueError as e:
+            pairings = self.leaderboard.compare(bench_id, list(row_ids or []), visitor=visitor)
+        except (ValueError, TryAgain) as e:
             return f'<p class="empty-note">{html.escape(str(e))}</p>'
         bench = get_benchmark(bench_id)
         return "".join(pairing_html(bench, p) for p in pairings)
@@ -121,8 +144,7 @@ class CompareTab:
             result = gr.HTML(elem_id="cmp-result")
         tab.select(comparisons.options, [bench, models], models, api_visibility="private")
         bench.input(comparisons.options, [bench], models, api_visibility="private")
-        # one at a time: a call costs ~1 ms, its queued event more; a flood is bounded (docs/benchmarks.md)
-        button.click(comparisons.show, [bench, models], result, api_visibility="private", concurrency_limit=1).then(
-            None, [bench, models], None, js=COMPARE_URL_JS
-        )
+        button.click(
+            comparisons.show, [bench, models], result, api_visibility="private", concurrency_limit=COMPARE_EVENTS
+        ).then(None, [bench, models], None, js=COMPARE_URL_JS)
         return cls(tab, bench, models, button, result)

@@ -92,7 +92,13 @@ class DeepLinks:
             restored.then(self._open_compare, [self.compare.bench, self.compare.models], self.compare.result,
                           api_visibility="private")  # fmt: skip
 
-    def _open_compare(self, bench_id: str, picked: list[str] | None):
+    def _open_compare(
+        self,
+        bench_id: str,
+        picked: list[str] | None,
+        profile: gr.OAuthProfile | None = None,
+        request: gr.Request | None = None,
+    ):
         if not picked or len(picked) < 2:
             return gr.skip()
-        return self.comparisons.show(bench_id, picked)
+        return self.comparisons.show(bench_id, picked, profile, request)

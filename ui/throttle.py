@@ -85,3 +85,11 @@ def client_of(request: object, behind_proxy: bool = False) -> str:
             return forwarded[-1]
     client = getattr(request, "client", None)
     return str(getattr(client, "host", None) or "unknown")
+
+
+def visitor_of(profile: object | None, request: object | None, behind_proxy: bool = False) -> str:
+    """Who a per-visitor bound counts (Compare's turns): the signed-in account, else the
+    caller's address as :func:`client_of` finds it. No account is needed to compare, so an
+    address stands for a visitor; the prefixes keep an account and an address apart."""
+    username = getattr(profile, "username", None)
+    return f"account:{username}" if username else f"address:{client_of(request, behind_proxy)}"

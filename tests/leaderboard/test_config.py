@@ -54,8 +54,11 @@ def test_every_documented_variable_is_read():
         "GRADIO_SERVER_PORT": "7861",
         "LEADERBOARD_SESSION_CAPACITY": "40",
         "LEADERBOARD_PUBLIC_URL": "https://board.example.org/",
+        "LEADERBOARD_SCORING_WORKERS": "2",
+        "LEADERBOARD_COMPARE_WORKERS": "0",
     }
     s = Settings.from_env(env)
+    assert (s.scoring_workers, s.compare_workers) == (2, 0)
     assert s.data_dir == Path("/srv/lb") and dict(s.hub_repos) == {
         "gold": "org/gold",
         "submissions": "org/subs",
@@ -128,6 +131,7 @@ def test_off_a_space_sign_in_needs_a_long_session_secret():
         ("GRADIO_SERVER_PORT", "70000"),
         ("LEADERBOARD_SESSION_CAPACITY", "0"),
         ("LEADERBOARD_SESSION_CAPACITY", "many"),
+        ("LEADERBOARD_COMPARE_WORKERS", "17"),
     ],
 )
 def test_a_bad_value_names_its_variable(variable, value):
