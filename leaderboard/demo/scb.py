@@ -175,10 +175,10 @@ GROUNDING_PROMPT = "Locate the artifact in the image."
 """SCB's stage-2 prompt (the paper)."""
 
 
-def _decoy_pool(record: Record, records: Sequence[Record]) -> list[int]:
+def _decoy_pool(record: Record, records: Sequence[Record], same_category: Sequence[int]) -> list[int]:
     """Where a question's decoys come from, as in the benchmark: type 1 the same country and
-    category (other concepts), type 2 other countries' same category, type 3 either."""
-    same_category = [j for j, r in enumerate(records) if r["category"] == record["category"]]
+    category (other concepts), type 2 other countries' same category, type 3 either.
+    ``same_category``: the positions of the records of the record's category, in order."""
     others = [j for j in same_category if records[j]["concept"] != record["concept"]]
     if record["type"] == 1:
         pool = [j for j in others if records[j]["country"] == record["country"]]
@@ -199,10 +199,15 @@ def with_options(records: list[Record], rng: np.random.Generator) -> list[Record
     their real sizes (so no id pattern or size names the answer). Drawn from their own generator:
     answers and masks are those of the records as given."""
     pools: dict[tuple, list[int]] = {}
+    by_category: dict[str, list[int]] = {}  # looked up, not searched: the demo's 3,178 questions drew in O(n^2)
+    for j, record in enumerate(records):
+        by_category.setdefault(record["category"], []).append(j)
     out = []
     for record in records:
         key = (record["type"], record["country"], record["category"], record["concept"])
-        pool = pools.setdefault(key, _decoy_pool(record, records))
+        if key not in pools:
+            pools[key] = _decoy_pool(record, records, by_category[record["category"]])
+        pool = pools[key]
         decoys = iter(records[j] for j in rng.choice(pool, 3, replace=False))
         options = []
         for letter in LETTERS:
