@@ -261,6 +261,13 @@ def main(argv: list[str] | None = None) -> int:
     settings = Settings.from_env()
     load_plugins(settings.plugins)  # plugin benchmarks are valid --benchmark choices
     args = _parser().parse_args(argv)
+    if args.command == "gold" and args.gold_command == "audit":
+        return _audit_gold(args)  # reads the file given, not the store
+    if not settings.uses_hub and not settings.data_dir.is_dir() and not _starts_a_store(args):
+        print(f"error: no data folder at {settings.data_dir.resolve()}; nothing was created. Run from the folder "
+              "that holds it, or point LEADERBOARD_DATA_DIR at it (`python -m leaderboard demo` or `gold add` "
+              "starts a new one).", file=sys.stderr)  # fmt: skip
+        return 1
     lb = Leaderboard(settings)
     if settings.uses_hub:
         lb.refresh()
@@ -278,6 +285,17 @@ def main(argv: list[str] | None = None) -> int:
         if lb.flush():
             note = f"{lb.store.pending()} write(s) still wait for the Hub; run `python -m leaderboard push`"
             print(f"warning: {note}", file=sys.stderr)
+
+
+STARTS_A_STORE = {("demo",), ("submit",), ("gold", "add"), ("team", "transfer")}
+"""Commands that write a first record, so may create the local data folder. Every other one reads
+or changes what a store holds: run from the wrong folder, it must say so, not report on an empty
+store it has just created."""
+
+
+def _starts_a_store(args: argparse.Namespace) -> bool:
+    subcommand = getattr(args, f"{args.command}_command", None)
+    return (args.command,) in STARTS_A_STORE or (args.command, subcommand) in STARTS_A_STORE
 
 
 def _status(lb: Leaderboard, _args: argparse.Namespace | None = None) -> int:

@@ -275,3 +275,23 @@ def test_gold_add_lists_mask_changes(tmp_path: Path) -> None:
             shifted += 1
     out = cli(data, "gold", "add", "--benchmark", "scb", "--file", str(write_gold(tmp_path / "v2.jsonl", moved))).stdout
     assert "answers changed on kept questions: 0" in out and "masks changed on kept questions: 3" in out
+
+
+@pytest.mark.parametrize(
+    "command",
+    [("status",), ("table", "--benchmark", "scb"), ("gold", "show"), ("team", "list"), ("held",), ("probes",)],
+)
+def test_a_read_only_command_without_a_data_folder_says_so_and_creates_nothing(tmp_path: Path, command) -> None:
+    """Run from the wrong folder, `status` created ./data and reported "sync: complete" (review turn 3, #22)."""
+    missing = tmp_path / "data"
+    done = cli(missing, *command, ok=False)
+    assert done.returncode == 1 and not missing.exists(), done.stdout + done.stderr
+    assert f"no data folder at {missing.resolve()}" in done.stderr
+    assert "LEADERBOARD_DATA_DIR" in done.stderr and "sync: complete" not in done.stdout
+
+
+def test_gold_audit_needs_no_data_folder(tmp_path: Path) -> None:
+    missing = tmp_path / "data"
+    gold = write_gold(tmp_path / "gold.jsonl")
+    out = cli(missing, "gold", "audit", "--benchmark", "scb", "--file", str(gold)).stdout
+    assert "public question list withholds: nothing" in out and not missing.exists()
