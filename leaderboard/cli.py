@@ -29,6 +29,7 @@ from pathlib import Path
 from leaderboard.columns import Kind, frame_columns
 from leaderboard.config import REFRESH_AT_LEAST_EVERY, Settings
 from leaderboard.exports import kviscuit_markdown, kviscuit_paper, scb_official
+from leaderboard.rescore_report import report_lines
 from leaderboard.service import Leaderboard
 from leaderboard.table import to_csv_bytes
 from scoring import BENCHMARKS, GoldError, load_gold
@@ -237,24 +238,8 @@ def _audit_gold(args: argparse.Namespace) -> int:
 
 
 def _print_rescore(report: dict) -> None:
-    for b, part in report.items():
-        counts = part["counts"]
-        done = sum(counts.values())
-        if not done:
-            print(f"{b}: nothing needed rescoring (every submission already has its outcome on this gold)")
-        else:
-            detail = ", ".join(f"{n:,} {status}" for status, n in counts.items())
-            print(f"{b}: rescored {done:,} submission(s): {detail}")
-        if "switched_to" in part:
-            print(f"  the board now shows gold {part['switched_to']}")
-        if "still_staged" in part:
-            print(f"  gold {part['still_staged']} stays staged: a submission still owes a result (run rescore again)")
-        if part["rank_changes"]:
-            print("  rank changes on the public board (place before -> after; - is no row):")
-        for c in part["rank_changes"]:
-            print(f"  {c.team} / {c.model}: rank {c.before or '-'} -> {c.after or '-'}")
-        if not part["rank_changes"]:
-            print("  no rank changed on the public board")
+    for line in report_lines(report):
+        print("  " * line.depth + line.text)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import gradio as gr
 import pandas as pd
 
+from leaderboard.rescore_report import ReportLine, report_lines
 from leaderboard.service import Leaderboard
 from scoring import BENCHMARKS
 from scoring.errors import Issue
@@ -119,23 +120,15 @@ def rejected_frame(leaderboard: Leaderboard) -> pd.DataFrame:
 
 
 def rescore_markdown(report: dict) -> str:
-    lines = ["### Rescore report"]
-    for bench_id, part in report.items():
-        counts = ", ".join(f"{k}: {v}" for k, v in (part.get("counts") or {}).items())
-        lines.append(f"**{bench_id}**: {counts or 'nothing to do'}")
-        if part.get("switched_to"):
-            lines.append(f"The board now shows gold `{part['switched_to'][:12]}`.")
-        if part.get("still_staged"):
-            lines.append(f"Gold `{part['still_staged'][:12]}` stays staged: a submission still owes a result.")
-        if not part.get("rank_changes"):
-            lines.append("No rank changed on the public board.")
-        for change in part.get("rank_changes", []):
-            label = escape_markdown(change.team)
-            team = label if change.team.startswith("(") else f"({label})"  # "(paper)" rows: not "((paper))"
-            lines.append(
-                f"- {escape_markdown(change.model)} {team}: {change.before or 'new'} → {change.after or 'gone'}"
-            )
-    return "\n\n".join(lines) if len(lines) > 1 else "Nothing to rescore (no gold loaded)."
+    """The CLI's report (leaderboard.rescore_report) as Markdown: a benchmark's outcome, then
+    bullets; names escaped, a gold version as a short code span."""
+    lines = report_lines(report, name=escape_markdown, version=lambda v: f"`{v[:12]}`")
+    return "### Rescore report\n" + "\n".join(map(_markdown_line, lines))
+
+
+def _markdown_line(line: ReportLine) -> str:
+    """A benchmark's outcome is a paragraph; what followed, a bullet; a rank change, a bullet under it."""
+    return f"\n{line.text}" if line.depth == 0 else "  " * (line.depth - 1) + f"- {line.text}"
 
 
 @dataclass(frozen=True, eq=False)

@@ -295,3 +295,9 @@ def test_gold_audit_needs_no_data_folder(tmp_path: Path) -> None:
     gold = write_gold(tmp_path / "gold.jsonl")
     out = cli(missing, "gold", "audit", "--benchmark", "scb", "--file", str(gold)).stdout
     assert "public question list withholds: nothing" in out and not missing.exists()
+
+
+def test_rescore_without_any_gold_says_so(tmp_path: Path) -> None:
+    (tmp_path / "data").mkdir()
+    out = cli(tmp_path / "data", "rescore").stdout
+    assert "nothing to rescore: no benchmark has a gold" in out  # it printed nothing

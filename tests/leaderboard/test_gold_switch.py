@@ -174,10 +174,10 @@ def test_the_maintainers_tab_shows_the_staged_gold_and_the_switch(staged: Leader
     shown = gold_markdown(staged)
     assert f"`{v1[:12]}`" in shown and "### Staged gold" in shown and f"`{v2[:12]}`" in shown
     report = rescore_markdown(staged.rescore("scb", workers=1))
-    assert f"The board now shows gold `{v2[:12]}`." in report
+    assert f"- the board now shows gold `{v2[:12]}`" in report
     assert "### Staged gold" not in gold_markdown(staged)
     again = rescore_markdown(staged.rescore("scb", workers=1))
-    assert "No rank changed on the public board." in again and "now shows" not in again
+    assert "- no rank changed on the public board" in again and "now shows" not in again
 
 
 def test_a_switch_between_intake_and_staged_scoring_leaves_no_gap(

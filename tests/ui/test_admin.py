@@ -112,13 +112,33 @@ def test_rejected_uploads_and_the_rescore_report(lb, tmp_path):
     rejected = Maintainers(lb, Auth(LOCAL)).view("open-sesame", None)[2]
     assert list(rejected["errors"]) == [3] and rejected["first errors"].iloc[0].startswith("line 2: ")
     report = Maintainers(lb, Auth(LOCAL)).rescore("open-sesame", None, None, lambda *a, **k: None)
-    assert report.startswith("### Rescore report") and "**scb**" in report
-    assert rescore_markdown({}) == "Nothing to rescore (no gold loaded)."
+    assert report.startswith("### Rescore report") and "\nscb: " in report
+    assert rescore_markdown({}) == "### Rescore report\n\nnothing to rescore: no benchmark has a gold yet"
     from leaderboard.service import RankChange
 
     moved = rescore_markdown({"scb": {"counts": {"scored": 1}, "rank_changes": [
         RankChange("(paper)", "GPT-4.1", 2, 3), RankChange("Lab", "M", None, 1)]}})  # fmt: skip
-    assert r"GPT\-4\.1 \(paper\): 2 → 3" in moved and "(\\(paper" not in moved and "- M (Lab): new → 1" in moved
+    assert r"  - \(paper\) / GPT\-4\.1: rank 2 -> 3" in moved and "(\\(paper" not in moved
+    assert "  - Lab / M: rank - -> 1" in moved
+
+
+def test_the_tab_and_the_cli_word_the_rescore_report_alike(capsys):
+    """One wording for both (review turn 3, #22/#23): the CLI printed a raw dict, then its own
+    words, the tab others ("2 → gone" beside "rank 2 -> -")."""
+    from leaderboard.cli import _print_rescore
+    from leaderboard.service import RankChange
+
+    for report in (
+        {},
+        {"scb": {"counts": {}, "rank_changes": []}},
+        {"scb": {"counts": {"scored": 2, "rejected": 1}, "switched_to": "abc123",
+                 "rank_changes": [RankChange("(paper)", "GPT-4.1", 2, 3), RankChange("Lab", "M", None, 1)]},
+         "kviscuit": {"counts": {"scored": 1}, "still_staged": "def456", "rank_changes": []}},
+    ):  # fmt: skip
+        _print_rescore(report)
+        printed = [line.strip() for line in capsys.readouterr().out.splitlines()]
+        shown = rescore_markdown(report).replace("\\", "").replace("`", "")
+        assert printed and all(line in shown for line in printed), (printed, shown)
 
 
 def test_rescore_all_runs_only_on_the_exact_confirmation(lb):
