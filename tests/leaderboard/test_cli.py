@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from leaderboard.config import REFRESH_AT_LEAST_EVERY
 from submissions.records import Identity
 from tests.support.submissions import (
     MAINTAINER,
@@ -301,3 +302,15 @@ def test_rescore_without_any_gold_says_so(tmp_path: Path) -> None:
     (tmp_path / "data").mkdir()
     out = cli(tmp_path / "data", "rescore").stdout
     assert "nothing to rescore: no benchmark has a gold" in out  # it printed nothing
+
+
+def test_a_cli_change_names_the_running_apps_own_refresh_interval(tmp_path: Path, monkeypatch) -> None:
+    """The delay is the configured poll, not a literal 60 (review turn 3, #22); the app never polls
+    more often than REFRESH_AT_LEAST_EVERY seconds, so a smaller setting says that floor."""
+    data = tmp_path / "data"
+    lb = board(data, write_gold(tmp_path / "gold.jsonl"))
+    sid = lb.submit("scb", write_submission(tmp_path / "s.jsonl"), form("M", "t"), MAINTAINER).submission_id
+    monkeypatch.setenv("LEADERBOARD_REFRESH_SECONDS", "17")
+    assert "A running app shows this within 17 s" in cli(data, "hide", sid).stdout
+    monkeypatch.setenv("LEADERBOARD_REFRESH_SECONDS", "1")
+    assert f"A running app shows this within {REFRESH_AT_LEAST_EVERY} s" in cli(data, "unhide", sid).stdout
