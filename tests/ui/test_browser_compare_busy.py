@@ -12,6 +12,7 @@ from dataclasses import replace
 
 import pytest
 import uvicorn
+from gradio import route_utils
 
 from leaderboard.compare import BUSY
 from leaderboard.config import UiSettings
@@ -37,6 +38,9 @@ def served(tmp_path_factory):
         lb.submit("scb", write_submission(tmp / f"{model}.jsonl", accuracy=accuracy), form(model, "T"), ALICE)
     lb.compare_turns = FairQueue(slots=PER_IDENTITY + 1)  # the test holds this visitor's turns as running
     settings = replace(UiSettings(), server_port=free_port())
+    cors = route_utils.CustomCORSMiddleware
+    patches = pytest.MonkeyPatch()  # build_server replaces Gradio's CORS check for the whole process
+    patches.setattr(cors, "is_valid_origin", cors.is_valid_origin)  # undone at the end (tests/ui/test_origin.py)
     app, _baker = build_server(build_app(lb, settings), lb, settings, 50 * 2**20)
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=settings.server_port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
@@ -50,6 +54,7 @@ def served(tmp_path_factory):
     yield lb, f"http://127.0.0.1:{settings.server_port}", rows
     server.should_exit = True
     thread.join(10)
+    patches.undo()
 
 
 @pytest.mark.parametrize("width", list(LAYOUTS))

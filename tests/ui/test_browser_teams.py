@@ -133,11 +133,12 @@ def shot(page, folder: Path, name: str) -> Path:
 def open_tab(page, name: str) -> None:
     """Click the tab, or on a narrow screen pick it from Gradio's "More tabs" menu."""
     tab = page.get_by_role("tab", name=name, exact=True)
-    if tab.count():
-        tab.click()
-        return
-    page.get_by_role("button", name="More tabs").click()
-    page.locator(".overflow-dropdown button", has_text=name).first.click()
+    if tab.count() and tab.first.is_visible():  # a folded tab is in the page too, hidden
+        tab.first.click()
+    else:
+        page.get_by_role("button", name="More tabs").click()
+        page.locator(".overflow-dropdown button", has_text=name).first.click()
+    page.get_by_role("tab", name=name, selected=True).wait_for()
 
 
 def choose(page, elem_id: str, text: str) -> None:
