@@ -29,6 +29,7 @@ from pathlib import Path
 from leaderboard.columns import Kind, frame_columns
 from leaderboard.config import REFRESH_AT_LEAST_EVERY, Settings
 from leaderboard.exports import kviscuit_markdown, kviscuit_paper, scb_official
+from leaderboard.rescore_report import report_lines
 from leaderboard.service import Leaderboard
 from leaderboard.table import to_csv_bytes
 from scoring import BENCHMARKS, GoldError, load_gold
@@ -237,30 +238,21 @@ def _audit_gold(args: argparse.Namespace) -> int:
 
 
 def _print_rescore(report: dict) -> None:
-    for b, part in report.items():
-        counts = part["counts"]
-        done = sum(counts.values())
-        if not done:
-            print(f"{b}: nothing needed rescoring (every submission already has its outcome on this gold)")
-        else:
-            detail = ", ".join(f"{n:,} {status}" for status, n in counts.items())
-            print(f"{b}: rescored {done:,} submission(s): {detail}")
-        if "switched_to" in part:
-            print(f"  the board now shows gold {part['switched_to']}")
-        if "still_staged" in part:
-            print(f"  gold {part['still_staged']} stays staged: a submission still owes a result (run rescore again)")
-        if part["rank_changes"]:
-            print("  rank changes on the public board (place before -> after; - is no row):")
-        for c in part["rank_changes"]:
-            print(f"  {c.team} / {c.model}: rank {c.before or '-'} -> {c.after or '-'}")
-        if not part["rank_changes"]:
-            print("  no rank changed on the public board")
+    for line in report_lines(report):
+        print("  " * line.depth + line.text)
 
 
 def main(argv: list[str] | None = None) -> int:
     settings = Settings.from_env()
     load_plugins(settings.plugins)  # plugin benchmarks are valid --benchmark choices
     args = _parser().parse_args(argv)
+    if args.command == "gold" and args.gold_command == "audit":
+        return _audit_gold(args)  # reads the file given, not the store
+    if not settings.uses_hub and not settings.data_dir.is_dir() and not _starts_a_store(args):
+        print(f"error: no data folder at {settings.data_dir.resolve()}; nothing was created. Run from the folder "
+              "that holds it, or point LEADERBOARD_DATA_DIR at it (`python -m leaderboard demo` or `gold add` "
+              "starts a new one).", file=sys.stderr)  # fmt: skip
+        return 1
     lb = Leaderboard(settings)
     if settings.uses_hub:
         lb.refresh()
@@ -278,6 +270,17 @@ def main(argv: list[str] | None = None) -> int:
         if lb.flush():
             note = f"{lb.store.pending()} write(s) still wait for the Hub; run `python -m leaderboard push`"
             print(f"warning: {note}", file=sys.stderr)
+
+
+STARTS_A_STORE = {("demo",), ("submit",), ("gold", "add"), ("team", "transfer")}
+"""Commands that write a first record, so may create the local data folder. Every other one reads
+or changes what a store holds: run from the wrong folder, it must say so, not report on an empty
+store it has just created."""
+
+
+def _starts_a_store(args: argparse.Namespace) -> bool:
+    subcommand = getattr(args, f"{args.command}_command", None)
+    return (args.command,) in STARTS_A_STORE or (args.command, subcommand) in STARTS_A_STORE
 
 
 def _status(lb: Leaderboard, _args: argparse.Namespace | None = None) -> int:

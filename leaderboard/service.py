@@ -490,7 +490,10 @@ class Leaderboard:
     ) -> dict[str, object]:
         """Score all submissions on the staged gold (else the current one), on all cores, then
         switch the board to it; report counts and the changes of the public ranking (paper
-        rows included): before = the board as the public saw it, after = the board now."""
+        rows included): before = the board as the store holds it when the rescore starts (what
+        other writers, e.g. a CLI hide, changed since this process's last refresh is no change of
+        the rescore), after = the board now."""
+        self.refresh()
         report: dict[str, object] = {}
         for b in [benchmark] if benchmark else list(BENCHMARKS):
             current = self.golds.info(b)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import gradio as gr
 import pandas as pd
 
+from leaderboard.rescore_report import ReportLine, report_lines
 from leaderboard.service import Leaderboard
 from scoring import BENCHMARKS
 from scoring.errors import Issue
@@ -119,23 +120,32 @@ def rejected_frame(leaderboard: Leaderboard) -> pd.DataFrame:
 
 
 def rescore_markdown(report: dict) -> str:
-    lines = ["### Rescore report"]
-    for bench_id, part in report.items():
-        counts = ", ".join(f"{k}: {v}" for k, v in (part.get("counts") or {}).items())
-        lines.append(f"**{bench_id}**: {counts or 'nothing to do'}")
-        if part.get("switched_to"):
-            lines.append(f"The board now shows gold `{part['switched_to'][:12]}`.")
-        if part.get("still_staged"):
-            lines.append(f"Gold `{part['still_staged'][:12]}` stays staged: a submission still owes a result.")
-        if not part.get("rank_changes"):
-            lines.append("No rank changed on the public board.")
-        for change in part.get("rank_changes", []):
-            label = escape_markdown(change.team)
-            team = label if change.team.startswith("(") else f"({label})"  # "(paper)" rows: not "((paper))"
-            lines.append(
-                f"- {escape_markdown(change.model)} {team}: {change.before or 'new'} → {change.after or 'gone'}"
-            )
-    return "\n\n".join(lines) if len(lines) > 1 else "Nothing to rescore (no gold loaded)."
+    """The CLI's report (leaderboard.rescore_report) as Markdown: a benchmark's outcome, then
+    bullets; names escaped, a gold version as a short code span."""
+    lines = report_lines(report, name=escape_markdown, version=lambda v: f"`{v[:12]}`")
+    return "### Rescore report\n" + "\n".join(map(_markdown_line, lines))
+
+
+def _markdown_line(line: ReportLine) -> str:
+    """A benchmark's outcome is a paragraph; what followed, a bullet; a rank change, a bullet under it."""
+    return f"\n{line.text}" if line.depth == 0 else "  " * (line.depth - 1) + f"- {line.text}"
+
+
+def rescore_plan(leaderboard: Leaderboard) -> str:
+    """What Rescore all will do, a line per benchmark with a gold: the browser's confirmation
+    shows it, and the click carries it back, so a gold staged or switched since the tab was
+    drawn is not rescored on a confirmation of another plan."""
+    lines = []
+    for bench in BENCHMARKS.values():
+        current, staged = leaderboard.gold_info(bench.id), leaderboard.staged_gold(bench.id)
+        if current is None:
+            continue
+        if staged is not None:
+            lines.append(f"{bench.id}: on the staged gold {staged.version[:12]}, then the board switches to it "
+                         f"from {current.version[:12]}")  # fmt: skip
+        else:
+            lines.append(f"{bench.id}: on its current gold {current.version[:12]} (nothing is staged)")
+    return "\n".join(lines) or "no benchmark has a gold yet: nothing to rescore"
 
 
 @dataclass(frozen=True, eq=False)
@@ -172,17 +182,18 @@ class Maintainers:
         refused = self.check(token, profile, request)
         msg = refused or "Unlocked: each action checks the token again."
         ok = not refused
-        return gr.Column(visible=ok), msg, *(self._view() if ok else [gr.skip()] * 4)
+        return gr.Column(visible=ok), msg, *(self._view() if ok else [gr.skip()] * 5)
 
     def view(self, token: str, profile: gr.OAuthProfile | None, request: gr.Request | None = None) -> tuple:
-        """Current gold, the submission picker and the rejected uploads."""
+        """Current gold, the submission picker, the rejected uploads, the held queue and the rescore plan."""
         if self.check(token, profile, request):
-            return gr.skip(), gr.skip(), gr.skip(), gr.skip()
+            return (gr.skip(),) * 5
         return self._view()
 
     def _view(self) -> tuple:
         lb = self.leaderboard
-        return gold_markdown(lb), gr.Dropdown(choices=submission_choices(lb)), rejected_frame(lb), held_frame(lb)
+        return (gold_markdown(lb), gr.Dropdown(choices=submission_choices(lb)), rejected_frame(lb), held_frame(lb),
+                rescore_plan(lb))  # fmt: skip
 
     def rescore(
         self, token: str, profile: gr.OAuthProfile | None, request: gr.Request | None = None, progress=gr.Progress()
@@ -195,15 +206,23 @@ class Maintainers:
         self,
         token: str,
         confirmed: str,
+        plan: str,
         profile: gr.OAuthProfile | None,
         request: gr.Request | None = None,
         progress=gr.Progress(),
     ) -> str:
-        """ "Rescore all" after the browser's confirmation (``CONFIRM_RESCORE_JS``): it can take minutes.
-        ``confirmed`` comes through a Textbox, which turns a JS ``false`` into the truthy "False":
-        only the exact word :data:`CONFIRMED` starts it."""
+        """ "Rescore all" after the browser's confirmation (``CONFIRM_RESCORE_JS``) of ``plan``: it can
+        take minutes. ``confirmed`` comes through a Textbox, which turns a JS ``false`` into the
+        truthy "False": only the exact word :data:`CONFIRMED` starts it, and only if ``plan`` is
+        still :func:`rescore_plan`."""
         if confirmed != CONFIRMED:
             return "Rescore cancelled."
+        self._require(token, profile, request)
+        now = rescore_plan(self.leaderboard)
+        if plan != now:
+            lines = "\n".join(f"- {line}" for line in now.splitlines())
+            return ("Nothing was rescored: the gold changed since this tab showed it. Rescore all would now "
+                    f"run:\n\n{lines}\n\nPress Rescore all again to confirm that.")  # fmt: skip
         return self.rescore(token, profile, request, progress)
 
     def hide(
@@ -261,10 +280,11 @@ class AdminTab:
     hide_message: gr.Markdown
     held: gr.Dataframe
     rejected: gr.Dataframe
+    plan: gr.Textbox  # what Rescore all will do (rescore_plan): the confirmation shows it
 
     @property
     def view(self) -> list:
-        return [self.gold, self.pick, self.rejected, self.held]
+        return [self.gold, self.pick, self.rejected, self.held, self.plan]
 
     @classmethod
     def mount(cls, maintainers: Maintainers) -> AdminTab:
@@ -282,7 +302,7 @@ class AdminTab:
         self.refresh.click(maintainers.view, self.token, self.view, api_visibility="private")
         self.rescore.click(
             maintainers.rescore_if_confirmed,
-            [self.token, self.token],
+            [self.token, self.plan, self.plan],
             self.rescore_report,
             js=CONFIRM_RESCORE_JS,
             api_visibility="private",
@@ -313,14 +333,14 @@ def _lock_components(oauth: bool) -> tuple:
 
 
 CONFIRMED = "confirmed"
-CONFIRM_RESCORE_JS = f"""(token, _) => [token, window.confirm(
-  "Rescore every submission on the staged gold (else the current one), then switch the board to it? "
-  + "This can take minutes and may change public ranks.")
-  ? "{CONFIRMED}" : ""]"""
+CONFIRM_RESCORE_JS = f"""(token, _, plan) => [token, window.confirm(
+  "Rescore every submission?\\n\\n" + plan
+  + "\\n\\nThis can take minutes and may change public ranks.")
+  ? "{CONFIRMED}" : "", plan]"""
 
 
 def _panel_components() -> tuple:
-    """panel, gold, rescore, refresh, rescore_report, pick, reason, hide, unhide, hide_message, held, rejected."""
+    """panel, gold, rescore, refresh, rescore_report, pick, reason, hide, unhide, hide_message, held, rejected, plan."""
     with gr.Column(visible=False, elem_id="admin-panel") as panel:
         gold = gr.Markdown(elem_id="gold-info")
         with gr.Row():
@@ -338,4 +358,5 @@ def _panel_components() -> tuple:
             headers=HELD_COLUMNS, interactive=False, wrap=True, elem_id="held-queue",
         )  # fmt: skip
         rejected = gr.Dataframe(label="Rejected submissions", interactive=False, wrap=True, elem_id="rejected")
-    return panel, gold, rescore, refresh, rescore_report, pick, reason, hide, unhide, hide_message, held, rejected
+        plan = gr.Textbox(visible="hidden", elem_id="rescore-plan")  # in the page: the confirmation reads it
+    return panel, gold, rescore, refresh, rescore_report, pick, reason, hide, unhide, hide_message, held, rejected, plan

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from leaderboard.config import REFRESH_AT_LEAST_EVERY
 from submissions.records import Identity
 from tests.support.submissions import (
     MAINTAINER,
@@ -275,3 +276,41 @@ def test_gold_add_lists_mask_changes(tmp_path: Path) -> None:
             shifted += 1
     out = cli(data, "gold", "add", "--benchmark", "scb", "--file", str(write_gold(tmp_path / "v2.jsonl", moved))).stdout
     assert "answers changed on kept questions: 0" in out and "masks changed on kept questions: 3" in out
+
+
+@pytest.mark.parametrize(
+    "command",
+    [("status",), ("table", "--benchmark", "scb"), ("gold", "show"), ("team", "list"), ("held",), ("probes",)],
+)
+def test_a_read_only_command_without_a_data_folder_says_so_and_creates_nothing(tmp_path: Path, command) -> None:
+    """Run from the wrong folder, `status` created ./data and reported "sync: complete" (review turn 3, #22)."""
+    missing = tmp_path / "data"
+    done = cli(missing, *command, ok=False)
+    assert done.returncode == 1 and not missing.exists(), done.stdout + done.stderr
+    assert f"no data folder at {missing.resolve()}" in done.stderr
+    assert "LEADERBOARD_DATA_DIR" in done.stderr and "sync: complete" not in done.stdout
+
+
+def test_gold_audit_needs_no_data_folder(tmp_path: Path) -> None:
+    missing = tmp_path / "data"
+    gold = write_gold(tmp_path / "gold.jsonl")
+    out = cli(missing, "gold", "audit", "--benchmark", "scb", "--file", str(gold)).stdout
+    assert "public question list withholds: nothing" in out and not missing.exists()
+
+
+def test_rescore_without_any_gold_says_so(tmp_path: Path) -> None:
+    (tmp_path / "data").mkdir()
+    out = cli(tmp_path / "data", "rescore").stdout
+    assert "nothing to rescore: no benchmark has a gold" in out  # it printed nothing
+
+
+def test_a_cli_change_names_the_running_apps_own_refresh_interval(tmp_path: Path, monkeypatch) -> None:
+    """The delay is the configured poll, not a literal 60 (review turn 3, #22); the app never polls
+    more often than REFRESH_AT_LEAST_EVERY seconds, so a smaller setting says that floor."""
+    data = tmp_path / "data"
+    lb = board(data, write_gold(tmp_path / "gold.jsonl"))
+    sid = lb.submit("scb", write_submission(tmp_path / "s.jsonl"), form("M", "t"), MAINTAINER).submission_id
+    monkeypatch.setenv("LEADERBOARD_REFRESH_SECONDS", "17")
+    assert "A running app shows this within 17 s" in cli(data, "hide", sid).stdout
+    monkeypatch.setenv("LEADERBOARD_REFRESH_SECONDS", "1")
+    assert f"A running app shows this within {REFRESH_AT_LEAST_EVERY} s" in cli(data, "unhide", sid).stdout

@@ -154,6 +154,19 @@ def test_the_rank_report_ranks_the_public_board_with_paper_rows(tmp_path: Path) 
     assert _rows(public_before) == _rows(public_after)
 
 
+def test_a_row_hidden_before_the_rescore_is_no_change_of_the_rescore(staged: Leaderboard) -> None:
+    """The app's board was a refresh behind a CLI hide: the report charged the hide to the gold
+    switch ("Gemini-2.5-Pro (Gemini Evals): 2 -> gone", review turn 3, #23)."""
+    top = scored(staged).iloc[0]
+    assert (top.team, top.model) == ("team", "model-0")
+    hidden_row = next(s.meta.id for s in staged.catalog.all("scb") if s.meta.model == "model-0")
+    cli = board(staged.settings.data_dir)  # another process on the same store
+    assert cli.set_hidden(hidden_row, True, "maintainer", "withdrawn")
+    changes = staged.rescore("scb", workers=1)["scb"]["rank_changes"]
+    assert ("team", "model-0") not in {(c.team, c.model) for c in changes}, changes
+    assert all(c.before is not None and c.after is not None for c in changes), changes  # no row came or went
+
+
 def test_the_maintainers_tab_shows_the_staged_gold_and_the_switch(staged: Leaderboard) -> None:
     from ui.admin import gold_markdown, rescore_markdown
 
@@ -161,10 +174,10 @@ def test_the_maintainers_tab_shows_the_staged_gold_and_the_switch(staged: Leader
     shown = gold_markdown(staged)
     assert f"`{v1[:12]}`" in shown and "### Staged gold" in shown and f"`{v2[:12]}`" in shown
     report = rescore_markdown(staged.rescore("scb", workers=1))
-    assert f"The board now shows gold `{v2[:12]}`." in report
+    assert f"- the board now shows gold `{v2[:12]}`" in report
     assert "### Staged gold" not in gold_markdown(staged)
     again = rescore_markdown(staged.rescore("scb", workers=1))
-    assert "No rank changed on the public board." in again and "now shows" not in again
+    assert "- no rank changed on the public board" in again and "now shows" not in again
 
 
 def test_a_switch_between_intake_and_staged_scoring_leaves_no_gap(

@@ -15,7 +15,7 @@ from tests.support.submissions import write_broken, write_submission
 from tests.ui.fakes import Profile, Request
 from tests.ui.test_auth import Clock
 from tests.ui.test_submit import submit
-from ui.admin import CONFIRM_RESCORE_JS, CONFIRMED, Maintainers, rescore_markdown
+from ui.admin import CONFIRM_RESCORE_JS, CONFIRMED, Maintainers, rescore_markdown, rescore_plan
 from ui.auth import Auth
 from ui.submit import Submitter
 from ui.throttle import Backoff, client_of
@@ -24,7 +24,7 @@ LOCAL = UiSettings(admin_token="open-sesame")
 
 
 def test_unlock_with_the_token_or_a_maintainer_account(lb):
-    panel, message, gold, picker, rejected, held = Maintainers(lb, Auth(LOCAL)).unlock("open-sesame", None)
+    panel, message, gold, picker, rejected, held, plan = Maintainers(lb, Auth(LOCAL)).unlock("open-sesame", None)
     assert panel.visible and message.startswith("Unlocked")
     assert "| scb | `" in gold and "| kviscuit | none |" in gold and list(rejected.columns)[0] == "id"
     assert list(held.columns) == ["id", "benchmark", "model", "team", "submitter", "held at", "by", "why"]
@@ -112,13 +112,33 @@ def test_rejected_uploads_and_the_rescore_report(lb, tmp_path):
     rejected = Maintainers(lb, Auth(LOCAL)).view("open-sesame", None)[2]
     assert list(rejected["errors"]) == [3] and rejected["first errors"].iloc[0].startswith("line 2: ")
     report = Maintainers(lb, Auth(LOCAL)).rescore("open-sesame", None, None, lambda *a, **k: None)
-    assert report.startswith("### Rescore report") and "**scb**" in report
-    assert rescore_markdown({}) == "Nothing to rescore (no gold loaded)."
+    assert report.startswith("### Rescore report") and "\nscb: " in report
+    assert rescore_markdown({}) == "### Rescore report\n\nnothing to rescore: no benchmark has a gold yet"
     from leaderboard.service import RankChange
 
     moved = rescore_markdown({"scb": {"counts": {"scored": 1}, "rank_changes": [
         RankChange("(paper)", "GPT-4.1", 2, 3), RankChange("Lab", "M", None, 1)]}})  # fmt: skip
-    assert r"GPT\-4\.1 \(paper\): 2 → 3" in moved and "(\\(paper" not in moved and "- M (Lab): new → 1" in moved
+    assert r"  - \(paper\) / GPT\-4\.1: rank 2 -> 3" in moved and "(\\(paper" not in moved
+    assert "  - Lab / M: rank - -> 1" in moved
+
+
+def test_the_tab_and_the_cli_word_the_rescore_report_alike(capsys):
+    """One wording for both (review turn 3, #22/#23): the CLI printed a raw dict, then its own
+    words, the tab others ("2 → gone" beside "rank 2 -> -")."""
+    from leaderboard.cli import _print_rescore
+    from leaderboard.service import RankChange
+
+    for report in (
+        {},
+        {"scb": {"counts": {}, "rank_changes": []}},
+        {"scb": {"counts": {"scored": 2, "rejected": 1}, "switched_to": "abc123",
+                 "rank_changes": [RankChange("(paper)", "GPT-4.1", 2, 3), RankChange("Lab", "M", None, 1)]},
+         "kviscuit": {"counts": {"scored": 1}, "still_staged": "def456", "rank_changes": []}},
+    ):  # fmt: skip
+        _print_rescore(report)
+        printed = [line.strip() for line in capsys.readouterr().out.splitlines()]
+        shown = rescore_markdown(report).replace("\\", "").replace("`", "")
+        assert printed and all(line in shown for line in printed), (printed, shown)
 
 
 def test_rescore_all_runs_only_on_the_exact_confirmation(lb):
@@ -126,10 +146,35 @@ def test_rescore_all_runs_only_on_the_exact_confirmation(lb):
     both truthy or not, and neither may start a rescore."""
     maintainers = Maintainers(lb, Auth(LOCAL))
     quiet = lambda *a, **k: None  # noqa: E731
+    plan = rescore_plan(lb)
     for cancelled in ("False", "", "false", None):
-        assert maintainers.rescore_if_confirmed("open-sesame", cancelled, None, None, quiet) == "Rescore cancelled."
-    assert "Rescore report" in maintainers.rescore_if_confirmed("open-sesame", CONFIRMED, None, None, quiet)
+        cancel = maintainers.rescore_if_confirmed("open-sesame", cancelled, plan, None, None, quiet)
+        assert cancel == "Rescore cancelled."
+    assert "Rescore report" in maintainers.rescore_if_confirmed("open-sesame", CONFIRMED, plan, None, None, quiet)
     assert f'? "{CONFIRMED}" : ""' in CONFIRM_RESCORE_JS  # what the browser sends on OK / Cancel
+
+
+def test_the_rescore_confirmation_names_the_gold_it_will_use(lb, tmp_path):
+    """It said "on the current gold" while a staged gold was about to be switched in (review turn 3, #23)."""
+    from tests.support.submissions import small_gold, write_gold
+
+    current = lb.gold_info("scb").version
+    plan = rescore_plan(lb)
+    assert f"scb: on its current gold {current[:12]}" in plan and "kviscuit" not in plan  # no gold: not rescored
+    maintainers = Maintainers(lb, Auth(LOCAL))
+    assert maintainers.view("open-sesame", None)[-1] == plan  # the confirmation's text comes with the tab's view
+    gold = [dict(r) for r in small_gold()]
+    for r in gold[:3]:
+        r["answer"] = "ABCD"[("ABCD".index(r["answer"]) + 1) % 4]
+    staged = lb.add_gold("scb", write_gold(tmp_path / "v2.jsonl", gold), "m").version
+    assert lb.staged_gold("scb").version == staged != current
+    now = rescore_plan(lb)
+    assert f"scb: on the staged gold {staged[:12]}, then the board switches to it from {current[:12]}" in now
+    quiet = lambda *a, **k: None  # noqa: E731
+    stale = maintainers.rescore_if_confirmed("open-sesame", CONFIRMED, plan, None, None, quiet)
+    assert stale.startswith("Nothing was rescored: the gold changed") and staged[:12] in stale
+    assert lb.staged_gold("scb").version == staged  # not switched on a confirmation of another plan
+    assert "now shows gold" in maintainers.rescore_if_confirmed("open-sesame", CONFIRMED, now, None, None, quiet)
 
 
 def test_the_held_queue_shows_holds_and_releases_them(lb, tmp_path):
@@ -137,7 +182,7 @@ def test_the_held_queue_shows_holds_and_releases_them(lb, tmp_path):
     sid = submit(Submitter(lb, Auth(LOCAL)), path, visibility="private")["submission_id"]
     lb.hold([sid], "automatic", "its probe series is flagged (signals: near_copy)")
     maintainers = Maintainers(lb, Auth(LOCAL))
-    _gold, picker, _rejected, held = maintainers.view("open-sesame", None)
+    _gold, picker, _rejected, held, _plan = maintainers.view("open-sesame", None)
     assert list(held["id"]) == [sid] and held["why"].iloc[0] == "its probe series is flagged (signals: near_copy)"
     assert any(label.endswith("HELD for review") for label, value in picker.choices if value == sid)
     message, _picker, held = maintainers.unhide(sid, "", "open-sesame", None)

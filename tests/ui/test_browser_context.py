@@ -241,7 +241,7 @@ def test_rescore_all_asks_first_and_cancel_does_nothing(context, page):
     page.once("dialog", answer(False))
     page.locator("#rescore-btn").click()
     page.wait_for_selector("#rescore-report >> text=Rescore cancelled.")
-    assert "Rescore every submission" in asked[0]
+    assert "Rescore every submission" in asked[0] and "scb: on its current gold " in asked[0]
     assert "Rescore report" not in page.locator("#rescore-report").inner_text()
     look(page, context, "rescore-cancelled", "#rescore-btn")
     tabs = [t.strip() for t in page.get_by_role("tab").all_inner_texts()]

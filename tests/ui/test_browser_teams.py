@@ -419,9 +419,13 @@ def test_the_board_names_the_new_gold_after_a_switch(as_alice, alice, scb_gold, 
     page.fill("#admin-token input, #admin-token textarea", ADMIN_TOKEN)
     page.locator("#admin-unlock").click()
     page.wait_for_selector("#gold-info >> text=Staged gold")
-    page.once("dialog", lambda dialog: dialog.accept())
+    asked: list[str] = []
+    page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.accept()))
     page.locator("#rescore-btn").click()
     page.wait_for_selector("#rescore-report >> text=now shows gold", timeout=120_000)
+    # the confirmation names the gold it will use (it said "on the current gold": review turn 3, #23)
+    plan = f"scb: on the staged gold {new.version[:12]}, then the board switches to it from {old.version[:12]}"
+    assert plan in asked[0], asked
     tabs = page.locator("[role=tablist] [role=tab]").all_inner_texts()
     assert len(tabs) == len(set(tabs)), tabs  # a gr.api directly in gr.Tabs drew "Maintainers" twice
 
