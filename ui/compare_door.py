@@ -6,7 +6,8 @@ SSE), and a flood of refused events is still a flood: an honest visitor's Compar
 0.5-0.9 s under 20 loops from another address (docs/benchmarks.md). :class:`CompareDoor` (ASGI
 middleware, installed by :func:`ui.mount_options`) reads the body of ``POST
 /gradio_api/queue/join``; when its ``fn_index`` is the Compare button's event (found from the
-page's config when the server is built, :func:`compare_event_of`), the visitor spends a token of
+page's config when the server is built, :func:`compare_events_of`; the deep link's comparison
+too), the visitor spends a token of
 its :class:`TokenBucket`, and an empty bucket is answered 429 at once, without Gradio. The visitor is
 who Compare's bound counts (:func:`ui.throttle.visitor_of`): the signed-in account, else the
 address. Every other request passes untouched, its body re-fed to Gradio.
@@ -35,7 +36,7 @@ from ui.uploads import refuse, signed_in_user
 log = logging.getLogger(__name__)
 
 JOIN_PATH = "/gradio_api/queue/join"
-COMPARE_BUTTON = "cmp-btn"  # ui.compare.CompareTab's button
+COMPARE_RESULT = "cmp-result"  # ui.compare.CompareTab's result: what a comparison's events write
 BURST = 4
 """Compare events a visitor may send at once: a person clicks Compare, changes a model and clicks
 again; 4 leaves room for that and for the tab's bound of 2 running or waiting (ui.compare)."""
@@ -78,36 +79,40 @@ class TokenBucket:
         return len(self._buckets)
 
 
-def compare_event_of(config: dict) -> int | None:
-    """The ``fn_index`` of the Compare button's event in a Blocks' config (None: no Compare tab)."""
-    buttons = {c["id"] for c in config.get("components", []) if c.get("props", {}).get("elem_id") == COMPARE_BUTTON}
-    clicks = [[button, "click"] for button in buttons]
-    for i, dep in enumerate(config.get("dependencies", [])):
-        if dep.get("backend_fn", True) and any(list(t)[:2] in clicks for t in dep.get("targets", [])):
-            return dep.get("id", i)
-    return None
+def compare_events_of(config: dict) -> frozenset[int]:
+    """The ``fn_index`` of every event that runs a comparison, from a Blocks' config: those whose
+    outputs hold the Compare tab's result (the button's click and the deep link's
+    ``?compare=`` on load, :mod:`ui.links`); empty without a Compare tab (a reader)."""
+    results = {c["id"] for c in config.get("components", []) if c.get("props", {}).get("elem_id") == COMPARE_RESULT}
+    return frozenset(
+        dep.get("id", i)
+        for i, dep in enumerate(config.get("dependencies", []))
+        if dep.get("backend_fn", True) and results & set(dep.get("outputs", []))
+    )
 
 
-def compare_door(app, event: int | None, behind_proxy: bool = False, bucket: TokenBucket | None = None):
+def compare_door(
+    app, events: frozenset[int] = frozenset(), behind_proxy: bool = False, bucket: TokenBucket | None = None
+):
     """``app`` behind the door, or ``app`` itself when there is no Compare event or the Gradio
     version is not the pinned one (logged once)."""
-    if event is None or not internals_allowed("Compare's door (ui.compare_door)"):
+    if not events or not internals_allowed("Compare's door (ui.compare_door)"):
         return app
-    return CompareDoor(app, event, behind_proxy, bucket or TokenBucket())
+    return CompareDoor(app, events, behind_proxy, bucket or TokenBucket())
 
 
 class CompareDoor:
     """ASGI middleware (module doc)."""
 
-    def __init__(self, app, event: int, behind_proxy: bool, bucket: TokenBucket) -> None:
-        self.app, self.event, self.behind_proxy, self.bucket = app, event, behind_proxy, bucket
+    def __init__(self, app, events: frozenset[int], behind_proxy: bool, bucket: TokenBucket) -> None:
+        self.app, self.events, self.behind_proxy, self.bucket = app, events, behind_proxy, bucket
 
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] != "http" or scope["method"] != "POST" or scope["path"].rstrip("/") != JOIN_PATH:
             await self.app(scope, receive, send)
             return
         read, complete = await read_body(receive)
-        if complete and fn_index_of(b"".join(m.get("body", b"") for m in read)) == self.event:
+        if complete and fn_index_of(b"".join(m.get("body", b"") for m in read)) in self.events:
             wait = self.bucket.take(self.visitor(scope))
             if wait:
                 await refuse(send, 429, TOO_MANY.format(wait=math.ceil(wait)))
@@ -156,4 +161,4 @@ def fn_index_of(body: bytes) -> object:
             return int(value.strip())
         except ValueError:
             return None
-    return value
+    return value if isinstance(value, int | float) else None  # not a dict or list: the set needs hashables

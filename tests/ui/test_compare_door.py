@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from tests.ui.conftest import start_app
-from ui.compare_door import BURST, REFILL_PER_SECOND, TokenBucket, compare_event_of
+from ui.compare_door import BURST, REFILL_PER_SECOND, TokenBucket, compare_events_of
 
 
 class Clock:
@@ -51,14 +51,28 @@ def event_of(config: dict, elem_id: str, trigger: str) -> int:
     return next(d.get("id", i) for i, d in deps if any(t[0] in ids and t[1] == trigger for t in d["targets"]))
 
 
-def test_the_compare_event_is_found_from_the_config():
+def test_the_compare_events_are_found_from_the_config():
     config = {
-        "components": [{"id": 3, "props": {"elem_id": "cmp-bench"}}, {"id": 7, "props": {"elem_id": "cmp-btn"}}],
-        "dependencies": [{"id": 0, "targets": [[3, "input"]]}, {"id": 1, "targets": [[7, "click"]]},
-                         {"id": 2, "targets": [[7, "click"]], "backend_fn": False}],
+        "components": [{"id": 3, "props": {"elem_id": "cmp-bench"}}, {"id": 7, "props": {"elem_id": "cmp-btn"}},
+                       {"id": 8, "props": {"elem_id": "cmp-result"}}, {"id": 9, "props": {}}],
+        "dependencies": [{"id": 0, "targets": [[3, "input"]], "outputs": [9]},
+                         {"id": 1, "targets": [[7, "click"]], "outputs": [8]},
+                         {"id": 2, "targets": [[1, "then"]], "outputs": [], "backend_fn": False},
+                         {"id": 4, "targets": [[5, "then"]], "outputs": [8]}],  # the deep link's comparison
     }  # fmt: skip
-    assert compare_event_of(config) == 1
-    assert compare_event_of({"components": [], "dependencies": []}) is None  # a reader: no Compare tab
+    assert compare_events_of(config) == {1, 4}
+    assert compare_events_of({"components": [], "dependencies": []}) == set()  # a reader: no Compare tab
+
+
+def deep_link_compare(config: dict) -> int:
+    """The event a ``?compare=`` link runs on load (ui/links.py): writes the result, not the button's click."""
+    (result,) = [c["id"] for c in config["components"] if c.get("props", {}).get("elem_id") == "cmp-result"]
+    click = event_of(config, "cmp-btn", "click")
+    return next(
+        d.get("id", i)
+        for i, d in enumerate(config["dependencies"])
+        if result in d["outputs"] and d.get("id", i) != click
+    )
 
 
 @pytest.fixture(scope="module")
@@ -92,6 +106,7 @@ def test_one_address_burst_of_compare_joins_is_refused_beyond_the_burst_another_
         assert "Compare" in said["detail"] and said["error"] == said["detail"]
         others = [join(flooder, bench, ["scb"]).status_code for _ in range(BURST + 4)]
         assert others == [200] * (BURST + 4)  # the benchmark radio's event is never refused
+        assert join(flooder, deep_link_compare(config), ["scb", []]).status_code == 429  # no way around
     with client(app.url, "127.0.0.2") as honest:
         assert join(honest, compare, ["scb", []]).status_code == 200
 
@@ -126,7 +141,7 @@ def run_door(body: bytes, chunk: int = 1 << 20) -> tuple[list[int], bytes]:
 
     path = "/gradio_api/queue/join"
     scope = {"type": "http", "method": "POST", "path": path, "headers": [], "client": ("10.0.0.1", 1)}
-    door = CompareDoor(behind, 5, False, TokenBucket(burst=0, per_second=1.0))  # every Compare refused
+    door = CompareDoor(behind, frozenset({5}), False, TokenBucket(burst=0, per_second=1.0))  # every Compare refused
     asyncio.run(door(scope, receive, send))
     return sent, bytes(got)
 
@@ -137,5 +152,7 @@ def test_the_door_refeeds_other_bodies_intact_and_passes_an_oversized_one():
     assert run_door(json.dumps({"fn_index": 5}).encode())[0] == [429]
     assert run_door(json.dumps({"fn_index": "5"}).encode())[0] == [429]  # as Gradio's validation reads it
     assert run_door(json.dumps({"fn_index": 6, "fn_index ": 1, "x": 5}).encode())[0] == [200]
+    assert run_door(b'{"fn_index": 6, "fn_index": 5}')[0] == [429]  # the last copy, as Gradio
+    assert run_door(json.dumps({"fn_index": [5]}).encode())[0] == [200]  # Gradio refuses it itself
     big = json.dumps({"fn_index": 5, "data": ["x" * (70 * 1024)]}).encode()
     assert run_door(big, chunk=4096) == ([200], big)  # not read past the cap: untouched, whole
