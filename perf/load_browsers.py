@@ -67,6 +67,10 @@ class PageError(RuntimeError):
     pass
 
 
+class RefusedAtTheDoor(RuntimeError):
+    """A queue join answered 429 before Gradio's queue (ui/compare_door.py: a visitor's excess Compare)."""
+
+
 def page_markers(has_load_events: bool) -> tuple[tuple[bytes, ...], ...]:
     """What a page's decoded body must hold, each group any of its markers: a Gradio page or the
     board page, and when no load event fetches the data, the data itself."""
@@ -170,6 +174,8 @@ class Tab:
             t0 = time.perf_counter()
             async with self.http.post("/gradio_api/queue/join", json=self.body(fn_index, data)) as r:
                 text = await r.read()
+                if r.status == 429:
+                    raise RefusedAtTheDoor(f"join {fn_index}: HTTP 429 {text[:200]!r}")
                 if r.status != 200:
                     raise RuntimeError(f"join {fn_index}: HTTP {r.status} {text[:200]!r}")
             started[json.loads(text)["event_id"]] = t0

@@ -26,6 +26,7 @@ from ui.admin import AdminTab, Maintainers
 from ui.auth import Auth
 from ui.board_page import GRADIO_PAGE, BoardBaker, routes
 from ui.compare import CompareTab, Comparisons
+from ui.compare_door import compare_door, compare_events_of
 from ui.downloads import Downloads
 from ui.jobs import REFRESH_AT_LEAST_EVERY
 from ui.links import DeepLinks
@@ -143,18 +144,26 @@ def build_server(
     server = FastAPI(routes=[*routes(baker), *inputs], docs_url=None, redoc_url=None, openapi_url=None)
     page.queue(default_concurrency_limit=16)  # reads are thread-safe: many visitors at once
     page.state_session_capacity = launch_extras(settings.session_capacity)["state_session_capacity"]  # launch's own
-    options = mount_options(settings, max_upload_bytes, getattr(page, "uploads", None))
+    compare = compare_events_of(page.get_config_file())
+    options = mount_options(settings, max_upload_bytes, getattr(page, "uploads", None), compare)
     gr.mount_gradio_app(server, page, path="/", **options)
     return server, baker
 
 
-def mount_options(settings: UiSettings, max_upload_bytes: int, uploads: UploadPolicy | None = None) -> dict:
+def mount_options(
+    settings: UiSettings,
+    max_upload_bytes: int,
+    uploads: UploadPolicy | None = None,
+    compare_events: frozenset[int] = frozenset(),
+) -> dict:
     """Keyword arguments of ``gr.mount_gradio_app``: the upload limit Gradio enforces while the
     upload streams in (nothing larger reaches the disk), the page's look, the page's root URL
     pinned from configuration (:mod:`ui.origin`), and, through FastAPI's ``middleware=`` argument
     of Gradio's own app, the refusal of foreign-origin writes (:class:`ui.origin.OriginGuard`),
-    who may upload and how much (:mod:`ui.uploads`; ``uploads`` None: no one) and the closed
-    save-a-session endpoint (:class:`ui.saved_states.NoSavedStates`)."""
+    who may upload and how much (:mod:`ui.uploads`; ``uploads`` None: no one), a visitor's excess
+    Compare events (``compare_events``, their ``fn_index``) refused before Gradio's queue
+    (:mod:`ui.compare_door`) and the closed save-a-session endpoint
+    (:class:`ui.saved_states.NoSavedStates`)."""
     port = serving_port(settings)
     origin = PublicOrigin.of(settings, port)
     restrict_gradio_cors(origin)
@@ -172,6 +181,7 @@ def mount_options(settings: UiSettings, max_upload_bytes: int, uploads: UploadPo
         "middleware": [
             Middleware(OriginGuard, origin=origin),
             Middleware(UploadGate, auth=uploads.auth, budget=uploads.budget),
+            Middleware(compare_door, events=compare_events, behind_proxy=settings.on_space),
             Middleware(NoSavedStates),
         ]
     }

@@ -90,3 +90,33 @@ def test_a_busy_visitor_reads_why_in_the_tab_then_is_served(served, browser, wid
             turn.__exit__(None, None, None)
         context.close()
     assert lb.compare_turns.held("address:127.0.0.1") == 0
+
+
+@pytest.mark.parametrize("width", list(LAYOUTS))
+def test_a_visitor_clicking_compare_too_fast_reads_why_then_is_served(served, browser, width):
+    """Past its burst at Compare's door (ui/compare_door.py) a click is refused before Gradio's
+    queue: the page says why in Gradio's error toast, and after the wait the click compares."""
+    from ui.compare_door import BURST, REFILL_PER_SECOND
+
+    _lb, url, rows = served
+    context = browser.new_context(**LAYOUTS[width])
+    page = context.new_page()
+    try:
+        page.goto(f"{url}/app?bench=scb&compare={rows[0]},{rows[1]}", timeout=TIMEOUT)
+        page.locator("#cmp-result table.compare-table").wait_for(timeout=TIMEOUT)
+        toast = page.locator(".toast-body", has_text="Too many Compare clicks")
+        for _ in range(4 * BURST):  # a person clicking again as soon as each answer shows
+            page.locator("#cmp-btn").click()
+            page.wait_for_timeout(100)
+            if toast.count():
+                break
+        toast.first.wait_for(timeout=TIMEOUT)
+        assert "try again in" in toast.first.inner_text()
+        shot(page, f"compare-door-{width}")
+        page.wait_for_timeout(1000 * (1 + 1 / REFILL_PER_SECOND))
+        with page.expect_response(lambda r: r.url.split("?")[0].endswith("/queue/join"), timeout=TIMEOUT) as joined:
+            page.locator("#cmp-btn").click()
+        assert joined.value.status == 200  # served again
+        page.locator("#cmp-result table.compare-table").wait_for(timeout=TIMEOUT)
+    finally:
+        context.close()

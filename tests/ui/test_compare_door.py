@@ -1,0 +1,158 @@
+"""Compare's door (:mod:`ui.compare_door`): a visitor's excess Compare events are refused with 429
+before Gradio's queue takes them; another visitor's, and every other event, go through."""
+
+from __future__ import annotations
+
+import json
+import math
+import secrets
+import time
+
+import httpx
+import pytest
+
+from tests.ui.conftest import start_app
+from ui.compare_door import BURST, REFILL_PER_SECOND, TokenBucket, compare_events_of
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_bucket_gives_a_burst_then_one_per_refill_per_visitor():
+    clock = Clock()
+    bucket = TokenBucket(burst=4, per_second=1.0, clock=clock)
+    assert [bucket.take("a") for _ in range(4)] == [0.0] * 4
+    assert bucket.take("a") == pytest.approx(1.0)  # empty: the next token in 1 s
+    assert bucket.take("b") == 0.0  # another visitor has its own
+    clock.now += 0.5
+    assert bucket.take("a") == pytest.approx(0.5)  # refused: nothing taken
+    clock.now += 0.5
+    assert bucket.take("a") == 0.0 and bucket.take("a") == pytest.approx(1.0)
+    clock.now += 60
+    assert [bucket.take("a") for _ in range(5)][-1] > 0  # refills up to the burst, no more
+
+
+def test_a_bucket_forgets_the_oldest_visitors_beyond_its_bound():
+    clock = Clock()
+    bucket = TokenBucket(burst=1, per_second=1.0, clock=clock, max_visitors=2)
+    assert bucket.take("a") == 0.0 and bucket.take("b") == 0.0 and bucket.take("c") == 0.0
+    assert len(bucket) == 2
+    assert bucket.take("a") == 0.0  # forgotten: a full bucket again (a bound on memory, not on a visitor)
+
+
+def event_of(config: dict, elem_id: str, trigger: str) -> int:
+    ids = {c["id"] for c in config["components"] if c.get("props", {}).get("elem_id") == elem_id}
+    deps = enumerate(config["dependencies"])
+    return next(d.get("id", i) for i, d in deps if any(t[0] in ids and t[1] == trigger for t in d["targets"]))
+
+
+def test_the_compare_events_are_found_from_the_config():
+    config = {
+        "components": [{"id": 3, "props": {"elem_id": "cmp-bench"}}, {"id": 7, "props": {"elem_id": "cmp-btn"}},
+                       {"id": 8, "props": {"elem_id": "cmp-result"}}, {"id": 9, "props": {}}],
+        "dependencies": [{"id": 0, "targets": [[3, "input"]], "outputs": [9]},
+                         {"id": 1, "targets": [[7, "click"]], "outputs": [8]},
+                         {"id": 2, "targets": [[1, "then"]], "outputs": [], "backend_fn": False},
+                         {"id": 4, "targets": [[5, "then"]], "outputs": [8]}],  # the deep link's comparison
+    }  # fmt: skip
+    assert compare_events_of(config) == {1, 4}
+    assert compare_events_of({"components": [], "dependencies": []}) == set()  # a reader: no Compare tab
+
+
+def deep_link_compare(config: dict) -> int:
+    """The event a ``?compare=`` link runs on load (ui/links.py): writes the result, not the button's click."""
+    (result,) = [c["id"] for c in config["components"] if c.get("props", {}).get("elem_id") == "cmp-result"]
+    click = event_of(config, "cmp-btn", "click")
+    return next(
+        d.get("id", i)
+        for i, d in enumerate(config["dependencies"])
+        if result in d["outputs"] and d.get("id", i) != click
+    )
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory):
+    started = start_app(tmp_path_factory, "compare-door-app")
+    yield started
+    started.stop()
+
+
+def join(http: httpx.Client, fn: int, data: list) -> httpx.Response:
+    body = {"data": data, "event_data": None, "fn_index": fn, "trigger_id": None, "session_hash": secrets.token_hex(6)}
+    return http.post("/gradio_api/queue/join", json=body)
+
+
+def client(url: str, address: str) -> httpx.Client:
+    return httpx.Client(base_url=url, timeout=60, transport=httpx.HTTPTransport(local_address=address))
+
+
+def test_one_address_burst_of_compare_joins_is_refused_beyond_the_burst_another_is_served(app):
+    config = httpx.get(app.url + "/config", timeout=30).json()
+    compare, bench = event_of(config, "cmp-btn", "click"), event_of(config, "cmp-bench", "input")
+    with client(app.url, "127.0.0.1") as flooder:
+        t0 = time.monotonic()
+        answers = [join(flooder, compare, ["scb", []]) for _ in range(BURST + 4)]
+        elapsed = time.monotonic() - t0
+        statuses = [a.status_code for a in answers]
+        assert statuses[:BURST] == [200] * BURST
+        refused = [a for a in answers if a.status_code == 429]
+        assert len(refused) >= 4 - math.ceil(elapsed * REFILL_PER_SECOND) and refused, statuses
+        said = json.loads(refused[0].content)
+        assert "Compare" in said["detail"] and said["error"] == said["detail"]
+        others = [join(flooder, bench, ["scb"]).status_code for _ in range(BURST + 4)]
+        assert others == [200] * (BURST + 4)  # the benchmark radio's event is never refused
+        assert join(flooder, deep_link_compare(config), ["scb", []]).status_code == 429  # no way around
+    with client(app.url, "127.0.0.2") as honest:
+        assert join(honest, compare, ["scb", []]).status_code == 200
+
+
+def run_door(body: bytes, chunk: int = 1 << 20) -> tuple[list[int], bytes]:
+    """Statuses sent and the body the app behind the door read, for one queue/join (pure ASGI)."""
+    import asyncio
+
+    from ui.compare_door import CompareDoor
+
+    got = bytearray()
+
+    async def behind(scope, receive, send):
+        while True:
+            message = await receive()
+            got.extend(message.get("body", b""))
+            if not message.get("more_body"):
+                break
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+    parts = [body[i : i + chunk] for i in range(0, len(body), chunk)] or [b""]
+    messages = [{"type": "http.request", "body": p, "more_body": i < len(parts) - 1} for i, p in enumerate(parts)]
+    sent: list[int] = []
+
+    async def receive():
+        return messages.pop(0)
+
+    async def send(message):
+        if message["type"] == "http.response.start":
+            sent.append(message["status"])
+
+    path = "/gradio_api/queue/join"
+    scope = {"type": "http", "method": "POST", "path": path, "headers": [], "client": ("10.0.0.1", 1)}
+    door = CompareDoor(behind, frozenset({5}), False, TokenBucket(burst=0, per_second=1.0))  # every Compare refused
+    asyncio.run(door(scope, receive, send))
+    return sent, bytes(got)
+
+
+def test_the_door_refeeds_other_bodies_intact_and_passes_an_oversized_one():
+    other = json.dumps({"fn_index": 6, "data": ["scb"]}).encode()
+    assert run_door(other, chunk=7) == ([200], other)
+    assert run_door(json.dumps({"fn_index": 5}).encode())[0] == [429]
+    assert run_door(json.dumps({"fn_index": "5"}).encode())[0] == [429]  # as Gradio's validation reads it
+    assert run_door(json.dumps({"fn_index": 6, "fn_index ": 1, "x": 5}).encode())[0] == [200]
+    assert run_door(b'{"fn_index": 6, "fn_index": 5}')[0] == [429]  # the last copy, as Gradio
+    assert run_door(json.dumps({"fn_index": [5]}).encode())[0] == [200]  # Gradio refuses it itself
+    big = json.dumps({"fn_index": 5, "data": ["x" * (70 * 1024)]}).encode()
+    assert run_door(big, chunk=4096) == ([200], big)  # not read past the cap: untouched, whole

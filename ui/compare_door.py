@@ -1,0 +1,164 @@
+"""Compare's door: a visitor's excess Compare events are refused before Gradio's queue takes them.
+
+Compare is bounded per visitor inside its handler (:mod:`ui.compare`, "Busy ..."), but by then
+Gradio has already spent 16-27 ms of the web process's CPU on the event (queue join, session,
+SSE), and a flood of refused events is still a flood: an honest visitor's Compare waited p50
+0.5-0.9 s under 20 loops from another address (docs/benchmarks.md). :class:`CompareDoor` (ASGI
+middleware, installed by :func:`ui.mount_options`) reads the body of ``POST
+/gradio_api/queue/join``; when its ``fn_index`` is the Compare button's event (found from the
+page's config when the server is built, :func:`compare_events_of`; the deep link's comparison
+too), the visitor spends a token of
+its :class:`TokenBucket`, and an empty bucket is answered 429 at once, without Gradio. The visitor is
+who Compare's bound counts (:func:`ui.throttle.visitor_of`): the signed-in account, else the
+address. Every other request passes untouched, its body re-fed to Gradio.
+
+It reads Gradio's route and body shape, so it runs on the pinned Gradio only
+(:func:`ui.gradio_pin.internals_allowed`); elsewhere the handler's own bound still holds.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from types import SimpleNamespace
+
+from starlette.requests import Request
+
+from ui.gradio_pin import internals_allowed
+from ui.throttle import visitor_of
+from ui.uploads import refuse, signed_in_user
+
+log = logging.getLogger(__name__)
+
+JOIN_PATH = "/gradio_api/queue/join"
+COMPARE_RESULT = "cmp-result"  # ui.compare.CompareTab's result: what a comparison's events write
+BURST = 4
+"""Compare events a visitor may send at once: a person clicks Compare, changes a model and clicks
+again; 4 leaves room for that and for the tab's bound of 2 running or waiting (ui.compare)."""
+REFILL_PER_SECOND = 1.0
+"""Compare events a visitor may send per second once its burst is spent: faster than a person
+reads a comparison, and a flood's refused events cost the web process nearly nothing."""
+MAX_JOIN_BYTES = 64 * 1024  # a queue/join body is a few hundred bytes; a larger one is not read further
+MAX_VISITORS = 10_000
+TOO_MANY = "Too many Compare clicks from you in a short time; nothing was compared. Please try again in {wait} s."
+
+
+class TokenBucket:
+    """Per visitor: ``burst`` tokens, refilled at ``per_second``; a call takes one. Thread-safe,
+    bounded in visitors (the longest unseen is forgotten first)."""
+
+    def __init__(
+        self,
+        burst: int = BURST,
+        per_second: float = REFILL_PER_SECOND,
+        clock: Callable[[], float] = time.monotonic,
+        max_visitors: int = MAX_VISITORS,
+    ) -> None:
+        self.burst, self.per_second, self.clock, self.max_visitors = burst, per_second, clock, max_visitors
+        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()  # visitor -> (tokens, when)
+        self._lock = threading.Lock()
+
+    def take(self, visitor: str) -> float:
+        """Take a token: 0.0 if there was one, else the seconds until there is (nothing taken)."""
+        with self._lock:
+            now = self.clock()
+            tokens, when = self._buckets.pop(visitor, (float(self.burst), now))
+            tokens = min(float(self.burst), tokens + (now - when) * self.per_second)
+            wait = 0.0 if tokens >= 1 else (1 - tokens) / self.per_second
+            self._buckets[visitor] = (tokens - 1 if wait == 0 else tokens, now)
+            while len(self._buckets) > self.max_visitors:
+                self._buckets.popitem(last=False)
+            return wait
+
+    def __len__(self) -> int:
+        return len(self._buckets)
+
+
+def compare_events_of(config: dict) -> frozenset[int]:
+    """The ``fn_index`` of every event that runs a comparison, from a Blocks' config: those whose
+    outputs hold the Compare tab's result (the button's click and the deep link's
+    ``?compare=`` on load, :mod:`ui.links`); empty without a Compare tab (a reader)."""
+    results = {c["id"] for c in config.get("components", []) if c.get("props", {}).get("elem_id") == COMPARE_RESULT}
+    return frozenset(
+        dep.get("id", i)
+        for i, dep in enumerate(config.get("dependencies", []))
+        if dep.get("backend_fn", True) and results & set(dep.get("outputs", []))
+    )
+
+
+def compare_door(
+    app, events: frozenset[int] = frozenset(), behind_proxy: bool = False, bucket: TokenBucket | None = None
+):
+    """``app`` behind the door, or ``app`` itself when there is no Compare event or the Gradio
+    version is not the pinned one (logged once)."""
+    if not events or not internals_allowed("Compare's door (ui.compare_door)"):
+        return app
+    return CompareDoor(app, events, behind_proxy, bucket or TokenBucket())
+
+
+class CompareDoor:
+    """ASGI middleware (module doc)."""
+
+    def __init__(self, app, events: frozenset[int], behind_proxy: bool, bucket: TokenBucket) -> None:
+        self.app, self.events, self.behind_proxy, self.bucket = app, events, behind_proxy, bucket
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST" or scope["path"].rstrip("/") != JOIN_PATH:
+            await self.app(scope, receive, send)
+            return
+        read, complete = await read_body(receive)
+        if complete and fn_index_of(b"".join(m.get("body", b"") for m in read)) in self.events:
+            wait = self.bucket.take(self.visitor(scope))
+            if wait:
+                await refuse(send, 429, TOO_MANY.format(wait=math.ceil(wait)))
+                return
+        await self.app(scope, replay(read, receive), send)
+
+    def visitor(self, scope) -> str:
+        user = signed_in_user(scope)
+        profile = SimpleNamespace(username=user) if user else None
+        return visitor_of(profile, Request(scope), self.behind_proxy)
+
+
+async def read_body(receive) -> tuple[list[dict], bool]:
+    """The request's messages up to :data:`MAX_JOIN_BYTES`, and whether that was the whole body."""
+    read, size = [], 0
+    while size <= MAX_JOIN_BYTES:
+        message = await receive()
+        read.append(message)
+        if message["type"] != "http.request":
+            return read, False
+        size += len(message.get("body", b""))
+        if not message.get("more_body", False):
+            return read, size <= MAX_JOIN_BYTES
+    return read, False
+
+
+def replay(read: list[dict], receive):
+    """A ``receive`` giving the messages already read, then the rest of the request's."""
+    pending = list(read)
+
+    async def again() -> dict:
+        return pending.pop(0) if pending else await receive()
+
+    return again
+
+
+def fn_index_of(body: bytes) -> object:
+    """The body's ``fn_index`` as Gradio reads it (the last copy of a repeated key; a numeric
+    string counts as its number, as Gradio's validation takes it), else None."""
+    try:
+        value = json.loads(body).get("fn_index")
+    except (ValueError, AttributeError):
+        return None
+    if isinstance(value, str):
+        try:
+            return int(value.strip())
+        except ValueError:
+            return None
+    return value if isinstance(value, int | float) else None  # not a dict or list: the set needs hashables
