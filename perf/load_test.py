@@ -42,7 +42,9 @@ A flood (``--validate-flood N``: N loops of validate-only on a ~27 MB polygon fi
 red team's attacks.md #10; ``--compare-flood N``: N loops of a four-model Compare, every
 loop its own session) runs after a quiet window of the same length: the same browsers are
 measured quiet, then under the flood, and both tables are printed. Locally every client is the
-one local account, so the validate-only loops are one account flooding.
+one local account, so the validate-only loops are one account flooding; the account's quotas and
+upload budget are raised for the submitters unless ``--deployed-quotas`` (then the flood meets the
+upload door's per-account budget, ``ui/uploads.py``, as it would on a deployment).
 
 Before the clock starts, one page and one submission per benchmark warm the app up (the scoring
 worker's start, first renders; ``--no-warmup`` to skip): CPU per page is the steady state, on
@@ -209,6 +211,12 @@ def validate_flood(url, path, loop, statuses, rec, stop_at) -> None:
             )  # fmt: skip
             statuses[answer.get("status")] += 1
             rec.add(f"flood: validate-only ({answer.get('status')})", time.perf_counter() - t0)
+        except httpx.HTTPStatusError as e:
+            if e.response.status_code != 429:  # the upload door's per-account budget (ui/uploads.py)
+                rec.error(f"flood validate-only: {type(e).__name__}: {e}")
+                continue
+            statuses["refused at the upload door"] += 1
+            rec.add("flood: validate-only refused at the upload door", time.perf_counter() - t0)
         except Exception as e:
             rec.error(f"flood validate-only: {type(e).__name__}: {e}")
     client.close()
@@ -345,6 +353,8 @@ class BrowserPool:
 
 
 SUBMISSION_ID = re.compile(r"\d{8}-\d{6}-\w+")
+RAISED_QUOTAS = {"LEADERBOARD_MAX_SCORED_PER_DAY": "100000", "LEADERBOARD_MAX_ATTEMPTS_PER_DAY": "100000"}
+"""What the app is started with unless ``--deployed-quotas``: locally every client is one account."""
 
 
 def submission_folders(data_dir: Path) -> set[Path]:
@@ -411,6 +421,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--validate-flood", type=int, default=0, help="validate-only loops after a quiet window")
     parser.add_argument("--compare-flood", type=int, default=0, help="Compare loops after a quiet window")
     parser.add_argument(
+        "--deployed-quotas", action="store_true",
+        help="keep the deployed per-account quotas and upload budget (default: raised, so submitters are not refused)",
+    )  # fmt: skip
+    parser.add_argument(
         "--client-procs",
         type=int,
         default=min(4, os.cpu_count() or 1),
@@ -427,9 +441,10 @@ def main(argv: list[str] | None = None) -> int:
             seed_data(root / "data", args.rows, args.seed_dir)
         app = AppServer(
             root / "data",
-            **dict(pair.split("=", 1) for pair in args.env),
-            LEADERBOARD_MAX_SCORED_PER_DAY="100000",
-            LEADERBOARD_MAX_ATTEMPTS_PER_DAY="100000",
+            **{
+                **({} if args.deployed_quotas else RAISED_QUOTAS),
+                **dict(pair.split("=", 1) for pair in args.env),
+            },
         )
         app.start()
         try:
