@@ -325,26 +325,26 @@
     await fill(entry, rows, rowsKeyOf(b, state), sortOf(view, state));
     if (!isLatest()) return; // a later click draws its own view
     show(entry);
-    idleWork(b);
+    idleWork(b, rows);
   }
 
   // While the visitor reads, the benchmark's other views get their tables, with the rows shown.
   let idleToken = 0;
-  function idleWork(b) {
+  // The rows are those just drawn: any change of state renders again and starts a new token.
+  function idleWork(b, rows) {
     const token = ++idleToken;
+    const s = state, rowsKey = rowsKeyOf(b, s);
     const later = window.requestIdleCallback || ((fn) => setTimeout(fn, 200));
     const step = async () => {
       if (token !== idleToken) return; // the visitor moved on: the next render plans again
-      const s = state;
       const view = b.views.find((v) => {
         const entry = tables.get(columnsKeyOf(b, v, s.hide));
-        return !entry || entry.rowsKey !== rowsKeyOf(b, s);
+        return !entry || entry.rowsKey !== rowsKey;
       });
       if (!view || s.model || s.bench !== b.id) return;
       const entry = await tableFor(b, view, s.hide);
       if (token !== idleToken) return;
-      const rows = ranked(b, kept(b, s));
-      await fill(entry, rows, rowsKeyOf(b, s), sortOf(view, { ...s, sort: view.id === s.view ? s.sort : null }));
+      await fill(entry, rows, rowsKey, sortOf(view, { ...s, sort: view.id === s.view ? s.sort : null }));
       later(step, { timeout: 2000 });
     };
     later(step, { timeout: 2000 });
