@@ -47,7 +47,7 @@ from submissions import lifecycle
 from submissions.answer import SubmitAnswer
 from submissions.catalog import Catalog, SubmissionState
 from submissions.disclosure import NOTHING, Disclosure, classify, disclose, viewer_of
-from submissions.fair_queue import FairQueue
+from submissions.fair_queue import Checks, FairQueue
 from submissions.feedback import Feedback
 from submissions.intake import Intake, Progress
 from submissions.model_hub import HubModels
@@ -291,6 +291,11 @@ class Leaderboard:
             signals = ", ".join(self.probes.signals(self.catalog.all(benchmark), gold, state.meta.id))
             why = "its probe series is flagged" + (f" (signals: {signals})" if signals else "")
             self.hold([state.meta.id], "automatic", why, now=state.public)
+
+    def checks_of(self, username: str) -> Checks:
+        """The account's checks (validate-only, pre-checks): running or waiting for their turn, and
+        entered so far. The upload door holds its next file while these fill its bound (ui.uploads)."""
+        return self.intake.checks.checks(username)
 
     def quota(self, identity: Identity, benchmark: str, team: str = "") -> QuotaStatus:
         """The account's daily quota, or the team's (``team``) when that binds first."""

@@ -17,9 +17,18 @@ import itertools
 import threading
 from collections import Counter, deque
 from types import TracebackType
+from typing import NamedTuple
 
 PER_IDENTITY = 2
 """Checks one account may have running or waiting at once (a browser tab and a script)."""
+
+
+class Checks(NamedTuple):
+    """An account's checks: ``held`` running or waiting now, and ``entered`` so far (a count that
+    only grows while the account is remembered; the upload door matches its uploads to it)."""
+
+    held: int
+    entered: int
 
 
 class Turn:
@@ -50,6 +59,7 @@ class FairQueue:
         self._running: Counter[str] = Counter()
         self._waiting: dict[str, deque[Turn]] = {}
         self._served: dict[str, int] = {}  # account -> when it last got a slot (a counter)
+        self._entered: Counter[str] = Counter()  # account -> checks admitted to the line so far
         self._clock = itertools.count(1)
 
     def enter(self, who: str) -> Turn | None:
@@ -59,11 +69,19 @@ class FairQueue:
                 return None
             turn = Turn(self, who)
             self._waiting.setdefault(who, deque()).append(turn)
+            self._entered[who] += 1
+            if len(self._entered) > 4096:  # bounded: a forgotten account counts from 0 again
+                self._entered = Counter({who: self._entered[who]})
             return turn
 
     def held(self, who: str) -> int:
         """Checks of ``who`` running or waiting."""
-        return self._running[who] + len(self._waiting.get(who, ()))
+        return self.checks(who).held
+
+    def checks(self, who: str) -> Checks:
+        """``who``'s checks held now and entered so far."""
+        with self._cond:
+            return Checks(self._running[who] + len(self._waiting.get(who, ())), self._entered[who])
 
     def _wait_for(self, turn: Turn) -> None:
         with self._cond:

@@ -88,7 +88,8 @@ def build_app(leaderboard: Leaderboard | PublishedLeaderboard, settings: UiSetti
             mine.expose_api()  # outside the Tabs (ui/mine.py)
         DeepLinks(tabs, compare, comparisons).wire(page)
     if not settings.reader:  # a reader takes no uploads at all
-        page.uploads = UploadPolicy(auth, upload_budget(leaderboard.settings))  # type: ignore[attr-defined]
+        policy = UploadPolicy(auth, upload_budget(leaderboard.settings), leaderboard.checks_of)
+        page.uploads = policy  # type: ignore[attr-defined]
     return page
 
 
@@ -180,7 +181,7 @@ def mount_options(
     options["app_kwargs"] = {
         "middleware": [
             Middleware(OriginGuard, origin=origin),
-            Middleware(UploadGate, auth=uploads.auth, budget=uploads.budget),
+            Middleware(UploadGate, auth=uploads.auth, budget=uploads.budget, checks=uploads.checks),
             Middleware(compare_door, events=compare_events, behind_proxy=settings.on_space),
             Middleware(NoSavedStates),
         ]

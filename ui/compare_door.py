@@ -8,9 +8,13 @@ middleware, installed by :func:`ui.mount_options`) reads the body of ``POST
 /gradio_api/queue/join``; when its ``fn_index`` is the Compare button's event (found from the
 page's config when the server is built, :func:`compare_events_of`; the deep link's comparison
 too), the visitor spends a token of
-its :class:`TokenBucket`, and an empty bucket is answered 429 at once, without Gradio. The visitor is
-who Compare's bound counts (:func:`ui.throttle.visitor_of`): the signed-in account, else the
-address. Every other request passes untouched, its body re-fed to Gradio.
+its :class:`TokenBucket`. With the bucket empty the join is held (:mod:`ui.door_holds`) until its
+next token is due, at most :data:`MAX_HOLD` s, and then served if the token is there, else
+answered 429; without Gradio either way. A visitor clicking too fast is served a moment later, and
+a flood goes at the pace of its loops: answered at once, 20 loops drew 42,835 refusals in 20 s.
+Beyond the holds' places (per visitor and in all) the answer is 429 at once. The visitor is who
+Compare's bound counts (:func:`ui.throttle.visitor_of`): the signed-in account, else the address.
+Every other request passes untouched, its body re-fed to Gradio.
 
 It reads Gradio's route and body shape, so it runs on the pinned Gradio only
 (:func:`ui.gradio_pin.internals_allowed`); elsewhere the handler's own bound still holds.
@@ -18,6 +22,7 @@ It reads Gradio's route and body shape, so it runs on the pinned Gradio only
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import math
@@ -29,6 +34,7 @@ from types import SimpleNamespace
 
 from starlette.requests import Request
 
+from ui.door_holds import Holds
 from ui.gradio_pin import internals_allowed
 from ui.throttle import visitor_of
 from ui.uploads import refuse, signed_in_user
@@ -43,6 +49,12 @@ again; 4 leaves room for that and for the tab's bound of 2 running or waiting (u
 REFILL_PER_SECOND = 1.0
 """Compare events a visitor may send per second once its burst is spent: faster than a person
 reads a comparison, and a flood's refused events cost the web process nearly nothing."""
+MAX_HOLD = 5.0
+"""Seconds a join is held at most: more than one token's wait (1 / REFILL_PER_SECOND)."""
+HELD_PER_VISITOR = 64
+"""Joins of one visitor held at once (a join's body is read: a few hundred bytes each); beyond, a
+flood with more loops than this is refused at once again."""
+HELD_IN_ALL = 1024
 MAX_JOIN_BYTES = 64 * 1024  # a queue/join body is a few hundred bytes; a larger one is not read further
 MAX_VISITORS = 10_000
 TOO_MANY = "Too many Compare clicks from you in a short time; nothing was compared. Please try again in {wait} s."
@@ -92,20 +104,25 @@ def compare_events_of(config: dict) -> frozenset[int]:
 
 
 def compare_door(
-    app, events: frozenset[int] = frozenset(), behind_proxy: bool = False, bucket: TokenBucket | None = None
+    app,
+    events: frozenset[int] = frozenset(),
+    behind_proxy: bool = False,
+    bucket: TokenBucket | None = None,
+    holds: Holds | None = None,
 ):
     """``app`` behind the door, or ``app`` itself when there is no Compare event or the Gradio
     version is not the pinned one (logged once)."""
     if not events or not internals_allowed("Compare's door (ui.compare_door)"):
         return app
-    return CompareDoor(app, events, behind_proxy, bucket or TokenBucket())
+    holds = holds or Holds(HELD_PER_VISITOR, HELD_IN_ALL)
+    return CompareDoor(app, events, behind_proxy, bucket or TokenBucket(), holds)
 
 
 class CompareDoor:
     """ASGI middleware (module doc)."""
 
-    def __init__(self, app, events: frozenset[int], behind_proxy: bool, bucket: TokenBucket) -> None:
-        self.app, self.events, self.behind_proxy, self.bucket = app, events, behind_proxy, bucket
+    def __init__(self, app, events: frozenset[int], behind_proxy: bool, bucket: TokenBucket, holds: Holds) -> None:
+        self.app, self.events, self.behind_proxy, self.bucket, self.holds = app, events, behind_proxy, bucket, holds
 
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] != "http" or scope["method"] != "POST" or scope["path"].rstrip("/") != JOIN_PATH:
@@ -113,11 +130,22 @@ class CompareDoor:
             return
         read, complete = await read_body(receive)
         if complete and fn_index_of(b"".join(m.get("body", b"") for m in read)) in self.events:
-            wait = self.bucket.take(self.visitor(scope))
+            wait = await self.token_or_wait(self.visitor(scope))
             if wait:
                 await refuse(send, 429, TOO_MANY.format(wait=math.ceil(wait)))
                 return
         await self.app(scope, replay(read, receive), send)
+
+    async def token_or_wait(self, visitor: str) -> float:
+        """0.0 once ``visitor`` has a token, taken now or after a hold; else the seconds still to wait."""
+        wait = self.bucket.take(visitor)
+        if not wait:
+            return 0.0
+        with self.holds.place(visitor) as held:
+            if not held:
+                return wait
+            await asyncio.sleep(min(wait, MAX_HOLD))
+            return self.bucket.take(visitor)
 
     def visitor(self, scope) -> str:
         user = signed_in_user(scope)

@@ -12,6 +12,12 @@ it: 20 anonymous 5 MB uploads in half a second grew the temp folder by 95 MB. :c
   limit in bytes per ``UPLOAD_WINDOW`` seconds (both scaled up when the daily attempts quota is
   larger: a deployment that allows more submissions allows their uploads), charged by
   ``Content-Length`` (browsers and gradio_client send it; without one, 411); beyond, 429;
+- an account whose uploads and checks fill its bound of checks (:mod:`ui.upload_line`) has its
+  next upload wait at the door, its body not read, first come first in, until a check ends (at
+  most ``UPLOAD_HOLD`` s, then 429): six validate-only loops used to send 27 MB each into the web
+  process only to be told to send it again; a refusal is held ``REFUSAL_HOLD`` s before it is
+  answered, so a loop cannot make the web process read and throw away 27 MB forty times a second
+  (:mod:`ui.door_holds`; beyond its places, at once);
 - every upload is deleted ``UPLOAD_MAX_AGE`` seconds after it arrived, by Gradio's own
   ``delete_cache`` sweep (:data:`DELETE_CACHE`, a ``gr.Blocks`` argument), which also removes the
   copies of per-search downloads Gradio serves; the files baked into the page are kept
@@ -31,7 +37,10 @@ from dataclasses import dataclass
 from starlette.requests import Request
 
 from leaderboard.config import Settings
+from submissions.fair_queue import PER_IDENTITY, Checks
 from ui.auth import HUB_UNAVAILABLE, Auth
+from ui.door_holds import Holds
+from ui.upload_line import UploadLine, no_checks
 
 UPLOAD_PATH = "/gradio_api/upload"
 UPLOAD_WINDOW = 600.0  # seconds
@@ -40,11 +49,23 @@ UPLOAD_BYTES_FACTOR = 4  # times LEADERBOARD_MAX_UPLOAD_MB per caller and window
 UPLOAD_MAX_AGE = 900  # seconds an uploaded file is kept
 DELETE_CACHE = (300, UPLOAD_MAX_AGE)  # gr.Blocks(delete_cache=(every, older than)) in seconds
 MAX_CALLERS = 10_000
+UPLOAD_HOLD = 60.0  # seconds an upload waits at most for its account's checks (a 27 MB check takes ~2 s)
+REFUSAL_HOLD = 3.0  # seconds a refused upload waits before it is answered (its body unread meanwhile)
+HELD_PER_CALLER = 8  # an unread upload holds its sender's socket buffers (MBs): few places
+HELD_IN_ALL = 64
+POLL = 0.1  # seconds between looks at a held upload's account (the checks run on threads)
+LANDING = 2.0
+"""Seconds an arrived upload counts for its account at most while no check has matched it (the
+client's submit call comes after the upload's answer; :mod:`ui.upload_line`)."""
 
 UPLOAD_REFUSED = "Upload refused. "  # then what ui.auth says (e.g. ui.auth.NO_TOKEN: how to send a token)
 NO_UPLOADS = "This copy of the leaderboard takes no uploads."
 TOO_MANY_UPLOADS = "Too many uploads from your account: {why}. Try again in {wait} s."
 LENGTH_REQUIRED = "An upload must say its size (Content-Length)."
+CHECKS_BUSY = (
+    f"Upload refused: your account already has {PER_IDENTITY} files uploading or being checked. "
+    "Try again when one is done."
+)
 
 
 @dataclass
@@ -72,22 +93,36 @@ class UploadBudget:
     def charge(self, caller: str, size: int) -> str:
         """Count one upload of ``size`` bytes: "" if within the budget, else why not (nothing counted)."""
         with self._lock:
-            now = self.clock()
-            spent = self._spent.pop(caller, None)
-            if spent is None or now - spent.started >= self.window:
-                spent = _Spent(now)
-            self._spent[caller] = spent
-            while len(self._spent) > MAX_CALLERS:
-                self._spent.popitem(last=False)
-            wait = max(1, round(spent.started + self.window - now))
-            if spent.uploads + 1 > self.uploads:
-                return TOO_MANY_UPLOADS.format(why=f"{self.uploads} files in {self.window / 60:.0f} minutes", wait=wait)
-            if spent.bytes + size > self.max_bytes:
-                why = f"{self.max_bytes // 2**20} MB in {self.window / 60:.0f} minutes"
-                return TOO_MANY_UPLOADS.format(why=why, wait=wait)
-            spent.uploads += 1
-            spent.bytes += size
-            return ""
+            spent = self._spent_of(caller)
+            refusal = self._refusal(spent, size)
+            if not refusal:
+                spent.uploads += 1
+                spent.bytes += size
+            return refusal
+
+    def refusal(self, caller: str, size: int) -> str:
+        """Why an upload of ``size`` bytes would be refused now ("" if it would not); nothing counted."""
+        with self._lock:
+            return self._refusal(self._spent_of(caller), size)
+
+    def _spent_of(self, caller: str) -> _Spent:
+        now = self.clock()
+        spent = self._spent.pop(caller, None)
+        if spent is None or now - spent.started >= self.window:
+            spent = _Spent(now)
+        self._spent[caller] = spent
+        while len(self._spent) > MAX_CALLERS:
+            self._spent.popitem(last=False)
+        return spent
+
+    def _refusal(self, spent: _Spent, size: int) -> str:
+        wait = max(1, round(spent.started + self.window - self.clock()))
+        if spent.uploads + 1 > self.uploads:
+            return TOO_MANY_UPLOADS.format(why=f"{self.uploads} files in {self.window / 60:.0f} minutes", wait=wait)
+        if spent.bytes + size > self.max_bytes:
+            why = f"{self.max_bytes // 2**20} MB in {self.window / 60:.0f} minutes"
+            return TOO_MANY_UPLOADS.format(why=why, wait=wait)
+        return ""
 
 
 def upload_budget(settings: Settings) -> UploadBudget:
@@ -99,18 +134,39 @@ def upload_budget(settings: Settings) -> UploadBudget:
 
 @dataclass(frozen=True)
 class UploadPolicy:
-    """Who may upload (``auth`` None: no one) and how much."""
+    """Who may upload (``auth`` None: no one), how much, and each account's checks (``checks``:
+    account name -> :class:`Checks`, :meth:`leaderboard.service.Leaderboard.checks_of`)."""
 
     auth: Auth | None
     budget: UploadBudget
+    checks: Callable[[str], Checks] = no_checks
+
+
+@dataclass(frozen=True)
+class DoorTimes:
+    """How long the door holds an upload for its account's checks, and a refusal (module doc)."""
+
+    upload: float = UPLOAD_HOLD
+    refusal: float = REFUSAL_HOLD
+    poll: float = POLL
+    landing: float = LANDING
 
 
 class UploadGate:
     """ASGI middleware for ``POST /gradio_api/upload`` (see module doc); all else passes. Without
     an ``auth`` (a reader, which has no write path) every upload is refused."""
 
-    def __init__(self, app, auth: Auth | None, budget: UploadBudget) -> None:
-        self.app, self.auth, self.budget = app, auth, budget
+    def __init__(
+        self,
+        app,
+        auth: Auth | None,
+        budget: UploadBudget,
+        checks: Callable[[str], Checks] = no_checks,
+        times: DoorTimes = DoorTimes(),
+    ) -> None:
+        self.app, self.auth, self.budget, self.times = app, auth, budget, times
+        self.line = UploadLine(checks, times.landing)
+        self.holds = Holds(HELD_PER_CALLER, HELD_IN_ALL)
 
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] != "http" or scope["method"] != "POST" or scope["path"].rstrip("/") != UPLOAD_PATH:
@@ -124,11 +180,56 @@ class UploadGate:
         if size is None:
             await refuse(send, 411, LENGTH_REQUIRED)
             return
-        refusal = self.budget.charge(caller, size)
-        if refusal:
-            await refuse(send, 429, refusal)
+        refusal = self.budget.refusal(caller, size)
+        if refusal:  # over its budget: no use waiting for a turn
+            await self.held_refusal(caller, refusal, send)
             return
-        await self.app(scope, receive, send)
+        if not await self.let_in(caller):
+            await refuse(send, 429, CHECKS_BUSY)
+            return
+        stored = False
+        try:
+            refusal = self.budget.charge(caller, size)
+            if refusal:
+                await self.held_refusal(caller, refusal, send)
+                return
+            stored = await self.pass_on(scope, receive, send)
+        finally:
+            self.line.arrived(caller, stored)
+
+    async def let_in(self, caller: str) -> bool:
+        """Whether ``caller``'s upload may come in now or after waiting its turn (at most
+        :attr:`DoorTimes.upload` s; not at all when the holds have no place for it)."""
+        with self.holds.place(caller) as held:
+            ticket = self.line.join(caller)
+            try:
+                until = time.monotonic() + self.times.upload
+                while not self.line.may_enter(caller, ticket):
+                    if not held or time.monotonic() >= until:
+                        return False
+                    await asyncio.sleep(self.times.poll)
+                return True
+            finally:
+                self.line.leave(caller, ticket)
+
+    async def pass_on(self, scope, receive, send) -> bool:
+        """Gradio's upload route; True when it answered 200 (a file is stored to be checked)."""
+        status = []
+
+        async def watched(message) -> None:
+            if message["type"] == "http.response.start":
+                status.append(message["status"])
+            await send(message)
+
+        await self.app(scope, receive, watched)
+        return status == [200]
+
+    async def held_refusal(self, caller: str, refusal: str, send) -> None:
+        """429 with ``refusal``, after :attr:`DoorTimes.refusal` s when a place is free."""
+        with self.holds.place(caller) as held:
+            if held:
+                await asyncio.sleep(self.times.refusal)
+        await refuse(send, 429, refusal)
 
     def caller(self, scope) -> tuple[str | None, str]:
         """The caller's account name and "", or None and why no one (what :class:`ui.auth.Auth`

@@ -191,3 +191,16 @@ def test_the_queue_serves_accounts_in_turn_and_refuses_over_the_bound():
         thread.join(10)
     assert order == ["b", "c", "a"]  # a, served last, goes after the accounts waiting with it
     assert all(queue.held(w) == 0 for w in "abc")
+
+
+def test_the_queue_counts_each_accounts_checks_entered_not_the_refused():
+    """The upload door matches an account's arrived uploads to the checks entered after them."""
+    queue = FairQueue(slots=1, per_identity=2)
+    first, second = queue.enter("a"), queue.enter("a")
+    assert queue.enter("a") is None  # refused: not entered
+    assert queue.checks("a") == (2, 2) and queue.checks("b") == (0, 0)
+    for turn in (first, second):
+        with turn:
+            pass
+    assert queue.checks("a") == (0, 2)  # held no more; entered stays
+    assert queue.enter("a") is not None and queue.checks("a").entered == 3
