@@ -11,7 +11,9 @@ it: 20 anonymous 5 MB uploads in half a second grew the temp folder by 95 MB. :c
 - each caller gets ``UPLOADS_PER_WINDOW`` uploads and ``UPLOAD_BYTES_FACTOR`` times the upload
   limit in bytes per ``UPLOAD_WINDOW`` seconds (both scaled up when the daily attempts quota is
   larger: a deployment that allows more submissions allows their uploads), charged by
-  ``Content-Length`` (browsers and gradio_client send it; without one, 411); beyond, 429;
+  ``Content-Length`` (browsers and gradio_client send it; without one, 411); beyond, 429; an
+  upload of which not a byte was read and nothing stored (its sender left while it was held) is
+  given back;
 - an account whose uploads and checks fill its bound of checks (:mod:`ui.upload_line`) has its
   next upload wait at the door, its body not read, first come first in, until a check ends (at
   most ``UPLOAD_HOLD`` s, then 429): six validate-only loops used to send 27 MB each into the web
@@ -100,6 +102,14 @@ class UploadBudget:
                 spent.bytes += size
             return refusal
 
+    def refund(self, caller: str, size: int, charged_at: float) -> None:
+        """Give back an upload of ``size`` bytes charged at ``charged_at`` (its sender left before
+        a byte was read), unless the caller's window has started anew since."""
+        with self._lock:
+            spent = self._spent.get(caller)
+            if spent is not None and spent.started <= charged_at:
+                spent.uploads, spent.bytes = max(0, spent.uploads - 1), max(0, spent.bytes - size)
+
     def refusal(self, caller: str, size: int) -> str:
         """Why an upload of ``size`` bytes would be refused now ("" if it would not); nothing counted."""
         with self._lock:
@@ -187,15 +197,17 @@ class UploadGate:
         if not await self.let_in(caller):
             await refuse(send, 429, CHECKS_BUSY)
             return
-        stored = False
+        stored, read, charged_at = False, [0], self.budget.clock()
         try:
             refusal = self.budget.charge(caller, size)
             if refusal:
                 await self.held_refusal(caller, refusal, send)
                 return
-            stored = await self.pass_on(scope, receive, send)
+            stored = await self.pass_on(scope, counted(receive, read), send)
         finally:
             self.line.arrived(caller, stored)
+            if not refusal and not stored and not read[0]:  # e.g. its sender left while it was held
+                self.budget.refund(caller, size, charged_at)
 
     async def let_in(self, caller: str) -> bool:
         """Whether ``caller``'s upload may come in now or after waiting its turn (at most
@@ -243,6 +255,17 @@ class UploadGate:
         if caller.identity is None:
             return None, UPLOAD_REFUSED + caller.refusal
         return caller.identity.username, ""
+
+
+def counted(receive, read: list[int]):
+    """``receive`` adding the body bytes it gives to ``read[0]``."""
+
+    async def counting() -> dict:
+        message = await receive()
+        read[0] += len(message.get("body", b""))
+        return message
+
+    return counting
 
 
 def signed_in_user(scope) -> str | None:

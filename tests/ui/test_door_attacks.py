@@ -4,6 +4,7 @@ once, and a hostile one that holds places without paying for them."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 
@@ -68,3 +69,46 @@ def test_joins_beyond_the_tokens_due_within_the_hold_are_refused_after_it():
     assert all(took >= i / rate - 0.05 for i, took in enumerate(served)), served  # one per token
     refused = [took for status, took in answers if status == 429]
     assert len(refused) == 3 and min(refused) >= MAX_HOLD - 0.05
+
+
+def test_uploads_whose_senders_left_while_held_spend_none_of_the_budget():
+    """A held upload's sender may give up (gradio_client's default 5 s timeout) and send again; the
+    door cannot see it leave while the body is unread, and let it in when a check ended, charging
+    its Content-Length though nothing was read or stored. Three such retries used up a budget of
+    three files, and the account's next real upload was refused for the rest of the window."""
+    from starlette.requests import ClientDisconnect
+
+    from submissions.fair_queue import PER_IDENTITY
+    from tests.ui.test_upload_door import FAST, SIZE, Behind, door_of, upload
+    from ui.uploads import UploadBudget
+
+    class Gradio(Behind):  # its upload route: a sender gone is starlette's ClientDisconnect
+        async def __call__(self, scope, receive, send) -> None:
+            if (await receive())["type"] == "http.disconnect":
+                raise ClientDisconnect()
+            await super().__call__(scope, receive, send)
+
+    async def left(door) -> None:
+        async def receive():
+            return {"type": "http.disconnect"}
+
+        async def send(message):
+            raise OSError("the sender is gone")
+
+        scope = {"type": "http", "method": "POST", "path": "/gradio_api/upload",
+                 "headers": [(b"content-length", str(SIZE).encode())], "client": ("10.0.0.1", 1)}  # fmt: skip
+        with contextlib.suppress(ClientDisconnect):  # as Gradio's route raises it
+            await door(scope, receive, send)
+
+    async def run():
+        held = [PER_IDENTITY]
+        door = door_of(Gradio(), held, UploadBudget(3 * SIZE, uploads=3))
+        ghosts = [asyncio.ensure_future(left(door)) for _ in range(3)]
+        await asyncio.sleep(0.1)
+        held[0] = 0  # the checks ended: the ghosts go in, one after another
+        await asyncio.gather(*ghosts)
+        await asyncio.sleep(FAST.landing)
+        return await upload(door)
+
+    got = asyncio.run(run())
+    assert got.status == 200, got.detail
