@@ -19,7 +19,8 @@ it: 20 anonymous 5 MB uploads in half a second grew the temp folder by 95 MB. :c
   most ``UPLOAD_HOLD`` s, then 429): six validate-only loops used to send 27 MB each into the web
   process only to be told to send it again; a refusal is held ``REFUSAL_HOLD`` s before it is
   answered, so a loop cannot make the web process read and throw away 27 MB forty times a second
-  (:mod:`ui.door_holds`; beyond its places, at once);
+  (:mod:`ui.door_holds`; beyond its places, at once); an upload let in that sends nothing for
+  ``BODY_IDLE`` s is answered 408 and stops counting for its account;
 - every upload is deleted ``UPLOAD_MAX_AGE`` seconds after it arrived, by Gradio's own
   ``delete_cache`` sweep (:data:`DELETE_CACHE`, a ``gr.Blocks`` argument), which also removes the
   copies of per-search downloads Gradio serves; the files baked into the page are kept
@@ -36,7 +37,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 
 from leaderboard.config import Settings
 from submissions.fair_queue import PER_IDENTITY, Checks
@@ -55,6 +56,10 @@ UPLOAD_HOLD = 60.0  # seconds an upload waits at most for its account's checks (
 REFUSAL_HOLD = 3.0  # seconds a refused upload waits before it is answered (its body unread meanwhile)
 HELD_PER_CALLER = 8  # an unread upload holds its sender's socket buffers (MBs): few places
 HELD_IN_ALL = 64
+BODY_IDLE = 30.0
+"""Seconds an upload let in may send nothing before it is answered 408: uvicorn has no read
+timeout, and a body that stopped coming kept its upload counted (its account busy) for as long as
+the socket stayed open, which also bought a caller its held places for no bytes at all."""
 POLL = 0.1  # seconds between looks at a held upload's account (the checks run on threads)
 LANDING = 2.0
 """Seconds an arrived upload counts for its account at most while no check has matched it (the
@@ -64,6 +69,7 @@ UPLOAD_REFUSED = "Upload refused. "  # then what ui.auth says (e.g. ui.auth.NO_T
 NO_UPLOADS = "This copy of the leaderboard takes no uploads."
 TOO_MANY_UPLOADS = "Too many uploads from your account: {why}. Try again in {wait} s."
 LENGTH_REQUIRED = "An upload must say its size (Content-Length)."
+BODY_STOPPED = "Upload stopped: nothing of the file came for {idle:g} s. Please send it again."
 CHECKS_BUSY = (
     f"Upload refused: your account already has {PER_IDENTITY} files uploading or being checked. "
     "Try again when one is done."
@@ -160,6 +166,7 @@ class DoorTimes:
     refusal: float = REFUSAL_HOLD
     poll: float = POLL
     landing: float = LANDING
+    body_idle: float = BODY_IDLE
 
 
 class UploadGate:
@@ -226,14 +233,26 @@ class UploadGate:
 
     async def pass_on(self, scope, receive, send) -> bool:
         """Gradio's upload route; True when it answered 200 (a file is stored to be checked)."""
-        status = []
+        status, idle = [], []
+
+        async def body() -> dict:
+            try:
+                return await asyncio.wait_for(receive(), self.times.body_idle)
+            except TimeoutError:
+                idle.append(True)
+                return {"type": "http.disconnect"}  # Gradio's route stops reading (ClientDisconnect)
 
         async def watched(message) -> None:
             if message["type"] == "http.response.start":
                 status.append(message["status"])
             await send(message)
 
-        await self.app(scope, receive, watched)
+        try:
+            await self.app(scope, body, watched)
+        except ClientDisconnect:
+            if not idle or status:
+                raise
+            await refuse(send, 408, BODY_STOPPED.format(idle=self.times.body_idle))
         return status == [200]
 
     async def held_refusal(self, caller: str, refusal: str, send) -> None:

@@ -159,3 +159,54 @@ def test_the_readme_client_gets_an_answer_while_its_account_is_busy(tmp_path_fac
         for s in busy:
             s.close()
         app.stop()
+
+
+def test_an_upload_whose_body_stops_coming_stops_counting_for_its_account():
+    """Headers and a first chunk, then nothing (a phone that lost its network, or a caller who
+    means it): uvicorn sets no read timeout, so Gradio's route waited on the body for as long as the
+    socket stayed open, the upload counted as arriving all that while, and with two of them every
+    later upload of the account waited at the door and was refused. Zero bytes a second also
+    bought the caller all of its held places (8 per account; 64 in all, for every account)."""
+    from starlette.requests import ClientDisconnect
+
+    from submissions.fair_queue import PER_IDENTITY
+    from tests.ui.test_upload_door import SIZE, Behind, door_of, upload
+    from ui.uploads import DoorTimes
+
+    class Gradio(Behind):  # its upload route: a body that ends in a disconnect is ClientDisconnect
+        async def __call__(self, scope, receive, send) -> None:
+            while (message := await receive()).get("more_body"):
+                pass
+            if message["type"] == "http.disconnect":
+                raise ClientDisconnect()
+            await super().__call__(scope, receive, send)
+
+    async def stalled(door) -> int | None:
+        sent, status = [], []
+
+        async def receive():
+            if not sent:
+                sent.append(1)
+                return {"type": "http.request", "body": b"x" * 1024, "more_body": True}
+            await asyncio.Event().wait()  # the rest never comes; the socket stays open
+
+        async def send(message):
+            if message["type"] == "http.response.start":
+                status.append(message["status"])
+
+        scope = {"type": "http", "method": "POST", "path": "/gradio_api/upload",
+                 "headers": [(b"content-length", str(SIZE).encode())], "client": ("10.0.0.1", 1)}  # fmt: skip
+        await door(scope, receive, send)
+        return status[0] if status else None
+
+    async def run():
+        door = door_of(Gradio(), [0])
+        door.times = DoorTimes(upload=4.0, refusal=0.4, poll=0.02, landing=0.3, body_idle=0.5)
+        stuck = [asyncio.ensure_future(stalled(door)) for _ in range(PER_IDENTITY)]
+        await asyncio.sleep(0.1)
+        got = await upload(door)
+        return got, await asyncio.gather(*stuck)
+
+    got, stopped = asyncio.run(run())
+    assert got.status == 200 and got.answered_after < 2.0, (got.status, got.answered_after)
+    assert stopped == [408] * PER_IDENTITY  # told why, not a 500 from Gradio's unhandled disconnect
