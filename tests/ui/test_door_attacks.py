@@ -251,3 +251,22 @@ def test_places_of_senders_who_left_while_held_are_given_back():
 
     got = asyncio.run(run())
     assert got.status == 200, got.detail
+
+
+def test_the_line_forgets_accounts_whose_uploads_stopped_counting():
+    """Every account that once had an upload stored stayed in the line for good (its landed upload
+    was dropped only when that account uploaded again): memory grew with every account seen."""
+    from submissions.fair_queue import Checks
+    from ui.upload_line import UploadLine
+
+    clock = [0.0]
+    line = UploadLine(lambda who: Checks(0, 0), landing=2.0, clock=lambda: clock[0])
+    for n in range(5000):
+        who = f"team-{n}"
+        ticket = line.join(who)
+        assert line.may_enter(who, ticket)
+        line.leave(who, ticket)
+        line.arrived(who, stored=True)
+        clock[0] += 1.0  # one upload a second, each of another account, none checked
+    assert len(line._accounts) < 1100, len(line._accounts)
+    assert line.in_hand("team-4999") == 1  # a young upload still counts
