@@ -8,9 +8,11 @@ middleware, installed by :func:`ui.mount_options`) reads the body of ``POST
 /gradio_api/queue/join``; when its ``fn_index`` is the Compare button's event (found from the
 page's config when the server is built, :func:`compare_events_of`; the deep link's comparison
 too), the visitor spends a token of
-its :class:`TokenBucket`. With the bucket empty the join is held (:mod:`ui.door_holds`) until its
-next token is due, at most :data:`MAX_HOLD` s, and then served if the token is there, else
-answered 429; without Gradio either way. A visitor clicking too fast is served a moment later, and
+its :class:`TokenBucket`. With the bucket empty the join books the visitor's next free token if it
+is due within :data:`MAX_HOLD` s and is held (:mod:`ui.door_holds`) until then and served; else it
+is held :data:`MAX_HOLD` s and answered 429, without Gradio. Booking matters: joins held at once
+used to sleep until the same next token and race for it, one served and the rest refused though
+their own tokens came within the hold. A visitor clicking too fast is served a moment later, and
 a flood goes at the pace of its loops: answered at once, 20 loops drew 42,835 refusals in 20 s.
 Beyond the holds' places (per visitor and in all) the answer is 429 at once. The visitor is who
 Compare's bound counts (:func:`ui.throttle.visitor_of`): the signed-in account, else the address.
@@ -50,7 +52,7 @@ REFILL_PER_SECOND = 1.0
 """Compare events a visitor may send per second once its burst is spent: faster than a person
 reads a comparison, and a flood's refused events cost the web process nearly nothing."""
 MAX_HOLD = 5.0
-"""Seconds a join is held at most: more than one token's wait (1 / REFILL_PER_SECOND)."""
+"""Seconds a join is held at most: a join whose booked token is due later is refused after it."""
 HELD_PER_VISITOR = 64
 """Joins of one visitor held at once (a join's body is read: a few hundred bytes each); beyond, a
 flood with more loops than this is refused at once again."""
@@ -77,15 +79,24 @@ class TokenBucket:
 
     def take(self, visitor: str) -> float:
         """Take a token: 0.0 if there was one, else the seconds until there is (nothing taken)."""
+        booked, wait = self.book(visitor, 0.0)
+        return 0.0 if booked else wait
+
+    def book(self, visitor: str, within: float) -> tuple[bool, float]:
+        """Book the visitor's next token if it is due within ``within`` s: (True, seconds until it
+        is due; the caller waits them and is served), else (False, seconds until the next free
+        token; nothing booked). A booked token is spent, so joins held at once each wait for their
+        own token instead of racing for the same one."""
         with self._lock:
             now = self.clock()
             tokens, when = self._buckets.pop(visitor, (float(self.burst), now))
             tokens = min(float(self.burst), tokens + (now - when) * self.per_second)
-            wait = 0.0 if tokens >= 1 else (1 - tokens) / self.per_second
-            self._buckets[visitor] = (tokens - 1 if wait == 0 else tokens, now)
+            wait = max(0.0, (1 - tokens) / self.per_second)
+            booked = self.burst >= 1 and wait <= within  # a bucket of no burst never holds a token
+            self._buckets[visitor] = (tokens - 1 if booked else tokens, now)
             while len(self._buckets) > self.max_visitors:
                 self._buckets.popitem(last=False)
-            return wait
+            return booked, wait
 
     def __len__(self) -> int:
         return len(self._buckets)
@@ -137,15 +148,17 @@ class CompareDoor:
         await self.app(scope, replay(read, receive), send)
 
     async def token_or_wait(self, visitor: str) -> float:
-        """0.0 once ``visitor`` has a token, taken now or after a hold; else the seconds still to wait."""
+        """0.0 once ``visitor`` has a token, taken now or booked and waited for; else the seconds
+        still to wait (after holding the refusal :data:`MAX_HOLD` s when a place is free)."""
         wait = self.bucket.take(visitor)
         if not wait:
             return 0.0
         with self.holds.place(visitor) as held:
             if not held:
                 return wait
+            booked, wait = self.bucket.book(visitor, MAX_HOLD)
             await asyncio.sleep(min(wait, MAX_HOLD))
-            return self.bucket.take(visitor)
+            return 0.0 if booked else max(wait - MAX_HOLD, 1 / self.bucket.per_second)
 
     def visitor(self, scope) -> str:
         user = signed_in_user(scope)

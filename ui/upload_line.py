@@ -21,6 +21,10 @@ from dataclasses import dataclass, field
 
 from submissions.fair_queue import PER_IDENTITY, Checks
 
+REMEMBERED = 1024
+"""Accounts the line holds before it forgets those with nothing counting any more (an account's
+landed upload is otherwise dropped only when that account comes again)."""
+
 
 def no_checks(who: str) -> Checks:
     return Checks(0, 0)
@@ -47,6 +51,7 @@ class UploadLine:
         self.checks, self.landing, self.bound, self.clock = checks, landing, bound, clock
         self._accounts: dict[str, _Account] = {}
         self._tickets = itertools.count()
+        self._sweep_at = REMEMBERED
 
     def join(self, who: str) -> int:
         """A ticket in ``who``'s line; :meth:`leave` it whether or not it got in."""
@@ -98,7 +103,19 @@ class UploadLine:
         return len(unmatched)
 
     def _account(self, who: str) -> _Account:
+        if who not in self._accounts and len(self._accounts) >= self._sweep_at:
+            self._forget_the_idle()
         return self._accounts.setdefault(who, _Account())
+
+    def _forget_the_idle(self) -> None:
+        """Drop accounts with nothing arriving or waiting and no upload young enough to count;
+        the next sweep waits until the line has doubled (amortized)."""
+        now = self.clock()
+        for who, account in list(self._accounts.items()):
+            young = any(now - when < self.landing for when, _ in account.landed)
+            if not account.arriving and not account.waiting and not young:
+                del self._accounts[who]
+        self._sweep_at = max(REMEMBERED, 2 * len(self._accounts))
 
     def _forget_if_idle(self, who: str) -> None:
         account = self._accounts.get(who)

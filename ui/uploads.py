@@ -11,13 +11,16 @@ it: 20 anonymous 5 MB uploads in half a second grew the temp folder by 95 MB. :c
 - each caller gets ``UPLOADS_PER_WINDOW`` uploads and ``UPLOAD_BYTES_FACTOR`` times the upload
   limit in bytes per ``UPLOAD_WINDOW`` seconds (both scaled up when the daily attempts quota is
   larger: a deployment that allows more submissions allows their uploads), charged by
-  ``Content-Length`` (browsers and gradio_client send it; without one, 411); beyond, 429;
+  ``Content-Length`` (browsers and gradio_client send it; without one, 411); beyond, 429; an
+  upload of which not a byte was read and nothing stored (its sender left while it was held) is
+  given back;
 - an account whose uploads and checks fill its bound of checks (:mod:`ui.upload_line`) has its
   next upload wait at the door, its body not read, first come first in, until a check ends (at
   most ``UPLOAD_HOLD`` s, then 429): six validate-only loops used to send 27 MB each into the web
   process only to be told to send it again; a refusal is held ``REFUSAL_HOLD`` s before it is
   answered, so a loop cannot make the web process read and throw away 27 MB forty times a second
-  (:mod:`ui.door_holds`; beyond its places, at once);
+  (:mod:`ui.door_holds`; beyond its places, at once); an upload let in that sends nothing for
+  ``BODY_IDLE`` s is answered 408 and stops counting for its account;
 - every upload is deleted ``UPLOAD_MAX_AGE`` seconds after it arrived, by Gradio's own
   ``delete_cache`` sweep (:data:`DELETE_CACHE`, a ``gr.Blocks`` argument), which also removes the
   copies of per-search downloads Gradio serves; the files baked into the page are kept
@@ -34,7 +37,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 
 from leaderboard.config import Settings
 from submissions.fair_queue import PER_IDENTITY, Checks
@@ -53,6 +56,10 @@ UPLOAD_HOLD = 60.0  # seconds an upload waits at most for its account's checks (
 REFUSAL_HOLD = 3.0  # seconds a refused upload waits before it is answered (its body unread meanwhile)
 HELD_PER_CALLER = 8  # an unread upload holds its sender's socket buffers (MBs): few places
 HELD_IN_ALL = 64
+BODY_IDLE = 30.0
+"""Seconds an upload let in may send nothing before it is answered 408: uvicorn has no read
+timeout, and a body that stopped coming kept its upload counted (its account busy) for as long as
+the socket stayed open, which also bought a caller its held places for no bytes at all."""
 POLL = 0.1  # seconds between looks at a held upload's account (the checks run on threads)
 LANDING = 2.0
 """Seconds an arrived upload counts for its account at most while no check has matched it (the
@@ -62,6 +69,7 @@ UPLOAD_REFUSED = "Upload refused. "  # then what ui.auth says (e.g. ui.auth.NO_T
 NO_UPLOADS = "This copy of the leaderboard takes no uploads."
 TOO_MANY_UPLOADS = "Too many uploads from your account: {why}. Try again in {wait} s."
 LENGTH_REQUIRED = "An upload must say its size (Content-Length)."
+BODY_STOPPED = "Upload stopped: nothing of the file came for {idle:g} s. Please send it again."
 CHECKS_BUSY = (
     f"Upload refused: your account already has {PER_IDENTITY} files uploading or being checked. "
     "Try again when one is done."
@@ -99,6 +107,14 @@ class UploadBudget:
                 spent.uploads += 1
                 spent.bytes += size
             return refusal
+
+    def refund(self, caller: str, size: int, charged_at: float) -> None:
+        """Give back an upload of ``size`` bytes charged at ``charged_at`` (its sender left before
+        a byte was read), unless the caller's window has started anew since."""
+        with self._lock:
+            spent = self._spent.get(caller)
+            if spent is not None and spent.started <= charged_at:
+                spent.uploads, spent.bytes = max(0, spent.uploads - 1), max(0, spent.bytes - size)
 
     def refusal(self, caller: str, size: int) -> str:
         """Why an upload of ``size`` bytes would be refused now ("" if it would not); nothing counted."""
@@ -150,6 +166,7 @@ class DoorTimes:
     refusal: float = REFUSAL_HOLD
     poll: float = POLL
     landing: float = LANDING
+    body_idle: float = BODY_IDLE
 
 
 class UploadGate:
@@ -187,15 +204,17 @@ class UploadGate:
         if not await self.let_in(caller):
             await refuse(send, 429, CHECKS_BUSY)
             return
-        stored = False
+        stored, read, charged_at = False, [0], self.budget.clock()
         try:
             refusal = self.budget.charge(caller, size)
             if refusal:
                 await self.held_refusal(caller, refusal, send)
                 return
-            stored = await self.pass_on(scope, receive, send)
+            stored = await self.pass_on(scope, counted(receive, read), send)
         finally:
             self.line.arrived(caller, stored)
+            if not refusal and not stored and not read[0]:  # e.g. its sender left while it was held
+                self.budget.refund(caller, size, charged_at)
 
     async def let_in(self, caller: str) -> bool:
         """Whether ``caller``'s upload may come in now or after waiting its turn (at most
@@ -214,14 +233,26 @@ class UploadGate:
 
     async def pass_on(self, scope, receive, send) -> bool:
         """Gradio's upload route; True when it answered 200 (a file is stored to be checked)."""
-        status = []
+        status, idle = [], []
+
+        async def body() -> dict:
+            try:
+                return await asyncio.wait_for(receive(), self.times.body_idle)
+            except TimeoutError:
+                idle.append(True)
+                return {"type": "http.disconnect"}  # Gradio's route stops reading (ClientDisconnect)
 
         async def watched(message) -> None:
             if message["type"] == "http.response.start":
                 status.append(message["status"])
             await send(message)
 
-        await self.app(scope, receive, watched)
+        try:
+            await self.app(scope, body, watched)
+        except ClientDisconnect:
+            if not idle or status:
+                raise
+            await refuse(send, 408, BODY_STOPPED.format(idle=self.times.body_idle))
         return status == [200]
 
     async def held_refusal(self, caller: str, refusal: str, send) -> None:
@@ -243,6 +274,17 @@ class UploadGate:
         if caller.identity is None:
             return None, UPLOAD_REFUSED + caller.refusal
         return caller.identity.username, ""
+
+
+def counted(receive, read: list[int]):
+    """``receive`` adding the body bytes it gives to ``read[0]``."""
+
+    async def counting() -> dict:
+        message = await receive()
+        read[0] += len(message.get("body", b""))
+        return message
+
+    return counting
 
 
 def signed_in_user(scope) -> str | None:

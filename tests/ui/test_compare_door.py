@@ -128,10 +128,12 @@ def test_a_flood_of_loops_goes_at_the_pace_of_its_tokens_not_of_its_refusals(app
                 statuses.append(join(http, compare, ["scb", []]).status_code)
         return statuses
 
+    t0 = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(loops) as pool:
         statuses = [s for got in pool.map(loop, range(loops)) for s in got]
+    elapsed = time.monotonic() - t0  # a join begun near the end may be held for its booked token
     assert set(statuses) <= {200, 429}
-    assert statuses.count(200) <= BURST + seconds * REFILL_PER_SECOND + 1
+    assert statuses.count(200) <= BURST + elapsed * REFILL_PER_SECOND + 1
     assert len(statuses) <= loops * (seconds * REFILL_PER_SECOND + 2), len(statuses)  # was thousands
 
 
