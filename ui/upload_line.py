@@ -69,6 +69,13 @@ class UploadLine:
         account.arriving += 1
         return True
 
+    def enter(self, who: str, ticket: int) -> None:
+        """Let the upload holding ``ticket`` in whether or not there is room (it waited long enough)."""
+        account = self._account(who)
+        if ticket in account.waiting:
+            account.waiting.remove(ticket)
+        account.arriving += 1
+
     def leave(self, who: str, ticket: int) -> None:
         account = self._account(who)
         if ticket in account.waiting:

@@ -15,12 +15,14 @@ it: 20 anonymous 5 MB uploads in half a second grew the temp folder by 95 MB. :c
   upload of which not a byte was read and nothing stored (its sender left while it was held) is
   given back;
 - an account whose uploads and checks fill its bound of checks (:mod:`ui.upload_line`) has its
-  next upload wait at the door, its body not read, first come first in, until a check ends (at
-  most ``UPLOAD_HOLD`` s, then 429): six validate-only loops used to send 27 MB each into the web
-  process only to be told to send it again; a refusal is held ``REFUSAL_HOLD`` s before it is
-  answered, so a loop cannot make the web process read and throw away 27 MB forty times a second
-  (:mod:`ui.door_holds`; beyond its places, at once); an upload let in that sends nothing for
-  ``BODY_IDLE`` s is answered 408 and stops counting for its account;
+  next upload wait at the door, its body not read, first come first in, until a check ends, at
+  most ``UPLOAD_HOLD`` s: under gradio_client's default read timeout (httpx's 5 s), so README's
+  script still gets an answer; then it goes in, and its check answers ``retry`` if the account still
+  holds two (as before the door held anything). Six validate-only loops used to send 27 MB each
+  into the web process only to be told to send it again; a refusal is held ``REFUSAL_HOLD`` s
+  before it is answered, so a loop cannot make the web process read and throw away 27 MB forty
+  times a second (:mod:`ui.door_holds`; beyond its places, at once); an upload let in that sends
+  nothing for ``BODY_IDLE`` s is answered 408 and stops counting for its account;
 - every upload is deleted ``UPLOAD_MAX_AGE`` seconds after it arrived, by Gradio's own
   ``delete_cache`` sweep (:data:`DELETE_CACHE`, a ``gr.Blocks`` argument), which also removes the
   copies of per-search downloads Gradio serves; the files baked into the page are kept
@@ -40,7 +42,7 @@ from dataclasses import dataclass
 from starlette.requests import ClientDisconnect, Request
 
 from leaderboard.config import Settings
-from submissions.fair_queue import PER_IDENTITY, Checks
+from submissions.fair_queue import Checks
 from ui.auth import HUB_UNAVAILABLE, Auth
 from ui.door_holds import Holds
 from ui.upload_line import UploadLine, no_checks
@@ -52,7 +54,9 @@ UPLOAD_BYTES_FACTOR = 4  # times LEADERBOARD_MAX_UPLOAD_MB per caller and window
 UPLOAD_MAX_AGE = 900  # seconds an uploaded file is kept
 DELETE_CACHE = (300, UPLOAD_MAX_AGE)  # gr.Blocks(delete_cache=(every, older than)) in seconds
 MAX_CALLERS = 10_000
-UPLOAD_HOLD = 60.0  # seconds an upload waits at most for its account's checks (a 27 MB check takes ~2 s)
+UPLOAD_HOLD = 4.0
+"""Seconds an upload waits at most for its account's checks (a 27 MB check takes ~2 s): under the
+5 s read timeout gradio_client gives httpx unless told otherwise (README's ``Client(url)``)."""
 REFUSAL_HOLD = 3.0  # seconds a refused upload waits before it is answered (its body unread meanwhile)
 HELD_PER_CALLER = 8  # an unread upload holds its sender's socket buffers (MBs): few places
 HELD_IN_ALL = 64
@@ -70,10 +74,6 @@ NO_UPLOADS = "This copy of the leaderboard takes no uploads."
 TOO_MANY_UPLOADS = "Too many uploads from your account: {why}. Try again in {wait} s."
 LENGTH_REQUIRED = "An upload must say its size (Content-Length)."
 BODY_STOPPED = "Upload stopped: nothing of the file came for {idle:g} s. Please send it again."
-CHECKS_BUSY = (
-    f"Upload refused: your account already has {PER_IDENTITY} files uploading or being checked. "
-    "Try again when one is done."
-)
 
 
 @dataclass
@@ -201,9 +201,7 @@ class UploadGate:
         if refusal:  # over its budget: no use waiting for a turn
             await self.held_refusal(caller, refusal, send)
             return
-        if not await self.let_in(caller):
-            await refuse(send, 429, CHECKS_BUSY)
-            return
+        await self.let_in(caller)
         stored, read, charged_at = False, [0], self.budget.clock()
         try:
             refusal = self.budget.charge(caller, size)
@@ -216,18 +214,18 @@ class UploadGate:
             if not refusal and not stored and not read[0]:  # e.g. its sender left while it was held
                 self.budget.refund(caller, size, charged_at)
 
-    async def let_in(self, caller: str) -> bool:
-        """Whether ``caller``'s upload may come in now or after waiting its turn (at most
-        :attr:`DoorTimes.upload` s; not at all when the holds have no place for it)."""
+    async def let_in(self, caller: str) -> None:
+        """Let ``caller``'s upload in when its turn comes, or after :attr:`DoorTimes.upload` s, or
+        at once when the holds have no place for it to wait in."""
         with self.holds.place(caller) as held:
             ticket = self.line.join(caller)
             try:
                 until = time.monotonic() + self.times.upload
                 while not self.line.may_enter(caller, ticket):
                     if not held or time.monotonic() >= until:
-                        return False
+                        self.line.enter(caller, ticket)
+                        return
                     await asyncio.sleep(self.times.poll)
-                return True
             finally:
                 self.line.leave(caller, ticket)
 
