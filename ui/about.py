@@ -103,7 +103,11 @@ class AboutFiles:
         for bench in BENCHMARKS.values():
             questions = self.leaderboard.public_questions(bench.id)
             example = display.example_submission(bench, questions)
-            out.append(self.downloads.write(f"{bench.id}-example-submission.jsonl", example))
+            out.append(
+                gr.DownloadButton(
+                    value=self.downloads.write(f"{bench.id}-example-submission.jsonl", example), interactive=True
+                )
+            )
             out.append(
                 gr.DownloadButton(
                     value=self.downloads.write(f"{bench.id}-questions.jsonl", questions), interactive=True
@@ -124,7 +128,8 @@ class AboutTab:
 
     @classmethod
     def mount(cls, about: AboutFiles) -> AboutTab:
-        """The downloads are written when the tab opens (the question lists change with the gold)."""
+        """The downloads are written when the tab opens (the question lists change with the gold);
+        until then their buttons are off, so a click cannot silently download nothing."""
         with gr.Tab("About", id="tab-about", elem_id="tab-about") as tab:
             settings = about.leaderboard.settings  # a reader's too (PublishedLeaderboard.open)
             if settings is not None:
@@ -133,7 +138,7 @@ class AboutTab:
             buttons = []
             for bench in BENCHMARKS.values():
                 with gr.Row():
-                    buttons.append(gr.DownloadButton(f"{bench.id}: example submission", size="sm"))
-                    buttons.append(gr.DownloadButton(f"{bench.id}: public question list", size="sm"))
+                    buttons.append(gr.DownloadButton(f"{bench.id}: example submission", size="sm", interactive=False))
+                    buttons.append(gr.DownloadButton(f"{bench.id}: public question list", size="sm", interactive=False))
         tab.select(about.files, None, buttons, api_visibility="private")
         return cls(tab, text, tuple(buttons))

@@ -48,6 +48,19 @@ def test_downloads_per_benchmark(lb, tmp_path):
     files = about.AboutFiles(lb, Downloads(tmp_path / "files")).files()
     assert len(files) == 2 * len(BENCHMARKS)
     scb_example, scb_questions, kviscuit_example, kviscuit_questions = files
-    assert scb_example.endswith("scb-example-submission.jsonl")
+    assert scb_example.interactive and scb_example.value["path"].endswith("scb-example-submission.jsonl")
     assert scb_questions.interactive and scb_questions.value["path"].endswith("scb-questions.jsonl")
     assert not kviscuit_questions.interactive  # no K-Viscuit gold in this store
+
+
+def test_the_download_buttons_are_off_until_the_tab_has_written_their_files(lb):
+    """Under load the tab's files arrive after its text: a button that looked ready before then
+    downloaded nothing when clicked (seen in a full run: tests/ui/test_browser.py waited 30 s)."""
+    from leaderboard.config import UiSettings
+    from ui import build_app
+
+    config = build_app(lb, UiSettings()).get_config_file()
+    labels = {f"{b}: {what}" for b in BENCHMARKS for what in ("example submission", "public question list")}
+    buttons = [c["props"] for c in config["components"] if c.get("props", {}).get("label") in labels]
+    assert len(buttons) == len(labels)
+    assert not any(props.get("interactive") for props in buttons)
