@@ -187,34 +187,41 @@ def test_the_door_refeeds_other_bodies_intact_and_passes_an_oversized_one():
     assert run_door(big, chunk=4096) == ([200], big)  # not read past the cap: untouched, whole
 
 
+async def served(scope, receive, send) -> None:
+    """The app behind the door: answers every request 200."""
+    await send({"type": "http.response.start", "status": 200, "headers": []})
+    await send({"type": "http.response.body", "body": b""})
+
+
+async def compare_join(door, address: str, t0: float | None = None) -> tuple[int, float]:
+    """One Compare queue/join (fn_index 5) from ``address`` through ``door``: its status and the
+    seconds from ``t0`` (default: now) until it was answered."""
+    status, t0 = [], time.monotonic() if t0 is None else t0
+
+    async def receive():
+        return {"type": "http.request", "body": json.dumps({"fn_index": 5}).encode(), "more_body": False}
+
+    async def send(message):
+        if message["type"] == "http.response.start":
+            status.append(message["status"])
+
+    path = "/gradio_api/queue/join"
+    await door({"type": "http", "method": "POST", "path": path, "headers": [], "client": (address, 1)}, receive, send)
+    return status[0], time.monotonic() - t0
+
+
 def test_a_held_join_is_served_when_its_token_comes_else_refused_after_the_hold():
     import asyncio
 
     from ui.compare_door import CompareDoor
 
-    async def run(bucket: TokenBucket) -> tuple[int, float]:
-        status, t0 = [], time.monotonic()
-
-        async def behind(scope, receive, send):
-            await send({"type": "http.response.start", "status": 200, "headers": []})
-            await send({"type": "http.response.body", "body": b""})
-
-        async def receive():
-            return {"type": "http.request", "body": json.dumps({"fn_index": 5}).encode(), "more_body": False}
-
-        async def send(message):
-            if message["type"] == "http.response.start":
-                status.append(message["status"])
-
-        scope = {"type": "http", "method": "POST", "path": "/gradio_api/queue/join", "headers": [],
-                 "client": ("10.0.0.9", 1)}  # fmt: skip
-        door = CompareDoor(behind, frozenset({5}), False, bucket, Holds(per_caller=4, in_all=4))
-        await door(scope, receive, send)
-        return status[0], time.monotonic() - t0
+    def run(bucket: TokenBucket) -> tuple[int, float]:
+        door = CompareDoor(served, frozenset({5}), False, bucket, Holds(per_caller=4, in_all=4))
+        return asyncio.run(compare_join(door, "10.0.0.9"))
 
     refilling = TokenBucket(burst=1, per_second=4.0)
     assert refilling.take("address:10.0.0.9") == 0.0  # the burst spent
-    status, took = asyncio.run(run(refilling))
+    status, took = run(refilling)
     assert status == 200 and took >= 0.2  # waited ~0.25 s for its token, then served
-    status, took = asyncio.run(run(TokenBucket(burst=0, per_second=4.0)))  # a token never comes
+    status, took = run(TokenBucket(burst=0, per_second=4.0))  # a token never comes
     assert status == 429 and took >= 0.2
