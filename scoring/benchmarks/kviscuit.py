@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
+from scoring import protocol
 from scoring.benchmarks.base import ACCURACY, Benchmark, Grouping, Heatmap, Metric, Panel, Stat
 from scoring.errors import GoldError, LineError
 from scoring.gold import Gold, content_version, group_codes, read_records
@@ -211,4 +212,5 @@ KVISCUIT = Benchmark(
         "is exactly one option's text is read as that option's letter. No answers."
     ),
     example_lines=('{"question_id": 0, "answer": "A"}', '{"question_id": 1, "answer": "(c)", "id_": "Food.1.1"}'),
+    protocol={"answer": protocol.kviscuit},
 )
