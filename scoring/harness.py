@@ -215,7 +215,7 @@ def _from_document(bench: Benchmark, gold: Gold, document: object) -> Converted:
         return _from_records(bench, gold, "a JSON array", document)
     if isinstance(document, dict) and "results" in document and ("configs" in document or "versions" in document):
         raise ShapeError(
-            "this is lmms-eval's results file (aggregate figures only); send the samples_<task>.jsonl "
+            "this is lmms-eval's results file (aggregate figures only); send the <date>_samples_<task>.jsonl "
             "that lmms-eval writes beside it with --log_samples (add --predict_only for a hidden-gold task)"
         )
     kind = "one JSON object" if isinstance(document, dict) else "one JSON value"

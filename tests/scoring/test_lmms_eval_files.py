@@ -289,3 +289,10 @@ def test_the_documented_merge_of_scbs_two_stages_gives_the_file_the_site_reads(g
     gold = golds["scb"]
     expected = scoring.score_file("scb", gold, write_lines(tmp_path / "ours.jsonl", _ours_scb(gold)))
     _same_figures(scoring.score_file("scb", gold, tmp_path / "samples_scb.jsonl"), expected)
+
+
+def test_lmms_evals_own_results_file_is_one_message_naming_the_samples_file(golds):
+    (results, *_) = sorted(LMMS_EVAL.glob("*_results.json"))
+    with pytest.raises(scoring.SubmissionError) as e:
+        scoring.validate_file("kviscuit", golds["kviscuit"], results)
+    assert e.value.total == 1 and "<date>_samples_<task>.jsonl" in e.value.issues[0].message
