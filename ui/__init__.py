@@ -78,7 +78,7 @@ def build_app(leaderboard: Leaderboard | PublishedLeaderboard, settings: UiSetti
         with gr.Tabs(elem_id="main-tabs") as tabs:
             if not settings.reader:
                 submit = SubmitTab.mount(Submitter(leaderboard, auth))  # the board page re-bakes itself
-                mine = MySubmissions(leaderboard, auth)
+                mine = MySubmissions(leaderboard, auth, downloads)
                 MineTab.mount(mine, after=submit.finished)
                 compare = CompareTab.mount(comparisons)  # needs per-question answers: not on a reader
             AboutTab.mount(AboutFiles(leaderboard, downloads))
