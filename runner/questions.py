@@ -12,7 +12,7 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-LETTERS = "ABCD"
+from scoring.protocol import DEFAULT_GROUNDING_PROMPT, LETTERS
 
 
 class QuestionsError(ValueError):
@@ -69,10 +69,6 @@ def _records(source: str) -> list[dict]:
     if not out:
         raise QuestionsError(f"{source}: no questions")
     return out
-
-
-DEFAULT_GROUNDING_PROMPT = "Locate the artifact in the image."
-"""SCB's stage-2 prompt (the paper), for lists that do not carry their own."""
 
 
 def _scb(record: dict, where: str) -> ScbQuestion:

@@ -1,13 +1,25 @@
 """K-Viscuit for lmms-eval: the official ``run_vqa.py`` prompt and its exact-letter rule.
 
-Importable without lmms-eval (the leaderboard's tests call these functions directly). The
-leaderboard scores the samples file itself (``doc_id`` is the SPEC's ``question_id``); the
+The prompt is the leaderboard's protocol (``scoring.protocol``, written once for every harness):
+this task needs the leaderboard's ``scoring`` package in lmms-eval's environment
+(``pip install ./scoring`` from a checkout) and stops with that instruction when it is missing.
+The leaderboard scores the samples file itself (``doc_id`` is the SPEC's ``question_id``); the
 accuracy here is only the harness's own view, by the official rule: the stripped generation must
 be exactly one capital letter A-D.
 """
 
 LETTERS = "ABCD"
-INSTRUCTION = "Answer with the option's letter from the given choices directly."
+
+
+def _protocol():
+    try:
+        from scoring import protocol
+    except ImportError as e:
+        raise RuntimeError(
+            "the kviscuit task needs the leaderboard's scoring package in lmms-eval's environment, "
+            "for the benchmark's prompt: pip install ./scoring (from a checkout of the leaderboard)"
+        ) from e
+    return protocol
 
 
 def doc_to_visual(doc):
@@ -15,10 +27,17 @@ def doc_to_visual(doc):
 
 
 def doc_to_text(doc, lmms_eval_specific_kwargs=None):
-    """``run_vqa.py``'s prompt (its options are indented by four spaces) without the [INST] markers,
-    which the model's own chat template adds."""
-    options = "\n".join(f"    {letter}. {option}" for letter, option in zip(LETTERS, doc["options"]))
-    return f"{doc['question']}\n{options}\n    {INSTRUCTION}"
+    """The text of the protocol's parts (the prompt; the image comes first, see doc_to_messages)."""
+    return "\n".join(_protocol().text_of(_parts(doc)))
+
+
+def _parts(doc):
+    return _protocol().kviscuit(doc["question"], doc["options"])
+
+
+def doc_to_messages(doc, lmms_eval_specific_kwargs=None):
+    images = doc_to_visual(doc)
+    return _protocol().user_turn(_parts(doc), lambda index: {"type": "image", "url": images[index]})
 
 
 def doc_to_target(doc):

@@ -286,6 +286,10 @@ class Benchmark:
     benchmark should weigh that before declaring one (docs/integrity.md)."""
     hub: HubRegistration | None = None
     """Its registration in the Hub's evaluation system (leaderboard/hub_results.py); None: none."""
+    protocol: Mapping[str, Callable[..., tuple]] = field(default_factory=dict)
+    """What a model is asked, one builder per stage (``scoring.protocol``): the parts (text, image
+    index) of a question's prompt, which the runner, the lmms-eval tasks and the VLMEvalKit dataset
+    all send; the one place the benchmark's prompts are written."""
     headline: Mapping[str, float] = field(default_factory=dict)
     """The metrics a team iterates on, each with its Ladder step in points: a team's later private
     submission is shown when it beats the team's best shown figure by more than the step on any

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
+from scoring import protocol
 from scoring.benchmarks.base import (
     ACCURACY,
     Benchmark,
@@ -229,4 +230,5 @@ KVISCUIT = Benchmark(
         "is exactly one option's text is read as that option's letter. No answers."
     ),
     example_lines=('{"question_id": 0, "answer": "A"}', '{"question_id": 1, "answer": "(c)", "id_": "Food.1.1"}'),
+    protocol={"answer": protocol.kviscuit},
 )

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 from pycocotools import mask as coco_mask
 
+from scoring import protocol
 from scoring.benchmarks.base import (
     ACCURACY,
     Benchmark,
@@ -640,4 +641,5 @@ SCB = Benchmark(
         '{"question_id": "scb-02674", "response": "The answer is (B).", "polygon": [[10, 10, 200, 15, 120, 180]]}',
     ),
     example_fields={"bbox": [250, 250, 750, 750], "bbox_format": "xyxy_1000"},
+    protocol={"stage1": protocol.scb_stage1, "stage2": protocol.scb_stage2},
 )

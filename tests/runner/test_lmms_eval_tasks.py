@@ -1,17 +1,18 @@
 """The shipped lmms-eval tasks' functions, without lmms-eval: prompts, images, and stage 2
-grounding the image stage 1 chose (by ``doc_id``, the row of the public list)."""
+grounding the image stage 1 chose (by ``doc_id``, the row of the public list), read as the site
+reads it; without the scoring package the tasks stop and say so."""
 
 from __future__ import annotations
 
 import importlib.util
 import json
+import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
-from runner.protocol import kviscuit_prompt
-from runner.questions import KviscuitQuestion
+from scoring.protocol import GROUNDING_PRESETS
 from tests.runner.conftest import image_index
 
 REPO = Path(__file__).resolve().parents[2]
@@ -32,9 +33,16 @@ class Tagged(yaml.SafeLoader):
 Tagged.add_constructor("!function", lambda loader, node: ("function", loader.construct_scalar(node)))
 
 
+def config_of(path: Path) -> dict:
+    """A task's configuration with its ``include`` files merged under it, as lmms-eval reads it."""
+    config = yaml.load(path.read_text(), Loader=Tagged)
+    included = config.pop("include", None)
+    return {**config_of(path.parent / included), **config} if included else config
+
+
 @pytest.mark.parametrize("path", sorted(TASKS.rglob("*.yaml")), ids=lambda p: p.name)
 def test_every_function_a_task_names_exists(path):
-    config = yaml.load(path.read_text(), Loader=Tagged)
+    config = config_of(path)
     module = load(path.parent.name)
     named = [v[1] for v in config.values() if isinstance(v, tuple)]
     named += [m["aggregation"][1] for m in config.get("metric_list", []) if isinstance(m.get("aggregation"), tuple)]
@@ -43,12 +51,10 @@ def test_every_function_a_task_names_exists(path):
         assert callable(getattr(module, name.split(".", 1)[1]))
 
 
-def test_kviscuit_prompt_is_the_runners_and_run_vqas():
+def test_kviscuit_task_keeps_run_vqas_prompt_and_rule():
     kv = load("kviscuit")
     doc = {"question": "What is this?", "options": ["a", "b", "c", "d"], "answer": 2}
-    text = kv.doc_to_text(doc)
-    assert text == kviscuit_prompt(KviscuitQuestion(0, "What is this?", ("a", "b", "c", "d"), "0.jpg"))
-    assert text.splitlines()[1:] == [
+    assert kv.doc_to_text(doc).splitlines()[1:] == [
         "    A. a",
         "    B. b",
         "    C. c",
@@ -59,6 +65,17 @@ def test_kviscuit_prompt_is_the_runners_and_run_vqas():
     # the official rule: exactly one capital letter after strip
     results = [kv.process_results(doc, [g])["kviscuit_acc"] for g in ("C", " C\n", "c", "C.")]
     assert kv.aggregate_accuracy(results) == 50.0
+
+
+def test_every_grounding_family_has_its_stage2_variant():
+    """The family's convention reaches lmms-eval by task variants (lmms_eval_specific_kwargs)."""
+    for family in GROUNDING_PRESETS:
+        config = config_of(TASKS / "scb" / f"scb_stage2_{family}.yaml")
+        assert config["task"] == f"scb_stage2_{family}"
+        assert config["lmms_eval_specific_kwargs"] == {"default": {"grounding_format": family}}
+    plain = config_of(TASKS / "scb" / "scb_stage2.yaml")["lmms_eval_specific_kwargs"]
+    assert plain["default"] == {"grounding_format": "plain"} and plain["qwen2_5_vl"]["grounding_format"] == "qwen2_5_vl"
+    assert {v["grounding_format"] for v in plain.values()} <= set(GROUNDING_PRESETS)
 
 
 def test_scb_stage2_grounds_the_image_stage1_chose(scb_case, tmp_path, monkeypatch):
@@ -92,7 +109,11 @@ def test_scb_stage2_grounds_the_image_stage1_chose(scb_case, tmp_path, monkeypat
     picked.save(buffer, format="PNG")
     part = {"image_url": {"url": "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode()}}
     assert image_index(part) == expected
-    assert scb.stage2_text(rows[0]) == "Locate the artifact in the image."
+    # the family's convention comes with the grounding prompt (one protocol, issue 28); none named: a stop
+    plain = GROUNDING_PRESETS["plain"].instruction
+    assert scb.stage2_text(rows[0], {"grounding_format": "plain"}) == f"Locate the artifact in the image. {plain}"
+    with pytest.raises(RuntimeError, match="scb_stage2_plain"):
+        scb.stage2_text(rows[0])
 
 
 def test_stage2_without_stage1_says_what_it_needs(monkeypatch, scb_case):
@@ -102,3 +123,22 @@ def test_stage2_without_stage1_says_what_it_needs(monkeypatch, scb_case):
     row = json.loads(questions.read_text().splitlines()[0])
     with pytest.raises(RuntimeError, match="SCB_STAGE1_SAMPLES"):
         scb.stage2_visual(row)
+
+
+@pytest.mark.parametrize("task", ["kviscuit", "scb"])
+def test_without_the_scoring_package_a_task_stops_and_says_how_to_install_it(task, scb_case, monkeypatch):
+    """lmms-eval's environment has none of our packages: no silent fallback to another rule (issue 28)."""
+    _, questions, images, _ = scb_case
+    module = load(task)
+    for name in ("scoring", "scoring.protocol", "scoring.answers"):
+        monkeypatch.setitem(sys.modules, name, None)  # import of it fails, as in a bare environment
+    row = json.loads(questions.read_text().splitlines()[0])
+    call = {"kviscuit": lambda: module.doc_to_text({"question": "q", "options": list("abcd")})}
+    call["scb"] = lambda: module.stage1_text(row)
+    with pytest.raises(RuntimeError, match=r"pip install \./scoring"):
+        call[task]()
+    if task == "scb":
+        samples = questions.parent / "samples.jsonl"
+        samples.write_text(json.dumps({"doc_id": 0, "filtered_resps": "The answer is D."}) + "\n")
+        with pytest.raises(RuntimeError, match=r"pip install \./scoring"):
+            module.chosen_letters(str(samples))
