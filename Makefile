@@ -4,7 +4,7 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: run test lint format bench chromium
+.PHONY: run test lint format bench chromium harness-fixtures
 
 $(VENV)/.app: requirements.txt
 	python3 -m venv $(VENV)
@@ -41,3 +41,8 @@ bench: $(VENV)/.dev
 	$(PY) perf/bench_rescore.py
 	$(PY) perf/bench_app.py
 	$(PY) perf/load_test.py
+
+# Fixtures of other tools' files, written by the real tools (outside `make test`: each installs its
+# tool into its own venv and runs it against runner.fake_endpoint). Every script in the folder runs.
+harness-fixtures: $(VENV)/.dev
+	for script in scripts/harness-fixtures/*.sh; do APP_PY=$(abspath $(PY)) bash "$$script" || exit 1; done
