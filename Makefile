@@ -44,5 +44,7 @@ bench: $(VENV)/.dev
 	$(PY) perf/bench_app.py
 	$(PY) perf/load_test.py
 
-harness-fixtures: $(VENV)/.app
-	PY=$(PY) bash scripts/harness-fixtures/lmms_eval.sh
+# Fixtures of other tools' files, written by the real tools (outside `make test`: each installs its
+# tool into its own venv and runs it against runner.fake_endpoint). Every script in the folder runs.
+harness-fixtures: $(VENV)/.dev
+	for script in scripts/harness-fixtures/*.sh; do PY=$(abspath $(PY)) APP_PY=$(abspath $(PY)) bash "$$script" || exit 1; done

@@ -6,6 +6,8 @@ python -m leaderboard submit --benchmark scb --file F --model M --team T --user 
     [--grounding-format G]
 python -m leaderboard table --benchmark scb [--view overall] [--format csv|json]
 python -m leaderboard export --benchmark scb ROW_ID [--contact EMAIL] [--paper-or-repo URL] [--markdown]
+python -m leaderboard export --benchmark scb ROW_ID --eval-results   (the Hub's .eval_results YAML)
+python -m leaderboard export --benchmark scb --eval-yaml             (the benchmark's Hub eval.yaml)
 python -m leaderboard rescore [--benchmark scb] [--workers N] [--json]
 python -m leaderboard hide ID [--reason WHY] / unhide ID
 python -m leaderboard held [--benchmark scb] [--release ID ...] [--hide ID --reason WHY]
@@ -29,6 +31,7 @@ from pathlib import Path
 from leaderboard.columns import Kind, frame_columns
 from leaderboard.config import REFRESH_AT_LEAST_EVERY, Settings
 from leaderboard.exports import kviscuit_markdown, kviscuit_paper, scb_official
+from leaderboard.hub_results import dataset_of, eval_yaml, row_permalink, to_yaml
 from leaderboard.joined import BundleError, one_upload
 from leaderboard.rescore_report import report_lines
 from leaderboard.service import Leaderboard
@@ -99,7 +102,11 @@ def _parser() -> argparse.ArgumentParser:
 
     ex = sub.add_parser("export", help="a public row in its benchmark site's format")
     ex.add_argument("--benchmark", required=True, choices=["scb", "kviscuit"])
-    ex.add_argument("row", help="the row id (the model page's ?model=) or its submission id")
+    ex.add_argument("row", nargs="?", default="", help="the row id (the model page's ?model=) or its submission id")
+    ex.add_argument(
+        "--eval-results", action="store_true", help="the row's entries for a model repo's .eval_results/ (YAML)"
+    )
+    ex.add_argument("--eval-yaml", action="store_true", help="the eval.yaml that registers the benchmark on the Hub")
     ex.add_argument("--paper-or-repo", default="", help="SCB: paper_or_repo (default: the row's link)")
     ex.add_argument("--contact", default="", help="SCB: the contact field")
     ex.add_argument("--markdown", action="store_true", help="K-Viscuit: the paper's table row as Markdown")
@@ -444,14 +451,32 @@ def _probes(lb: Leaderboard, args: argparse.Namespace) -> int:
     return 0
 
 
+def _export_hub(lb: Leaderboard, args: argparse.Namespace) -> int:
+    """The Hub's evaluation system: a row's ``.eval_results`` entries, or the benchmark's ``eval.yaml``."""
+    bench = BENCHMARKS[args.benchmark]
+    if bench.hub is None:
+        print(f"error: {args.benchmark} declares no Hub registration", file=sys.stderr)
+        return 1
+    if args.eval_yaml:
+        sys.stdout.write(to_yaml(eval_yaml(bench, dataset_of(bench, lb.settings.hub_datasets))))
+        return 0
+    results = lb.eval_results(args.benchmark, args.row, Identity("cli", is_maintainer=True, source="cli"))
+    if results.refusal:
+        print(f"error: {results.refusal} (give a public row's id or submission id)", file=sys.stderr)
+        return 1
+    sys.stdout.write(results.text)
+    return 0
+
+
 def _export(lb: Leaderboard, args: argparse.Namespace) -> int:
     """A public row's verified figures in the benchmark's own site's shape (leaderboard/exports.py)."""
+    if args.eval_results or args.eval_yaml:
+        return _export_hub(lb, args)
     row = next((r for r in lb.board(args.benchmark).rows if args.row in (r.row_id, r.submission_id)), None)
     if row is None or not row.figures.get("overall"):
         print(f"error: no public {args.benchmark} row {args.row!r} (give its row id or submission id)", file=sys.stderr)
         return 1
-    root = lb.settings.ui.public_url or "http://127.0.0.1:7860"
-    source = f"{root}/?bench={args.benchmark}&model={row.row_id}"
+    source = row_permalink(lb.settings.ui.public_url, args.benchmark, row.row_id)
     if args.benchmark == "scb":
         out = scb_official(row.figures, model=row.model, model_type=row.model_type, date=row.submitted_at or "",
                            source=source, paper_or_repo=args.paper_or_repo or row.paper_url or row.code_url,

@@ -144,6 +144,17 @@ class _Env:
         results = self.text("LEADERBOARD_RESULTS_REPO")
         return {"results": results} if results else {}
 
+    def hub_datasets(self, name: str) -> dict[str, str]:
+        """``benchmark=owner/name,...``: the Hub dataset each benchmark is registered as, when it is
+        not its declaration's (the authors'); a value without an owner is refused, as the Hub would."""
+        out = {}
+        for item in self.names(name):
+            benchmark, _, dataset = item.partition("=")
+            if not benchmark.strip() or dataset.strip().count("/") != 1 or dataset.strip().startswith("/"):
+                raise ConfigError(f"{name} must be benchmark=owner/dataset pairs separated by commas, got {item!r}")
+            out[benchmark.strip()] = dataset.strip()
+        return out
+
     def hub_repos(self) -> dict[str, str]:
         repos = {repo: self.text(var) for repo, var in HUB_REPO_VARIABLES if self.text(var)}
         if repos and len(repos) != len(HUB_REPO_VARIABLES):
@@ -237,9 +248,11 @@ class Settings:
     bootstrap_secret: str | None = field(default=None, repr=False)  # seeds intervals; stored one if None
     results_dir: Path | None = None  # a local reader's published folder; None: data_dir / "results"
     contact: str | None = None  # where teams reach the maintainers (a URL or an e-mail address)
+    hub_datasets: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))  # benchmark -> Hub dataset
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "hub_repos", MappingProxyType(dict(self.hub_repos)))
+        object.__setattr__(self, "hub_datasets", MappingProxyType(dict(self.hub_datasets)))
 
     @property
     def uses_hub(self) -> bool:
@@ -299,4 +312,5 @@ class Settings:
             bootstrap_secret=env.optional("LEADERBOARD_BOOTSTRAP_SECRET"),
             results_dir=Path(results_dir) if results_dir else None,
             contact=env.optional("LEADERBOARD_CONTACT"),
+            hub_datasets=env.hub_datasets("LEADERBOARD_HUB_DATASETS"),
         )

@@ -31,7 +31,9 @@ from filelock import FileLock
 from leaderboard.compare import BUSY, CRASHED, MAX_MODELS, MIN_MODELS, Pairing, TryAgain, compare_rows
 from leaderboard.config import Settings
 from leaderboard.entries import Entry
+from leaderboard.hub_results import dataset_of, entries, results_path, row_permalink, to_yaml
 from leaderboard.publish import publish
+from leaderboard.results_pr import PullRequest, ResultsFile, open_pull_request
 from leaderboard.table import SCORED_SOURCE, Board, BoardRow, baseline_rows, ranks, scored_rows
 from scoring import BENCHMARKS, SCORER_VERSION, Gold, Limits
 from scoring.benchmarks import get_benchmark, load_plugins
@@ -46,9 +48,10 @@ from store.records import HOLD_REASON, CorruptRecord, Moderation, Publication, S
 from submissions import lifecycle
 from submissions.answer import SubmitAnswer
 from submissions.catalog import Catalog, SubmissionState
-from submissions.disclosure import NOTHING, Disclosure, classify, disclose, viewer_of
+from submissions.disclosure import NOTHING, Disclosure, EntryState, Viewer, classify, disclose, viewer_of
 from submissions.fair_queue import Checks, FairQueue
 from submissions.feedback import Feedback
+from submissions.fields import HUB_FIELD
 from submissions.intake import Intake, Progress
 from submissions.model_hub import HubModels
 from submissions.probes import ProbeDetector, ProbeFlag
@@ -100,6 +103,36 @@ class ModelDetails:
     gold_version: str
     scorer_version: str
     history: tuple[HistoryEntry, ...]
+
+
+@dataclass(frozen=True)
+class EvalResults:
+    """A row's ``.eval_results`` entries for the Hub (leaderboard.hub_results), or why there are none."""
+
+    benchmark: str
+    entries: tuple[dict, ...] = ()
+    row_id: str = ""
+    model_repo: str = ""  # the row's Hub model id, where a pull request would add the file
+    submission_id: str = ""
+    refusal: str = ""
+
+    @property
+    def text(self) -> str:
+        return to_yaml(list(self.entries))
+
+    @property
+    def file_name(self) -> str:
+        return results_path(get_benchmark(self.benchmark)).rsplit("/", 1)[-1]
+
+
+NOT_OUT = {
+    EntryState.HELD: "it is held for review: its figures are not out",
+    EntryState.HIDDEN: "it is hidden by a maintainer",
+    EntryState.WITHHELD: "it is private and the Ladder withholds its figures",
+    EntryState.PRIVATE: "it is private: make it public first (My submissions)",
+    EntryState.WITHDRAWN: "it is private now: make it public first (My submissions)",
+}
+"""Why an entry's figures cannot go to a model page, by its state (submissions.disclosure)."""
 
 
 @dataclass(frozen=True)
@@ -355,6 +388,65 @@ class Leaderboard:
             str(figures.get("scorer_version", "")),
             tuple(history),
         )
+
+    def eval_results(self, benchmark: str, ref: str, identity: Identity | None = None) -> EvalResults:
+        """A public scored row's entries for the Hub's ``.eval_results`` (``ref``: its row id or a
+        submission id). Only a row whose figures and names the disclosure rule shows a visitor
+        gives any; whoever may see the entry is told why not, anyone else only that there is no row."""
+        bench = get_benchmark(benchmark)
+        row = next((r for r in self.board(benchmark).rows if ref in (r.row_id, r.submission_id)), None)
+        state = self.catalog.get(row.submission_id if row and row.submission_id else ref)
+        nothing = EvalResults(benchmark, refusal=f"no public scored {benchmark} row {ref!r}")
+        if bench.hub is None or state is None or state.meta.benchmark != benchmark:
+            return nothing
+        told = identity is not None and self.may_see(identity, state)
+        info = self.golds.info(benchmark)
+        entry = classify(state, self.feedback, info.version if info else None, _today())
+        shown = disclose(Viewer.VISITOR, entry)
+        if entry is EntryState.ANONYMOUS:
+            why = f"it is anonymous until {state.reveal_date or 'its team names it'}: its figures cannot name the model"
+        elif not (shown.shows("figures") and shown.shows("model")):
+            why = NOT_OUT.get(entry, "its figures are not public")
+        elif row is None or row.submission_id != state.meta.id:
+            why = "it is not its model's row on the board (another submission of the model is)"
+        else:
+            why = ""
+        if why:
+            return replace(nothing, refusal=f"{nothing.refusal}: {why}") if told else nothing
+        source = row_permalink(self.settings.ui.public_url, benchmark, row.row_id)
+        found = entries(bench, row.figures, dataset=dataset_of(bench, self.settings.hub_datasets),
+                        date=row.submitted_at, source_url=source)  # fmt: skip
+        if not found:
+            return replace(nothing, refusal=f"{nothing.refusal}: it has no figure to report")
+        return EvalResults(benchmark, tuple(found), row.row_id, row.info.get(HUB_FIELD, ""), state.meta.id)
+
+    def open_eval_results_pr(self, identity: Identity, token: str, benchmark: str, ref: str) -> PullRequest:
+        """Open, as the row's signed-in owner with their own token, the pull request adding the row's
+        ``.eval_results`` file to its model repo (leaderboard.results_pr); refused, with the
+        reason, for anyone else and for a row whose figures are not out."""
+        row = self.board(benchmark).row(ref)
+        state = self.catalog.get(row.submission_id if row and row.submission_id else ref)
+        if state is None or not identity.username:
+            return PullRequest(refusal=f"no {benchmark} submission {ref!r} of yours")
+        if not (state.meta.submitter == identity.username or self.is_member(identity, state)):
+            return PullRequest(refusal="only the row's team may add its figures to the model's page")
+        results = self.eval_results(benchmark, state.meta.id, identity)
+        if results.refusal:
+            return PullRequest(refusal=results.refusal)
+        if not results.model_repo:
+            return PullRequest(refusal="the row names no Hub model repo (model_repo): there is no model page to add to")
+        if not token:
+            return PullRequest(refusal="sign in with Hugging Face: the pull request is opened with your own account")
+        bench = get_benchmark(benchmark)
+        file = ResultsFile(
+            results.model_repo,
+            results_path(bench),
+            results.text,
+            f"Add {bench.name} results verified by the leaderboard",
+            f"Scores of this model on {bench.name}, as its verified row shows them: "
+            f"{row_permalink(self.settings.ui.public_url, benchmark, results.row_id)}",
+        )
+        return open_pull_request(file, token, self.settings.hub_endpoint)
 
     def disclosure(self, identity: Identity | None, state: SubmissionState) -> Disclosure:
         """What ``identity`` (None: a visitor) may see of ``state``: the one rule of

@@ -27,6 +27,8 @@ message that names what it is and what to do, instead of one error per line:
   ``PRED_FORMAT``; vlmeval/inference.py writes the dataset's rows without ``image`` and with
   ``prediction``): ``index`` is the position in the published order, ``prediction`` the response;
   option columns ``A``-``D``, where the options are text, are checked as the prompts are.
+- **Inspect AI logs** (``.eval``, a zip of JSON; scoring/inspect_log.py): one line per sample,
+  its id the question's; SCB's two stages from the sample's store (``inspect_tasks/scb.py``).
 - **Our records in another container**: a JSON array of line objects, a CSV or TSV with a
   ``question_id`` column (cells that hold JSON, e.g. a box, are read as JSON): read as lines.
 - Anything else that is clearly not JSON Lines (a JSON document, a table or workbook without the
@@ -49,7 +51,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from scoring import bundle, protocol
+from scoring import bundle, inspect_log, protocol
 from scoring.benchmarks.base import Benchmark
 from scoring.gold import Gold
 
@@ -92,6 +94,8 @@ def as_submission(
     head = _head(source)
     if head.startswith(b"PK\x03\x04"):
         data = _whole(source, max_bytes)
+        if inspect_log.is_eval_log(data):
+            return _from_inspect(bench, gold, data)
         if not bundle.is_workbook(data):  # a zip of lmms-eval's output folder
             return _lmms(bench, gold, _gathered([bundle.Part("the zip", data)], max_bytes))
         return _from_rows(bench, gold, "an Excel workbook (.xlsx)", _xlsx_rows(data))
@@ -389,6 +393,15 @@ def _vlmevalkit(bench: Benchmark, gold: Gold, what: str, rows: list[dict]) -> Co
 
 
 # ------------------------------------------------------------------ lmms-eval samples
+
+
+def _from_inspect(bench: Benchmark, gold: Gold, data: bytes) -> Converted:
+    """An Inspect AI ``.eval`` log (scoring/inspect_log.py): one line per sample, by its id."""
+    try:
+        lines, issues = inspect_log.read_log(data, bench.key_field, bench.parse_key, gold.size, bench.key_echo)
+    except inspect_log.LogError as e:
+        raise ShapeError(str(e)) from None
+    return _converted(inspect_log.KIND, lines, issues)
 
 
 def _response(value: object) -> str | None:

@@ -181,6 +181,7 @@ def shell(tmp_path_factory):
         "scb-questions.jsonl": files["scb_questions"],  # its public question list
         "predictions.jsonl": files["scb_internvl3-8b"],  # a demo team's valid file, boxes in xyxy_1000
         "FILE.jsonl": files["scb_internvl3-8b"],
+        "scb.eval": ROOT / "tests" / "fixtures" / "harness" / "inspect_ai-0.3.285" / "scb.eval",  # an Inspect log
     }
     for name, source in fixtures.items():
         shutil.copy(source, work / name)

@@ -28,6 +28,7 @@ from ui.board_page import GRADIO_PAGE, BoardBaker, routes
 from ui.compare import CompareTab, Comparisons
 from ui.compare_door import compare_door, compare_events_of
 from ui.downloads import Downloads
+from ui.eval_results_route import EvalResultsFiles
 from ui.jobs import REFRESH_AT_LEAST_EVERY
 from ui.links import DeepLinks
 from ui.mine import MineTab, MySubmissions
@@ -78,7 +79,7 @@ def build_app(leaderboard: Leaderboard | PublishedLeaderboard, settings: UiSetti
         with gr.Tabs(elem_id="main-tabs") as tabs:
             if not settings.reader:
                 submit = SubmitTab.mount(Submitter(leaderboard, auth))  # the board page re-bakes itself
-                mine = MySubmissions(leaderboard, auth)
+                mine = MySubmissions(leaderboard, auth, downloads)
                 MineTab.mount(mine, after=submit.finished)
                 compare = CompareTab.mount(comparisons)  # needs per-question answers: not on a reader
             AboutTab.mount(AboutFiles(leaderboard, downloads))
@@ -142,6 +143,8 @@ def build_server(
     baker.refresh_or_keep()  # the first bake (retried by the baker's thread)
     demo = isinstance(leaderboard, Leaderboard) and leaderboard.settings.demo and not leaderboard.settings.uses_hub
     inputs = public_files.routes(leaderboard, demo)  # the question list and (embedded default) its images
+    if isinstance(leaderboard, Leaderboard):  # a row's .eval_results file (a reader has no submissions)
+        inputs += EvalResultsFiles(leaderboard).routes()
     server = FastAPI(routes=[*routes(baker), *inputs], docs_url=None, redoc_url=None, openapi_url=None)
     page.queue(default_concurrency_limit=16)  # reads are thread-safe: many visitors at once
     page.state_session_capacity = launch_extras(settings.session_capacity)["state_session_capacity"]  # launch's own

@@ -22,7 +22,7 @@ import pandas as pd
 from leaderboard.baselines import PAPER_SOURCE
 from leaderboard.columns import EVERY_VIEW, LENIENT_KEY, Column, Kind, columns, views
 from leaderboard.ranks import bounds
-from leaderboard.table import SCORED_SOURCE, Board
+from leaderboard.table import ANONYMOUS, SCORED_SOURCE, Board
 from scoring.benchmarks import BENCHMARKS, Benchmark, Scatter
 from store.golds import GoldInfo
 from submissions import fields
@@ -93,12 +93,15 @@ def rows_data(read: ReadSide, bench: Benchmark) -> list[dict]:
     what it shows of its fields (:func:`shown_values`)."""
     frame = read.table(bench.id, EVERY_VIEW)
     intervals = {r.row_id: bounds(r.figures, bench.primary) for r in read.board(bench.id).rows}
+    serves_files = callable(getattr(read, "eval_results", None))  # the writer; a reader has no submissions
     out = []
     for record in frame.to_dict(orient="records"):
         row = {key: _plain(value) for key, value in record.items()}
         lo, hi = intervals.get(row["row_id"], (math.nan, math.nan))
         row["lo"], row["hi"] = _bound(lo), _bound(hi)
         row.update(shown_values(row))
+        if serves_files and row.get("source") == SCORED_SOURCE and row.get("model") != ANONYMOUS:
+            row["_hub_file"] = f"eval_results/{bench.id}/{row['row_id']}.yaml"  # ui/eval_results_route.py
         out.append(row)
     return out
 

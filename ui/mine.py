@@ -9,7 +9,7 @@ nobody sees or changes another team's private entries.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import gradio as gr
 import pandas as pd
@@ -20,8 +20,9 @@ from leaderboard.service import Leaderboard
 from scoring import BENCHMARKS
 from scoring.benchmarks import get_benchmark
 from ui import display
-from ui.auth import Auth
+from ui.auth import Auth, request_token
 from ui.contact import contact_markdown
+from ui.downloads import Downloads
 from ui.page import SURVIVES_EVICTION
 from ui.unparsed import unparsed_cell, unparsed_markdown
 
@@ -127,6 +128,7 @@ class MySubmissions:
 
     leaderboard: Leaderboard
     auth: Auth
+    downloads: Downloads = field(default_factory=Downloads)
 
     def show(self, request: gr.Request, profile: gr.OAuthProfile | None) -> tuple[str, pd.DataFrame]:
         identity = self.auth.identity(profile, request)
@@ -187,6 +189,40 @@ class MySubmissions:
 
     def withdraw_button(self, sid: str | None, request: gr.Request, profile: gr.OAuthProfile | None) -> str:
         return self.change(sid, False, False, "", request, profile)
+
+    # ---- the model's Hub page (leaderboard.hub_results) ----
+    def eval_results(
+        self, sid: str | None, request: gr.Request, profile: gr.OAuthProfile | None
+    ) -> tuple[gr.DownloadButton, str]:
+        """The chosen row's ``.eval_results`` file to download, or why it has none."""
+        identity = self.auth.identity(profile, request)
+        entry = self.leaderboard.entry(identity, sid or "") if identity else None
+        if entry is None:
+            return gr.DownloadButton(value=None, interactive=False), ""
+        results = self.leaderboard.eval_results(entry.state.meta.benchmark, entry.state.meta.id, identity)
+        if results.refusal:
+            return gr.DownloadButton(value=None, interactive=False), f"For the model's Hub page: {results.refusal}."
+        path = self.downloads.write(results.file_name, results.text.encode("utf-8"))
+        where = f"`{results.model_repo}`" if results.model_repo else "your model repo (the row names none)"
+        note = (f"For the model's Hub page: {len(results.entries)} figure(s) as the board shows them, "
+                f"for `.eval_results/` in {where}.")  # fmt: skip
+        return gr.DownloadButton(value=path, interactive=True), note
+
+    def open_pr(
+        self,
+        sid: str | None,
+        request: gr.Request,
+        profile: gr.OAuthProfile | None,
+        oauth_token: gr.OAuthToken | None = None,
+    ) -> str:
+        """Open the pull request adding the file to the row's model repo, with the owner's own token."""
+        identity = self.auth.identity(profile, request)
+        entry = self.leaderboard.entry(identity, sid or "") if identity else None
+        if entry is None:
+            return SIGN_IN if identity is None else "Choose one of your submissions first."
+        token = request_token(request, oauth_token) if self.auth.oauth else ""
+        pr = self.leaderboard.open_eval_results_pr(identity, token, entry.state.meta.benchmark, entry.state.meta.id)
+        return f"Pull request opened: {pr.url}" if pr.opened else f"No pull request: {pr.refusal}"
 
     # ---- the API (gr.api endpoints: typed parameters, the same identity as /submit) ----
     def expose_api(self) -> None:
@@ -249,6 +285,7 @@ class MineTab:
     publish: gr.Button
     withdraw: gr.Button
     message: gr.Markdown
+    hub: HubPageRow
 
     @classmethod
     def mount(cls, mine: MySubmissions, after: Dependency) -> MineTab:
@@ -265,9 +302,11 @@ class MineTab:
                 publish = gr.Button("Publish as the model's row", variant="primary", elem_id="mine-publish", scale=0)
                 withdraw = gr.Button("Withdraw (make private)", elem_id="mine-withdraw", scale=0)
             message = gr.Markdown(elem_id="mine-msg")
+            hub = HubPageRow.mount()
             detail = gr.Markdown(elem_id="mine-detail")
-        tab = cls(tab, summary, table, refresh, pick, detail, anonymous, reveal_date, publish, withdraw, message)
+        tab = cls(tab, summary, table, refresh, pick, detail, anonymous, reveal_date, publish, withdraw, message, hub)
         tab._wire(mine, after)
+        hub.wire(mine, pick)
         return tab
 
     def _wire(self, mine: MySubmissions, after: Dependency) -> None:
@@ -287,4 +326,28 @@ class MineTab:
         ):
             changed.then(mine.show, None, [self.summary, self.table], api_visibility="private").then(
                 mine.detail, self.pick, self.detail, api_visibility="private"
-            ).then(mine.choices, None, self.pick, api_visibility="private")
+            ).then(mine.choices, None, self.pick, api_visibility="private").then(
+                mine.eval_results, self.pick, [self.hub.download, self.hub.note], api_visibility="private"
+            )
+
+
+@dataclass(frozen=True, eq=False)
+class HubPageRow:
+    """The chosen row on its model's Hub page: its ``.eval_results`` file, and a pull request."""
+
+    download: gr.DownloadButton
+    pull_request: gr.Button
+    note: gr.Markdown
+
+    @classmethod
+    def mount(cls) -> HubPageRow:
+        with gr.Row():
+            download = gr.DownloadButton(
+                "Download .eval_results file", interactive=False, elem_id="mine-eval-results", scale=0
+            )
+            pull_request = gr.Button("Open a pull request on the model repo", elem_id="mine-eval-pr", scale=0)
+        return cls(download, pull_request, gr.Markdown(elem_id="mine-eval-note"))
+
+    def wire(self, mine: MySubmissions, pick: gr.Dropdown) -> None:
+        pick.change(mine.eval_results, pick, [self.download, self.note], api_visibility="private")
+        self.pull_request.click(mine.open_pr, pick, self.note, api_visibility="private")

@@ -189,6 +189,34 @@ Plot = Scatter | Heatmap
 
 
 @dataclass(frozen=True)
+class HubTask:
+    """One task of the benchmark's ``eval.yaml`` on the Hub: a sub-leaderboard of one figure.
+
+    ``metric`` is the declared metric whose overall figure a row reports there; ``note_metric``
+    a metric whose figure goes into the entry's ``notes`` when it differs (K-Viscuit's official
+    protocol beside the lenient accuracy)."""
+
+    id: str
+    metric: str
+    description: str = ""
+    note_metric: str | None = None
+
+
+@dataclass(frozen=True)
+class HubRegistration:
+    """How the benchmark appears in the Hub's evaluation system (hub-docs ``eval-results.md``):
+    the dataset repo its authors register as a Benchmark (``eval.yaml`` at its root; the
+    leaderboard's ``LEADERBOARD_HUB_DATASETS`` may name another) and its tasks, each the
+    ``task_id`` of the ``.eval_results`` entries a row gives."""
+
+    dataset_id: str
+    tasks: tuple[HubTask, ...]
+    config: str = "default"
+    split: str = "test"
+    evaluation_framework: str = "inspect-ai"
+
+
+@dataclass(frozen=True)
 class Benchmark:
     """The declaration of one benchmark (see module doc)."""
 
@@ -256,6 +284,8 @@ class Benchmark:
     Its difference from the lenient figure counts the right answers among the leniently read lines:
     one more aggregate per submission, harmless on K-Viscuit (its gold is public); a hidden-gold
     benchmark should weigh that before declaring one (docs/integrity.md)."""
+    hub: HubRegistration | None = None
+    """Its registration in the Hub's evaluation system (leaderboard/hub_results.py); None: none."""
     protocol: Mapping[str, Callable[..., tuple]] = field(default_factory=dict)
     """What a model is asked, one builder per stage (``scoring.protocol``): the parts (text, image
     index) of a question's prompt, which the runner, the lmms-eval tasks and the VLMEvalKit dataset
@@ -319,6 +349,8 @@ class Benchmark:
             else:
                 used_metrics += [plot.metric] if plot.metric else []
                 used_groupings.append(plot.grouping)
+        for task in self.hub.tasks if self.hub else ():
+            used_metrics += [task.metric] + ([task.note_metric] if task.note_metric else [])
         for kind, used, known in (("metric", used_metrics, metrics), ("grouping", used_groupings, groupings)):
             unknown = sorted(set(used) - known)
             if unknown:

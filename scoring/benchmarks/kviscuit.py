@@ -11,7 +11,17 @@ from pathlib import Path
 import numpy as np
 
 from scoring import protocol
-from scoring.benchmarks.base import ACCURACY, Benchmark, Grouping, Heatmap, Metric, Panel, Stat
+from scoring.benchmarks.base import (
+    ACCURACY,
+    Benchmark,
+    Grouping,
+    Heatmap,
+    HubRegistration,
+    HubTask,
+    Metric,
+    Panel,
+    Stat,
+)
 from scoring.errors import GoldError, LineError
 from scoring.gold import Gold, content_version, group_codes, read_records
 
@@ -195,6 +205,14 @@ KVISCUIT = Benchmark(
     shifted_keys=shifted_ids,
     key_echo="id_",
     headline={"acc": 1.0},
+    hub=HubRegistration(
+        "ddehun/k-viscuit",  # the authors' dataset: 657 rows, split test
+        (
+            HubTask(
+                "kviscuit_accuracy", "acc", "Accuracy on the 657 multiple-choice questions", note_metric="acc_strict"
+            ),
+        ),
+    ),
     overview=(Panel("acc", by="type"), Panel("acc_strict"), Panel("acc", by="category", overall=False)),
     plots=(Heatmap("type"), Heatmap("category")),
     load_gold=load_gold,

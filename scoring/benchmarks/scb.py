@@ -18,7 +18,18 @@ import numpy as np
 from pycocotools import mask as coco_mask
 
 from scoring import protocol
-from scoring.benchmarks.base import ACCURACY, Benchmark, Grouping, Heatmap, Metric, Panel, Scatter, Stat
+from scoring.benchmarks.base import (
+    ACCURACY,
+    Benchmark,
+    Grouping,
+    Heatmap,
+    HubRegistration,
+    HubTask,
+    Metric,
+    Panel,
+    Scatter,
+    Stat,
+)
 from scoring.boxcheck import BoxSample
 from scoring.errors import GoldError, LineError
 from scoring.geometry import (
@@ -593,6 +604,13 @@ SCB = Benchmark(
     ),
     primary_metric="acc",
     headline={"acc": 1.0, "miou": 1.0},  # a two-stage benchmark: answers, then grounding (issue 19)
+    hub=HubRegistration(
+        "Multimedia-SMU/seeingculture-benchmark",  # the authors' release (CC BY-NC-SA 4.0, test only)
+        (
+            HubTask("scb_accuracy", "acc", "Stage 1: accuracy of picking the culturally right image (A-D)"),
+            HubTask("scb_miou", "miou", "Stage 2: mean IoU of the grounding over correctly answered questions"),
+        ),
+    ),
     overview=(Panel("acc", by="type"), Panel("miou", by="type"), Panel("gacc50"), Panel("ciou")),
     view_metrics=("acc", "miou"),
     plots=(

@@ -19,6 +19,13 @@ Where the client's behaviour depends on it, it answers as the real Hub does:
 - Model repos (``add_model``) answer ``model_info``'s ``expand=`` properties (``safetensors``,
   ``cardData``, ``config``, ``gated``, ``sha``, ...) with only those keys; a gated repo's files
   answer 401 ``GatedRepo`` to anyone but its owners; a private one is a 404 ``RepoNotFound``.
+- Pull requests (``create_commit(..., create_pr=True)``: ``?create_pr=1`` on preupload and commit)
+  need only read access, as on the Hub: any signed-in user may open one on a public repo, its
+  commit lands on ``refs/pr/N`` (``main`` unchanged) and the answer's ``pullRequestUrl`` ends in
+  ``/discussions/N``. Refused with 403 when the repo's discussions are closed
+  (``discussions=False``) or the token's scopes (``User.scopes``; None: a full access token) lack
+  ``write-discussions``. ``GET .../discussions`` and ``.../discussions/N`` answer
+  ``get_repo_discussions`` and ``get_discussion_details``; ``server.pull_requests(repo)`` lists them.
 - ``commit_quota=N`` allows N commits per user per ``quota_window`` seconds; over it, commits
   get the Hub's 429 "You have exceeded our hourly quotas for action: commit" with Retry-After.
 
@@ -139,14 +146,33 @@ def is_lfs(rules: list[str], path: str, size: int, sample: bytes) -> bool:
     return size > REGULAR_MAX or b"\0" in sample[:512] or any(matches(r, path) for r in rules)
 
 
+PR_SCOPE = "write-discussions"  # the OAuth scope that lets a token open discussions and pull requests
+
+
 @dataclass(frozen=True)
 class User:
     name: str
     orgs: tuple[str, ...] = ()
+    scopes: tuple[str, ...] | None = None  # an OAuth token's scopes; None: a user access token (all rights)
 
     def can_write(self, repo_id: str) -> bool:
         namespace = repo_id.split("/")[0]
         return namespace == self.name or namespace in self.orgs
+
+    @property
+    def may_discuss(self) -> bool:
+        return self.scopes is None or PR_SCOPE in self.scopes
+
+
+@dataclass
+class PullRequest:
+    """A pull request on a repo: its number, author, title and the commit it proposes."""
+
+    num: int
+    author: str
+    title: str
+    commit: Commit
+    created_at: str = "2026-01-01T00:00:00.000Z"
 
 
 @dataclass
@@ -165,6 +191,8 @@ class Repo:
     commits: list[Commit] = field(default_factory=list)
     card: dict[str, Any] = field(default_factory=dict)  # model repos: what model_info's ``expand`` may ask
     gated: str | bool = False  # "auto" / "manual": files need accepted access (model_info stays public)
+    discussions: bool = True  # False: the owner closed discussions, so no pull request can be opened
+    pull_requests: list[PullRequest] = field(default_factory=list)
 
     @property
     def head(self) -> Commit:
@@ -173,6 +201,9 @@ class Repo:
     def at(self, rev: str) -> Commit | None:
         if rev in ("main", "refs/heads/main"):
             return self.head
+        if m := re.fullmatch(r"refs/pr/(\d+)", rev):
+            n = int(m[1])
+            return self.pull_requests[n - 1].commit if 1 <= n <= len(self.pull_requests) else None
         return next((c for c in self.commits if len(rev) >= 7 and c.oid.startswith(rev)), None)
 
     def lfs_rules(self) -> list[str]:
@@ -296,6 +327,9 @@ class HubServer:
 
     def files(self, repo_id: str, repo_type: str = "dataset") -> dict[str, Blob]:
         return dict(self.repo(repo_id, repo_type).head.files)
+
+    def pull_requests(self, repo_id: str, repo_type: str = "model") -> list[PullRequest]:
+        return list(self.repo(repo_id, repo_type).pull_requests)
 
     def set_private(self, repo_id: str, private: bool, repo_type: str = "dataset") -> None:
         """Change a repo's visibility, as its owner could in the Hub's settings page."""
@@ -523,11 +557,16 @@ class _Handler(BaseHTTPRequestHandler):
                 private = settings.get("visibility", "private" if settings.get("private") else "public")
                 hub.set_private(repo.id, private == "private", repo.type)
             return 200, {}, {}
+        pr = query.get("create_pr", ["0"])[0] == "1"
         if cmd == "POST" and (m := re.fullmatch(rf"{_API}/preupload/(?P<rev>[^/]+)", path)):
-            repo = self._repo(m, write=True)
+            repo = self._pr_repo(m) if pr else self._repo(m, write=True)
             return 200, self._preupload(self._rev(repo, m["rev"]), json.loads(body)), {}
         if cmd == "POST" and (m := re.fullmatch(rf"{_API}/commit/(?P<rev>[^/]+)", path)):
+            if pr:
+                return 200, self._pull_request(self._pr_repo(m), m["rev"], body), {}
             return 200, self._commit(self._repo(m, write=True), m["rev"], body), {}
+        if cmd == "GET" and (m := re.fullmatch(rf"{_API}/discussions(?:/(?P<num>\d+))?", path)):
+            return 200, self._discussions(self._repo(m), int(m["num"]) if m["num"] else None), {}
         if cmd == "GET" and (m := re.fullmatch(rf"{_API}/tree/(?P<rev>[^/]+)(?:/(?P<p>.*))?", path)):
             commit = self._rev(self._repo(m), m["rev"])
             recursive = query.get("recursive", ["false"])[0].lower() == "true"
@@ -618,6 +657,52 @@ class _Handler(BaseHTTPRequestHandler):
         prefix = "" if repo.type == "model" else f"{repo.type}s/"
         url = f"{self.hub.url}/{prefix}{repo.id}/commit/{commit.oid}"
         return {"success": True, "commitOid": commit.oid, "commitUrl": url, "pullRequestUrl": None}
+
+    def _pr_repo(self, match: re.Match[str]) -> Repo:
+        """A repo the caller may open a pull request on: readable, discussions open, the token's scope."""
+        repo = self._repo(match)
+        user = self._signed_in()
+        if not repo.discussions:
+            raise HubError(403, "Discussions are disabled for this repo", "DiscussionsDisabled")
+        if not user.may_discuss:
+            raise HubError(403, f"This token lacks the {PR_SCOPE} scope needed to open a pull request")
+        return repo
+
+    def _pull_request(self, repo: Repo, rev: str, body: bytes) -> dict[str, Any]:
+        """The commit proposed on ``refs/pr/N`` from ``main``; ``main`` stays as it was."""
+        lines = [json.loads(line) for line in body.splitlines() if line.strip()]
+        header = next(x["value"] for x in lines if x["key"] == "header")
+        adds = {
+            x["value"]["path"]: Blob(base64.b64decode(x["value"]["content"]), lfs=False)
+            for x in lines
+            if x["key"] == "file"
+        }
+        with self.hub.lock:
+            base = self._rev(repo, rev)
+            self.hub.count_commit(self._signed_in().name)
+            oid = hashlib.sha1(uuid.uuid4().bytes).hexdigest()
+            commit = Commit(oid, base.oid, header["summary"], {**base.files, **adds})
+            num = len(repo.pull_requests) + 1
+            repo.pull_requests.append(PullRequest(num, self._signed_in().name, header["summary"], commit))
+        prefix = "" if repo.type == "model" else f"{repo.type}s/"
+        url = f"{self.hub.url}/{prefix}{repo.id}"
+        return {"success": True, "commitOid": oid, "commitUrl": f"{url}/commit/{oid}",
+                "pullRequestUrl": f"{url}/discussions/{num}"}  # fmt: skip
+
+    def _discussions(self, repo: Repo, num: int | None) -> dict[str, Any]:
+        """``get_repo_discussions`` (one page of all) or ``get_discussion_details`` of one."""
+        items = [
+            {"num": p.num, "title": p.title, "author": {"name": p.author}, "createdAt": p.created_at,
+             "status": "open", "isPullRequest": True, "repo": {"name": repo.id, "type": repo.type}}
+            for p in repo.pull_requests
+        ]  # fmt: skip
+        if num is None:
+            return {"discussions": items, "count": len(items), "start": 0, "numItemsPerPage": 50}
+        if not 1 <= num <= len(items):
+            raise HubError(404, "Discussion not found")
+        files = sorted(repo.pull_requests[num - 1].commit.files)
+        return items[num - 1] | {"events": [], "changes": {"base": "refs/heads/main"}, "filesWithConflicts": [],
+                                 "diff": "\n".join(files)}  # fmt: skip
 
     def _resolve(self, repo: Repo, rev: str, path: str) -> tuple[int, Any, dict[str, str]]:
         if repo.gated and not ((user := self._user()) and user.can_write(repo.id)):

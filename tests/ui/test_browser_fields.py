@@ -10,6 +10,7 @@ from __future__ import annotations
 from urllib.parse import parse_qs, urlparse
 
 import pytest
+import yaml
 
 from leaderboard import demo
 from leaderboard.columns import LENIENT_KEY
@@ -197,6 +198,30 @@ def test_the_model_page_shows_the_pinned_revision_linked_to_its_commit(page, ser
     row(page, "Demo-GPT").locator(".tabulator-cell[tabulator-field='overall.acc']").click()
     page.wait_for_selector("#model-page:not([hidden]) h2")
     assert "Revision" not in page.locator("#model-page").inner_text()
+
+
+def test_the_model_page_offers_the_rows_eval_results_file_for_the_hub(page, server, width):
+    """A person on a model page clicks the file link and gets the Hub's ``.eval_results`` YAML of
+    the figures the page shows; an anonymous or paper row has no link."""
+    open_board(page, server.url, "?bench=scb&sources=scored%20here")
+    row(page, "Qwen-Hub-7B").locator(".tabulator-cell[tabulator-field='overall.acc']").click()
+    page.wait_for_selector("#model-page:not([hidden]) #model-hub-file")
+    shown = page.locator("#model-page .model-table").first.inner_text()
+    link = page.locator("#model-hub-file a")
+    link.focus()
+    with page.expect_download() as download:
+        page.keyboard.press("Enter")
+    assert download.value.suggested_filename == "scb.yaml"
+    listed = yaml.safe_load(download.value.path().read_text(encoding="utf-8"))
+    assert [e["dataset"]["task_id"] for e in listed] == ["scb_accuracy", "scb_miou"]
+    assert all(f"{e['value']:.2f}" in shown for e in listed)  # the page's own figures
+    assert all(e["source"]["url"].endswith("?bench=scb&model=" + parse_qs(urlparse(page.url).query)["model"][0])
+               for e in listed)  # fmt: skip
+    shot(page, f"fields-model-page-hub-file-{width}")
+    open_board(page, server.url, "?bench=scb&sources=reported%20in%20paper")
+    page.locator(ROWS).first.locator(".tabulator-cell[tabulator-field='overall.acc']").click()
+    page.wait_for_selector("#model-page:not([hidden]) h2")
+    assert page.locator("#model-hub-file").count() == 0
 
 
 def test_a_kviscuit_row_read_leniently_is_marked_beside_its_strict_figure(page, server, width):

@@ -437,3 +437,42 @@ def test_the_board_names_the_new_gold_after_a_switch(as_alice, alice, scb_gold, 
     names = lambda text: sorted(re.findall(r"(?:Alice|Demo)-[^\s]+", text.split("Last updated")[0]))  # noqa: E731
     assert names(after) == names(before) and names(before)
     shot(page, shots, "e1-gold-switched-1440")
+
+
+# ---------------------------------------------------------------- f. the row on its model's Hub page
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1440", "390"])
+def test_my_submissions_offers_a_public_rows_eval_results_file(browser, alice, shots, tmp_path, viewport):
+    """A person picks a public scored entry, downloads its ``.eval_results`` file by keyboard, and is
+    told why no pull request opens here (the row names no model repo; locally no one signs in)."""
+    model = f"Alice-Hub-{viewport['width']}"
+    lines = demo.kviscuit_submission(demo.kviscuit_gold(0), 0.9, seed=viewport["width"])
+    client = gradio_client.Client(alice.url, verbose=False)
+    answer = client.predict(
+        "kviscuit", gradio_client.handle_file(str(demo.write_jsonl(tmp_path / "hub.jsonl", lines))), model, TEAM,
+        "open", "xyxy", "", "", "", visibility="public", api_name="/submit",
+    )  # fmt: skip
+    assert answer["status"] == "scored" and answer["rank"], answer
+    page = open_page(browser, alice, viewport, accept_downloads=True)
+    try:
+        open_tab(page, "My submissions")
+        mine_table(page, model)
+        choose(page, "mine-pick", answer["submission_id"])
+        page.wait_for_selector("#mine-eval-note >> text=For the model's Hub page")
+        button = page.locator("#mine-eval-results")
+        button.wait_for(state="visible")
+        button.focus()
+        with page.expect_download() as download:
+            page.keyboard.press("Enter")
+        assert download.value.suggested_filename == "kviscuit.yaml"
+        (entry,) = __import__("yaml").safe_load(download.value.path().read_text(encoding="utf-8"))
+        assert entry["dataset"] == {"id": "ddehun/k-viscuit", "task_id": "kviscuit_accuracy"}
+        assert entry["value"] == round(answer["result"]["overall"]["acc"], 2)
+        page.locator("#mine-eval-pr").focus()
+        page.keyboard.press("Enter")
+        page.wait_for_selector("#mine-eval-note >> text=No pull request: the row names no Hub model repo")
+        page.locator("#mine-eval-note").scroll_into_view_if_needed()
+        shot(page, shots, f"f1-eval-results-{viewport['width']}")
+    finally:
+        page.context.close()

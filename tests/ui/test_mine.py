@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import gradio as gr
 import pandas as pd
 import pytest
@@ -12,6 +14,7 @@ from tests.support.submissions import small_gold, write_broken, write_submission
 from tests.ui.fakes import Profile, Request
 from tests.ui.test_submit import submit
 from ui.auth import Auth
+from ui.downloads import Downloads
 from ui.mine import MySubmissions, without_empty_columns
 from ui.submit import Submitter
 
@@ -80,3 +83,40 @@ def test_the_detail_lists_the_unparsed_lines_in_full(lb, tmp_path):
     assert detail.endswith(
         "**Unparsed responses** (counted as wrong; first 1 listed):\n- line 7: No idea \\| maybe \\*both\\*?"
     )
+
+
+def test_the_chosen_public_row_offers_its_eval_results_file_and_a_private_one_says_why(lb, tmp_path):
+    """My submissions: a public row's ``.eval_results`` file as the Hub takes it; none for a private one."""
+    auth = Auth(UiSettings(local_user="ann"))
+    mine = MySubmissions(lb, auth, Downloads(tmp_path / "files"))
+    public = submit(Submitter(lb, auth), write_submission(tmp_path / "p.jsonl", accuracy=0.8), visibility="public")
+    private = submit(Submitter(lb, auth), write_submission(tmp_path / "q.jsonl", accuracy=0.7, seed=2), model="B")
+    button, note = mine.eval_results(public["submission_id"], Request(), None)
+    assert button.interactive and button.value["orig_name"] == "scb.yaml"
+    expected = lb.eval_results("scb", public["submission_id"], auth.identity(None, Request()))
+    assert Path(button.value["path"]).read_text(encoding="utf-8") == expected.text and expected.entries
+    assert note.startswith("For the model's Hub page: 1 figure(s)")  # no grounding: accuracy only
+    button, note = mine.eval_results(private["submission_id"], Request(), None)
+    assert not button.interactive and button.value is None
+    assert "it is private" in note  # and, being below the public row, withheld by the Ladder
+    assert mine.open_pr(public["submission_id"], Request(), None) == (
+        "No pull request: the row names no Hub model repo (model_repo): there is no model page to add to"
+    )
+
+
+def test_the_signed_in_owner_opens_the_pull_request_with_the_oauth_token(tmp_path, hub_factory):
+    from tests.support.hub_server import User
+    from tests.support.submissions import board, write_gold
+
+    hub = hub_factory(users={"ann-oauth": User("ann", scopes=("openid", "profile", "write-discussions"))})
+    hub.add_model("ann/ann-vlm")
+    lb = board(tmp_path / "data", write_gold(tmp_path / "gold.jsonl"), hub_endpoint=hub.url)
+    auth = Auth(UiSettings(oauth=True))
+    mine = MySubmissions(lb, auth, Downloads(tmp_path / "files"))
+    sid = submit(Submitter(lb, auth), write_submission(tmp_path / "p.jsonl", accuracy=0.8), profile=Profile("ann"),
+                 visibility="public", added={"model_repo": "ann/ann-vlm"})["submission_id"]  # fmt: skip
+    token = gr.OAuthToken(token="ann-oauth", scope="openid profile write-discussions", expires_at=0)
+    assert mine.open_pr(sid, Request(), Profile("bob"), token) == "Choose one of your submissions first."
+    opened = mine.open_pr(sid, Request(), Profile("ann"), token)
+    assert opened == f"Pull request opened: {hub.url}/ann/ann-vlm/discussions/1"
+    assert [p.author for p in hub.pull_requests("ann/ann-vlm")] == ["ann"]

@@ -1,0 +1,98 @@
+"""A public row's verified figures in the Hub's own evaluation system, and the benchmark's registration there.
+
+The Hub (hub-docs ``docs/hub/eval-results.md`` and ``eval_results.yaml``): a dataset repo registers
+as a *Benchmark* with an ``eval.yaml`` at its root (``name``, ``description``,
+``evaluation_framework``, ``tasks`` with ``id``, ``config``, ``split``); a model repo carries its
+scores as a YAML list under ``.eval_results/``, one entry per figure (``dataset.id``,
+``dataset.task_id``, ``value``, optional ``date``, ``source.url``/``source.name``, ``notes``), shown
+on the model page and aggregated on the benchmark's leaderboard, as "community" while it sits in an
+open pull request.
+
+A row gives one entry per task of its benchmark's :class:`~scoring.benchmarks.base.HubRegistration`
+(SCB: stage-1 accuracy and mIoU; K-Viscuit: accuracy, its official protocol's figure in ``notes``
+where it differs), ``value`` as the board shows it (the metric's decimals), ``source.url`` the
+row's page here. Only figures the disclosure rule shows a visitor are ever given (the callers in
+``leaderboard.service`` check the entry's state first).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import yaml
+
+from scoring.benchmarks.base import Benchmark, HubRegistration
+
+SOURCE_NAME = "Cultural VLM Leaderboard"
+"""``source.name`` of every entry: the site that verified the figure."""
+LOCAL_ROOT = "http://127.0.0.1:7860"
+"""The page's root when no public address is configured (a local run)."""
+
+
+def dataset_of(bench: Benchmark, overrides: Mapping[str, str]) -> str:
+    """The Hub dataset the benchmark is registered as: ``LEADERBOARD_HUB_DATASETS``, else the authors'."""
+    if bench.hub is None:
+        raise ValueError(f"{bench.id} declares no Hub registration")
+    return overrides.get(bench.id) or bench.hub.dataset_id
+
+
+def row_permalink(root: str | None, benchmark: str, row_id: str) -> str:
+    """The row's page here: what ``source.url`` names, so anyone can check the figure."""
+    return f"{(root or LOCAL_ROOT).rstrip('/')}/?bench={benchmark}&model={row_id}"
+
+
+def results_path(bench: Benchmark) -> str:
+    """Where the entries go in a model repo (one file per benchmark of this leaderboard)."""
+    return f".eval_results/{bench.id}.yaml"
+
+
+def shown_value(bench: Benchmark, metric: str, figures: Mapping) -> float | None:
+    """The overall figure as the board prints it (the metric's decimals), or None when there is none."""
+    value = (figures.get("overall") or {}).get(metric)
+    return None if value is None else round(float(value), bench.metric(metric).decimals)
+
+
+def _notes(bench: Benchmark, note_metric: str | None, value: float, figures: Mapping) -> str:
+    if note_metric is None:
+        return ""
+    strict = shown_value(bench, note_metric, figures)
+    if strict is None or strict == value:
+        return ""
+    metric = bench.metric(note_metric)
+    return f"{metric.label}: {strict:.{metric.decimals}f} ({metric.description})"
+
+
+def entries(bench: Benchmark, figures: Mapping, *, dataset: str, date: str, source_url: str) -> list[dict]:
+    """The ``.eval_results`` entries of a row's figures: one per task with a figure, in task order."""
+    registration: HubRegistration = bench.hub  # type: ignore[assignment]
+    out = []
+    for task in registration.tasks:
+        value = shown_value(bench, task.metric, figures)
+        if value is None:
+            continue  # e.g. SCB's mIoU of a row that grounds nothing: no figure, no entry
+        entry: dict = {"dataset": {"id": dataset, "task_id": task.id}, "value": value}
+        if date:
+            entry["date"] = date[:10]
+        entry["source"] = {"url": source_url, "name": SOURCE_NAME}
+        notes = _notes(bench, task.note_metric, value, figures)
+        if notes:
+            entry["notes"] = notes
+        out.append(entry)
+    return out
+
+
+def to_yaml(data: object) -> str:
+    """One YAML codec for both files: block style, keys in the order given, text as written."""
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, default_flow_style=False, width=100)
+
+
+def eval_yaml(bench: Benchmark, dataset: str) -> dict:
+    """The ``eval.yaml`` the benchmark's authors add at the root of ``dataset`` to register it."""
+    registration: HubRegistration = bench.hub  # type: ignore[assignment]
+    tasks = [{"id": t.id, "config": registration.config, "split": registration.split} for t in registration.tasks]
+    return {
+        "name": bench.name,
+        "description": f"{bench.description} Paper: {bench.paper}.",
+        "evaluation_framework": registration.evaluation_framework,
+        "tasks": tasks,
+    }

@@ -1,0 +1,34 @@
+"""The responses of an Inspect AI log as the project's JSON Lines, read with inspect-ai's own
+reader (``inspect_ai.log.read_eval_log``): the file a team would write from the same outputs, which
+the leaderboard must score exactly as the ``.eval`` log itself (tests/scoring/test_inspect_logs.py).
+
+    python scripts/harness-fixtures/inspect_jsonl.py LOG.eval OUT.jsonl   (in inspect-ai's venv)
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from inspect_ai.log import read_eval_log
+
+
+def main(log_path: str, out_path: str) -> None:
+    log = read_eval_log(log_path)
+    with open(out_path, "w", encoding="utf-8") as out:
+        for sample in log.samples or []:
+            store = sample.store or {}
+            if "scb/stage1" in store:  # inspect_tasks/scb.py: both stages in the store
+                line = {
+                    "question_id": sample.id,
+                    "response": store["scb/stage1"],
+                    "grounding_response": store["scb/stage2"],
+                    "grounding_format": store["scb/grounding_format"],
+                }
+            else:
+                line = {"question_id": sample.id, "response": sample.output.completion}
+            out.write(json.dumps(line, ensure_ascii=False) + "\n")
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])

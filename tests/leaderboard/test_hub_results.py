@@ -1,0 +1,181 @@
+"""A row's figures in the Hub's own evaluation system: the ``.eval_results`` entries (hub-docs
+``docs/hub/eval-results.md``), the benchmark's ``eval.yaml``, and the pull request its owner opens
+on the model repo with their own token, tested against the test Hub (tests/support/hub_server.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from huggingface_hub import HfApi
+
+from leaderboard.config import ConfigError, Settings
+from leaderboard.hub_results import SOURCE_NAME, entries, eval_yaml, results_path
+from scoring.benchmarks import BENCHMARKS
+from submissions.records import Identity
+from tests.leaderboard.test_cli import cli, table_json
+from tests.support.hub_models import QWEN, publish_models
+from tests.support.hub_server import User
+from tests.support.submissions import MAINTAINER, board, form, small_gold, write_gold, write_submission
+
+ALICE = Identity("alice")
+BOB = Identity("bob")
+OWN_REPO = "alice/alice-vlm"
+CLOSED = "alice/closed-vlm"  # discussions closed by its owner
+TOKENS = {
+    "alice-oauth": User("alice", scopes=("openid", "profile", "write-discussions")),
+    "alice-narrow": User("alice", scopes=("openid", "profile")),
+    "bob-oauth": User("bob", scopes=("openid", "profile", "write-discussions")),
+}
+
+
+def test_the_cli_prints_entries_the_hub_format_takes_for_a_public_row(tmp_path):
+    """``export --eval-results``: a YAML list, one entry per headline figure, dataset id with its owner,
+    task ids those of the printed eval.yaml, values the board's, source the row's page."""
+    data = tmp_path / "data"
+    gold = small_gold()
+    lb = board(data, write_gold(tmp_path / "gold.jsonl", gold))
+    path = write_submission(tmp_path / "s.jsonl", gold, accuracy=0.7, seed=3, grounding="bbox_good")
+    lb.submit("scb", path, form("Exp-VLM", "Lab"), MAINTAINER)
+    row = next(r for r in table_json(data) if r["model"] == "Exp-VLM")
+    listed = yaml.safe_load(cli(data, "export", "--benchmark", "scb", row["row_id"], "--eval-results").stdout)
+    registration = yaml.safe_load(cli(data, "export", "--benchmark", "scb", "--eval-yaml").stdout)
+    assert isinstance(listed, list) and len(listed) == 2
+    task_ids = {t["id"] for t in registration["tasks"]}
+    assert [e["dataset"]["task_id"] for e in listed] == ["scb_accuracy", "scb_miou"]
+    assert {e["dataset"]["task_id"] for e in listed} <= task_ids
+    assert {e["dataset"]["id"] for e in listed} == {"Multimedia-SMU/seeingculture-benchmark"}
+    assert [e["value"] for e in listed] == [round(row["overall.acc"], 2), round(row["overall.miou"], 2)]
+    for entry in listed:
+        assert entry["source"] == {
+            "url": f"http://127.0.0.1:7860/?bench=scb&model={row['row_id']}",
+            "name": SOURCE_NAME,
+        }
+        assert entry["date"] == lb.board("scb").row(row["row_id"]).submitted_at[:10]
+    assert set(registration) == {"name", "description", "evaluation_framework", "tasks"}
+    assert registration["evaluation_framework"] == "inspect-ai"
+    assert all({"id", "config", "split"} <= set(t) for t in registration["tasks"])
+    refused = cli(data, "export", "--benchmark", "scb", "nope", "--eval-results", ok=False)
+    assert refused.returncode == 1 and "no public scored scb row 'nope'" in refused.stderr
+
+
+def test_a_row_without_grounding_gives_only_its_accuracy_and_kviscuit_notes_its_official_protocol():
+    scb, kv = BENCHMARKS["scb"], BENCHMARKS["kviscuit"]
+    no_boxes = entries(scb, {"overall": {"acc": 61.2345, "miou": None}}, dataset="o/d", date="", source_url="u")
+    assert [(e["dataset"]["task_id"], e["value"]) for e in no_boxes] == [("scb_accuracy", 61.23)]
+    assert "date" not in no_boxes[0]
+    lenient = entries(kv, {"overall": {"acc": 70.0, "acc_strict": 65.55}}, dataset="o/d", date="2026-01-02T03:04",
+                      source_url="u")  # fmt: skip
+    assert lenient[0]["value"] == 70.0 and lenient[0]["date"] == "2026-01-02"
+    assert lenient[0]["notes"].startswith("Accuracy, official protocol: 65.55 (")
+    same = entries(kv, {"overall": {"acc": 70.0, "acc_strict": 70.0}}, dataset="o/d", date="", source_url="u")
+    assert "notes" not in same[0]
+    assert results_path(kv) == ".eval_results/kviscuit.yaml"
+
+
+def test_the_hub_dataset_is_configured_per_benchmark_and_needs_an_owner():
+    settings = Settings.from_env({"LEADERBOARD_HUB_DATASETS": "kviscuit=lab/k-viscuit-mirror"})
+    assert dict(settings.hub_datasets) == {"kviscuit": "lab/k-viscuit-mirror"}
+    assert eval_yaml(BENCHMARKS["kviscuit"], "lab/k-viscuit-mirror")["tasks"][0]["id"] == "kviscuit_accuracy"
+    with pytest.raises(ConfigError, match="LEADERBOARD_HUB_DATASETS"):
+        Settings.from_env({"LEADERBOARD_HUB_DATASETS": "kviscuit=k-viscuit"})
+
+
+@pytest.fixture
+def hub(hub_factory):
+    server = hub_factory(users=dict(TOKENS))
+    publish_models(server)
+    server.add_model(OWN_REPO)
+    server.add_model(CLOSED)
+    server.repo(CLOSED, "model").discussions = False
+    return server
+
+
+@pytest.fixture
+def lb(tmp_path, hub):
+    return board(tmp_path / "data", write_gold(tmp_path / "gold.jsonl"), hub_endpoint=hub.url)
+
+
+def submit(lb, tmp_path, name: str, who: Identity = ALICE, seed: int = 1, **extra) -> str:
+    path = write_submission(tmp_path / f"{name}.jsonl", accuracy=0.6, seed=seed, grounding="bbox_good")
+    answer = lb.submit("scb", path, form(name, f"{who.username}-team", **extra), who)
+    assert answer.submission_id, answer.message
+    return answer.submission_id
+
+
+def test_the_owner_opens_the_pull_request_with_their_own_token(lb, hub, tmp_path):
+    sid = submit(lb, tmp_path, "Alice-VLM", model_repo=OWN_REPO)
+    main_before = hub.repo(OWN_REPO, "model").head.oid
+    pr = lb.open_eval_results_pr(ALICE, "alice-oauth", "scb", sid)
+    assert pr.opened, pr.refusal
+    assert pr.url.endswith(f"/{OWN_REPO}/discussions/1")
+    assert hub.repo(OWN_REPO, "model").head.oid == main_before  # main untouched: only proposed
+    (opened,) = hub.pull_requests(OWN_REPO)
+    assert opened.author == "alice"
+    proposed = yaml.safe_load(opened.commit.files[".eval_results/scb.yaml"].data)
+    assert proposed == list(lb.eval_results("scb", sid).entries)
+    # the real client reads it back as a pull request on refs/pr/1
+    api = HfApi(endpoint=hub.url, token="alice-oauth")
+    (listed,) = list(api.get_repo_discussions(OWN_REPO))
+    assert listed.is_pull_request and listed.num == 1
+    text = api.hf_hub_download(OWN_REPO, ".eval_results/scb.yaml", revision="refs/pr/1", cache_dir=tmp_path / "c")
+    assert yaml.safe_load(Path(text).read_text(encoding="utf-8")) == proposed
+
+
+def test_a_repo_the_owner_cannot_write_gets_a_community_pull_request(lb, hub, tmp_path):
+    sid = submit(lb, tmp_path, "Qwen-Tuned", model_repo=QWEN)
+    assert not TOKENS["alice-oauth"].can_write(QWEN)
+    pr = lb.open_eval_results_pr(ALICE, "alice-oauth", "scb", sid)
+    assert pr.opened, pr.refusal
+    assert [p.author for p in hub.pull_requests(QWEN)] == ["alice"]
+
+
+def test_the_hubs_refusals_reach_the_owner_with_the_reason(lb, hub, tmp_path):
+    closed = submit(lb, tmp_path, "Closed-VLM", model_repo=CLOSED)
+    refused = lb.open_eval_results_pr(ALICE, "alice-oauth", "scb", closed)
+    assert not refused.opened and "discussions may be closed" in refused.refusal
+    own = submit(lb, tmp_path, "Alice-VLM", seed=2, model_repo=OWN_REPO)
+    narrow = lb.open_eval_results_pr(ALICE, "alice-narrow", "scb", own)
+    assert not narrow.opened and "write-discussions" in narrow.refusal
+    hub.set_private(OWN_REPO, True, "model")  # bob's sight: gone; alice still sees her own repo
+    hub.repo(OWN_REPO, "model").discussions = True
+    assert lb.open_eval_results_pr(ALICE, "alice-oauth", "scb", own).opened
+    assert hub.pull_requests(CLOSED) == []
+
+
+def test_the_pull_request_is_refused_to_anyone_but_the_rows_team(lb, hub, tmp_path):
+    sid = submit(lb, tmp_path, "Alice-VLM", model_repo=OWN_REPO)
+    row_id = lb.eval_results("scb", sid).row_id
+    for ref in (sid, row_id):
+        refused = lb.open_eval_results_pr(BOB, "bob-oauth", "scb", ref)
+        assert not refused.opened and refused.refusal == "only the row's team may add its figures to the model's page"
+    maintainer = lb.open_eval_results_pr(MAINTAINER, "bob-oauth", "scb", sid)
+    assert not maintainer.opened
+    assert lb.open_eval_results_pr(ALICE, "", "scb", sid).refusal.startswith("sign in with Hugging Face")
+    no_repo = submit(lb, tmp_path, "No-Repo", seed=3)
+    assert "names no Hub model repo" in lb.open_eval_results_pr(ALICE, "alice-oauth", "scb", no_repo).refusal
+    assert hub.pull_requests(OWN_REPO) == []
+
+
+def test_rows_whose_figures_are_not_out_give_nothing_and_only_their_team_hears_why(lb, hub, tmp_path):
+    private = submit(lb, tmp_path, "Private-VLM", model_repo=OWN_REPO, visibility="private")
+    anonymous = submit(lb, tmp_path, "Anon-VLM", seed=2, model_repo=OWN_REPO, anonymous="true",
+                       reveal_date="2099-01-01")  # fmt: skip
+    held = submit(lb, tmp_path, "Held-VLM", seed=3, model_repo=OWN_REPO)
+    lb.hold([held], "maintainer")
+    reasons = {
+        private: "it is private: make it public first",
+        anonymous: "it is anonymous until 2099-01-01",
+        held: "it is held for review",
+    }
+    for sid, why in reasons.items():
+        told = lb.eval_results("scb", sid, ALICE)
+        assert not told.entries and why in told.refusal
+        assert lb.eval_results("scb", sid).refusal == f"no public scored scb row {sid!r}"  # a visitor: no row
+        assert lb.eval_results("scb", sid, BOB).refusal == f"no public scored scb row {sid!r}"
+        pr = lb.open_eval_results_pr(ALICE, "alice-oauth", "scb", sid)
+        assert not pr.opened and why in pr.refusal
+    anonymous_row = next(r for r in lb.board("scb").rows if r.submission_id == anonymous)
+    assert lb.eval_results("scb", anonymous_row.row_id).refusal.startswith("no public scored scb row")
+    assert hub.pull_requests(OWN_REPO) == []

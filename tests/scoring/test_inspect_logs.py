@@ -1,0 +1,160 @@
+"""Inspect AI's ``.eval`` logs as the real inspect-ai 0.3.285 wrote them (scripts/harness-fixtures/
+inspect_ai.sh: inspect_tasks/ against runner.fake_endpoint on the app's question lists and images)
+are scored exactly as the same responses written as our JSON Lines, read by inspect-ai's own
+reader; and a log that is not one answer per question, or too big, is one clear error."""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+
+import scoring
+from leaderboard import demo
+from scoring import harness, inspect_log
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "harness" / "inspect_ai-0.3.285"
+BENCHMARKS = ("kviscuit", "scb")
+
+
+@lru_cache(maxsize=1)
+def _gold_paths(folder: str) -> dict[str, Path]:
+    return demo.write_demo(Path(folder))
+
+
+@pytest.fixture(scope="module")
+def golds(tmp_path_factory) -> dict[str, scoring.Gold]:
+    """The embedded default's golds: the ones the app's question lists of the fixture run come from."""
+    paths = _gold_paths(str(tmp_path_factory.mktemp("demo")))
+    return {b: scoring.load_gold(b, paths[f"{b}_gold"]) for b in BENCHMARKS}
+
+
+@pytest.mark.parametrize("benchmark", BENCHMARKS)
+def test_an_inspect_log_is_scored_exactly_as_its_responses_in_json_lines(benchmark, golds):
+    log = (FIXTURES / f"{benchmark}.eval").read_bytes()
+    same = (FIXTURES / f"{benchmark}.jsonl").read_bytes()
+    gold = golds[benchmark]
+    from_log = scoring.score_file(benchmark, gold, log, min_coverage=0)
+    from_lines = scoring.score_file(benchmark, gold, same, min_coverage=0)
+    assert from_log.to_dict() == from_lines.to_dict()
+    assert from_log.counts["submitted"] == 40 == len(same.splitlines())  # the run's --limit 40
+    converted = harness.as_submission(scoring.get_benchmark(benchmark), gold, log, 10**8)
+    assert converted.kind == "an Inspect AI log (.eval)" and converted.issues == ()
+    lines = [json.loads(x) for x in converted.data.splitlines()]
+    assert sorted(line["question_id"] for line in lines) == gold.keys[:40]  # sample ids are the question ids
+    if benchmark == "scb":  # both stages of one sample, stage 2 read in the family the run named
+        assert {line["grounding_format"] for line in lines} == {"qwen2_5_vl"}
+        assert from_log.overall["miou"] is not None
+
+
+def _zip(members: dict[str, bytes]) -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in members.items():
+            z.writestr(name, data)
+    return out.getvalue()
+
+
+def _members(benchmark: str) -> dict[str, bytes]:
+    """The fixture's members, unpacked (a log to change in one place)."""
+    with zipfile.ZipFile(FIXTURES / f"{benchmark}.eval") as z:
+        return {i.filename: inspect_log._member(z, i, inspect_log.MAX_LOG_BYTES) for i in z.infolist()}
+
+
+def test_a_log_of_several_epochs_is_one_error_saying_to_run_one(golds):
+    members = _members("kviscuit")
+    members["samples/0_epoch_2.json"] = members["samples/0_epoch_1.json"]
+    with pytest.raises(scoring.SubmissionError) as e:
+        scoring.score_file("kviscuit", golds["kviscuit"], _zip(members), min_coverage=0)
+    assert e.value.total == 1 and "--epochs 1" in e.value.issues[0].message
+
+
+def test_a_sample_that_errored_is_named_and_the_rest_are_read(golds):
+    members = _members("kviscuit")
+    broken = json.loads(members["samples/3_epoch_1.json"])
+    broken["error"] = {"message": "RateLimitError: too many requests", "traceback": ""}
+    members["samples/3_epoch_1.json"] = json.dumps(broken).encode()
+    converted = harness.as_submission(scoring.get_benchmark("kviscuit"), golds["kviscuit"], _zip(members), 10**8)
+    assert len(converted.data.splitlines()) == 39
+    ((_, code, message),) = converted.issues
+    assert code == "bad_response" and "sample 3 ended in an error in the run (RateLimitError" in message
+
+
+def test_a_member_bigger_than_its_bound_is_refused_before_it_is_read(golds, monkeypatch):
+    monkeypatch.setattr(inspect_log, "MAX_SAMPLE_BYTES", 1_000)
+    with pytest.raises(
+        harness.ShapeError, match=r"samples/0_epoch_1.json .* unpacks to [\d,]+ bytes; the limit is 1,000"
+    ):
+        harness.as_submission(scoring.get_benchmark("kviscuit"), golds["kviscuit"],
+                              (FIXTURES / "kviscuit.eval").read_bytes(), 10**8)  # fmt: skip
+
+
+def test_a_log_with_more_members_than_questions_need_is_refused(golds):
+    members = _members("kviscuit")
+    members |= {f"samples/x{i}_epoch_1.json": b"{}" for i in range(2 * 657 + 64)}
+    with pytest.raises(harness.ShapeError, match="members, more than 657 questions need"):
+        harness.as_submission(scoring.get_benchmark("kviscuit"), golds["kviscuit"], _zip(members), 10**8)
+
+
+def test_a_workbook_is_still_a_workbook():
+    assert not inspect_log.is_eval_log(_zip({"xl/workbook.xml": b"<x/>", "[Content_Types].xml": b"<x/>"}))
+    assert inspect_log.is_eval_log((FIXTURES / "scb.eval").read_bytes())
+
+
+def test_both_command_lines_and_the_sites_intake_take_the_log_as_written(golds, tmp_path_factory):
+    """``python -m scoring score`` and ``python -m leaderboard submit`` (the form and ``/submit``
+    go through the same intake, Leaderboard.submit) score the .eval file itself."""
+    import subprocess
+    import sys
+
+    from leaderboard.config import Settings
+    from leaderboard.service import Leaderboard
+    from submissions.records import Identity, SubmissionForm
+    from tests.support.scoring import REPO_ROOT
+
+    paths = _gold_paths(str(tmp_path_factory.mktemp("demo-cli")))
+    log = FIXTURES / "scb.eval"
+    expected = scoring.score_file("scb", golds["scb"], (FIXTURES / "scb.jsonl").read_bytes(), min_coverage=0)
+    done = subprocess.run(
+        [sys.executable, "-m", "scoring", "score", "--benchmark", "scb", "--gold", str(paths["scb_gold"]),
+         "--predictions", str(log), "--min-coverage", "0", "--json", "--no-cache"],
+        cwd=REPO_ROOT, capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+    assert json.loads(done.stdout)["overall"]["acc"] == expected.overall["acc"]
+    lb = Leaderboard(Settings(data_dir=tmp_path_factory.mktemp("site") / "data", demo=False, min_coverage=0))
+    lb.add_gold("kviscuit", paths["kviscuit_gold"], "maintainer")
+    answer = lb.submit("kviscuit", FIXTURES / "kviscuit.eval", SubmissionForm.of(model="Toy", team="Inspect"),
+                       Identity("ann"), "2026-12-04_kviscuit.eval")  # fmt: skip
+    same = scoring.score_file("kviscuit", golds["kviscuit"], (FIXTURES / "kviscuit.jsonl").read_bytes(), min_coverage=0)
+    assert answer.result is not None, answer.message
+    assert answer.result.overall["acc"] == same.overall["acc"]
+
+
+def test_the_logged_requests_are_the_benchmarks_one_protocol(golds, tmp_path_factory):
+    """What inspect-ai logged it sent: stage 1 the protocol's parts; stage 2, its own request, the
+    protocol's stage-2 text in the run's family with one image (the chosen option's)."""
+    from scoring import protocol
+    from scoring.answers import read_response
+
+    paths = _gold_paths(str(tmp_path_factory.mktemp("demo-protocol")))
+    listed = {q["question_id"]: q for q in map(json.loads, paths["scb_questions"].read_text().splitlines())}
+    members = _members("scb")
+    for name, data in members.items():
+        if not name.startswith("samples/"):
+            continue
+        sample = json.loads(data)
+        question = listed[sample["id"]]
+        texts = tuple(p["text"] for p in sample["input"][0]["content"] if p["type"] == "text")
+        assert texts == protocol.text_of(protocol.scb_stage1(question["question"]))
+        stage1, stage2 = [e for e in sample["events"] if e["event"] == "model"]
+        (start, end), messages = stage2["input_refs"][0], sample["events_data"]["messages"]
+        (request,) = messages[start:end]
+        letter = read_response(sample["store"]["scb/stage1"], protocol.LETTERS).letter
+        chosen = protocol.LETTERS.index(letter) if letter else 0
+        expected = protocol.scb_stage2(question["grounding_prompt"], "qwen2_5_vl", chosen)
+        assert tuple(p["text"] for p in request["content"] if p["type"] == "text") == protocol.text_of(expected)
+        assert [p["type"] for p in request["content"]] == ["image", "text"]
