@@ -50,6 +50,7 @@ from submissions.disclosure import NOTHING, Disclosure, classify, disclose, view
 from submissions.fair_queue import Checks, FairQueue
 from submissions.feedback import Feedback
 from submissions.intake import Intake, Progress
+from submissions.job_bounds import JobBounds
 from submissions.model_hub import HubModels
 from submissions.probes import ProbeDetector, ProbeFlag
 from submissions.quotas import QuotaPolicy, QuotaStatus
@@ -699,22 +700,23 @@ class Leaderboard:
         """Publish the waiting tables whose debounce has run out; returns those published."""
         return [b for b in self._waiting() if self.publish(b)]
 
-    def use_scoring_pool(self, workers: int) -> ScoringPool:
+    def use_scoring_pool(self, workers: int, bounds: JobBounds = JobBounds()) -> ScoringPool:
         """Score and check uploads (validate-only, pre-checks) in ``workers`` lower-priority
-        processes, so browsing keeps the CPU; checks take fair turns, one per worker at once."""
+        processes, so browsing keeps the CPU; checks take fair turns, one per worker at once, each
+        job within ``bounds`` (stopped past them: no account waits longer behind another's job)."""
         from submissions.worker import ScoringPool
 
-        pool = ScoringPool(workers)
+        pool = ScoringPool(workers, bounds=bounds)
         self.intake.evaluator, self.intake.run_check = pool.evaluate, pool.run_check
         self.intake.checks = FairQueue(slots=workers)
         return pool
 
-    def use_compare_pool(self, workers: int) -> WorkerPool:
+    def use_compare_pool(self, workers: int, bounds: JobBounds = JobBounds()) -> WorkerPool:
         """Combine Compare's figures in ``workers`` lower-priority processes of their own (never
         behind a scoring job, never holding a gold); visitors take fair turns, one per worker."""
         from submissions.worker import WorkerPool
 
-        pool = WorkerPool(workers)
+        pool = WorkerPool(workers, bounds=bounds)
         pool.start()  # the first visitor to compare does not wait for a spawn
         self.run_compare = functools.partial(pool.run, "comparing")
         self.compare_turns = FairQueue(slots=workers)

@@ -1,0 +1,110 @@
+"""Every job in a worker is bounded by the pool, not by the code it runs (issue 30 item 2).
+
+At ebb85c5 one validate-only line of ``\\boxed{`` and 1,000 spaces held the only scoring worker 114 s,
+and another account's ordinary check waited 106 s behind it: worker jobs had no time limit
+(attacks.md #1). Here a job past its deadline or its memory cap is stopped by killing its worker,
+which is replaced; the team is told so; the next job, another account's, runs in the new worker.
+The bounds are set small so that the tests are quick; no test asserts how long anything took.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from leaderboard.service import Leaderboard
+from submissions.job_bounds import JobBounds, JobOverBound
+from submissions.records import Identity, Status
+from submissions.worker import ScoringPool, WorkerPool
+from tests.support import jobs
+from tests.support.submissions import ALICE, form, submission_ids, write_submission
+
+BOB = Identity("bob")
+
+
+def _running(pid: int) -> bool:
+    """Alive and not a zombie waiting to be reaped."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+
+
+@pytest.fixture
+def quick_pool():
+    pool = WorkerPool(1, nice=0, bounds=JobBounds(seconds=2, memory_mb=100))
+    yield pool
+    pool.close()
+
+
+def test_a_job_past_its_deadline_is_stopped_and_its_worker_replaced(quick_pool):
+    (before,) = quick_pool.pids()
+    with pytest.raises(JobOverBound, match=r"reading this file took longer than 2 s; nothing was scored"):
+        quick_pool.run("sleeping", jobs.sleep_then, 600, "late")
+    (after,) = quick_pool.pids()
+    assert after != before
+    assert not _running(before)
+    assert quick_pool.run("the next job", jobs.sleep_then, 0, "done") == "done"
+
+
+def test_a_job_past_its_memory_cap_is_stopped(quick_pool):
+    (before,) = quick_pool.pids()
+    with pytest.raises(JobOverBound, match=r"more than 100 MB of memory; nothing was scored"):
+        quick_pool.run("filling memory", jobs.hold_memory, 300, 600)
+    assert quick_pool.pids() != [before]
+    assert quick_pool.run("the next job", jobs.sleep_then, 0, "done") == "done"
+
+
+def test_an_allocation_faster_than_the_watch_is_refused_by_the_worker(quick_pool):
+    """The address-space cap, four job caps above the worker's own: one 2 GB allocation fails inside."""
+    with pytest.raises(JobOverBound, match=r"more than 100 MB of memory"):
+        quick_pool.run("allocating", jobs.allocate_at_once, 2048)
+    assert quick_pool.run("the next job", jobs.sleep_then, 0, "done") == "done"
+
+
+def test_a_stalled_check_is_stopped_and_another_accounts_check_then_runs(lb: Leaderboard, tmp_path: Path):
+    """The red team's hog (t_worker_hog.py) in miniature: one worker, one account's check stalls,
+    another account's check waits behind it only until its bound."""
+    pool = lb.use_scoring_pool(1, JobBounds(seconds=3, memory_mb=1024))
+    lb.intake.run_check = lambda check, gold, *args: pool.run_check(jobs.stalling_check, gold, *args)
+    path = write_submission(tmp_path / "s.jsonl", accuracy=0.6, grounding="bbox_good")
+    answers = {}
+
+    def send(who: Identity, model: str) -> None:
+        answers[who.username] = lb.submit("scb", path, form(model, "Team"), who, "s.jsonl", validate_only=True)
+
+    try:
+        (first_worker,) = pool.pids()
+        stalled = threading.Thread(target=send, args=(ALICE, jobs.STALLED_MODEL))
+        stalled.start()
+        while lb.intake.checks.held("alice") == 0 and stalled.is_alive():
+            threading.Event().wait(0.01)
+        send(BOB, "Honest")  # waits for alice's turn to end: the bound ends it
+        stalled.join(60)
+        (second_worker,) = pool.pids()
+    finally:
+        pool.close()
+    assert answers["alice"].status is Status.REJECTED
+    told = [i.message for i in answers["alice"].issues]
+    assert told == ["reading this file took longer than 3 s; nothing was scored"]
+    assert answers["bob"].status.value == "valid", answers["bob"].message
+    assert second_worker != first_worker
+    assert lb.catalog.all() == []  # validate-only: nothing stored
+
+
+def test_a_scoring_past_its_bound_keeps_the_upload_and_says_so(lb: Leaderboard, tmp_path: Path):
+    pool = ScoringPool(1, nice=0, bounds=JobBounds(seconds=0.001, memory_mb=1024))
+    lb.intake.evaluator, lb.intake.run_check = pool.evaluate, pool.run_check
+    try:
+        path = write_submission(tmp_path / "s.jsonl", accuracy=0.6)
+        answer = lb.submit("scb", path, form(), ALICE, "s.jsonl")
+    finally:
+        pool.close()
+    assert answer.status is Status.REJECTED
+    assert [(i.code, i.message) for i in answer.issues] == [
+        ("job_over_bound", "reading this file took longer than 0.001 s; nothing was scored")
+    ]
+    assert submission_ids(lb.store) == [answer.submission_id]  # the upload is kept
+    assert lb.catalog.get(answer.submission_id).rejection(lb.golds.get("scb").version) is not None
