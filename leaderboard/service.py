@@ -568,7 +568,8 @@ class Leaderboard:
     def resume(self) -> int:
         """Finish submissions left unscored (a crash, a restart, a new scorer), then those owing
         a result on a staged gold, and switch the board to it when none is left: the background
-        rescore of a gold added from the CLI or another replica."""
+        rescore of a gold added from the CLI or another replica. Each is evaluated where uploads
+        are (the scoring pool, within its job bounds, when the app has one)."""
         if not self.store.consistent:  # only on a complete copy: "unscored" must not mean "not arrived yet"
             return 0
         done = 0
@@ -576,12 +577,13 @@ class Leaderboard:
             gold = self.golds.get(b)
             if gold is None:
                 continue
-            n = lifecycle.resume(self.store, self.catalog, gold, self.limits, self.seeds)
+            n = lifecycle.resume(self.store, self.catalog, gold, self.limits, self.seeds, self.intake.evaluator)
             if n:
                 self.publish(b)
             staged = self.golds.staged(b)
             if staged is not None:
-                n += lifecycle.resume(self.store, self.catalog, self.golds.compiled(staged), self.limits, self.seeds)
+                compiled, evaluator = self.golds.compiled(staged), self.intake.evaluator
+                n += lifecycle.resume(self.store, self.catalog, compiled, self.limits, self.seeds, evaluator)
                 self._switch(b, staged)
             done += n
         return done

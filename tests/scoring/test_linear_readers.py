@@ -98,7 +98,7 @@ TOKENS = [
 _token_lists = st.lists(st.sampled_from(TOKENS), min_size=1, max_size=6).map("".join)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(prefix=_token_lists, unit=_token_lists, suffix=_token_lists)
 def test_generated_families_are_read_in_linear_time(prefix, unit, suffix):
     """``prefix + unit * k + suffix`` from the rules' own tokens, at n and 4n up to the cap."""
@@ -116,7 +116,7 @@ def _old_reading(text: str, options: list[str] | None) -> tuple[str | None, bool
     return reading.letter, reading.strict
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=800, deadline=None)
 @given(st.lists(st.sampled_from(TOKENS), max_size=24).map("".join), st.booleans())
 def test_the_linear_reader_reads_as_the_backtracking_one_did(text, with_options):
     assert _reading(text, OPTIONS if with_options else None) == _old_reading(text, OPTIONS if with_options else None)

@@ -108,3 +108,23 @@ def test_a_scoring_past_its_bound_keeps_the_upload_and_says_so(lb: Leaderboard, 
     ]
     assert submission_ids(lb.store) == [answer.submission_id]  # the upload is kept
     assert lb.catalog.get(answer.submission_id).rejection(lb.golds.get("scb").version) is not None
+
+
+def _crash(*args):
+    raise RuntimeError("the worker went away")
+
+
+def test_a_resumed_submission_is_evaluated_within_the_bounds(lb: Leaderboard, tmp_path: Path):
+    """An upload left unscored (here: a failed first try) is finished by resume in the bounded
+    pool, not in the web process: at ebb85c5 resume evaluated it in process, with no bound."""
+    lb.intake.evaluator = _crash
+    path = write_submission(tmp_path / "s.jsonl", accuracy=0.6)
+    first = lb.submit("scb", path, form(), ALICE, "s.jsonl")
+    assert first.status is Status.FAILED
+    pool = lb.use_scoring_pool(1, JobBounds(seconds=0.001, memory_mb=1024))
+    try:
+        assert lb.resume() == 1
+    finally:
+        pool.close()
+    rejection = lb.catalog.get(first.submission_id).rejection(lb.golds.get("scb").version)
+    assert [i.code for i in rejection.issues] == ["job_over_bound"]
