@@ -35,7 +35,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import suppress
@@ -135,20 +135,42 @@ class _Worker:
             initargs=(nice, loaded_plugins(), memory_bytes),
         )
         self._pid: int | None = None
+        self._started: Future[int] | None = None
+
+    def start(self) -> None:
+        """Spawn the process now, without waiting for it."""
+        if self._started is None:
+            self._started = self.executor.submit(os.getpid)
 
     @property
     def pid(self) -> int:
         """The process's id (it is spawned on the first call)."""
         if self._pid is None:
-            self._pid = self.executor.submit(os.getpid).result()
+            self.start()
+            self._pid = self._started.result()
         return self._pid
 
     def kill(self) -> None:
-        """End the process now, whatever it runs, and let its executor go."""
+        """End the process now, whatever it runs, and let its executor go; returns once it is gone
+        (its memory given back before a new worker starts), or after :data:`KILL_WAIT_SECONDS`."""
         if self._pid is not None:
             with suppress(ProcessLookupError):
                 os.kill(self._pid, signal.SIGKILL)
+            gone_by = time.monotonic() + KILL_WAIT_SECONDS
+            while _alive(self._pid) and time.monotonic() < gone_by:
+                time.sleep(0.01)
         self.executor.shutdown(wait=False, cancel_futures=True)
+
+
+KILL_WAIT_SECONDS = 5.0
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process still runs (a zombie, dead and waiting to be reaped, does not)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
 
 
 class WorkerPool:
@@ -163,6 +185,7 @@ class WorkerPool:
         self._lock = threading.Lock()
         self._free: queue.SimpleQueue[_Worker] = queue.SimpleQueue()
         self._all = [self._new_worker() for _ in range(workers)]
+        self._spare: _Worker | None = None  # started once a job has run half its time bound
         for worker in self._all:
             self._free.put(worker)
 
@@ -194,6 +217,8 @@ class WorkerPool:
         deadline = time.monotonic() + self.bounds.seconds
         while True:
             left = deadline - time.monotonic()
+            if left < self.bounds.seconds / 2:
+                self._start_spare()
             try:
                 return future.result(timeout=max(0.0, min(WATCH_SECONDS, left)))
             except FutureTimeout:
@@ -203,10 +228,18 @@ class WorkerPool:
             if _resident_bytes(pid) - baseline > self.bounds.memory_bytes:
                 raise JobOverBound.of_memory(self.bounds)
 
+    def _start_spare(self) -> None:
+        """Start a spare worker, once: a job past half its bound may be stopped, and the next job
+        (another account's, waiting its turn) should not wait for a spawn as well (2-3 s here)."""
+        with self._lock:
+            if self._spare is None:
+                self._spare = self._new_worker()
+                self._spare.start()
+
     def _replace(self, worker: _Worker) -> _Worker:
         worker.kill()
-        fresh = self._new_worker()
         with self._lock:
+            fresh, self._spare = self._spare or self._new_worker(), None
             self._all = [fresh if w is worker else w for w in self._all]
         return fresh
 
@@ -219,11 +252,11 @@ class WorkerPool:
     def start(self) -> None:
         """Start the workers now rather than on the first call (a spawn takes a second or so)."""
         for worker in list(self._all):
-            worker.executor.submit(os.getpid)
+            worker.start()
 
     def close(self) -> None:
         with self._lock:
-            workers = list(self._all)
+            workers = [*self._all, *([self._spare] if self._spare else [])]
         for worker in workers:
             worker.executor.shutdown(wait=True, cancel_futures=True)
 

@@ -9,6 +9,7 @@ The bounds are set small so that the tests are quick; no test asserts how long a
 
 from __future__ import annotations
 
+import multiprocessing
 import threading
 from pathlib import Path
 
@@ -128,3 +129,20 @@ def test_a_resumed_submission_is_evaluated_within_the_bounds(lb: Leaderboard, tm
         pool.close()
     rejection = lb.catalog.get(first.submission_id).rejection(lb.golds.get("scb").version)
     assert [i.code for i in rejection.issues] == ["job_over_bound"]
+
+
+def test_a_spare_worker_is_ready_when_a_long_job_is_stopped():
+    """A job past half its bound starts a spare, which takes the stopped worker's place: the next
+    job waits for no spawn (perf/bench_worker_hog.py measures the wait)."""
+    pool = WorkerPool(1, nice=0, bounds=JobBounds(seconds=6, memory_mb=100))
+    try:
+        assert pool.run("warming up", jobs.sleep_then, 0, "ready") == "ready"  # spawned, the job module imported
+        (first,) = pool.pids()
+        assert pool.run("a long job", jobs.sleep_then, 3.5, "done") == "done"  # past half of 6 s
+        spares = {p.pid for p in multiprocessing.active_children()} - {first}
+        assert len(spares) == 1
+        with pytest.raises(JobOverBound):
+            pool.run("sleeping", jobs.sleep_then, 600, "late")
+        assert pool.pids() == list(spares)
+    finally:
+        pool.close()
