@@ -275,25 +275,42 @@ def _xlsx_rows(data: bytes, max_rows: int, what: str) -> list[dict]:
 
 _SHEET = re.compile(r"xl/worksheets/[^/]+\.xml")
 _ROW_TAG = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?row[\s/>]")
+_STRINGS = re.compile(r"xl/[^/]*[sS]trings[^/]*\.xml")
+_STRING_TAG = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?si[\s/>]")
+STRINGS_PER_ROW = 64
+"""Shared strings a workbook may hold per row allowed: VLMEvalKit's rows have about a dozen text cells."""
 
 
 def _count_sheet_rows(book: zipfile.ZipFile, max_rows: int, what: str) -> None:
     """TooManyRows when a sheet holds more than ``max_rows`` rows, counted in its XML as it is
     unpacked, before openpyxl opens the workbook: in read-only mode it reads every sheet to its end
-    to size it when the sheet does not say its size (2.5 M rows: 20 s, 280 MB, before the first row)."""
+    to size it when the sheet does not say its size (2.5 M rows: 20 s, 280 MB, before the first row).
+    Its shared strings, which openpyxl loads whole, are bounded per row the same way (12 M of them,
+    from a 0.5 MB file: 1.15 GB and 90 s)."""
     for name in (n for n in book.namelist() if _SHEET.fullmatch(n)):
-        rows, tail = 0, b""
-        with book.open(name) as sheet:
-            while chunk := sheet.read(1 << 20):
-                text = tail + chunk
-                cut = max(0, text.rfind(b"<"))  # a tag cut by the chunk's end is counted with the next
-                rows += len(_ROW_TAG.findall(text, 0, cut))
-                tail = text[cut:]
-                if rows > max_rows:
-                    raise TooManyRows(what, max_rows - 1)
-            rows += len(_ROW_TAG.findall(tail))
-        if rows > max_rows:
+        if _more_tags(book, name, _ROW_TAG, max_rows):
             raise TooManyRows(what, max_rows - 1)
+    strings = STRINGS_PER_ROW * max_rows
+    for name in (n for n in book.namelist() if _STRINGS.fullmatch(n)):
+        if _more_tags(book, name, _STRING_TAG, strings):
+            raise ShapeError(
+                f"this is {what} of more than {strings:,} shared strings; the limit is {strings:,} "
+                f"({STRINGS_PER_ROW} for each of the {max_rows:,} rows a sheet may have); reading stopped there"
+            )
+
+
+def _more_tags(book: zipfile.ZipFile, name: str, tag: re.Pattern, limit: int) -> bool:
+    """Whether the part ``name`` holds more than ``limit`` of ``tag``, counted in 1 MiB chunks as it is unpacked."""
+    count, tail = 0, b""
+    with book.open(name) as part:
+        while chunk := part.read(1 << 20):
+            text = tail + chunk
+            cut = max(0, text.rfind(b"<"))  # a tag cut by the chunk's end is counted with the next
+            count += len(tag.findall(text, 0, cut))
+            tail = text[cut:]
+            if count > limit:
+                return True
+    return count + len(tag.findall(tail)) > limit
 
 
 def _from_table(bench: Benchmark, gold: Gold, source: str | Path | bytes, delimiter: str, max_rows: int) -> Converted:
