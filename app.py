@@ -12,6 +12,7 @@ import logging
 from leaderboard.config import Settings
 from leaderboard.reader import PublishedLeaderboard
 from leaderboard.service import Leaderboard
+from submissions.job_bounds import JobBounds
 from ui import build_app, launch
 from ui.jobs import start_jobs, start_reader_jobs
 from ui.page import cap_malloc_arenas, quiet_analytics
@@ -37,10 +38,11 @@ def main() -> None:
         start_reader_jobs(leaderboard, settings.ui.refresh_seconds)
     else:
         leaderboard = open_leaderboard(settings)
+        bounds = JobBounds(settings.job_seconds, settings.job_memory_mb)
         if settings.scoring_workers:
-            leaderboard.use_scoring_pool(settings.scoring_workers)
+            leaderboard.use_scoring_pool(settings.scoring_workers, bounds)
         if settings.compare_workers:
-            leaderboard.use_compare_pool(settings.compare_workers)
+            leaderboard.use_compare_pool(settings.compare_workers, bounds)
         start_jobs(leaderboard, settings.ui.refresh_seconds)
     launch(build_app(leaderboard, settings.ui), leaderboard, settings.ui, settings.max_upload_bytes)
 

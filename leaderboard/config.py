@@ -242,6 +242,8 @@ class Settings:
     plugins: tuple[str, ...] = ()  # modules that register more benchmarks (and their demos) on import
     scoring_workers: int = 1  # the app scores uploads in this many niced worker processes (0: in process)
     compare_workers: int = 1  # and combines Compare's figures in this many of its own (0: in process)
+    job_seconds: int = 60  # a worker's job (a check, a scoring, a comparison) is stopped after this long
+    job_memory_mb: int = 1024  # or once its worker holds this much more memory than when it began
     feedback: str = "ladder"  # "ladder": the Ladder rule per team (docs/integrity.md); "full": every result shown
     publications_per_week: int = 3  # submissions a team may newly make public per benchmark in 7 days (Ladder)
     auto_hold: bool = True  # hold further suspicious submissions of a flagged probe series for review
@@ -306,6 +308,8 @@ class Settings:
             plugins=env.names("LEADERBOARD_PLUGINS"),
             scoring_workers=env.whole("LEADERBOARD_SCORING_WORKERS", 1, maximum=64),
             compare_workers=env.whole("LEADERBOARD_COMPARE_WORKERS", 1, maximum=16),
+            job_seconds=env.whole("LEADERBOARD_JOB_SECONDS", 60, minimum=1),
+            job_memory_mb=env.whole("LEADERBOARD_JOB_MEMORY_MB", 1024, minimum=64),
             feedback=env.choice("LEADERBOARD_FEEDBACK", "ladder", FEEDBACK_POLICIES),
             publications_per_week=env.whole("LEADERBOARD_PUBLICATIONS_PER_WEEK", 3, minimum=1),
             auto_hold=env.flag("LEADERBOARD_AUTO_HOLD", True),

@@ -53,6 +53,7 @@ from submissions.fair_queue import Checks, FairQueue
 from submissions.feedback import Feedback
 from submissions.fields import HUB_FIELD
 from submissions.intake import Intake, Progress
+from submissions.job_bounds import JobBounds
 from submissions.model_hub import HubModels
 from submissions.probes import ProbeDetector, ProbeFlag
 from submissions.quotas import QuotaPolicy, QuotaStatus
@@ -659,7 +660,8 @@ class Leaderboard:
     def resume(self) -> int:
         """Finish submissions left unscored (a crash, a restart, a new scorer), then those owing
         a result on a staged gold, and switch the board to it when none is left: the background
-        rescore of a gold added from the CLI or another replica."""
+        rescore of a gold added from the CLI or another replica. Each is evaluated where uploads
+        are (the scoring pool, within its job bounds, when the app has one)."""
         if not self.store.consistent:  # only on a complete copy: "unscored" must not mean "not arrived yet"
             return 0
         done = 0
@@ -667,12 +669,13 @@ class Leaderboard:
             gold = self.golds.get(b)
             if gold is None:
                 continue
-            n = lifecycle.resume(self.store, self.catalog, gold, self.limits, self.seeds)
+            n = lifecycle.resume(self.store, self.catalog, gold, self.limits, self.seeds, self.intake.evaluator)
             if n:
                 self.publish(b)
             staged = self.golds.staged(b)
             if staged is not None:
-                n += lifecycle.resume(self.store, self.catalog, self.golds.compiled(staged), self.limits, self.seeds)
+                compiled, evaluator = self.golds.compiled(staged), self.intake.evaluator
+                n += lifecycle.resume(self.store, self.catalog, compiled, self.limits, self.seeds, evaluator)
                 self._switch(b, staged)
             done += n
         return done
@@ -791,22 +794,23 @@ class Leaderboard:
         """Publish the waiting tables whose debounce has run out; returns those published."""
         return [b for b in self._waiting() if self.publish(b)]
 
-    def use_scoring_pool(self, workers: int) -> ScoringPool:
+    def use_scoring_pool(self, workers: int, bounds: JobBounds = JobBounds()) -> ScoringPool:
         """Score and check uploads (validate-only, pre-checks) in ``workers`` lower-priority
-        processes, so browsing keeps the CPU; checks take fair turns, one per worker at once."""
+        processes, so browsing keeps the CPU; checks take fair turns, one per worker at once, each
+        job within ``bounds`` (stopped past them: no account waits longer behind another's job)."""
         from submissions.worker import ScoringPool
 
-        pool = ScoringPool(workers)
+        pool = ScoringPool(workers, bounds=bounds)
         self.intake.evaluator, self.intake.run_check = pool.evaluate, pool.run_check
         self.intake.checks = FairQueue(slots=workers)
         return pool
 
-    def use_compare_pool(self, workers: int) -> WorkerPool:
+    def use_compare_pool(self, workers: int, bounds: JobBounds = JobBounds()) -> WorkerPool:
         """Combine Compare's figures in ``workers`` lower-priority processes of their own (never
         behind a scoring job, never holding a gold); visitors take fair turns, one per worker."""
         from submissions.worker import WorkerPool
 
-        pool = WorkerPool(workers)
+        pool = WorkerPool(workers, bounds=bounds)
         pool.start()  # the first visitor to compare does not wait for a spawn
         self.run_compare = functools.partial(pool.run, "comparing")
         self.compare_turns = FairQueue(slots=workers)

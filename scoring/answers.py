@@ -51,7 +51,7 @@ others it read as ``lenient``.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -60,7 +60,6 @@ from functools import lru_cache
 class _Patterns:
     answer: re.Pattern
     named: re.Pattern
-    markup: re.Pattern
     stated: tuple[re.Pattern, ...]
     leading: tuple[re.Pattern, ...]
     ordinal_stated: re.Pattern
@@ -71,12 +70,17 @@ class _Patterns:
 
 _NOUN = r"(?i:answer|option|choice|image|picture)"
 _NAMED = r"(?i:option|image|choice|picture)"
-_AFFIRM = r"(?:is\s+(?:the\s+)?(?:correct|right|answer|best|one)|shows|depicts|matches|contains)"
+_AFFIRM = r"(?:is\s++(?:the\s++)?(?:correct|right|answer|best|one)|shows|depicts|matches|contains)"
 _ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
 _ORDINAL_NUMBERS = ("1st", "2nd", "3rd", "4th", "5th", "6th", "7th", "8th")
 _THINK = re.compile(r"^\s*<think>.*?</think>\s*(?=\S)", re.S)
 _EMPHASIS = re.compile(r"[*_`]")
-_MARKUP = r"<answer>\s*(.*?)\s*</answer>|\\boxed\{\s*(?:\\text(?:bf)?\{\s*)?([^{}]*?)\s*\}?\s*\}"
+_BOXED = re.compile(r"\\boxed\{\s*+(?:\\text(?:bf)?\{\s*+)?((?:[^{}\s]++|\s++(?=[^{}\s]))*+)\s*+\}?\s*+\}")
+"""``\\boxed{C}``, ``\\boxed{\\text{C}}``: the content up to the first brace, its surrounding whitespace left
+out. Each run of whitespace is taken whole (possessive ``++``) and never given back: the backtracking
+spelling, ``\\s*(?:...)?([^{}]*?)\\s*\\}?\\s*\\}``, tried every split of a run of spaces between its parts
+(``\\boxed{`` and 800 spaces took 141 s, growth n^4.4)."""
+_OPEN_TAG, _CLOSE_TAG = "<answer>", "</answer>"
 
 
 @lru_cache(maxsize=16)
@@ -84,35 +88,34 @@ def _patterns(choices: str) -> _Patterns:
     """The rules' patterns for one set of answer letters (capitals, checked by the declaration)."""
     up, low = f"[{choices}]", f"[{choices.lower()}]"
     both = f"[{choices}{choices.lower()}]"
-    letter = rf"(?:[\(\[]\s*({both})\s*[\)\]]|({up})(?![\w'])|({low})(?=[.):]|$))"
+    letter = rf"(?:[\(\[]\s*+({both})\s*+[\)\]]|({up})(?![\w'])|({low})(?=[.):]|$))"
     words = "|".join(_ORDINALS[: len(choices)] + _ORDINAL_NUMBERS[: len(choices)])
-    ordinal = rf"\b(?i:({words}))\s+(?i:(image|picture|option|choice))\b"
+    ordinal = rf"\b(?i:({words}))\s++(?i:(image|picture|option|choice))\b"
     return _Patterns(
         answer=re.compile(rf"^\s*[\(\[]?\s*({both})\s*[\)\]]?\s*[.)]?\s*$"),
         named=re.compile(rf"^\s*{_NAMED}\s*[\(\[]?\s*({both})\s*[\)\]]?\s*[.)]?\s*$"),
-        markup=re.compile(_MARKUP, re.S),
         stated=(
             re.compile(
-                rf"\b(?:[Ff]inal\s+|[Cc]orrect\s+)?{_NOUN}\s*(?:is\s*:?|:|=)\s*(?:(?:[Oo]ption|[Ii]mage)\s+)?{letter}"
+                rf"\b(?:[Ff]inal\s++|[Cc]orrect\s++)?{_NOUN}\s*+(?:is\s*+:?|:|=)\s*+(?:(?:[Oo]ption|[Ii]mage)\s++)?{letter}"
             ),
             re.compile(
-                rf"\bI(?:\s+would|'d)?\s+(?:choose|pick|select|go\s+with)\s+(?:(?:[Oo]ption|[Ii]mage)\s+)?{letter}"
+                rf"\bI(?:\s++would|'d)?\s++(?:choose|pick|select|go\s++with)\s++(?:(?:[Oo]ption|[Ii]mage)\s++)?{letter}"
             ),
             re.compile(
-                rf"(?:정답|답)\s*(?:은|는)?\s*[:=]?\s*"
-                rf"(?:[\(\[]\s*({both})\s*[\)\]]|({up})(?![A-Za-z])|({low})(?=[.):]|$|[가-힣]))"
+                rf"(?:정답|답)\s*+(?:은|는)?\s*+[:=]?\s*+"
+                rf"(?:[\(\[]\s*+({both})\s*+[\)\]]|({up})(?![A-Za-z])|({low})(?=[.):]|$|[가-힣]))"
             ),
-            re.compile(rf"\b{_NAMED}\s+(?:[\(\[]({both})[\)\]]|({up}))()\s+{_AFFIRM}\b"),
+            re.compile(rf"\b{_NAMED}\s++(?:[\(\[]({both})[\)\]]|({up}))()\s++{_AFFIRM}\b"),
             re.compile(
-                rf"(?<![\w'])({up})\s+is\s+(?:the\s+)?(?:correct|right)\b"
-                rf"|(?<![\w'])({up})\s+is\s+the\s+(?:correct\s+|right\s+|best\s+)?(?:answer|choice|option|one)\b"
+                rf"(?<![\w'])({up})\s++is\s++(?:the\s++)?(?:correct|right)\b"
+                rf"|(?<![\w'])({up})\s++is\s++the\s++(?:correct\s++|right\s++|best\s++)?(?:answer|choice|option|one)\b"
             ),
         ),
         leading=(re.compile(rf"^\s*[\(\[]?({both})[.):\]]"), re.compile(rf"^\s*[\(\[]?({up})[\)\]]?[ \t]*\r?\n")),
-        ordinal_stated=re.compile(rf"(?i:answer|choice)\s*(?:is\s*:?|:)\s*(?:(?i:the)\s+)?{ordinal}"),
+        ordinal_stated=re.compile(rf"(?i:answer|choice)\s*+(?:is\s*+:?|:)\s*+(?:(?i:the)\s++)?{ordinal}"),
         ordinal=re.compile(ordinal),
         bracketed=re.compile(rf"[\(\[]({both})[\)\]]"),
-        closing=re.compile(rf"(?:\bis|\b[Ii]t'?s|\b[Ii]t’s)\s+(?:{_NAMED}\s+)?[\(\[]?({up})[\)\]]?\s*[.!]?\s*$"),
+        closing=re.compile(rf"(?:\bis|\b[Ii]t'?s|\b[Ii]t’s)\s++(?:{_NAMED}\s++)?[\(\[]?({up})[\)\]]?\s*+[.!]?\s*+$"),
     )
 
 
@@ -211,12 +214,43 @@ def _lenient_letter(text: str, choices: str, options: Sequence[str] | None) -> s
 
 def _markup(text: str, unstarred: str, rules: _Patterns, choices: str, options: Sequence[str] | None) -> str | None:
     """Rule 3: ``<answer>`` tags and ``\\boxed{}``, their content read as a whole text."""
-    found = {
-        read
-        for m in rules.markup.finditer(text)
-        if (read := _whole(m.group(1) if m.group(1) is not None else m.group(2), rules, choices, options))
-    }
+    found = {read for content in _markup_contents(text) if (read := _whole(content, rules, choices, options))}
     return _one(found)
+
+
+def _markup_contents(text: str) -> Iterator[str]:
+    """The contents of the markups in ``text``, left to right, none inside another (as one pattern
+    with both alternatives found them, ``<answer>\\s*(.*?)\\s*</answer>|\\\\boxed...``)."""
+    next_tagged = _tag_finder(text)
+    tagged, boxed = next_tagged(0), _BOXED.search(text)
+    while tagged is not None or boxed is not None:
+        if boxed is None or (tagged is not None and tagged[0] < boxed.start()):
+            _, at, content = tagged
+        else:
+            at, content = boxed.end(), boxed.group(1)
+        yield content
+        if tagged is not None and tagged[0] < at:
+            tagged = next_tagged(at)
+        if boxed is not None and boxed.start() < at:
+            boxed = _BOXED.search(text, at)
+
+
+def _tag_finder(text: str) -> Callable[[int], tuple[int, int, str] | None]:
+    """The first ``<answer>...</answer>`` from a position on, as (start, end, content without its
+    surrounding whitespace), or None. Positions asked for only grow and the closing tag found is
+    kept, so the text is searched once: a pattern looked for a closing tag from each of many
+    opening tags, time quadratic in the text."""
+    closing = -1
+
+    def first_from(at: int) -> tuple[int, int, str] | None:
+        nonlocal closing
+        start = text.find(_OPEN_TAG, at)
+        inner = start + len(_OPEN_TAG)
+        if start < 0 or (closing < inner and (closing := text.find(_CLOSE_TAG, inner)) < 0):
+            return None
+        return start, closing + len(_CLOSE_TAG), text[inner:closing].strip()
+
+    return first_from
 
 
 def _stated(text: str, unstarred: str, rules: _Patterns, choices: str, options: Sequence[str] | None) -> str | None:

@@ -178,13 +178,14 @@ def validate_file(
         log.raise_if_any()
     limits = _limits_for(gold, limits)
     try:
-        shaped = harness.as_submission(bench, gold, source, limits.max_bytes)
+        shaped = harness.as_submission(bench, gold, source, limits.max_bytes, limits.max_lines)
     except harness.ShapeError as e:
         log.add(e.code, 0, "", str(e))
         log.raise_if_any()
     converted = shaped if isinstance(shaped, harness.Converted) else None
     if converted is not None:
-        source = converted.data
+        source = converted.data  # the file sent was held to the byte limit; its lines to the line limit
+        limits = replace(limits, max_bytes=max(limits.max_bytes, len(source)))
     plain = batch.read_plain(bench, gold, source, bbox_format, limits)
     if plain is not None:
         predictions = _plain_predictions(bench, gold, plain)

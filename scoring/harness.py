@@ -45,9 +45,11 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
+import re
 import zipfile
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -56,6 +58,8 @@ from scoring.benchmarks.base import Benchmark
 from scoring.gold import Gold
 
 HEAD_BYTES = 64 * 1024
+MAX_ROWS = 100_000
+"""Records a harness file may hold when the caller names no limit (scoring.Limits.max_lines)."""
 MAX_UNZIPPED = 256 * 1024 * 1024
 """A workbook may unpack to this much at most (a zip bomb is refused before openpyxl opens it)."""
 LMMS_RESPONSE_FIELDS = ("filtered_resps", "resps")
@@ -68,6 +72,26 @@ class ShapeError(ValueError):
     """The whole file has a shape the site does not read: one message, what it is and what to do."""
 
     code = "file_shape"
+
+
+class TooManyRows(ShapeError):
+    """The file holds more records than the line limit: reading stopped there, before converting."""
+
+    code = "too_many_lines"
+
+    def __init__(self, what: str, max_rows: int) -> None:
+        super().__init__(
+            f"this is {what} of more than {max_rows:,} records; the line limit is {max_rows:,}; reading stopped there"
+        )
+
+
+def _counted(records: Iterable[dict], max_rows: int, what: str) -> Iterator[dict]:
+    """``records`` as they are read, stopping with :class:`TooManyRows` past ``max_rows``: a table of
+    3.4 M rows was turned into 3.4 M dicts (2.97 GB) before any limit applied (attacks.md #3)."""
+    for count, record in enumerate(records, 1):
+        if count > max_rows:
+            raise TooManyRows(what, max_rows)
+        yield record
 
 
 @dataclass(frozen=True)
@@ -87,22 +111,23 @@ class Converted:
 
 
 def as_submission(
-    bench: Benchmark, gold: Gold, source: str | Path | bytes, max_bytes: int
+    bench: Benchmark, gold: Gold, source: str | Path | bytes, max_bytes: int, max_rows: int = MAX_ROWS
 ) -> str | Path | bytes | Converted:
     """``source`` unchanged when it is (or may be) our JSON Lines, else its :class:`Converted`
-    lines; raises ShapeError for a shape it recognises and cannot read."""
+    lines; raises ShapeError for a shape it recognises and cannot read, TooManyRows for a file
+    of more than ``max_rows`` records (counted as they are read: nothing past them is read)."""
     head = _head(source)
     if head.startswith(b"PK\x03\x04"):
-        data = _whole(source, max_bytes)
+        data, what = _whole(source, max_bytes), "an Excel workbook (.xlsx)"
         if inspect_log.is_eval_log(data):
             return _from_inspect(bench, gold, data)
         if not bundle.is_workbook(data):  # a zip of lmms-eval's output folder
-            return _lmms(bench, gold, _gathered([bundle.Part("the zip", data)], max_bytes))
-        return _from_rows(bench, gold, "an Excel workbook (.xlsx)", _xlsx_rows(data))
+            return _lmms(bench, gold, _gathered([bundle.Part("the zip", data)], max_bytes), max_rows)
+        return _from_rows(bench, gold, what, _xlsx_rows(data, max_rows, what))
     text = head.decode("utf-8", "replace").lstrip("\ufeff \t\r\n")
     first = text.split("\n", 1)[0].strip()
     if text.startswith("["):
-        document = _json_document(source, max_bytes)
+        document = _json_array(source, max_bytes, max_rows)
         if document is not None:
             return _from_document(bench, gold, document)
         return source
@@ -117,12 +142,14 @@ def as_submission(
             return source
         if isinstance(line, dict) and bench.key_field not in line:
             if "doc_id" in line and any(f in line for f in LMMS_RESPONSE_FIELDS):
-                return _lmms(bench, gold, _whole(source, max_bytes))
+                return _lmms(bench, gold, _whole(source, max_bytes), max_rows)
             if "index" in line and "prediction" in line:
-                return _from_records(bench, gold, "VLMEvalKit predictions (JSON Lines)", _json_lines(source, max_bytes))
+                what = "VLMEvalKit predictions (JSON Lines)"
+                return _from_records(bench, gold, what, list(_json_lines(source, max_bytes, max_rows, what)))
         return source
     if "\t" in first or "," in first:
-        return _from_table(bench, gold, _whole(source, max_bytes), "\t" if "\t" in first else ",")
+        _check_size(source, max_bytes)
+        return _from_table(bench, gold, source, "\t" if "\t" in first else ",", max_rows)
     return source
 
 
@@ -143,11 +170,16 @@ def _gathered(parts: list[bundle.Part], max_bytes: int) -> bytes:
         raise ShapeError(str(e)) from None
 
 
+def _check_size(source: str | Path | bytes, max_bytes: int) -> None:
+    """The file's own size against the limit, before any of it is read."""
+    size = len(source) if isinstance(source, bytes) else os.stat(source).st_size
+    if size > max_bytes:
+        raise ShapeError(f"file is {size:,} bytes; the limit is {max_bytes:,}")
+
+
 def _whole(source: str | Path | bytes, max_bytes: int) -> bytes:
-    data = source if isinstance(source, bytes) else Path(source).read_bytes()
-    if len(data) > max_bytes:
-        raise ShapeError(f"file is {len(data):,} bytes; the limit is {max_bytes:,}")
-    return data
+    _check_size(source, max_bytes)
+    return source if isinstance(source, bytes) else Path(source).read_bytes()
 
 
 def _json_line(text: str) -> object | None:
@@ -165,18 +197,65 @@ def _json_document(source: str | Path | bytes, max_bytes: int) -> object | None:
         return None
 
 
-def _json_lines(source: str | Path | bytes, max_bytes: int) -> list[object]:
-    out = []
-    for n, raw in enumerate(_whole(source, max_bytes).decode("utf-8-sig", "replace").splitlines(), 1):
+def _json_array(source: str | Path | bytes, max_bytes: int, max_rows: int) -> object | None:
+    """The file as one JSON value (a list of at most ``max_rows`` items: they are decoded one by
+    one and counted), or None when it is not one (then it is read as JSON Lines)."""
+    text = _whole(source, max_bytes).decode("utf-8-sig", "replace")
+    try:
+        return list(_counted(_array_items(text), max_rows, "a JSON array"))
+    except (ValueError, RecursionError) as e:
+        if isinstance(e, TooManyRows):
+            raise
+        return None
+
+
+def _array_items(text: str) -> Iterator[object]:
+    """The items of the JSON array ``text``, decoded one at a time (json.loads decoded them all first);
+    ValueError where ``text`` is not exactly one array."""
+    decoder, at = json.JSONDecoder(), _skip_space(text, 0)
+    if text[at : at + 1] != "[":
+        raise ValueError("not an array")
+    at = _skip_space(text, at + 1)
+    if text[at : at + 1] == "]":
+        at += 1
+    else:
+        while True:
+            item, at = decoder.raw_decode(text, at)
+            yield item
+            at = _skip_space(text, at)
+            if text[at : at + 1] == "]":
+                at += 1
+                break
+            if text[at : at + 1] != ",":
+                raise ValueError("not an array")
+            at = _skip_space(text, at + 1)
+    if _skip_space(text, at) != len(text):
+        raise ValueError("extra data")
+
+
+_JSON_SPACE = re.compile(r"[ \t\n\r]*")
+
+
+def _skip_space(text: str, at: int) -> int:
+    """The first position from ``at`` that is not JSON whitespace."""
+    return _JSON_SPACE.match(text, at).end()
+
+
+def _json_lines(source: str | Path | bytes, max_bytes: int, max_rows: int, what: str) -> Iterator[dict]:
+    lines = _whole(source, max_bytes).decode("utf-8-sig", "replace").splitlines()
+    return _counted(_json_objects(lines), max_rows, what)
+
+
+def _json_objects(lines: Iterable[str]) -> Iterator[dict]:
+    for n, raw in enumerate(lines, 1):
         if raw.strip():
             value = _json_line(raw)
             if not isinstance(value, dict):
                 raise ShapeError(f"line {n} of these VLMEvalKit predictions is not a JSON object")
-            out.append(value)
-    return out
+            yield value
 
 
-def _xlsx_rows(data: bytes) -> list[dict]:
+def _xlsx_rows(data: bytes, max_rows: int, what: str) -> list[dict]:
     try:
         import openpyxl  # optional: only Excel workbooks need it
     except ImportError:
@@ -188,33 +267,90 @@ def _xlsx_rows(data: bytes) -> list[dict]:
         with zipfile.ZipFile(io.BytesIO(data)) as z:
             if sum(i.file_size for i in z.infolist()) > MAX_UNZIPPED:
                 raise ShapeError(f"this workbook unpacks to more than {MAX_UNZIPPED:,} bytes")
+            _count_sheet_rows(z, max_rows + 1, what)  # the header row, then the records
         book = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
-        rows = list(book.worksheets[0].iter_rows(values_only=True))
+        rows = book.worksheets[0].iter_rows(values_only=True)  # read as iterated (read-only mode)
+        header = ["" if h is None else str(h) for h in next(rows, None) or ()]
+        if not header:
+            raise ShapeError("this Excel workbook's first sheet is empty")
+        return [
+            {h: v for h, v in zip(header, row, strict=False) if h}
+            for row in _counted(rows, max_rows, what)
+            if any(v is not None for v in row)
+        ]
     except ShapeError:
         raise
     except Exception as e:  # a broken workbook: openpyxl raises many kinds
         raise ShapeError(f"this looks like an Excel workbook but cannot be read: {str(e)[:120]}") from None
-    if not rows:
-        raise ShapeError("this Excel workbook's first sheet is empty")
-    header = ["" if h is None else str(h) for h in rows[0]]
-    return [
-        {h: v for h, v in zip(header, row, strict=False) if h} for row in rows[1:] if any(v is not None for v in row)
-    ]
 
 
-def _from_table(bench: Benchmark, gold: Gold, data: bytes, delimiter: str) -> Converted:
+_SHEET = re.compile(r"xl/worksheets/[^/]+\.xml")
+_ROW_TAG = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?row[\s/>]")
+_STRINGS = re.compile(r"xl/[^/]*[sS]trings[^/]*\.xml")
+_STRING_TAG = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?si[\s/>]")
+STRINGS_PER_ROW = 64
+"""Shared strings a workbook may hold per row allowed: VLMEvalKit's rows have about a dozen text cells."""
+
+
+def _count_sheet_rows(book: zipfile.ZipFile, max_rows: int, what: str) -> None:
+    """TooManyRows when a sheet holds more than ``max_rows`` rows, counted in its XML as it is
+    unpacked, before openpyxl opens the workbook: in read-only mode it reads every sheet to its end
+    to size it when the sheet does not say its size (2.5 M rows: 20 s, 280 MB, before the first row).
+    Its shared strings, which openpyxl loads whole, are bounded per row the same way (12 M of them,
+    from a 0.5 MB file: 1.15 GB and 90 s)."""
+    for name in (n for n in book.namelist() if _SHEET.fullmatch(n)):
+        if _more_tags(book, name, _ROW_TAG, max_rows):
+            raise TooManyRows(what, max_rows - 1)
+    strings = STRINGS_PER_ROW * max_rows
+    for name in (n for n in book.namelist() if _STRINGS.fullmatch(n)):
+        if _more_tags(book, name, _STRING_TAG, strings):
+            raise ShapeError(
+                f"this is {what} of more than {strings:,} shared strings; the limit is {strings:,} "
+                f"({STRINGS_PER_ROW} for each of the {max_rows:,} rows a sheet may have); reading stopped there"
+            )
+
+
+def _more_tags(book: zipfile.ZipFile, name: str, tag: re.Pattern, limit: int) -> bool:
+    """Whether the part ``name`` holds more than ``limit`` of ``tag``, counted in 1 MiB chunks as it is unpacked."""
+    count, tail = 0, b""
+    with book.open(name) as part:
+        while chunk := part.read(1 << 20):
+            text = tail + chunk
+            cut = max(0, text.rfind(b"<"))  # a tag cut by the chunk's end is counted with the next
+            count += len(tag.findall(text, 0, cut))
+            tail = text[cut:]
+            if count > limit:
+                return True
+    return count + len(tag.findall(tail)) > limit
+
+
+def _from_table(bench: Benchmark, gold: Gold, source: str | Path | bytes, delimiter: str, max_rows: int) -> Converted:
+    """A CSV or TSV table read row by row from the file (decoded as it is read), at most ``max_rows``."""
     what = "a TSV table" if delimiter == "\t" else "a CSV table"
+    size = len(source) if isinstance(source, bytes) else os.stat(source).st_size
+    csv.field_size_limit(max(csv.field_size_limit(), size + 1))  # process-wide: only ever raised
+    raw = io.BytesIO(source) if isinstance(source, bytes) else open(source, "rb")  # noqa: SIM115 (closed below)
+    with io.TextIOWrapper(raw, encoding="utf-8-sig", newline="") as text:
+        reader = csv.DictReader(text, delimiter=delimiter)
+        try:
+            rows = [dict(r) for r in _counted(reader, max_rows, what)]
+        except csv.Error as e:
+            raise ShapeError(f"this is {what} that cannot be read: {e}") from None
+        except UnicodeDecodeError:
+            raise ShapeError(
+                f"this is {what}, but not UTF-8 (byte {_first_bad_byte(source)}); save it as UTF-8"
+            ) from None
+        return _from_rows(bench, gold, what, rows, header=reader.fieldnames or [])
+
+
+def _first_bad_byte(source: str | Path | bytes) -> int:
+    """The 1-based position of the first byte that is not UTF-8 (the table was decoded as read)."""
+    data = source if isinstance(source, bytes) else Path(source).read_bytes()
     try:
-        text = data.decode("utf-8-sig")
+        data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
-        raise ShapeError(f"this is {what}, but not UTF-8 (byte {e.start + 1}); save it as UTF-8") from None
-    csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))  # process-wide: only ever raised
-    reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=delimiter)
-    try:
-        rows = [dict(r) for r in reader]
-    except csv.Error as e:
-        raise ShapeError(f"this is {what} that cannot be read: {e}") from None
-    return _from_rows(bench, gold, what, rows, header=reader.fieldnames or [])
+        return e.start + 1
+    return 0
 
 
 def _from_document(bench: Benchmark, gold: Gold, document: object) -> Converted:
@@ -443,13 +579,15 @@ class _Stages:
         return prompt.family if prompt is not None else None
 
 
-def _lmms(bench: Benchmark, gold: Gold, data: bytes) -> Converted:
+def _lmms(bench: Benchmark, gold: Gold, data: bytes, max_rows: int = MAX_ROWS) -> Converted:
     out, stages = _Lines(bench, gold, "lmms-eval samples", {}, [], {}), _Stages()
     record = 0
     for raw in data.decode("utf-8-sig", "replace").splitlines():
         if not raw.strip():
             continue
         record += 1
+        if record > max_rows:
+            raise TooManyRows("lmms-eval samples", max_rows)
         sample = _json_line(raw)
         if not isinstance(sample, dict) or "doc_id" not in sample:
             out.refuse(record, "harness_sample", "not an lmms-eval sample (a JSON object with doc_id)")

@@ -33,6 +33,7 @@ from submissions import fields
 from submissions.answer import SYNCING, SubmitAnswer
 from submissions.catalog import Catalog
 from submissions.fair_queue import FairQueue
+from submissions.job_bounds import JobOverBound
 from submissions.lifecycle import Evaluator, known_answer, process
 from submissions.model_hub import LookUp, Lookup
 from submissions.quotas import QuotaPolicy, QuotaStatus, quota_status, tighter
@@ -325,7 +326,9 @@ class Intake:
     ) -> SubmitAnswer | None:  # fmt: skip
         """What ``check`` answered, run by ``run_check`` in the account's fair turn
         (submissions.fair_queue); ``retry`` when the account holds too many checks or the worker
-        running it died (nothing is kept either way)."""
+        running it died (nothing is kept either way). A check stopped at its bounds
+        (submissions.worker.JobBounds) answers a validate-only with that one issue; a pre-check so
+        stopped lets the upload be stored, and its scoring, bounded alike, is the rejection that says so."""
         turn = self.checks.enter(identity.username)
         if turn is None:
             log.info(
@@ -338,6 +341,9 @@ class Intake:
             except BrokenProcessPool:  # the pool has started anew
                 log.error("a worker died while checking a file of %s", identity.username)
                 return SubmitAnswer.retry(CHECK_CRASHED)
+            except JobOverBound as e:  # the worker was replaced
+                log.warning("a check of %s stopped: %s", identity.username, e)
+                return SubmitAnswer.not_valid((e.issue,), 1) if check is validate_only_answer else None
 
     def _too_large(self, path: Path) -> Issue | None:
         size = path.stat().st_size

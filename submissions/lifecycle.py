@@ -170,11 +170,19 @@ def unsettled(states: Iterable[SubmissionState], gold: Gold) -> list[SubmissionS
     return [s for s in unfinished(states, gold) if s.failures_on(gold.version) == 0]
 
 
-def resume(store: Store, catalog: Catalog, gold: Gold, limits: Limits, seeds: Seeds = FIXED_SEEDS) -> int:
-    """Finish every unfinished submission of ``gold``'s benchmark; returns how many."""
+def resume(
+    store: Store,
+    catalog: Catalog,
+    gold: Gold,
+    limits: Limits,
+    seeds: Seeds = FIXED_SEEDS,
+    evaluator: Evaluator | None = None,
+) -> int:
+    """Finish every unfinished submission of ``gold``'s benchmark; returns how many. ``evaluator``:
+    where each is evaluated (the app's bounded scoring pool; None: in this process)."""
     todo = unfinished(catalog.all(gold.benchmark), gold)
     for state in todo:
-        process(store, catalog, state.meta, gold, limits, seeds=seeds)
+        process(store, catalog, state.meta, gold, limits, seeds=seeds, evaluator=evaluator)
     return len(todo)
 
 

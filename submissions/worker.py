@@ -13,6 +13,13 @@ never holds a gold.
 
 A gold reaches the workers once per version, through a pickle file in the pool's folder (as
 rescoring does); each worker keeps the last gold it loaded per benchmark.
+
+Every job is bounded by the pool, not by the code it runs (:class:`JobBounds`): a deadline and a
+memory cap. The parent watches the worker's clock and resident memory while it waits, and a job
+over either is stopped by killing its worker, which is replaced; the caller gets
+:class:`JobOverBound`, whose message tells the team plainly what happened. Each worker is its own
+process, so stopping one job ends no other (one line of ``\\boxed{`` and spaces held the only
+worker for 114 s while another account's check waited 106 s: attacks.md #1, issue 30 item 2).
 """
 
 from __future__ import annotations
@@ -21,20 +28,26 @@ import logging
 import multiprocessing
 import os
 import pickle
+import queue
+import resource
+import signal
 import tempfile
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import suppress
 from pathlib import Path
 from typing import TypeVar
 
 from scoring import Gold, Limits
 from scoring.benchmarks import load_plugins, loaded_plugins
 from submissions.answer import SubmitAnswer
+from submissions.job_bounds import JobBounds, JobOverBound
 from submissions.lifecycle import evaluate
-from submissions.records import SubmissionMeta
+from submissions.records import Status, SubmissionMeta
 from submissions.seeds import FIXED_SEEDS, Seeds
 
 log = logging.getLogger(__name__)
@@ -47,14 +60,31 @@ _GOLDS: dict[str, Gold] = {}  # in a worker: benchmark -> the last gold loaded
 
 ORPHAN_CHECK_SECONDS = 1.0
 """How often a worker checks that the process that started it is still alive."""
+WATCH_SECONDS = 0.05
+"""How often the pool looks at a running job's clock and its worker's resident memory."""
 
 
-def _start_worker(nice: int, plugins: tuple[str, ...]) -> None:
+def _start_worker(nice: int, plugins: tuple[str, ...], memory_bytes: int = 0) -> None:
     if nice:
         os.nice(nice)
+    if memory_bytes:
+        _cap_address_space(memory_bytes)
     load_plugins(plugins)  # a spawned worker knows only the built-in benchmarks until it loads the parent's
     parent = os.getppid()
     threading.Thread(target=_exit_when_orphaned, args=(parent,), daemon=True, name="orphan-watch").start()
+
+
+def _cap_address_space(memory_bytes: int) -> None:
+    """A backstop under the pool's watch (which samples every :data:`WATCH_SECONDS`): the kernel
+    refuses this worker more than four job caps of address space beyond what it has now, so even an
+    allocation faster than the watch ends in MemoryError, answered as :class:`JobOverBound` (and
+    the worker replaced: what ran out of memory may have left it in any state)."""
+    try:
+        pages = int(Path("/proc/self/statm").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return
+    cap = pages * os.sysconf("SC_PAGE_SIZE") + 4 * memory_bytes
+    resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
 
 
 def _exit_when_orphaned(parent: int) -> None:
@@ -86,53 +116,166 @@ def _check_in_worker(check: Callable[..., T], benchmark: str, gold_file: str, ve
     return check(_worker_gold(benchmark, gold_file, version), *args)
 
 
-class WorkerPool:
-    """``workers`` spawned, niced processes that know the parent's benchmarks and end with it;
-    :meth:`run` calls a module-level function in one and waits, starting a new pool if one died."""
+def _resident_bytes(pid: int) -> int:
+    """A process's resident memory (0 where /proc cannot tell)."""
+    try:
+        return int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
 
-    def __init__(self, workers: int = 1, nice: int = NICE) -> None:
-        if workers < 1:
-            raise ValueError(f"a worker pool needs at least one worker, got {workers}")
-        self.workers, self.nice = workers, nice
-        self._lock = threading.Lock()
-        self._pool = self._new_pool()
 
-    def _new_pool(self) -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(
-            self.workers,
+class _Worker:
+    """One spawned worker process (a one-process executor), which can be killed without ending another job."""
+
+    def __init__(self, nice: int, memory_bytes: int) -> None:
+        self.executor = ProcessPoolExecutor(
+            1,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=_start_worker,
-            initargs=(self.nice, loaded_plugins()),
+            initargs=(nice, loaded_plugins(), memory_bytes),
         )
+        self._pid: int | None = None
+        self._started: Future[int] | None = None
+
+    def start(self) -> None:
+        """Spawn the process now, without waiting for it."""
+        if self._started is None:
+            self._started = self.executor.submit(os.getpid)
+
+    @property
+    def pid(self) -> int:
+        """The process's id (it is spawned on the first call)."""
+        if self._pid is None:
+            self.start()
+            self._pid = self._started.result()
+        return self._pid
+
+    def kill(self) -> None:
+        """End the process now, whatever it runs, and let its executor go; returns once it is gone
+        (its memory given back before a new worker starts), or after :data:`KILL_WAIT_SECONDS`."""
+        if self._pid is not None:
+            with suppress(ProcessLookupError):
+                os.kill(self._pid, signal.SIGKILL)
+            gone_by = time.monotonic() + KILL_WAIT_SECONDS
+            while _alive(self._pid) and time.monotonic() < gone_by:
+                time.sleep(0.01)
+        self.executor.shutdown(wait=False, cancel_futures=True)
+
+
+KILL_WAIT_SECONDS = 5.0
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process still runs (a zombie, dead and waiting to be reaped, does not)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+class WorkerPool:
+    """``workers`` spawned, niced processes that know the parent's benchmarks and end with it;
+    :meth:`run` calls a module-level function in a free one and waits, within ``bounds``; a worker
+    that dies or runs over is replaced."""
+
+    def __init__(self, workers: int = 1, nice: int = NICE, bounds: JobBounds = JobBounds()) -> None:
+        if workers < 1:
+            raise ValueError(f"a worker pool needs at least one worker, got {workers}")
+        self.workers, self.nice, self.bounds = workers, nice, bounds
+        self._lock = threading.Lock()
+        self._free: queue.SimpleQueue[_Worker] = queue.SimpleQueue()
+        self._all = [self._new_worker() for _ in range(workers)]
+        self._spare: _Worker | None = None  # started once a job has run half its time bound
+        for worker in self._all:
+            self._free.put(worker)
+
+    def _new_worker(self) -> _Worker:
+        return _Worker(self.nice, self.bounds.memory_bytes)
 
     def run(self, what: str, fn: Callable[..., T], *args: object) -> T:
-        """``fn(*args)`` in a worker (``fn`` travels by name); ``what`` names it in the log if the worker dies."""
+        """``fn(*args)`` in a free worker (``fn`` travels by name); ``what`` names it in the log.
+        Raises :class:`JobOverBound` when the job ran over its bounds, BrokenProcessPool when the
+        worker died (both: the worker is replaced)."""
+        worker = self._free.get()
         try:
-            return self._pool.submit(fn, *args).result()
-        except BrokenProcessPool:
-            log.error("a worker died while %s; starting a new pool", what)
-            with self._lock:
-                self._pool.shutdown(wait=False, cancel_futures=True)
-                self._pool = self._new_pool()
+            return self._bounded(worker, fn, args)
+        except (JobOverBound, MemoryError, BrokenProcessPool) as e:
+            log.error("%s while %s; starting a new worker", _stopped(e), what)
+            worker = self._replace(worker)
+            if isinstance(e, MemoryError):  # the job hit its worker's address-space cap
+                raise JobOverBound.of_memory(self.bounds) from None
             raise
+        finally:
+            self._free.put(worker)
+
+    def _bounded(self, worker: _Worker, fn: Callable[..., T], args: tuple) -> T:
+        """The job's result, or JobOverBound once it passes its deadline or its memory cap (the
+        parent looks every :data:`WATCH_SECONDS`; it does not trust the job to stop itself)."""
+        pid = worker.pid  # before the job: the worker has spawned, and its clock starts with the job
+        baseline = _resident_bytes(pid)
+        future = worker.executor.submit(fn, *args)
+        deadline = time.monotonic() + self.bounds.seconds
+        while True:
+            left = deadline - time.monotonic()
+            if left < self.bounds.seconds / 2:
+                self._start_spare()
+            try:
+                return future.result(timeout=max(0.0, min(WATCH_SECONDS, left)))
+            except FutureTimeout:
+                pass
+            if time.monotonic() >= deadline:
+                raise JobOverBound.of_time(self.bounds)
+            if _resident_bytes(pid) - baseline > self.bounds.memory_bytes:
+                raise JobOverBound.of_memory(self.bounds)
+
+    def _start_spare(self) -> None:
+        """Start a spare worker, once: a job past half its bound may be stopped, and the next job
+        (another account's, waiting its turn) should not wait for a spawn as well (2-3 s here)."""
+        with self._lock:
+            if self._spare is None:
+                self._spare = self._new_worker()
+                self._spare.start()
+
+    def _replace(self, worker: _Worker) -> _Worker:
+        worker.kill()
+        with self._lock:
+            fresh, self._spare = self._spare or self._new_worker(), None
+            self._all = [fresh if w is worker else w for w in self._all]
+        return fresh
+
+    def pids(self) -> list[int]:
+        """The workers' process ids (each is spawned if it has not run yet)."""
+        with self._lock:
+            workers = list(self._all)
+        return [w.pid for w in workers]
 
     def start(self) -> None:
         """Start the workers now rather than on the first call (a spawn takes a second or so)."""
-        self._pool.submit(os.getpid)
+        for worker in list(self._all):
+            worker.start()
 
     def close(self) -> None:
-        self._pool.shutdown(wait=True, cancel_futures=True)
+        with self._lock:
+            workers = [*self._all, *([self._spare] if self._spare else [])]
+        for worker in workers:
+            worker.executor.shutdown(wait=True, cancel_futures=True)
+
+
+def _stopped(error: BaseException) -> str:
+    if isinstance(error, BrokenProcessPool):
+        return "a worker died"
+    return f"a job was stopped ({error})" if isinstance(error, JobOverBound) else "a job ran out of memory"
 
 
 class ScoringPool(WorkerPool):
     """Evaluates uploads in worker processes; ``evaluate`` has the signature of the lifecycle's."""
 
-    def __init__(self, workers: int = 1, nice: int = NICE) -> None:
+    def __init__(self, workers: int = 1, nice: int = NICE, bounds: JobBounds = JobBounds()) -> None:
         if workers < 1:
             raise ValueError(f"a scoring pool needs at least one worker, got {workers}")
         self._folder = tempfile.TemporaryDirectory(prefix="scoring-pool-")
         self._gold_files: dict[tuple[str, str], str] = {}
-        super().__init__(workers, nice)
+        super().__init__(workers, nice, bounds)
 
     def _gold_file(self, gold: Gold) -> str:
         """The pickle of this gold version, written once (and the previous one of its benchmark removed)."""
@@ -150,10 +293,14 @@ class ScoringPool(WorkerPool):
     def evaluate(
         self, meta: SubmissionMeta, gold: Gold, source: Path | bytes, limits: Limits, seeds: Seeds = FIXED_SEEDS
     ) -> SubmitAnswer:
-        """:func:`submissions.lifecycle.evaluate` in a worker; waits for the answer."""
+        """:func:`submissions.lifecycle.evaluate` in a worker; waits for the answer. A job over its
+        bounds is a rejection that says so (the upload stays stored; nothing was scored)."""
         data = source.read_bytes() if isinstance(source, Path) else source
         job = (meta, self._gold_file(gold), gold.version, data, limits, seeds.resolved())  # the key, not the store
-        return self.run(f"scoring {meta.id}", _evaluate_in_worker, *job)
+        try:
+            return self.run(f"scoring {meta.id}", _evaluate_in_worker, *job)
+        except JobOverBound as e:
+            return SubmitAnswer.of(Status.REJECTED, meta.id, issues=(e.issue,), total_issues=1)
 
     def run_check(self, check: Callable[..., T], gold: Gold, *args: object) -> T:
         """``check(gold, *args)`` in a worker (a module-level function: it travels by name);

@@ -56,9 +56,12 @@ def test_every_documented_variable_is_read():
         "LEADERBOARD_PUBLIC_URL": "https://board.example.org/",
         "LEADERBOARD_SCORING_WORKERS": "2",
         "LEADERBOARD_COMPARE_WORKERS": "0",
+        "LEADERBOARD_JOB_SECONDS": "20",
+        "LEADERBOARD_JOB_MEMORY_MB": "512",
     }
     s = Settings.from_env(env)
     assert (s.scoring_workers, s.compare_workers) == (2, 0)
+    assert (s.job_seconds, s.job_memory_mb) == (20, 512)
     assert s.data_dir == Path("/srv/lb") and dict(s.hub_repos) == {
         "gold": "org/gold",
         "submissions": "org/subs",

@@ -28,8 +28,8 @@ def test_the_pool_scores_in_a_niced_worker_with_the_in_process_figures(lb: Leade
     meta = lb.catalog.get(answer.submission_id).meta
     expected = evaluate(meta, lb.golds.get("scb"), path, lb.limits, lb.seeds)  # the board's secret seeds
     assert answer.result.to_dict() == expected.result.to_dict()
-    (worker,) = pool._pool._processes.values()
-    assert os.getpriority(os.PRIO_PROCESS, worker.pid) >= os.getpriority(os.PRIO_PROCESS, 0) + 5
+    (worker,) = pool.pids()
+    assert os.getpriority(os.PRIO_PROCESS, worker) >= os.getpriority(os.PRIO_PROCESS, 0) + 5
 
 
 def test_a_rejection_comes_back_from_the_worker_with_its_issues(lb: Leaderboard, pool, tmp_path: Path):
@@ -49,7 +49,7 @@ import os, sys, time
 sys.path.insert(0, {root!r})
 from submissions.worker import ScoringPool
 pool = ScoringPool(workers=1, nice=0)
-print(pool._pool.submit(os.getpid).result(), flush=True)  # the worker's pid, once it runs
+print(pool.pids()[0], flush=True)  # the worker's pid, once it runs
 time.sleep(600)
 """
 

@@ -1,0 +1,148 @@
+"""Every job in a worker is bounded by the pool, not by the code it runs (issue 30 item 2).
+
+At ebb85c5 one validate-only line of ``\\boxed{`` and 1,000 spaces held the only scoring worker 114 s,
+and another account's ordinary check waited 106 s behind it: worker jobs had no time limit
+(attacks.md #1). Here a job past its deadline or its memory cap is stopped by killing its worker,
+which is replaced; the team is told so; the next job, another account's, runs in the new worker.
+The bounds are set small so that the tests are quick; no test asserts how long anything took.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import threading
+from pathlib import Path
+
+import pytest
+
+from leaderboard.service import Leaderboard
+from submissions.job_bounds import JobBounds, JobOverBound
+from submissions.records import Identity, Status
+from submissions.worker import ScoringPool, WorkerPool
+from tests.support import jobs
+from tests.support.submissions import ALICE, form, submission_ids, write_submission
+
+BOB = Identity("bob")
+
+
+def _running(pid: int) -> bool:
+    """Alive and not a zombie waiting to be reaped."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+
+
+@pytest.fixture
+def quick_pool():
+    pool = WorkerPool(1, nice=0, bounds=JobBounds(seconds=2, memory_mb=100))
+    yield pool
+    pool.close()
+
+
+def test_a_job_past_its_deadline_is_stopped_and_its_worker_replaced(quick_pool):
+    (before,) = quick_pool.pids()
+    with pytest.raises(JobOverBound, match=r"reading this file took longer than 2 s; nothing was scored"):
+        quick_pool.run("sleeping", jobs.sleep_then, 600, "late")
+    (after,) = quick_pool.pids()
+    assert after != before
+    assert not _running(before)
+    assert quick_pool.run("the next job", jobs.sleep_then, 0, "done") == "done"
+
+
+def test_a_job_past_its_memory_cap_is_stopped(quick_pool):
+    (before,) = quick_pool.pids()
+    with pytest.raises(JobOverBound, match=r"more than 100 MB of memory; nothing was scored"):
+        quick_pool.run("filling memory", jobs.hold_memory, 300, 600)
+    assert quick_pool.pids() != [before]
+    assert quick_pool.run("the next job", jobs.sleep_then, 0, "done") == "done"
+
+
+def test_an_allocation_faster_than_the_watch_is_refused_by_the_worker(quick_pool):
+    """The address-space cap, four job caps above the worker's own: one 2 GB allocation fails inside."""
+    with pytest.raises(JobOverBound, match=r"more than 100 MB of memory"):
+        quick_pool.run("allocating", jobs.allocate_at_once, 2048)
+    assert quick_pool.run("the next job", jobs.sleep_then, 0, "done") == "done"
+
+
+def test_a_stalled_check_is_stopped_and_another_accounts_check_then_runs(lb: Leaderboard, tmp_path: Path):
+    """The red team's hog (t_worker_hog.py) in miniature: one worker, one account's check stalls,
+    another account's check waits behind it only until its bound."""
+    pool = lb.use_scoring_pool(1, JobBounds(seconds=10, memory_mb=1024))  # room for bob's check on a loaded host
+    lb.intake.run_check = lambda check, gold, *args: pool.run_check(jobs.stalling_check, gold, *args)
+    path = write_submission(tmp_path / "s.jsonl", accuracy=0.6, grounding="bbox_good")
+    answers = {}
+
+    def send(who: Identity, model: str) -> None:
+        answers[who.username] = lb.submit("scb", path, form(model, "Team"), who, "s.jsonl", validate_only=True)
+
+    try:
+        (first_worker,) = pool.pids()
+        stalled = threading.Thread(target=send, args=(ALICE, jobs.STALLED_MODEL))
+        stalled.start()
+        while lb.intake.checks.held("alice") == 0 and stalled.is_alive():
+            threading.Event().wait(0.01)
+        send(BOB, "Honest")  # waits for alice's turn to end: the bound ends it
+        stalled.join(60)
+        (second_worker,) = pool.pids()
+    finally:
+        pool.close()
+    assert answers["alice"].status is Status.REJECTED
+    told = [i.message for i in answers["alice"].issues]
+    assert told == ["reading this file took longer than 10 s; nothing was scored"]
+    assert answers["bob"].status.value == "valid", answers["bob"].message
+    assert second_worker != first_worker
+    assert lb.catalog.all() == []  # validate-only: nothing stored
+
+
+def test_a_scoring_past_its_bound_keeps_the_upload_and_says_so(lb: Leaderboard, tmp_path: Path):
+    pool = ScoringPool(1, nice=0, bounds=JobBounds(seconds=0.001, memory_mb=1024))
+    lb.intake.evaluator, lb.intake.run_check = pool.evaluate, pool.run_check
+    try:
+        path = write_submission(tmp_path / "s.jsonl", accuracy=0.6)
+        answer = lb.submit("scb", path, form(), ALICE, "s.jsonl")
+    finally:
+        pool.close()
+    assert answer.status is Status.REJECTED
+    assert [(i.code, i.message) for i in answer.issues] == [
+        ("job_over_bound", "reading this file took longer than 0.001 s; nothing was scored")
+    ]
+    assert submission_ids(lb.store) == [answer.submission_id]  # the upload is kept
+    assert lb.catalog.get(answer.submission_id).rejection(lb.golds.get("scb").version) is not None
+
+
+def _crash(*args):
+    raise RuntimeError("the worker went away")
+
+
+def test_a_resumed_submission_is_evaluated_within_the_bounds(lb: Leaderboard, tmp_path: Path):
+    """An upload left unscored (here: a failed first try) is finished by resume in the bounded
+    pool, not in the web process: at ebb85c5 resume evaluated it in process, with no bound."""
+    lb.intake.evaluator = _crash
+    path = write_submission(tmp_path / "s.jsonl", accuracy=0.6)
+    first = lb.submit("scb", path, form(), ALICE, "s.jsonl")
+    assert first.status is Status.FAILED
+    pool = lb.use_scoring_pool(1, JobBounds(seconds=0.001, memory_mb=1024))
+    try:
+        assert lb.resume() == 1
+    finally:
+        pool.close()
+    rejection = lb.catalog.get(first.submission_id).rejection(lb.golds.get("scb").version)
+    assert [i.code for i in rejection.issues] == ["job_over_bound"]
+
+
+def test_a_spare_worker_is_ready_when_a_long_job_is_stopped():
+    """A job past half its bound starts a spare, which takes the stopped worker's place: the next
+    job waits for no spawn (perf/bench_worker_hog.py measures the wait)."""
+    pool = WorkerPool(1, nice=0, bounds=JobBounds(seconds=6, memory_mb=100))
+    try:
+        assert pool.run("warming up", jobs.sleep_then, 0, "ready") == "ready"  # spawned, the job module imported
+        (first,) = pool.pids()
+        assert pool.run("a long job", jobs.sleep_then, 3.5, "done") == "done"  # past half of 6 s
+        spares = {p.pid for p in multiprocessing.active_children()} - {first}
+        assert len(spares) == 1
+        with pytest.raises(JobOverBound):
+            pool.run("sleeping", jobs.sleep_then, 600, "late")
+        assert pool.pids() == list(spares)
+    finally:
+        pool.close()

@@ -1,0 +1,35 @@
+"""Jobs for the bounded worker tests (tests/submissions/test_job_bounds.py): module-level, so a
+spawned worker finds them by name."""
+
+from __future__ import annotations
+
+import time
+
+from submissions.intake import validate_only_answer
+
+STALLED_MODEL = "Stalled"
+"""A check of a form with this model name sleeps past any bound the tests set (then checks as usual)."""
+
+
+def sleep_then(seconds: float, value: object) -> object:
+    time.sleep(seconds)
+    return value
+
+
+def hold_memory(megabytes: int, seconds: float) -> int:
+    """Fill ``megabytes`` (written, so resident) and keep them ``seconds``."""
+    block = b"x" * (megabytes * 1024 * 1024)
+    time.sleep(seconds)
+    return len(block)
+
+
+def allocate_at_once(megabytes: int) -> int:
+    """One allocation faster than any watch can see (the address-space cap refuses it)."""
+    return len(b"x" * (megabytes * 1024 * 1024))
+
+
+def stalling_check(gold, data, form, *rest):
+    """The intake's validate-only check, stalled for the form of :data:`STALLED_MODEL`."""
+    if form.model == STALLED_MODEL:
+        time.sleep(600)
+    return validate_only_answer(gold, data, form, *rest)
