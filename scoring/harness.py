@@ -587,6 +587,7 @@ def _lmms(bench: Benchmark, gold: Gold, data: bytes, max_rows: int = MAX_ROWS) -
             continue
         record += 1
         if record > max_rows:
+            _check_other_task(bench, stages, record - 1)  # another task's file is told so, not only its length
             raise TooManyRows("lmms-eval samples", max_rows)
         sample = _json_line(raw)
         if not isinstance(sample, dict) or "doc_id" not in sample:
@@ -606,8 +607,8 @@ def _lmms(bench: Benchmark, gold: Gold, data: bytes, max_rows: int = MAX_ROWS) -
     return out.converted()
 
 
-def _check_task(bench: Benchmark, stages: _Stages, records: int) -> None:
-    """One message for samples of the other benchmark's task, or SCB's stage 2 without stage 1."""
+def _check_other_task(bench: Benchmark, stages: _Stages, records: int) -> None:
+    """ShapeError when most of the ``records`` read are samples of the other benchmark's task."""
     asked = stages.asked
     other = sum(n for (benchmark, _), n in asked.items() if benchmark != bench.id)
     if other > records // 2:
@@ -617,6 +618,11 @@ def _check_task(bench: Benchmark, stages: _Stages, records: int) -> None:
             f"these lmms-eval samples are of the {task} task (on {other:,} of {records:,} records its prompt "
             f"asks {benchmark}'s question), not of {bench.name}: send them as that benchmark's submission"
         )
+
+
+def _check_task(bench: Benchmark, stages: _Stages, records: int) -> None:
+    """One message for samples of the other benchmark's task, or SCB's stage 2 without stage 1."""
+    _check_other_task(bench, stages, records)
     if len(stages.twice) > records // 3:
         record, position, first = stages.twice[0]
         raise ShapeError(
