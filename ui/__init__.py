@@ -37,6 +37,7 @@ from ui.page import launch_extras
 from ui.saved_states import NoSavedStates
 from ui.style import CSS, theme
 from ui.submit import SubmitTab, Submitter
+from ui.throttle import trusted
 from ui.uploads import DELETE_CACHE, UploadBudget, UploadGate, UploadPolicy, upload_budget
 
 log = logging.getLogger(__name__)
@@ -74,7 +75,7 @@ def build_app(leaderboard: Leaderboard | PublishedLeaderboard, settings: UiSetti
             reader_note(settings)
         else:
             header(auth, page)
-        comparisons, compare = Comparisons(leaderboard, behind_proxy=settings.on_space), None
+        comparisons, compare = Comparisons(leaderboard, proxies=trusted(settings.trusted_proxies)), None
         with gr.Tabs(elem_id="main-tabs") as tabs:
             if not settings.reader:
                 submit = SubmitTab.mount(Submitter(leaderboard, auth))  # the board page re-bakes itself
@@ -182,7 +183,7 @@ def mount_options(
         "middleware": [
             Middleware(OriginGuard, origin=origin),
             Middleware(UploadGate, auth=uploads.auth, budget=uploads.budget, checks=uploads.checks),
-            Middleware(compare_door, events=compare_events, behind_proxy=settings.on_space),
+            Middleware(compare_door, events=compare_events, proxies=trusted(settings.trusted_proxies)),
             Middleware(NoSavedStates),
         ]
     }

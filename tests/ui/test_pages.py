@@ -28,7 +28,7 @@ from ui.board_data import board_data
 from ui.board_page import BoardBaker, old_link_target, routes
 from ui.compare import Comparisons
 from ui.links import DeepLinks
-from ui.throttle import visitor_of
+from ui.throttle import Proxies, visitor_of
 
 
 def two_models(lb, tmp_path) -> list[str]:
@@ -130,7 +130,7 @@ def test_a_visitor_over_the_compare_bound_is_told_so_and_others_are_served(lb, t
     assert "<table" in compare.show("scb", [strong, weak], None, visitor_request("10.0.0.2"))
     alice = gr.OAuthProfile({"name": "A", "preferred_username": "alice", "profile": "", "picture": ""})
     assert "<table" in compare.show("scb", [strong, weak], alice, flooding)  # an account is a visitor of its own
-    on_space = Comparisons(lb, behind_proxy=True)  # the proxy's address, not the socket's (the proxy's own)
+    on_space = Comparisons(lb, proxies=Proxies(("10.0.0.0/8",)))  # the address the proxy appended, not its own
     assert "<table" in on_space.show("scb", [strong, weak], None, visitor_request("10.0.0.1", "203.0.113.9"))
     spoofed = visitor_request("10.0.0.9", "10.0.0.1")  # without a proxy, the header is the caller's invention
     assert "<table" in compare.show("scb", [strong, weak], None, spoofed)
