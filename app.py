@@ -39,6 +39,7 @@ def main() -> None:
         leaderboard = open_leaderboard(settings)
         if settings.scoring_workers:
             leaderboard.use_scoring_pool(settings.scoring_workers)
+        leaderboard.use_facts_pool(1)  # model repos' facts: bounded requests, off the web process
         if settings.compare_workers:
             leaderboard.use_compare_pool(settings.compare_workers)
         start_jobs(leaderboard, settings.ui.refresh_seconds)
