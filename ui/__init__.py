@@ -28,6 +28,7 @@ from ui.board_page import GRADIO_PAGE, BoardBaker, routes
 from ui.compare import CompareTab, Comparisons
 from ui.compare_door import compare_door, compare_events_of
 from ui.downloads import Downloads
+from ui.gradio_pin import serves
 from ui.jobs import REFRESH_AT_LEAST_EVERY
 from ui.links import DeepLinks
 from ui.mine import MineTab, MySubmissions
@@ -38,7 +39,7 @@ from ui.saved_states import NoSavedStates
 from ui.style import CSS, theme
 from ui.submit import SubmitTab, Submitter
 from ui.throttle import trusted
-from ui.uploads import DELETE_CACHE, UploadBudget, UploadGate, UploadPolicy, upload_budget
+from ui.uploads import DELETE_CACHE, UPLOAD_PATH, UploadBudget, UploadGate, UploadPolicy, upload_budget
 
 log = logging.getLogger(__name__)
 
@@ -149,6 +150,8 @@ def build_server(
     compare = compare_events_of(page.get_config_file())
     options = mount_options(settings, max_upload_bytes, getattr(page, "uploads", None), compare)
     gr.mount_gradio_app(server, page, path="/", **options)
+    if not serves(server, UPLOAD_PATH):  # a gate in front of a route Gradio moved would gate nothing
+        log.error("Gradio %s serves no %s: the upload gate (ui.uploads) guards nothing", gr.__version__, UPLOAD_PATH)
     return server, baker
 
 
