@@ -6,6 +6,7 @@ Space stops at start with a message that says what to fix instead of a bare ``Va
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -23,6 +24,9 @@ WRITER, READER = "writer", "reader"
 ROLES = (WRITER, READER)  # LEADERBOARD_ROLE: the full app, or a read-only mirror of the published results
 # Gradio's names for the OAuth app; a Space with ``hf_oauth: true`` injects them.
 OAUTH_APP_VARIABLES = ("OAUTH_CLIENT_ID", "OAUTH_CLIENT_SECRET", "OAUTH_SCOPES", "OPENID_PROVIDER_URL")
+PRIVATE_NETWORKS = ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7")
+"""Where a Space's own proxy talks to the app from (LEADERBOARD_TRUSTED_PROXIES' default on a Space);
+no visitor reaches a Space from them."""
 MIN_SESSION_SECRET = 32  # characters of LEADERBOARD_SESSION_SECRET
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("0", "false", "no", "off")
@@ -85,6 +89,24 @@ class _Env:
 
     def names(self, name: str) -> tuple[str, ...]:
         return tuple(v.strip() for v in self.environ.get(name, "").split(",") if v.strip())
+
+    def networks(self, name: str, default: tuple[str, ...]) -> tuple[str, ...]:
+        """Addresses or CIDR ranges, comma-separated (``private``: the private ranges; ``none``: no
+        address); unset: ``default``."""
+        if name not in self.environ:
+            return default
+        out: list[str] = []
+        for item in self.names(name):
+            if item.lower() in ("none", "private"):
+                out += PRIVATE_NETWORKS if item.lower() == "private" else []
+                continue
+            try:
+                out.append(str(ipaddress.ip_network(item, strict=False)))
+            except ValueError:
+                raise ConfigError(
+                    f"{name} must list addresses or CIDR ranges (or private, none), got {item!r}"
+                ) from None
+        return tuple(out)
 
     def oauth_app(self, on_space: bool) -> None:
         """Sign-in needs a real OAuth app, and off a Space a session secret of our own: without
@@ -181,6 +203,7 @@ class UiSettings:
     writer_url: str | None = None  # where a reader sends visitors who want to submit
     session_capacity: int | None = None  # sessions Gradio keeps in memory; None: ui.page.SESSION_CAPACITY
     public_url: str | None = None  # the page's root (ui.origin); None: local, the app's own address
+    trusted_proxies: tuple[str, ...] = ()  # peers whose X-Forwarded-For is believed (ui.throttle.client_of)
 
     @property
     def reader(self) -> bool:
@@ -210,6 +233,7 @@ class UiSettings:
             writer_url=env.url("LEADERBOARD_WRITER_URL"),
             session_capacity=env.whole("LEADERBOARD_SESSION_CAPACITY", 0, minimum=1) or None,
             public_url=env.public_url(),
+            trusted_proxies=env.networks("LEADERBOARD_TRUSTED_PROXIES", PRIVATE_NETWORKS if on_space else ()),
         )
 
 

@@ -3,9 +3,17 @@ dataset card whose configs make ``datasets.load_dataset(repo)`` (every benchmark
 ``load_dataset(repo, benchmark_id)`` work for every registered benchmark.
 
 Beside each table, ``data/{benchmark}.board.json`` (:class:`BoardSnapshot`) holds what the table
-cannot say exactly (each row's interval bounds and full submission time), the gold's public
-facts and the group sizes: with the Parquet, what a reader (:mod:`leaderboard.reader`,
-docs/topology.md) needs to serve the very board the writer serves (:func:`board_rows`).
+cannot say (each row's interval bounds and full submission time, and the order keys of its primary
+interval), the gold's public facts and the group sizes: with the Parquet, what a reader
+(:mod:`leaderboard.reader`, docs/topology.md) needs to serve the very board the writer serves
+(:func:`board_rows`).
+
+Every figure here is rounded to the decimals the board shows (``leaderboard.table.as_shown``;
+the bounds to their interval's): a published mIoU of 2.5692562337246434 gave a row's exact IoU sums
+per group, a gold-derived number beyond what is shown (attacks.md turn 4 #6). Ranks are computed
+on the server at full precision; what lets a reader (and the browser) rank the rows a visitor
+keeps exactly as here is each row's primary (low, point, high) as order keys
+(:func:`leaderboard.ranks.order_keys`): places among all rows' values, no digits of them.
 
 The card is generated from the benchmark declarations (column dictionary included), between
 two markers: text a maintainer writes outside them, and front-matter keys they add or change
@@ -25,9 +33,10 @@ import yaml
 
 from leaderboard.baselines import PAPER_SOURCE
 from leaderboard.columns import LENIENT_KEY, Column, Kind, export_columns
-from leaderboard.table import ANONYMOUS, BoardRow, frame, named_row_id, to_csv_bytes, to_parquet_bytes
+from leaderboard.ranks import bounds, order_keys
+from leaderboard.table import ANONYMOUS, BoardRow, as_shown, frame, named_row_id, to_csv_bytes, to_parquet_bytes
 from scoring.benchmarks import BENCHMARKS
-from scoring.benchmarks.base import Benchmark
+from scoring.benchmarks.base import Benchmark, Metric
 from store import layout
 from store.base import NotFound, Store
 from store.golds import GoldInfo
@@ -87,7 +96,7 @@ TEXT_COLUMNS = {
 
 def public_frame(benchmark: str, rows: list[BoardRow]) -> pd.DataFrame:
     """All views' columns, keys with ``_`` for ``.`` (``overall_acc``), dates typed as timestamps."""
-    df = frame(benchmark, rows, "all")
+    df = as_shown(benchmark, frame(benchmark, rows, "all"))
     for col in export_columns(BENCHMARKS[benchmark]):
         if col.kind == Kind.DATE:
             df[col.key] = pd.to_datetime(df[col.key].replace("", None), utc=True, errors="coerce")
@@ -210,14 +219,20 @@ class RowExtras:
     and the gold (short key) and scorer its figures come from."""
 
     submitted_at: str = ""
-    bounds: Mapping[str, tuple[float, float]] = field(default_factory=dict)  # interval name -> (low, high)
+    bounds: Mapping[str, tuple[float, float]] = field(default_factory=dict)  # interval name -> (low, high), as shown
     gold_version: str = ""
     scorer_version: str = ""
+    order: tuple[float, float, float] | None = None  # the primary's (low, point, high) as order keys
 
     def to_dict(self) -> dict:
-        bounds = {name: [v if math.isfinite(v) else None for v in b] for name, b in self.bounds.items()}  # JSON
+        bounds = {name: _json_numbers(b) for name, b in self.bounds.items()}
+        order = {} if self.order is None else {"order": _json_numbers(self.order)}
         return {"submitted_at": self.submitted_at, "bounds": bounds, "gold_version": self.gold_version,
-                "scorer_version": self.scorer_version}  # fmt: skip
+                "scorer_version": self.scorer_version, **order}  # fmt: skip
+
+
+def _json_numbers(values) -> list[float | None]:
+    return [v if math.isfinite(v) else None for v in values]  # strict JSON has no NaN
 
 
 @dataclass(frozen=True)
@@ -238,8 +253,11 @@ class BoardSnapshot:
     ) -> BoardSnapshot:
         public = None if gold is None else GoldInfo(benchmark, layout.gold_key(gold.version), "", gold.added_at, "",
                                                     gold.questions)  # fmt: skip
-        intervals = [c.figure[2] for c in export_columns(BENCHMARKS[benchmark]) if c.kind == Kind.CI and c.figure]
-        return cls(benchmark, {r.row_id: _extras(r, intervals) for r in rows}, public, sizes)
+        bench = BENCHMARKS[benchmark]
+        intervals = {c.figure[2]: c.decimals for c in export_columns(bench) if c.kind == Kind.CI and c.figure}
+        orders = _orders(rows, bench.primary)
+        return cls(benchmark, {r.row_id: _extras(r, intervals, o) for r, o in zip(rows, orders, strict=True)},
+                   public, sizes)  # fmt: skip
 
     def to_bytes(self) -> bytes:
         gold = self.gold
@@ -269,15 +287,31 @@ class BoardSnapshot:
         return cls(benchmark, rows, info, sizes)
 
 
-def _extras(row: BoardRow, intervals: list[str]) -> RowExtras:
+def _orders(rows: list[BoardRow], primary: Metric) -> list[tuple[float, float, float]]:
+    """Every row's primary (low, point, high) as order keys over all the rows: a reader ranks and
+    orders them exactly as here (``BoardRow.rank_keys``) from figures published rounded."""
+    triples = []
+    for row in rows:
+        if row.rank_keys:
+            triples.append(row.rank_keys)
+            continue
+        low, high = bounds(row.figures, primary)
+        point = row.figures.get("overall", {}).get(primary.name)
+        triples.append((low, float(point) if type(point) in (int, float) else math.nan, high))
+    keys = iter(order_keys([v for triple in triples for v in triple]))
+    return [(next(keys), next(keys), next(keys)) for _ in triples]
+
+
+def _extras(row: BoardRow, intervals: Mapping[str, int], order: tuple[float, float, float]) -> RowExtras:
     overall = row.figures.get("overall", {})
-    bounds = {}
-    for name in intervals:
+    shown = {}
+    for name, decimals in intervals.items():
         value = overall.get(name)
         if isinstance(value, list | tuple) and len(value) == 2 and all(type(v) in (int, float) for v in value):
-            bounds[name] = (float(value[0]), float(value[1]))
+            shown[name] = (round(float(value[0]), decimals), round(float(value[1]), decimals))
     gold = str(row.figures.get("gold_version") or "")
-    return RowExtras(row.submitted_at, bounds, layout.gold_key(gold), str(row.figures.get("scorer_version") or ""))
+    scorer = str(row.figures.get("scorer_version") or "")
+    return RowExtras(row.submitted_at, shown, layout.gold_key(gold), scorer, order)
 
 
 def _read_extras(item: dict) -> RowExtras:
@@ -285,7 +319,9 @@ def _read_extras(item: dict) -> RowExtras:
     texts = [item[k] for k in ("submitted_at", "gold_version", "scorer_version")]
     if not all(isinstance(t, str) for t in texts):
         raise TypeError("a row's times and versions must be strings")
-    return RowExtras(texts[0], bounds, texts[1], texts[2])
+    order = item.get("order")  # a writer before the figures were rounded published none
+    keys = None if order is None else (_number(order[0]), _number(order[1]), _number(order[2]))
+    return RowExtras(texts[0], bounds, texts[1], texts[2], keys)
 
 
 def _number(value: object) -> float:
@@ -319,7 +355,7 @@ def board_rows(benchmark: str, table: pd.DataFrame, snapshot: BoardSnapshot) -> 
             raise ValueError(f"row {row_id} of the {benchmark} table does not match its model, team and source")
         key = "" if named == row_id else row_id
         rows.append(BoardRow(**classic, source=source, figures=figures, submitted_at=extras.submitted_at, key=key,
-                             info={k: v for k, v in info.items() if v}))  # fmt: skip
+                             info={k: v for k, v in info.items() if v}, rank_keys=extras.order))  # fmt: skip
     return rows
 
 

@@ -82,3 +82,16 @@ def rank_ranges(intervals: Sequence[tuple[float, float]], higher_is_better: bool
         else:
             out.append(RankRange(count + 1, n))
     return out
+
+
+def order_keys(values: Sequence[float]) -> list[float]:
+    """Each value's place among the distinct finite values (0, 1, ...; NaN stays NaN): the same
+    order and the same ties as the values, and none of their digits. What leaves the server in
+    place of an interval's full-precision bounds, so that ranks computed elsewhere (a reader, the
+    browser) are the ones computed here, while every figure shown is rounded.
+
+    >>> order_keys([2.5692562337246434, 2.57, math.nan, 2.5692562337246434])
+    [0.0, 1.0, nan, 0.0]
+    """
+    places = {v: float(i) for i, v in enumerate(sorted({v for v in values if v == v}))}
+    return [places.get(v, math.nan) if v == v else math.nan for v in values]

@@ -54,7 +54,7 @@ from submissions.feedback import Feedback
 from submissions.fields import HUB_FIELD
 from submissions.intake import Intake, Progress
 from submissions.job_bounds import JobBounds
-from submissions.model_hub import HubModels
+from submissions.model_hub import HubModels, PooledModels
 from submissions.probes import ProbeDetector, ProbeFlag
 from submissions.quotas import QuotaPolicy, QuotaStatus
 from submissions.records import Identity, Status, SubmissionForm, check_reveal_date
@@ -803,6 +803,15 @@ class Leaderboard:
         pool = ScoringPool(workers, bounds=bounds)
         self.intake.evaluator, self.intake.run_check = pool.evaluate, pool.run_check
         self.intake.checks = FairQueue(slots=workers)
+        return pool
+
+    def use_facts_pool(self, workers: int) -> WorkerPool:
+        """Read submitted model repos' facts (submissions.model_hub) in ``workers`` processes of their
+        own: bounded requests off the web process, never behind a scoring job."""
+        from submissions.worker import WorkerPool
+
+        pool = WorkerPool(workers)
+        self.intake.model_facts = PooledModels(pool.run, self.settings.hub_endpoint)
         return pool
 
     def use_compare_pool(self, workers: int, bounds: JobBounds = JobBounds()) -> WorkerPool:

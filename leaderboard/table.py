@@ -55,6 +55,12 @@ class BoardRow:
     code_url: str = ""
     key: str = ""  # the row id when it is not the named one (an anonymous row's; a reader's copy)
     info: Mapping[str, str] = field(default_factory=dict)  # the later public fields (submissions.fields)
+    rank_keys: tuple[float, float, float] | None = None  # a reader's copy: the writer's order of the
+    # primary interval's (low, point, high) as order keys (leaderboard.ranks.order_keys), the figures being rounded
+
+    def rank_bounds(self, metric: Metric) -> tuple[float, float]:
+        """The primary interval that ranks this row: the writer's exact order when given, else the figures'."""
+        return (self.rank_keys[0], self.rank_keys[2]) if self.rank_keys else bounds(self.figures, metric)
 
     def value(self, name: str) -> str:
         return fields.value_of(self, name)
@@ -140,10 +146,10 @@ def _model_key(state: SubmissionState) -> str:
     return key
 
 
-_SERVER_SIDE = ("source", "submission_id", "key", "info")
+_SERVER_SIDE = ("source", "submission_id", "key", "info", "rank_keys")
 """Row fields that are not the submission's: where the figures come from, the server's own
 link to the submission (no public file or page prints it; the history goes through the gate),
-and the later declared fields, which are filtered one by one."""
+the later declared fields, which are filtered one by one, and a reader's order keys."""
 
 
 def _shown(row: BoardRow, state: SubmissionState, disclosure: Disclosure) -> BoardRow:
@@ -218,6 +224,7 @@ def figure_getter(column: Column):
     lookup per cell."""
     assert column.figure is not None
     section, label, name = column.figure
+    decimals = column.decimals
 
     def get(figures: dict) -> float:
         node = figures.get(section)
@@ -227,17 +234,17 @@ def figure_getter(column: Column):
         kind = type(value)
         if kind is float or kind is int:
             return value if value == value else math.nan
-        if kind is list and len(value) == 2:
-            return (value[1] - value[0]) / 2
+        if kind is list and len(value) == 2:  # half the interval as shown: what its rounded bounds give
+            return (round(value[1], decimals) - round(value[0], decimals)) / 2
         return math.nan
 
     return get
 
 
-def _rank_value(figures: dict, metric: Metric) -> float:
-    """Sorts ascending from the best row: the overall figure, negated when higher is better;
-    a missing figure sorts last whatever the direction."""
-    value = figures.get("overall", {}).get(metric.name)
+def _rank_value(figures: dict, metric: Metric, key: float | None = None) -> float:
+    """Sorts ascending from the best row: the overall figure (or ``key``, its order key on a
+    reader), negated when higher is better; a missing figure sorts last whatever the direction."""
+    value = key if key is not None else figures.get("overall", {}).get(metric.name)
     if type(value) not in (float, int) or value != value:
         return math.inf
     return -value if metric.higher_is_better else value
@@ -247,7 +254,7 @@ def frame(benchmark: str, rows: list[BoardRow], view: str = "overall") -> pd.Dat
     """The table of a view, ranked within ``rows`` (:mod:`leaderboard.ranks`: ties and rows
     whose intervals overlap share a rank) and ordered by rank, then the primary figure in its
     declared direction, then the earlier submission (papers' rows count as the earliest).
-    Absent figures are NaN."""
+    Absent figures are NaN. Full precision: what leaves the server goes through :func:`as_shown`."""
     bench = get_benchmark(benchmark)
     cols = frame_columns(bench, view)
     ordered = _ordered(benchmark, rows)
@@ -275,16 +282,28 @@ def frame(benchmark: str, rows: list[BoardRow], view: str = "overall") -> pd.Dat
     return df
 
 
+def as_shown(benchmark: str, df: pd.DataFrame) -> pd.DataFrame:
+    """A view's table with every figure rounded to the decimals its column shows: what every public
+    surface carries (the page data, the results dataset). Ranked before, at full precision; a digit
+    more would be a gold-derived number beyond what the board shows (attacks.md turn 4 #6: a
+    row's exact IoU sums per group)."""
+    out = df.copy()
+    for c in export_columns(get_benchmark(benchmark)):
+        if c.figure is not None and c.key in out:
+            out[c.key] = out[c.key].astype(float).round(c.decimals)
+    return out
+
+
 def _ordered(benchmark: str, rows: list[BoardRow]) -> list[tuple[BoardRow, RankRange]]:
     """Rows with their rank ranges, in board order: rank, then the primary figure in its declared
     direction, then the earlier submission, papers' rows first among equals."""
     primary = get_benchmark(benchmark).primary
-    ranges = rank_ranges([bounds(r.figures, primary) for r in rows], primary.higher_is_better)
+    ranges = rank_ranges([r.rank_bounds(primary) for r in rows], primary.higher_is_better)
     order = sorted(
         range(len(rows)),
         key=lambda i: (
             ranges[i].best,
-            _rank_value(rows[i].figures, primary),
+            _rank_value(rows[i].figures, primary, rows[i].rank_keys[1] if rows[i].rank_keys else None),
             rows[i].submitted_at,
             rows[i].source != PAPER_SOURCE,
             rows[i].model,

@@ -37,10 +37,12 @@ gets to the server's own time: uvicorn reports none.
     .venv/bin/python perf/load_test.py --quick --app-root /tmp/old               # another checkout's app.py
     .venv/bin/python perf/load_test.py --seconds 20 --submitters 0 --validate-flood 6   # quiet, then a flood
     .venv/bin/python perf/load_test.py --seconds 20 --submitters 0 --compare-flood 20
+    .venv/bin/python perf/load_test.py --seconds 10 --submitters 0 --browsers 10 --tsv-flood 6
 
 A flood (``--validate-flood N``: N loops of validate-only on a ~27 MB polygon file, as the
 red team's attacks.md #10; ``--compare-flood N``: N loops of a four-model Compare, every
-loop its own session) runs after a quiet window of the same length: the same browsers are
+loop its own session; ``--tsv-flood N``: N anonymous loops of ``GET /questions/scb.tsv`` back to
+back, as attacks.md turn 4 #2) runs after a quiet window of the same length: the same browsers are
 measured quiet, then under the flood, and both tables are printed. Locally every client is the
 one local account, so the validate-only loops are one account flooding; the account's quotas and
 upload budget are raised for the submitters unless ``--deployed-quotas`` (then the flood meets the
@@ -220,6 +222,19 @@ def validate_flood(url, path, loop, statuses, rec, stop_at) -> None:
         except Exception as e:
             rec.error(f"flood validate-only: {type(e).__name__}: {e}")
     client.close()
+
+
+def tsv_flood(url, rec, stop_at) -> None:
+    """One anonymous loop of ``GET /questions/scb.tsv`` (no account, no door), back to back."""
+    with httpx.Client(timeout=60) as client:
+        while time.time() < stop_at:
+            t0 = time.perf_counter()
+            try:
+                status = client.get(url + "/questions/scb.tsv").status_code
+            except httpx.HTTPError as e:
+                rec.error(f"flood tsv: {type(e).__name__}: {e}")
+                continue
+            rec.add(f"flood: GET /questions/scb.tsv ({status})", time.perf_counter() - t0)
 
 
 def compare_event(config: dict) -> int:
@@ -420,6 +435,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed-dir", type=Path, help="keep the filled data folder here and reuse it across runs")
     parser.add_argument("--validate-flood", type=int, default=0, help="validate-only loops after a quiet window")
     parser.add_argument("--compare-flood", type=int, default=0, help="Compare loops after a quiet window")
+    parser.add_argument("--tsv-flood", type=int, default=0, help="GET /questions/scb.tsv loops after a quiet window")
     parser.add_argument(
         "--deployed-quotas", action="store_true",
         help="keep the deployed per-account quotas and upload budget (default: raised, so submitters are not refused)",
@@ -468,6 +484,7 @@ def main(argv: list[str] | None = None) -> int:
             if args.compare_flood:
                 event, row_ids = compare_event(config), compare_choices(app.url, config)
                 flood += [(compare_flood, (app.url, event, row_ids, direct)) for _ in range(args.compare_flood)]
+            flood += [(tsv_flood, (app.url,)) for _ in range(args.tsv_flood)]
             phases = [("quiet", []), ("flood", flood)] if flood else [("", [])]
             pool = BrowserPool(
                 args.client_procs, args.browsers, app.url, loads, renders, direct, args.max_per_client, args.think
@@ -536,7 +553,11 @@ def main(argv: list[str] | None = None) -> int:
 
     floods = ", ".join(
         f"{n} {what} loops"
-        for n, what in ((args.validate_flood, "validate-only"), (args.compare_flood, "Compare"))
+        for n, what in (
+            (args.validate_flood, "validate-only"),
+            (args.compare_flood, "Compare"),
+            (args.tsv_flood, "GET /questions/scb.tsv"),
+        )
         if n
     )
     print(

@@ -29,6 +29,7 @@ from ui.compare import CompareTab, Comparisons
 from ui.compare_door import compare_door, compare_events_of
 from ui.downloads import Downloads
 from ui.eval_results_route import EvalResultsFiles
+from ui.gradio_pin import serves
 from ui.jobs import REFRESH_AT_LEAST_EVERY
 from ui.links import DeepLinks
 from ui.mine import MineTab, MySubmissions
@@ -38,7 +39,8 @@ from ui.page import launch_extras
 from ui.saved_states import NoSavedStates
 from ui.style import CSS, theme
 from ui.submit import SubmitTab, Submitter
-from ui.uploads import DELETE_CACHE, UploadBudget, UploadGate, UploadPolicy, upload_budget
+from ui.throttle import trusted
+from ui.uploads import DELETE_CACHE, UPLOAD_PATH, UploadBudget, UploadGate, UploadPolicy, upload_budget
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +77,7 @@ def build_app(leaderboard: Leaderboard | PublishedLeaderboard, settings: UiSetti
             reader_note(settings)
         else:
             header(auth, page)
-        comparisons, compare = Comparisons(leaderboard, behind_proxy=settings.on_space), None
+        comparisons, compare = Comparisons(leaderboard, proxies=trusted(settings.trusted_proxies)), None
         with gr.Tabs(elem_id="main-tabs") as tabs:
             if not settings.reader:
                 submit = SubmitTab.mount(Submitter(leaderboard, auth))  # the board page re-bakes itself
@@ -151,6 +153,8 @@ def build_server(
     compare = compare_events_of(page.get_config_file())
     options = mount_options(settings, max_upload_bytes, getattr(page, "uploads", None), compare)
     gr.mount_gradio_app(server, page, path="/", **options)
+    if not serves(server, UPLOAD_PATH):  # a gate in front of a route Gradio moved would gate nothing
+        log.error("Gradio %s serves no %s: the upload gate (ui.uploads) guards nothing", gr.__version__, UPLOAD_PATH)
     return server, baker
 
 
@@ -185,7 +189,7 @@ def mount_options(
         "middleware": [
             Middleware(OriginGuard, origin=origin),
             Middleware(UploadGate, auth=uploads.auth, budget=uploads.budget, checks=uploads.checks),
-            Middleware(compare_door, events=compare_events, behind_proxy=settings.on_space),
+            Middleware(compare_door, events=compare_events, proxies=trusted(settings.trusted_proxies)),
             Middleware(NoSavedStates),
         ]
     }

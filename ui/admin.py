@@ -24,7 +24,7 @@ from ui.auth import Auth
 from ui.display import escape_markdown
 from ui.page import SURVIVES_EVICTION
 from ui.probes import ProbeFlags
-from ui.throttle import Backoff, client_of
+from ui.throttle import Backoff, client_of, trusted
 
 log = logging.getLogger(__name__)
 
@@ -166,7 +166,7 @@ class Maintainers:
             return "Maintainers only: enter the admin token" + (
                 " or sign in with a maintainer account." if self.auth.oauth else "."
             )
-        client = client_of(request, behind_proxy=self.auth.settings.on_space)
+        client = client_of(request, trusted(self.auth.settings.trusted_proxies))
         wait = self.backoff.wait_seconds(client)
         if wait > 0:
             log.warning("admin token try from %s refused: backing off %.0f s", client, wait)

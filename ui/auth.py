@@ -33,7 +33,7 @@ import gradio as gr
 from leaderboard.config import UiSettings
 from submissions.records import Identity
 from ui.display import escape_markdown
-from ui.throttle import client_of
+from ui.throttle import client_of, trusted
 
 log = logging.getLogger(__name__)
 
@@ -201,7 +201,7 @@ class Auth:
         token = request_token(request, oauth_token)
         if not token:
             return Caller(None, NO_TOKEN)
-        check = self.check_token(token, client_of(request, behind_proxy=self.settings.on_space))
+        check = self.check_token(token, client_of(request, trusted(self.settings.trusted_proxies)))
         if check.username is None:
             return Caller(None, check.refusal)
         return Caller(self._hub_identity(check.username, check.orgs))

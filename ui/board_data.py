@@ -5,9 +5,10 @@ Built from the read side's public methods only (``table``, ``board``, ``gold_inf
 reader's ``PublishedLeaderboard`` both offer: a reader bakes the same page from the published
 results alone. Per benchmark it holds the column model of every view (from the declaration via
 :mod:`leaderboard.columns`, so a column the published table gains shows with no edit here), the
-rows of the ``all`` view (the public dataset's schema, numbers unrounded, missing as ``null``) and
-each row's interval of the primary figure (``lo``/``hi``), from which the browser re-ranks the rows
-a visitor keeps with the board's own rule (:mod:`leaderboard.ranks`). Plots are rendered here, once
+rows of the ``all`` view (the public dataset's schema, figures rounded as shown, missing as
+``null``) and each row's interval of the primary figure as order keys (``lo``/``hi``: places among
+every row's bounds, no digits), from which the browser re-ranks the rows a visitor keeps with the
+board's own rule (:mod:`leaderboard.ranks`), exactly as the server ranks them. Plots are rendered here, once
 per data change, over every row.
 """
 
@@ -21,8 +22,8 @@ import pandas as pd
 
 from leaderboard.baselines import PAPER_SOURCE
 from leaderboard.columns import EVERY_VIEW, LENIENT_KEY, Column, Kind, columns, views
-from leaderboard.ranks import bounds
-from leaderboard.table import ANONYMOUS, SCORED_SOURCE, Board
+from leaderboard.ranks import order_keys
+from leaderboard.table import ANONYMOUS, SCORED_SOURCE, Board, BoardRow, as_shown
 from scoring.benchmarks import BENCHMARKS, Benchmark, Scatter
 from store.golds import GoldInfo
 from submissions import fields
@@ -88,11 +89,19 @@ def shown_values(row: dict) -> dict:
     }
 
 
+def _ordered_bounds(rows: list[BoardRow], bench: Benchmark) -> dict[str, tuple[float, float]]:
+    """Row id -> its primary interval as order keys over every row (:func:`leaderboard.ranks.order_keys`):
+    the browser's ranks are the server's, computed at full precision, and no bound leaves with digits."""
+    pairs = [r.rank_bounds(bench.primary) for r in rows]
+    keys = iter(order_keys([v for pair in pairs for v in pair]))
+    return {r.row_id: (next(keys), next(keys)) for r in rows}
+
+
 def rows_data(read: ReadSide, bench: Benchmark) -> list[dict]:
     """Every row of the board (the ``all`` view, in board order) with its primary interval and
     what it shows of its fields (:func:`shown_values`)."""
-    frame = read.table(bench.id, EVERY_VIEW)
-    intervals = {r.row_id: bounds(r.figures, bench.primary) for r in read.board(bench.id).rows}
+    frame = as_shown(bench.id, read.table(bench.id, EVERY_VIEW))
+    intervals = _ordered_bounds(read.board(bench.id).rows, bench)
     serves_files = callable(getattr(read, "eval_results", None))  # the writer; a reader has no submissions
     out = []
     for record in frame.to_dict(orient="records"):

@@ -21,7 +21,7 @@ from scoring.benchmarks import BENCHMARKS, Benchmark, get_benchmark
 from submissions.fair_queue import PER_IDENTITY
 from ui import display
 from ui.page import SURVIVES_EVICTION
-from ui.throttle import visitor_of
+from ui.throttle import NO_PROXIES, Proxies, visitor_of
 
 COMPARE_EVENTS = PER_IDENTITY + 1
 """Compare events Gradio runs at once: one more than a visitor's bound, so that while one
@@ -89,7 +89,7 @@ class Comparisons:
     """The tab's callbacks."""
 
     leaderboard: Leaderboard
-    behind_proxy: bool = False  # on a Space: a visitor's address is the one its proxy appended
+    proxies: Proxies = NO_PROXIES  # whose X-Forwarded-For is believed (LEADERBOARD_TRUSTED_PROXIES)
 
     def options(self, bench_id: str, picked: list[str] | None = None) -> gr.Dropdown:
         known = choices(self.leaderboard, bench_id) if bench_id in BENCHMARKS else []
@@ -104,7 +104,7 @@ class Comparisons:
         request: gr.Request | None = None,
     ) -> str:
         """The comparison's tables, or a note saying what is wrong or that the visitor is busy."""
-        visitor = visitor_of(profile, request, self.behind_proxy)
+        visitor = visitor_of(profile, request, self.proxies)
         try:
             pairings = self.leaderboard.compare(bench_id, list(row_ids or []), visitor=visitor)
         except (ValueError, TryAgain) as e:

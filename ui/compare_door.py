@@ -38,7 +38,7 @@ from starlette.requests import Request
 
 from ui.door_holds import Holds
 from ui.gradio_pin import internals_allowed
-from ui.throttle import visitor_of
+from ui.throttle import NO_PROXIES, Proxies, visitor_of
 from ui.uploads import refuse, signed_in_user
 
 log = logging.getLogger(__name__)
@@ -117,7 +117,7 @@ def compare_events_of(config: dict) -> frozenset[int]:
 def compare_door(
     app,
     events: frozenset[int] = frozenset(),
-    behind_proxy: bool = False,
+    proxies: Proxies = NO_PROXIES,
     bucket: TokenBucket | None = None,
     holds: Holds | None = None,
 ):
@@ -126,14 +126,14 @@ def compare_door(
     if not events or not internals_allowed("Compare's door (ui.compare_door)"):
         return app
     holds = holds or Holds(HELD_PER_VISITOR, HELD_IN_ALL)
-    return CompareDoor(app, events, behind_proxy, bucket or TokenBucket(), holds)
+    return CompareDoor(app, events, proxies, bucket or TokenBucket(), holds)
 
 
 class CompareDoor:
     """ASGI middleware (module doc)."""
 
-    def __init__(self, app, events: frozenset[int], behind_proxy: bool, bucket: TokenBucket, holds: Holds) -> None:
-        self.app, self.events, self.behind_proxy, self.bucket, self.holds = app, events, behind_proxy, bucket, holds
+    def __init__(self, app, events: frozenset[int], proxies: Proxies, bucket: TokenBucket, holds: Holds) -> None:
+        self.app, self.events, self.proxies, self.bucket, self.holds = app, events, proxies, bucket, holds
 
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] != "http" or scope["method"] != "POST" or scope["path"].rstrip("/") != JOIN_PATH:
@@ -163,7 +163,7 @@ class CompareDoor:
     def visitor(self, scope) -> str:
         user = signed_in_user(scope)
         profile = SimpleNamespace(username=user) if user else None
-        return visitor_of(profile, Request(scope), self.behind_proxy)
+        return visitor_of(profile, Request(scope), self.proxies)
 
 
 async def read_body(receive) -> tuple[list[dict], bool]:

@@ -20,6 +20,9 @@ from fastapi import FastAPI
 from starlette.middleware.sessions import SessionMiddleware
 
 from leaderboard.config import UiSettings
+from ui.gradio_pin import PINNED_GRADIO, internals_allowed
+
+REAL_OAUTH = "the real OAuth routes and our session key (ui.oauth)"
 
 
 def session_key(settings: UiSettings) -> str:
@@ -36,7 +39,14 @@ def use_real_oauth(settings: UiSettings) -> None:
     """From now on, an app that shows a LoginButton gets the real OAuth routes and our session key.
 
     Process-wide (Gradio looks ``attach_oauth`` up in ``gradio.routes`` when it builds the app),
-    so it is called once, before ``launch``. Fails loudly if Gradio no longer has the hooks."""
+    so it is called once, before ``launch``. Fails loudly if Gradio no longer has the hooks. On
+    a Gradio other than the pinned one it is switched off (:mod:`ui.gradio_pin`): on a Space
+    Gradio's own real routes sign visitors in; off a Space it refuses to start, since Gradio's
+    own would sign every visitor in as the machine's account."""
+    if not internals_allowed(REAL_OAUTH):
+        if not settings.on_space:
+            raise RuntimeError(f"sign-in off a Space needs {REAL_OAUTH}, checked on Gradio {PINNED_GRADIO} only")
+        return
     if not callable(getattr(gradio.routes, "attach_oauth", None)) or not callable(
         getattr(gradio.oauth, "_add_oauth_routes", None)
     ):

@@ -27,6 +27,7 @@ import gradio
 from gradio import route_utils
 
 from leaderboard.config import UiSettings
+from ui.gradio_pin import PINNED_GRADIO, internals_allowed
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +35,7 @@ LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 WILDCARD_HOSTS = ("", "0.0.0.0", "::")
 GRADIO_PORTS = range(7860, 7960)  # where Gradio looks for a free port when none is set
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
-PINNED_GRADIO = "6.31.0"  # the version whose CustomCORSMiddleware.is_valid_origin is replaced
+CORS_PATCH = "Gradio's CORS layer limited to our origins (ui.origin)"
 FOREIGN_ORIGIN = "Cross-site request refused: this action must come from the leaderboard's own page."
 
 
@@ -129,12 +130,12 @@ def restrict_gradio_cors(origin: PublicOrigin, version: str | None = None) -> bo
     ``strict_cors`` only concerns ``null``). Its ``is_valid_origin`` decides; we replace it on
     Gradio 6.31.0 (``tests/ui/test_origin.py`` pins its shape). On any other version this logs
     and leaves it: :class:`OriginGuard` still refuses every foreign write. True if replaced."""
-    version = gradio.__version__ if version is None else version
+    pinned = internals_allowed(CORS_PATCH) if version is None else version == PINNED_GRADIO
     cors = getattr(route_utils, "CustomCORSMiddleware", None)
-    if version != PINNED_GRADIO or not callable(getattr(cors, "is_valid_origin", None)):
+    if not pinned or not callable(getattr(cors, "is_valid_origin", None)):
         log.warning(
             "Gradio %s is not %s: its CORS layer is left as it is (foreign writes are still refused)",
-            version,
+            gradio.__version__ if version is None else version,
             PINNED_GRADIO,
         )
         return False

@@ -7,18 +7,20 @@ clients are remembered.
 
 There is no budget shared by everyone: one (attacks.md #9: 34 wrong tokens from 34 addresses)
 locked the maintainers out. What stops a guesser rotating addresses instead is who the client
-is (:func:`client_of`): the address a Space's proxy appends, else the socket's peer, never a
-header the caller writes itself; and a maintainer signed in with their account never meets
-the backoff.
+is (:func:`client_of`): the socket's peer, or, behind a configured proxy
+(LEADERBOARD_TRUSTED_PROXIES), the address that proxy appended, never a header the caller writes
+itself; and a maintainer signed in with their account never meets the backoff.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
 
 @dataclass
@@ -72,24 +74,51 @@ class Backoff:
             self._failures.pop(client, None)
 
 
-def client_of(request: object, behind_proxy: bool = False) -> str:
-    """The caller's address. ``behind_proxy`` (on a Space): the one the nearest proxy appended to
-    ``X-Forwarded-For`` (its last entry; the earlier ones are the caller's to invent). Otherwise
-    the socket's peer: without a proxy in front, the whole header is the caller's invention."""
-    if behind_proxy:
-        headers = getattr(request, "headers", None) or {}
-        getlist = getattr(headers, "getlist", None)  # every copy: a caller's own line may come first
-        lines = getlist("x-forwarded-for") if getlist else [headers.get("x-forwarded-for") or ""]
-        forwarded = [part.strip() for line in lines for part in line.split(",") if part.strip()]
-        if forwarded:
-            return forwarded[-1]
+class Proxies:
+    """The proxies whose ``X-Forwarded-For`` entries are believed (LEADERBOARD_TRUSTED_PROXIES):
+    addresses and CIDR ranges. Empty: none, the socket's peer is the client."""
+
+    def __init__(self, networks: tuple[str, ...] = ()) -> None:
+        self.networks = tuple(ipaddress.ip_network(n, strict=False) for n in networks)
+
+    def trusts(self, address: str) -> bool:
+        try:
+            ip = ipaddress.ip_address(address.strip())
+        except ValueError:
+            return False
+        return any(ip.version == n.version and ip in n for n in self.networks)
+
+
+NO_PROXIES = Proxies()
+
+
+@lru_cache(maxsize=8)
+def trusted(networks: tuple[str, ...]) -> Proxies:
+    """The :class:`Proxies` of a setting (``UiSettings.trusted_proxies``), parsed once."""
+    return Proxies(networks)
+
+
+def client_of(request: object, proxies: Proxies = NO_PROXIES) -> str:
+    """The caller's address: the socket's peer, unless that peer is a trusted proxy; then the
+    nearest ``X-Forwarded-For`` entry that is not a trusted proxy (read from the right: each
+    proxy appends the address it saw, everything further left is the caller's to invent)."""
     client = getattr(request, "client", None)
-    return str(getattr(client, "host", None) or "unknown")
+    peer = str(getattr(client, "host", None) or "unknown")
+    if not proxies.trusts(peer):
+        return peer
+    headers = getattr(request, "headers", None) or {}
+    getlist = getattr(headers, "getlist", None)  # every copy: a caller's own line may come first
+    lines = getlist("x-forwarded-for") if getlist else [headers.get("x-forwarded-for") or ""]
+    hops = [part.strip() for line in lines for part in line.split(",") if part.strip()]
+    for hop in reversed(hops):
+        if not proxies.trusts(hop):
+            return hop
+    return hops[0] if hops else peer
 
 
-def visitor_of(profile: object | None, request: object | None, behind_proxy: bool = False) -> str:
+def visitor_of(profile: object | None, request: object | None, proxies: Proxies = NO_PROXIES) -> str:
     """Who a per-visitor bound counts (Compare's turns): the signed-in account, else the
     caller's address as :func:`client_of` finds it. No account is needed to compare, so an
     address stands for a visitor; the prefixes keep an account and an address apart."""
     username = getattr(profile, "username", None)
-    return f"account:{username}" if username else f"address:{client_of(request, behind_proxy)}"
+    return f"account:{username}" if username else f"address:{client_of(request, proxies)}"

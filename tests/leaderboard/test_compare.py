@@ -68,7 +68,9 @@ def test_the_difference_and_interval_come_from_the_published_figures(compared):
 
 
 def test_a_reader_of_the_public_files_computes_the_same_comparison(compared, tmp_path):
-    """Nothing but the published results dataset is needed to recompute Compare's overall rows."""
+    """Nothing but the published results dataset is needed to recompute Compare's overall rows:
+    to the precision the board shows, since the public files carry the figures rounded as shown
+    (attacks.md turn 4 #6; before, they agreed to the last digit)."""
     from leaderboard.compare import compare_pair
     from leaderboard.reader import FolderSource, PublishedLeaderboard
     from scoring.benchmarks import get_benchmark
@@ -83,7 +85,7 @@ def test_a_reader_of_the_public_files_computes_the_same_comparison(compared, tmp
     for metric in ("acc", "miou"):
         mine, theirs = overall(pairing, metric), overall(public, metric)
         assert (mine.difference, mine.low, mine.high, mine.p_value) == pytest.approx(
-            (theirs.difference, theirs.low, theirs.high, theirs.p_value)
+            (theirs.difference, theirs.low, theirs.high, theirs.p_value), abs=0.01
         )
 
 

@@ -15,7 +15,7 @@ import pytest
 from leaderboard.config import ConfigError, Settings
 from leaderboard.publish import BoardSnapshot, board_rows, public_frame
 from leaderboard.reader import FolderSource, PublishedLeaderboard
-from leaderboard.table import frame, to_parquet_bytes
+from leaderboard.table import as_shown, frame, to_parquet_bytes
 from scoring.benchmarks import get_benchmark
 from store import layout
 from tests.support.submissions import ALICE, LEAK_KEYS, board, form, write_gold, write_submission
@@ -29,6 +29,13 @@ def writer(tmp_path):
         path = write_submission(tmp_path / f"s{seed}.jsonl", accuracy=accuracy, grounding="bbox_good", seed=seed)
         assert lb.submit("scb", path, form(f"Model-{seed}", team=f"Team-{seed % 2}"), ALICE).result is not None
     return lb
+
+
+def shown(table: pd.DataFrame, benchmark: str = "scb") -> pd.DataFrame:
+    """A table as every public surface carries it: ranks, order and rows exact (ranked at full
+    precision), each figure rounded to the decimals its column shows (attacks.md turn 4 #6). The
+    reader has only those figures; it serves the very board the writer shows."""
+    return as_shown(benchmark, table)
 
 
 def reader_of(writer) -> PublishedLeaderboard:
@@ -48,10 +55,11 @@ FILTERS = [  # (view, model types, sources, search)
 def test_reader_serves_the_writers_board_to_the_last_digit(writer):
     reader = reader_of(writer)
     for view in ("overall", "type", "all"):
-        pd.testing.assert_frame_equal(reader.table("scb", view), writer.table("scb", view), check_exact=True)
+        got, want = shown(reader.table("scb", view)), shown(writer.table("scb", view))
+        pd.testing.assert_frame_equal(got, want, check_exact=True)
     for view, types, sources, query in FILTERS:  # ranks among the rows kept: the exact interval bounds matter
         keep = display.row_filter(types, sources, query)
-        got, want = reader.table("scb", view, keep), writer.table("scb", view, keep)
+        got, want = shown(reader.table("scb", view, keep)), shown(writer.table("scb", view, keep))
         pd.testing.assert_frame_equal(got, want, check_exact=True)
     assert reader.group_sizes("scb") == writer.group_sizes("scb")
     assert reader.last_updated("scb") == writer.last_updated("scb")
@@ -60,7 +68,8 @@ def test_reader_serves_the_writers_board_to_the_last_digit(writer):
         layout.gold_key(gold.version), gold.added_at, gold.questions
     )  # fmt: skip
     # the other benchmark has no gold: its papers' rows, as on the writer
-    pd.testing.assert_frame_equal(reader.table("kviscuit"), writer.table("kviscuit"), check_exact=True)
+    got, want = shown(reader.table("kviscuit"), "kviscuit"), shown(writer.table("kviscuit"), "kviscuit")
+    pd.testing.assert_frame_equal(got, want, check_exact=True)
     assert reader.gold_info("kviscuit") is None
 
 
@@ -80,7 +89,8 @@ def test_odd_figures_survive_the_round_trip(writer):
     table = pd.read_parquet(io.BytesIO(to_parquet_bytes(public_frame("scb", odd))))
     again = board_rows("scb", table, snapshot)
     for view in ("overall", "type", "all"):
-        pd.testing.assert_frame_equal(frame("scb", again, view), frame("scb", odd, view), check_exact=True)
+        got, want = shown(frame("scb", again, view)), shown(frame("scb", odd, view))
+        pd.testing.assert_frame_equal(got, want, check_exact=True)
     with pytest.raises(ValueError, match="list different rows"):
         board_rows("scb", table.iloc[1:], snapshot)
 
@@ -104,16 +114,16 @@ def test_a_new_row_appears_after_refresh_and_only_its_board_changes(writer, tmp_
     assert reader.refresh() is True
     assert "Newcomer" in set(reader.table("scb")["model"])
     assert reader.fingerprint("scb") != before["scb"] and reader.fingerprint("kviscuit") == before["kviscuit"]
-    pd.testing.assert_frame_equal(reader.table("scb"), writer.table("scb"), check_exact=True)
+    pd.testing.assert_frame_equal(shown(reader.table("scb"), "scb"), shown(writer.table("scb")), check_exact=True)
 
 
 def test_an_unreadable_snapshot_or_source_keeps_the_board(writer, caplog):
     reader = reader_of(writer)
-    shown = reader.table("scb")
+    kept = reader.table("scb")
     snapshot = writer.settings.data_dir / "results" / layout.public_board("scb")
     snapshot.write_bytes(b'{"format": 1, "rows": "broken"')
     assert reader.refresh() is False
-    pd.testing.assert_frame_equal(reader.table("scb"), shown)
+    pd.testing.assert_frame_equal(reader.table("scb"), kept)
     assert "not a board snapshot" in caplog.text
 
     class Down:
@@ -124,7 +134,7 @@ def test_an_unreadable_snapshot_or_source_keeps_the_board(writer, caplog):
 
     reader.source = Down()
     assert reader.refresh() is False
-    pd.testing.assert_frame_equal(reader.table("scb"), shown)
+    pd.testing.assert_frame_equal(reader.table("scb"), kept)
 
 
 def test_the_snapshot_holds_aggregates_only(writer):
@@ -135,7 +145,11 @@ def test_the_snapshot_holds_aggregates_only(writer):
     assert writer.gold_info("scb").version not in text  # only its short key, as the page shows
     assert set(body["rows"]) == set(writer.table("scb")["row_id"])  # by row id, beside the table's rows
     scored = [e for e in body["rows"].values() if e["scorer_version"]]
-    assert scored and all(set(e) == {"submitted_at", "bounds", "gold_version", "scorer_version"} for e in scored)
+    keys = {"submitted_at", "bounds", "gold_version", "scorer_version", "order"}
+    assert scored and all(set(e) == keys for e in scored)
+    places = [v for e in body["rows"].values() for v in e["order"] if v is not None]  # places, not figures
+    assert places and all(v == int(v) for v in places) and max(places) < 3 * len(body["rows"])
+    assert all(round(v, 2) == v for e in body["rows"].values() for b in e["bounds"].values() for v in b if v)
     intervals = {m.ci for m in get_benchmark("scb").metrics if m.ci}
     assert all(e["bounds"] and set(e["bounds"]) <= intervals for e in scored)  # the overall ones only
     assert BoardSnapshot.from_bytes(data, "x").benchmark == "scb"
@@ -199,7 +213,7 @@ def test_readers_on_the_hub_read_the_public_results_repo_only(hub_server, hub_re
                                   "HF_ENDPOINT": hub_server.url})  # fmt: skip  # no token
     readers = [PublishedLeaderboard.open(settings) for _ in range(2)]
     for reader in readers:
-        pd.testing.assert_frame_equal(reader.table("scb"), writer.table("scb"), check_exact=True)
+        pd.testing.assert_frame_equal(shown(reader.table("scb"), "scb"), shown(writer.table("scb")), check_exact=True)
     seen = len(hub_server.log)
     assert [r.refresh() for r in readers] == [False, False]
     idle = hub_server.log[seen:]
@@ -211,4 +225,4 @@ def test_readers_on_the_hub_read_the_public_results_repo_only(hub_server, hub_re
     moved = hub_server.log[seen:]
     assert any("/resolve/" in e for e in moved) and all(hub_repo_ids["results"] in e for e in moved)  # no other repo
     for reader in readers:
-        pd.testing.assert_frame_equal(reader.table("scb"), writer.table("scb"), check_exact=True)
+        pd.testing.assert_frame_equal(shown(reader.table("scb"), "scb"), shown(writer.table("scb")), check_exact=True)

@@ -18,7 +18,7 @@ from tests.ui.test_submit import submit
 from ui.admin import CONFIRM_RESCORE_JS, CONFIRMED, Maintainers, rescore_markdown, rescore_plan
 from ui.auth import Auth
 from ui.submit import Submitter
-from ui.throttle import Backoff, client_of
+from ui.throttle import Backoff, Proxies, client_of
 
 LOCAL = UiSettings(admin_token="open-sesame")
 
@@ -69,9 +69,10 @@ def test_wrong_tokens_from_rotating_addresses_lock_no_one_else_out(lb):
     """attacks.md #9: 34 wrong tokens from 34 addresses in a row, then the right token from a new
     address got "Too many wrong admin tokens" (a global budget); the backoff is per client only."""
     clock = Clock()
-    maintainers = Maintainers(lb, Auth(UiSettings(admin_token="open-sesame", on_space=True)), Backoff(clock=clock))
+    proxied = UiSettings(admin_token="open-sesame", on_space=True, trusted_proxies=("127.0.0.1/32",))  # the proxy
+    maintainers = Maintainers(lb, Auth(proxied), Backoff(clock=clock))
     for i in range(34):
-        forwarded = Request(headers={"x-forwarded-for": f"10.0.{i}.1"})  # a Space's proxy appends the caller
+        forwarded = Request(headers={"x-forwarded-for": f"10.0.{i}.1"})  # the named proxy appends the caller
         assert maintainers.unlock(f"guess-{i}", None, forwarded)[1] == "Wrong token (or not a maintainer)."
     assert maintainers.unlock("open-sesame", None, Request(headers={"x-forwarded-for": "192.168.7.7"}))[0].visible
     one = Request(headers={"x-forwarded-for": "10.0.99.1"})
@@ -194,5 +195,5 @@ def test_the_proxy_address_is_the_last_of_every_forwarded_copy():
     copy alone (what ``headers.get`` returns) would let the caller pick its address."""
     headers = Headers(raw=[(b"x-forwarded-for", b"10.9.9.9"), (b"x-forwarded-for", b"203.0.113.7")])
     request = SimpleNamespace(headers=headers, client=SimpleNamespace(host="10.0.0.1"))
-    assert client_of(request, behind_proxy=True) == "203.0.113.7"
+    assert client_of(request, Proxies(("10.0.0.0/8",))) == "203.0.113.7"
     assert client_of(request) == "10.0.0.1"

@@ -12,6 +12,7 @@ import pytest
 from tests.ui.test_compare_door import compare_join, served
 from ui.compare_door import MAX_HOLD, CompareDoor, TokenBucket
 from ui.door_holds import Holds
+from ui.throttle import NO_PROXIES
 
 
 async def _compare_joins(door: CompareDoor, n: int) -> list[tuple[int, float]]:
@@ -26,7 +27,7 @@ def test_joins_held_at_once_each_get_their_own_token_not_one_for_all():
     token and race for it: one served, the other refused though its token came within the hold."""
 
     bucket = TokenBucket(burst=1, per_second=4.0)  # a token every 0.25 s, far inside MAX_HOLD
-    door = CompareDoor(served, frozenset({5}), False, bucket, Holds(per_caller=8, in_all=8))
+    door = CompareDoor(served, frozenset({5}), NO_PROXIES, bucket, Holds(per_caller=8, in_all=8))
     answers = asyncio.run(_compare_joins(door, 3))
     assert [status for status, _ in answers] == [200, 200, 200], answers
     assert sorted(took for _, took in answers)[-1] >= 0.4  # the third waited for the second refill
@@ -39,7 +40,7 @@ def test_joins_beyond_the_tokens_due_within_the_hold_are_refused_after_it():
 
     rate = 2.0
     bucket = TokenBucket(burst=1, per_second=rate)
-    door = CompareDoor(served, frozenset({5}), False, bucket, Holds(per_caller=64, in_all=64))
+    door = CompareDoor(served, frozenset({5}), NO_PROXIES, bucket, Holds(per_caller=64, in_all=64))
     answers = asyncio.run(_compare_joins(door, 14))
     statuses = [status for status, _ in answers]
     assert statuses.count(200) == 1 + int(MAX_HOLD * rate), statuses

@@ -81,3 +81,35 @@ def test_compares_door_is_off_on_another_gradio(other_gradio):
     compare = event_of(config, "cmp-btn", "click")
     with client(other_gradio.url, "127.0.0.1") as http:
         assert [join(http, compare, ["scb", []]).status_code for _ in range(BURST + 4)] == [200] * (BURST + 4)
+
+
+def test_the_upload_gate_stands_where_gradio_serves_uploads():
+    from fastapi import FastAPI
+
+    from ui.uploads import UPLOAD_PATH
+
+    with gr.Blocks() as page:
+        gr.File()
+    server = FastAPI()
+    gr.mount_gradio_app(server, page, path="/")
+    assert gradio_pin.serves(server, UPLOAD_PATH)  # else build_server logs that the gate guards nothing
+    assert not gradio_pin.serves(server, "/gradio_api/uploads-moved")
+
+
+def test_on_another_gradio_the_oauth_and_cors_patches_are_off_and_say_so(monkeypatch, caplog):
+    import gradio.routes
+
+    from leaderboard.config import UiSettings
+    from ui import oauth, origin
+
+    monkeypatch.setattr(gr, "__version__", OTHER)
+    monkeypatch.setattr(gradio_pin, "_warned", set())
+    before = gradio.routes.attach_oauth
+    with caplog.at_level(logging.WARNING, logger="ui.gradio_pin"):
+        oauth.use_real_oauth(UiSettings(oauth=True, on_space=True, session_secret="s" * 40))
+        assert gradio.routes.attach_oauth is before  # on a Space: Gradio's own real routes
+        with pytest.raises(RuntimeError, match="sign-in off a Space"):  # Gradio's own would be mocked
+            oauth.use_real_oauth(UiSettings(oauth=True, session_secret="s" * 40))
+        assert not origin.restrict_gradio_cors(origin.PublicOrigin.of(UiSettings(), 7860))
+    said = " ".join(r.getMessage() for r in caplog.records)
+    assert oauth.REAL_OAUTH in said and origin.CORS_PATCH in said

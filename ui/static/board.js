@@ -27,6 +27,8 @@
   const missing = (v) => v === null || v === undefined || (typeof v === "number" && Number.isNaN(v));
   const fmt = (v, d) => (missing(v) ? "-" : Number(v).toFixed(d));
   const fmtCi = (v, ci, d) => (missing(v) ? "-" : missing(ci) ? fmt(v, d) : `${fmt(v, d)} ± ${fmt(ci, d)}`);
+  // Download CSV: a text cell a spreadsheet would run as a formula gets a quote first, as the public CSV's (leaderboard/table.py csv_safe)
+  const csvSafe = (v) => (typeof v === "string" && /^[=+\-@\t\r]/.test(v) ? `'${v}` : v);
   const rankText = (r) => (r.rank === r.rank_worst ? String(r.rank) : `${r.rank}\u2013${r.rank_worst}`);
   const typeLabel = (t) => DATA.type_labels[String(t || "").toLowerCase()] || t || "-";
   // the declared badge of a model type (submissions/fields.py: each choice's tone)
@@ -190,6 +192,7 @@
       } else {
         Object.assign(d, { formatter: (cell) => esc(missing(cell.getValue()) || cell.getValue() === "" ? "-" : cell.getValue()), responsive: 1000 + priority++ });
       }
+      d.accessorDownload = csvSafe;
       if (!phone) d.width = DESKTOP_WIDTHS[c.kind === "text" && c.key === "team" ? "team" : c.kind] || 120; // no measuring
       defs.push(d);
     }
