@@ -31,12 +31,16 @@ from filelock import FileLock
 from leaderboard.compare import BUSY, CRASHED, MAX_MODELS, MIN_MODELS, Pairing, TryAgain, compare_rows
 from leaderboard.config import Settings
 from leaderboard.entries import Entry
+from leaderboard.golds import GoldPreview, RowsWouldLeave, entry_notes, rank_changes
+from leaderboard.golds import RankChange as RankChange  # re-exported: scripts and tests import it here
+from leaderboard.golds import preview as preview_switch
 from leaderboard.publish import publish
 from leaderboard.table import SCORED_SOURCE, Board, BoardRow, baseline_rows, ranks, scored_rows
 from scoring import BENCHMARKS, SCORER_VERSION, Gold, Limits
 from scoring.benchmarks import get_benchmark, load_plugins
 from scoring.engine import ResultRecord, UnparsedLine
 from scoring.errors import Issue
+from scoring.goldcheck import compare
 from store import layout
 from store.base import AlreadyExists, NotFound, Store, StoreHealth
 from store.golds import GoldInfo, GoldRegistry, GoldUpdate
@@ -125,14 +129,6 @@ class Health:
         return lines
 
 
-@dataclass(frozen=True)
-class RankChange:
-    team: str
-    model: str
-    before: int | None
-    after: int | None
-
-
 class Leaderboard:
     """See module doc. Thread-safe for the app's concurrent requests."""
 
@@ -185,17 +181,23 @@ class Leaderboard:
             cached = self._boards.get(benchmark)
             if cached and cached[0] == key:
                 return cached[1]
-        rows: list[BoardRow] = []
-        if info is not None:
-            states, first = self.feedback.visible(self.catalog.all(benchmark), info.version), self.teams.first_users()
-            owners = self.teams.owners()
-            rows = scored_rows(
-                states, info.version, SCORER_VERSION, self.settings.row_rule, first, today, owners=owners
-            )
-        board = Board(benchmark, rows + baseline_rows(benchmark))
+        board = self._board_of(benchmark, self.catalog.all(benchmark), info.version if info else None, today)
         with self._lock:
             self._boards[benchmark] = (key, board)
         return board
+
+    def _board_of(self, benchmark: str, states: list[SubmissionState], version: str | None, today: str) -> Board:
+        """The board of ``states`` on gold ``version`` (paper rows included): the live board, or
+        the one a gold switch would show (leaderboard.golds.preview)."""
+        rows: list[BoardRow] = []
+        if version is not None:
+            visible, first, owners = (
+                self.feedback.visible(states, version),
+                self.teams.first_users(),
+                self.teams.owners(),
+            )
+            rows = scored_rows(visible, version, SCORER_VERSION, self.settings.row_rule, first, today, owners=owners)
+        return Board(benchmark, rows + baseline_rows(benchmark))
 
     def table(self, benchmark: str, view: str = "overall", keep=None):
         """A view of the rows ``keep`` accepts (all by default), ranked among themselves."""
@@ -467,10 +469,37 @@ class Leaderboard:
         """Validate and stage a new gold (see store/golds.py): the board keeps the current gold
         until :meth:`rescore` (or the background :meth:`resume`) switches it. ``withheld``: question
         fields left out of the public list (the update's leak audit is of the list as published)."""
+        if not confirm and self.golds.info(benchmark) is not None:
+            shown = self.preview_gold(benchmark, path)
+            if shown.leaving:  # a row would leave the board: the maintainer confirms that first
+                raise RowsWouldLeave(shown)
         update = self.golds.stage(benchmark, Path(path), added_by, confirm, withheld)
         if not update.staged:
             self.publish(benchmark, now=True)
         return update
+
+    def preview_gold(self, benchmark: str, path: Path) -> GoldPreview:
+        """What switching the board to the gold at ``path`` would do, before anything is stored:
+        the gold's changes and every row's place and figures before -> after (maintainers only;
+        leaderboard.golds). Raises as ``update_gold`` does for a broken file."""
+        self.refresh()
+        current = self.golds.info(benchmark)
+        new, _suffix = self.golds.read(benchmark, Path(path))
+        new.retired = self.golds.retired(new)
+        changes = compare(self.golds.compiled(current), new) if current is not None else None
+
+        def evaluate(state: SubmissionState) -> SubmitAnswer:
+            raw = lifecycle.read_raw(self.store, benchmark, state.meta.id)
+            return lifecycle.evaluate(state.meta, new, raw, self.limits, self.seeds)
+
+        def board_on(states: list[SubmissionState], version: str):
+            return self._board_of(benchmark, states, version, _today()).view()
+
+        states = [s for s in self.catalog.all(benchmark) if lifecycle.has_raw(self.store, s.meta)]
+        return preview_switch(
+            benchmark, current.version if current else "", new.version, changes, states, evaluate, board_on,
+            self.table(benchmark),
+        )  # fmt: skip
 
     def staged_gold(self, benchmark: str) -> GoldInfo | None:
         return self.golds.staged(benchmark)
@@ -511,7 +540,7 @@ class Leaderboard:
             if staged:
                 self._switch(b, target)
             self.publish(b, now=True)
-            report[b] = {"counts": counts, "rank_changes": _rank_changes(before, self.table(b))}
+            report[b] = {"counts": counts, "rank_changes": rank_changes(before, self.table(b))}
             if staged:  # did the board switch to it (here, or another writer first)?
                 switched = self.golds.info(b).version == target.version
                 report[b]["switched_to" if switched else "still_staged"] = target.version
@@ -546,7 +575,7 @@ class Leaderboard:
             if self.golds.promote(benchmark, staged.version) is None:
                 return False
             self._put_public(benchmark)
-        changes = _rank_changes(before, self.table(benchmark))
+        changes = rank_changes(before, self.table(benchmark))
         log.info("%s: gold %s is current; rank changes: %s", benchmark, staged.version[:12], changes or "none")
         return True
 
@@ -763,6 +792,9 @@ class Leaderboard:
         result = state.latest_result(gold) if info and shown.shows("figures") else None  # not when withheld or held
         status = self.status(state)
         reason, notes = self.feedback.reason(state, gold, status), self.feedback.notes(state, gold)
+        if info is not None:  # what gold changes did to it (leaderboard.golds)
+            keys_of = functools.partial(self.golds.keys_of, state.meta.benchmark)
+            notes += entry_notes(state, info, result is not None, keys_of)
         rank = self.rank_of(state.meta.benchmark, submission_id)
         return Entry(state, status, result, rank, row, gold, reason, notes)
 
@@ -869,16 +901,3 @@ def _visibility_message(state: SubmissionState, event: Publication) -> str:
     shown = "anonymous" + (f" until {event.reveal_date}" if event.reveal_date else "") if event.anonymous else ""
     hidden = " It stays off the board while maintainers hide it." if state.hidden else ""
     return f"Published: {sid} is now the public row of {state.meta.model}{' (' + shown + ')' if shown else ''}.{hidden}"
-
-
-def _rank_changes(before, after) -> list[RankChange]:
-    """Rows whose place in the table's order moved. Places, not the honest ranks the board shows
-    (leaderboard.ranks): two rows with overlapping intervals that swap share a rank before and
-    after, and a maintainer must still see that a gold change swapped them."""
-    old = {(r.team, r.model): place for place, r in enumerate(before.itertuples(), 1)}
-    new = {(r.team, r.model): place for place, r in enumerate(after.itertuples(), 1)}
-    return [
-        RankChange(team, model, old.get((team, model)), new.get((team, model)))
-        for team, model in sorted(set(old) | set(new))
-        if old.get((team, model)) != new.get((team, model))
-    ]

@@ -267,6 +267,12 @@ class Feedback:
                 "answer, as in the paper, and is listed under unparsed lines. A line with an explicit "
                 '"answer" letter is never misread.'
             )))  # fmt: skip
+        if counts.get("set_aside"):
+            n = counts["set_aside"]
+            out.append(Reason("set_aside_lines", (
+                f"{n:,} line{'s' if n != 1 else ''} answer{'' if n != 1 else 's'} questions the current gold no "
+                "longer has; they are not scored (a maintainer removed those questions from the benchmark)."
+            )))  # fmt: skip
         if counts.get("lenient"):
             out.append(Reason("lenient_reads", (
                 f"{counts['lenient']:,} lines were read by a rule looser than the benchmark's official protocol "

@@ -178,7 +178,7 @@ def resume(store: Store, catalog: Catalog, gold: Gold, limits: Limits, seeds: Se
     return len(todo)
 
 
-def _has_raw(store: Store, meta: SubmissionMeta) -> bool:
+def has_raw(store: Store, meta: SubmissionMeta) -> bool:
     file = SubmissionFile.raw(meta.benchmark, meta.id)
     return store.exists("submissions", file.path) or store.exists("submissions", file.legacy_path)
 
@@ -220,7 +220,7 @@ def rescore(
     counts = {"scored": 0, "rejected": 0, "failed": 0}
     if not todo:
         return counts
-    todo = [s for s in todo if _has_raw(store, s.meta)]
+    todo = [s for s in todo if has_raw(store, s.meta)]
     workers = workers or os.cpu_count() or 1
     seeds = seeds.resolved()  # workers get the key, not the store
     metas = {s.meta.id: s.meta for s in todo}

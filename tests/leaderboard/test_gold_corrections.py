@@ -1,0 +1,170 @@
+"""A gold correction is a migration of every stored outcome (issue 29): it never rejects an
+accepted file (lines answering removed questions are set aside), it is previewed before it
+switches, switching back gives back that gold's board exactly, and no team event (publication,
+quota) is refunded or dropped by it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from leaderboard.service import Leaderboard
+from scoring import get_benchmark
+from scoring.engine import score_file
+from store.golds import UnconfirmedGold
+from submissions.records import Identity
+from tests.support.submissions import board, form, scored, small_gold, write_gold, write_submission
+
+TEAMS = {"Team A": Identity("alice"), "Team B": Identity("bob"), "Team C": Identity("carol")}
+REMOVED = 2
+CHANGED = 3
+
+
+def corrected(gold: list[dict]) -> list[dict]:
+    """The first gold without its first 2 questions and with 3 answers changed."""
+    out = [dict(r) for r in gold[REMOVED:]]
+    for r in out[10 : 10 + CHANGED]:
+        r["answer"] = "ABCD"[("ABCD".index(r["answer"]) + 1) % 4]
+    return out
+
+
+@pytest.fixture
+def three_teams(tmp_path: Path) -> tuple[Leaderboard, dict[str, Path]]:
+    """A fresh store whose board has three teams' public rows, each published (submitted public)."""
+    gold = small_gold()
+    lb = board(tmp_path / "data", write_gold(tmp_path / "gold-v1.jsonl", gold))
+    files = {}
+    for i, (team, who) in enumerate(TEAMS.items()):
+        files[team] = write_submission(tmp_path / f"{team}.jsonl", gold, accuracy=0.8 - 0.1 * i, seed=i + 1)
+        answer = lb.submit("scb", files[team], form(f"model-{i}", team, visibility="public"), who)
+        assert answer.result is not None, answer.message
+    return lb, files
+
+
+def _without(path: Path, removed: set[str]) -> bytes:
+    lines = [line for line in path.read_text().splitlines() if json.loads(line)["question_id"] not in removed]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def _board(lb: Leaderboard) -> pd.DataFrame:
+    return lb.table("scb").reset_index(drop=True)
+
+
+def test_a_correction_keeps_every_row_and_the_restore_gives_the_first_board_back(three_teams, tmp_path) -> None:
+    lb, files = three_teams
+    first_board, v1 = _board(lb), lb.gold_info("scb").version
+    gold = small_gold()
+    removed = {r["question_id"] for r in gold[:REMOVED]}
+    v2_path = write_gold(tmp_path / "gold-v2.jsonl", corrected(gold))
+
+    preview = lb.preview_gold("scb", v2_path)
+    text = "\n".join(preview.lines())
+    assert f"{REMOVED} removed" in text and f"answers changed on kept questions: {CHANGED}" in text
+    assert not preview.leaving, preview.lines()  # every row stays
+    assert lb.gold_info("scb").version == v1 and lb.staged_gold("scb") is None  # a preview stores nothing
+
+    lb.update_gold("scb", v2_path, "maintainer", confirm=True)
+    report = lb.rescore("scb", workers=1)
+    assert report["scb"]["counts"].get("rejected", 0) == 0
+    rows = scored(lb)
+    assert len(rows) == len(TEAMS)
+    v2_gold = lb.golds.get("scb")
+    for team, path in files.items():
+        expected = score_file(get_benchmark("scb"), v2_gold, _without(path, removed))
+        (acc,) = rows[rows["team"] == team]["overall.acc"]
+        assert acc == expected.overall["acc"], team  # exactly the scorer's figure of the file without them
+
+    lb.update_gold("scb", tmp_path / "gold-v1.jsonl", "maintainer", confirm=True)  # the restore
+    lb.rescore("scb", workers=1)
+    assert lb.gold_info("scb").version == v1
+    pd.testing.assert_frame_equal(_board(lb), first_board)
+
+    # Team A published once this week (its public upload): two more publications, then refused.
+    alice = TEAMS["Team A"]
+    ids = []
+    for k in range(3):
+        path = write_submission(tmp_path / f"a{k}.jsonl", small_gold(), accuracy=0.3 + 0.05 * k, seed=10 + k)
+        answer = lb.submit("scb", path, form(f"ablation-{k}", "Team A", visibility="private"), alice)
+        assert answer.submission_id, answer.message
+        ids.append(answer.submission_id)
+    lb.set_visibility(alice, ids[0], True)
+    lb.set_visibility(alice, ids[1], True)
+    with pytest.raises(ValueError, match="already made 3 submissions public"):
+        lb.set_visibility(alice, ids[2], True)
+
+
+def test_a_gold_that_changes_every_id_is_previewed_and_needs_confirmation(three_teams, tmp_path) -> None:
+    lb, _ = three_teams
+    gold = small_gold()
+    renamed = write_gold(
+        tmp_path / "gold-v2.jsonl", [dict(r, question_id=f"scb-9{r['question_id'][-4:]}") for r in gold]
+    )
+    preview = lb.preview_gold("scb", renamed)
+    assert preview.leaving == () and preview.needs_confirmation  # rows stay, every line set aside
+    assert all(r.after is not None for r in preview.rows)
+    with pytest.raises(UnconfirmedGold):
+        lb.update_gold("scb", renamed, "maintainer", confirm=False)
+    assert lb.staged_gold("scb") is None
+
+
+def _removing(tmp_path: Path, n: int = REMOVED) -> Path:
+    return write_gold(tmp_path / "gold-removed.jsonl", small_gold()[n:])
+
+
+def test_removing_questions_rejects_no_accepted_submission(three_teams, tmp_path) -> None:
+    """as-users 3b: a gold removing 2 questions rejected every file and emptied the board."""
+    lb, _ = three_teams
+    lb.add_gold("scb", _removing(tmp_path), "maintainer", confirm=True)
+    report = lb.rescore("scb", workers=1)
+    assert report["scb"]["counts"].get("rejected", 0) == 0, report
+    assert len(scored(lb)) == len(TEAMS)
+    (entry,) = lb.entries(TEAMS["Team B"], "scb")
+    assert entry.status.value == "scored"
+    notes = [n.message for n in entry.notes]
+    assert any(
+        m.startswith("2 lines answer questions the current gold no longer has; they are not scored") for m in notes
+    )
+
+
+def test_a_new_upload_answering_retired_questions_is_accepted_with_the_note(three_teams, tmp_path) -> None:
+    lb, _ = three_teams
+    lb.add_gold("scb", _removing(tmp_path), "maintainer", confirm=True)
+    lb.rescore("scb", workers=1)
+    path = write_submission(tmp_path / "late.jsonl", small_gold(), accuracy=0.5, seed=7)  # the first gold's ids
+    answer = lb.submit("scb", path, form("late", "Team C", visibility="private"), TEAMS["Team C"])
+    assert answer.status.value == "scored", answer.message
+    stored = lb.catalog.get(answer.submission_id).latest_result(lb.gold_info("scb").version)
+    assert stored.counts["set_aside"] == REMOVED and stored.counts["submitted"] == len(small_gold()) - REMOVED
+    assert any(n.code == "set_aside_lines" for n in answer.notes)
+
+
+def test_a_line_for_a_question_no_gold_ever_had_is_still_an_error(three_teams, tmp_path) -> None:
+    lb, _ = three_teams
+    lb.add_gold("scb", _removing(tmp_path), "maintainer", confirm=True)
+    lb.rescore("scb", workers=1)
+    lines = [json.dumps({"question_id": r["question_id"], "answer": "A"}) for r in small_gold()]
+    lines.append(json.dumps({"question_id": "scb-77777", "answer": "A"}))
+    path = tmp_path / "unknown.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    answer = lb.submit("scb", path, form("unknown", "Team C", visibility="private"), TEAMS["Team C"])
+    assert answer.result is None and any(i.code == "unknown_question_id" for i in answer.issues)
+
+
+def test_the_team_sees_what_the_rescore_did_to_its_entry(three_teams, tmp_path) -> None:
+    """Added questions count as unanswered and the entry says how many; a changed figure reads
+    "rescored on gold <version> (<date>): accuracy a -> b"."""
+    lb, _ = three_teams
+    gold = small_gold()
+    extra = [dict(gold[0], question_id=f"scb-8{k:04d}") for k in range(4)]
+    lb.add_gold("scb", write_gold(tmp_path / "gold-more.jsonl", gold + extra), "maintainer", confirm=True)
+    lb.rescore("scb", workers=1)
+    info = lb.gold_info("scb")
+    (entry,) = lb.entries(TEAMS["Team A"], "scb")
+    messages = {n.code: n.message for n in entry.notes}
+    assert messages["added_questions"].startswith(f"4 questions were added by gold {info.version[:12]}")
+    assert messages["rescored"].startswith(f"rescored on gold {info.version[:12]} ({info.added_at[:10]}): accuracy ")
+    before, after = messages["rescored"].split(": accuracy ")[1].split(" -> ")
+    assert float(after) < float(before)  # 4 more questions, all unanswered
