@@ -29,6 +29,7 @@ from pathlib import Path
 from leaderboard.columns import Kind, frame_columns
 from leaderboard.config import REFRESH_AT_LEAST_EVERY, Settings
 from leaderboard.exports import kviscuit_markdown, kviscuit_paper, scb_official
+from leaderboard.golds import GoldPreview
 from leaderboard.rescore_report import report_lines
 from leaderboard.service import Leaderboard
 from leaderboard.table import to_csv_bytes
@@ -187,9 +188,20 @@ def _when_shown(lb: Leaderboard) -> None:
 
 
 def _add_gold(lb: Leaderboard, args: argparse.Namespace) -> int:
-    """Validate and stage a gold; exit 3 with the changes listed when they need --confirm."""
+    """Preview the switch (the gold's changes, the leak audit, every row before -> after), then
+    stage the gold; exit 3, nothing stored, when it needs --confirm (a changed question set or
+    group sizes, or a row that would leave the board)."""
+    shown = None
     try:
-        update = lb.update_gold(args.benchmark, args.file, args.by, confirm=args.confirm, withheld=_fields(args))
+        if lb.gold_info(args.benchmark) is not None:
+            shown = lb.preview_gold(args.benchmark, args.file, _fields(args))
+            _print_audit(shown.leaks, _fields(args))
+            print("\n".join(shown.lines()))
+            if shown.needs_confirmation and not args.confirm:
+                return _unconfirmed(shown)
+        update = lb.update_gold(
+            args.benchmark, args.file, args.by, confirm=args.confirm, withheld=_fields(args), preview=shown
+        )
     except UnconfirmedGold as e:
         print(f"{e.benchmark}: the new gold changes the questions; nothing was stored:", file=sys.stderr)
         for line in e.changes.lines():
@@ -200,9 +212,8 @@ def _add_gold(lb: Leaderboard, args: argparse.Namespace) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 1
     info = update.info
-    _print_audit(update.leaks, info.withheld)
-    for line in update.changes.lines() if update.changes else ():
-        print(f"  {line}")
+    if shown is None:
+        _print_audit(update.leaks, info.withheld)
     if not update.staged:
         print(f"{info.benchmark}: gold {info.version} is current ({info.questions} questions)")
         return 0
@@ -210,6 +221,24 @@ def _add_gold(lb: Leaderboard, args: argparse.Namespace) -> int:
     print("current gold until every submission is scored on the new one. Run `python -m leaderboard rescore`")
     print("to do that now and switch (a running app's background job does it within minutes).")
     return 0
+
+
+def _unconfirmed(shown: GoldPreview) -> int:
+    """Say why the previewed gold needs --confirm; nothing was stored (exit 3)."""
+    changes = shown.changes
+    if changes is not None and changes.needs_confirmation:
+        print(f"{shown.benchmark}: the new gold changes the questions; nothing was stored:", file=sys.stderr)
+        for line in changes.lines():
+            print(f"  {line}", file=sys.stderr)
+    if shown.leaving:
+        print(
+            f"{shown.benchmark}: {len(shown.leaving)} row(s) would leave the board; nothing was stored:",
+            file=sys.stderr,
+        )
+        for row in shown.leaving:
+            print(f"  {row.line()}", file=sys.stderr)
+    print("Add it again with --confirm to stage it.", file=sys.stderr)
+    return 3
 
 
 def _fields(args: argparse.Namespace) -> tuple[str, ...]:
@@ -305,6 +334,8 @@ def _gold(lb: Leaderboard, args: argparse.Namespace) -> int:
         print(f"{b}: " + (f"{info.version} since {info.added_at} by {info.added_by}" if info else "no gold"))
         if staged:
             print(f"  staged: {staged.version} since {staged.added_at} by {staged.added_by} (awaiting the rescore)")
+        if info:  # the audit of the list teams have now, not only in the run that staged it
+            _print_audit(lb.gold_audit(b), info.withheld)
     return 0
 
 
@@ -360,6 +391,8 @@ def _moderate(lb: Leaderboard, args: argparse.Namespace) -> int:
         return 1
     why = f" ({reason})" if reason else " (no reason given: the team is told none was given; add --reason)"
     print(f"{args.command}: {args.submission_id}" + (why if args.command == "hide" else ""))
+    meta = lb.catalog.get(args.submission_id).meta
+    print(f"  {meta.benchmark}: {meta.team} / {meta.model}, submitted {meta.submitted_at[:16]} by {meta.submitter}")
     _when_shown(lb)
     return 0
 

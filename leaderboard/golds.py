@@ -66,8 +66,8 @@ class RowMove:
     model: str
     before: int | None
     after: int | None
-    figures_before: str
-    figures_after: str
+    figures_before: tuple[tuple[str, str], ...]  # (metric label, value as the board prints it)
+    figures_after: tuple[tuple[str, str], ...]
     reason: str = ""
 
     @property
@@ -75,9 +75,10 @@ class RowMove:
         return (self.before, self.figures_before) != (self.after, self.figures_after)
 
     def line(self) -> str:
-        where = f"rank {self.before or '-'} -> {self.after or '-'}"
-        text = f"{self.team} / {self.model}: {where}; {self.figures_before or '-'} -> {self.figures_after or '-'}"
-        return text + (f" ({self.reason})" if self.reason else "")
+        before, after = dict(self.figures_before), dict(self.figures_after)
+        figures = [f"{label} {before.get(label, '-')} -> {after.get(label, '-')}" for label in {**before, **after}]
+        text = f"{self.team} / {self.model}: rank {self.before or '-'} -> {self.after or '-'}"
+        return text + "".join(f"; {f}" for f in figures) + (f" ({self.reason})" if self.reason else "")
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,7 @@ class GoldPreview:
     new: str
     changes: GoldChanges | None
     rows: tuple[RowMove, ...]
+    leaks: tuple = ()  # the leak audit of its public list as it would be published (scoring.leakaudit)
 
     @property
     def leaving(self) -> tuple[RowMove, ...]:
@@ -103,8 +105,9 @@ class GoldPreview:
         out = [f"{self.benchmark}: switching the board from gold {self.current[:SHORT]} to {self.new[:SHORT]} would:"]
         out += [f"  {line}" for line in (self.changes.lines() if self.changes else ["(the first gold)"])]
         moved = [r for r in self.rows if r.changed]
-        kept = len(self.rows) - len(self.leaving) - sum(r.before is None for r in self.rows)
-        out.append(f"  rows: {kept} stay, {len(self.leaving)} leave, {sum(r.before is None for r in self.rows)} come")
+        coming = sum(r.before is None for r in self.rows)
+        kept = len(self.rows) - len(self.leaving) - coming
+        out.append(f"  rows on the board (paper rows included): {kept} stay, {len(self.leaving)} leave, {coming} come")
         if moved:
             out.append("  per row (rank and figures before -> after; - is no row):")
             out += [f"    {r.line()}" for r in moved]
@@ -134,6 +137,7 @@ def preview(
     evaluate: Callable[[SubmissionState], SubmitAnswer],
     board_on: Callable[[list[SubmissionState], str], pd.DataFrame],
     before: pd.DataFrame,
+    leaks: tuple = (),
 ) -> GoldPreview:
     """The preview of a switch to gold ``new``: each submission as it would stand on it (its
     stored outcome there if it has one, else ``evaluate``), the board ``board_on`` builds from
@@ -145,7 +149,7 @@ def preview(
         if reason:
             why[(state.meta.team, state.meta.model)] = reason
     after = board_on(shadows, new)
-    return GoldPreview(benchmark, current, new, changes, tuple(row_moves(benchmark, before, after, why)))
+    return GoldPreview(benchmark, current, new, changes, tuple(row_moves(benchmark, before, after, why)), leaks)
 
 
 def _on_gold(
@@ -187,13 +191,13 @@ def row_moves(
             reason = why.get(key) or "no longer a row (hidden, withdrawn or not scored on that gold)"
         elif key in new and key not in old:
             reason = why.get(key) or "a row again: scored on that gold"
-        moves.append(RowMove(*key, old.get(key), new.get(key), figures_old.get(key, ""), figures_new.get(key, "")))
+        moves.append(RowMove(*key, old.get(key), new.get(key), figures_old.get(key, ()), figures_new.get(key, ())))
         moves[-1] = dataclasses.replace(moves[-1], reason=reason)
     return moves
 
 
-def _figures(benchmark: str, table: pd.DataFrame) -> dict[tuple[str, str], str]:
-    """Each row's headline figures as the board prints them ("Acc 62.14, mIoU 3.20")."""
+def _figures(benchmark: str, table: pd.DataFrame) -> dict[tuple[str, str], tuple[tuple[str, str], ...]]:
+    """Each row's headline figures as the board prints them (("Accuracy", "62.14"), ...)."""
     bench = get_benchmark(benchmark)
     metrics = [m for m, _step in bench.headline_metrics]
     out = {}
@@ -202,8 +206,8 @@ def _figures(benchmark: str, table: pd.DataFrame) -> dict[tuple[str, str], str]:
         for metric in metrics:
             value = record.get(f"overall.{metric.name}")
             if value is not None and not pd.isna(value):
-                shown.append(f"{metric.label} {float(value):.{metric.decimals}f}")
-        out[(record["team"], record["model"])] = ", ".join(shown)
+                shown.append((metric.label, f"{float(value):.{metric.decimals}f}"))
+        out[(record["team"], record["model"])] = tuple(shown)
     return out
 
 

@@ -43,7 +43,7 @@ from scoring.errors import Issue
 from scoring.goldcheck import compare
 from store import layout
 from store.base import AlreadyExists, NotFound, Store, StoreHealth
-from store.golds import GoldInfo, GoldRegistry, GoldUpdate
+from store.golds import GoldInfo, GoldRegistry, GoldUpdate, leak_audit
 from store.layout import Kind, ModerationFile, PublicationFile, SubmissionFile
 from store.local import LocalStore
 from store.records import HOLD_REASON, CorruptRecord, Moderation, Publication, StoredFailure, Validated
@@ -464,13 +464,19 @@ class Leaderboard:
         return self.update_gold(benchmark, path, added_by, confirm, withheld).info
 
     def update_gold(
-        self, benchmark: str, path: Path, added_by: str, confirm: bool = False, withheld: tuple[str, ...] = ()
+        self,
+        benchmark: str,
+        path: Path,
+        added_by: str,
+        confirm: bool = False,
+        withheld: tuple[str, ...] = (),
+        preview: GoldPreview | None = None,
     ) -> GoldUpdate:
         """Validate and stage a new gold (see store/golds.py): the board keeps the current gold
         until :meth:`rescore` (or the background :meth:`resume`) switches it. ``withheld``: question
         fields left out of the public list (the update's leak audit is of the list as published)."""
         if not confirm and self.golds.info(benchmark) is not None:
-            shown = self.preview_gold(benchmark, path)
+            shown = preview or self.preview_gold(benchmark, path, withheld)
             if shown.leaving:  # a row would leave the board: the maintainer confirms that first
                 raise RowsWouldLeave(shown)
         update = self.golds.stage(benchmark, Path(path), added_by, confirm, withheld)
@@ -478,7 +484,7 @@ class Leaderboard:
             self.publish(benchmark, now=True)
         return update
 
-    def preview_gold(self, benchmark: str, path: Path) -> GoldPreview:
+    def preview_gold(self, benchmark: str, path: Path, withheld: tuple[str, ...] = ()) -> GoldPreview:
         """What switching the board to the gold at ``path`` would do, before anything is stored:
         the gold's changes and every row's place and figures before -> after (maintainers only;
         leaderboard.golds). Raises as ``update_gold`` does for a broken file."""
@@ -496,10 +502,21 @@ class Leaderboard:
             return self._board_of(benchmark, states, version, _today()).view()
 
         states = [s for s in self.catalog.all(benchmark) if lifecycle.has_raw(self.store, s.meta)]
+        leaks = leak_audit(benchmark, Path(path), new, tuple(f.strip() for f in withheld if f.strip()))
         return preview_switch(
             benchmark, current.version if current else "", new.version, changes, states, evaluate, board_on,
-            self.table(benchmark),
+            self.table(benchmark), leaks,
         )  # fmt: skip
+
+    def gold_audit(self, benchmark: str) -> tuple:
+        """The leak audit of the current gold's public list as published (maintainers only)."""
+        info = self.golds.info(benchmark)
+        if info is None:
+            return ()
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / Path(info.file).name
+            path.write_bytes(self.store.read("gold", info.file))
+            return leak_audit(benchmark, path, self.golds.compiled(info), info.withheld)
 
     def staged_gold(self, benchmark: str) -> GoldInfo | None:
         return self.golds.staged(benchmark)

@@ -168,3 +168,32 @@ def test_the_team_sees_what_the_rescore_did_to_its_entry(three_teams, tmp_path) 
     assert messages["rescored"].startswith(f"rescored on gold {info.version[:12]} ({info.added_at[:10]}): accuracy ")
     before, after = messages["rescored"].split(": accuracy ")[1].split(" -> ")
     assert float(after) < float(before)  # 4 more questions, all unanswered
+
+
+def test_gold_add_prints_the_preview_before_anything_switches(three_teams, tmp_path) -> None:
+    """The CLI: the gold's changes and every row before -> after, then exit 3 (nothing stored)
+    without --confirm; with it, staged. `gold show` prints the leak audit again."""
+    from tests.leaderboard.test_cli import cli
+
+    lb, _ = three_teams
+    data = lb.settings.data_dir
+    v2 = write_gold(tmp_path / "gold-v2.jsonl", corrected(small_gold()))
+    refused = cli(data, "gold", "add", "--benchmark", "scb", "--file", str(v2), ok=False)
+    assert refused.returncode == 3 and "nothing was stored" in refused.stderr
+    out = refused.stdout
+    assert "would:" in out and f"0 added, {REMOVED} removed)" in out and f"answers changed on kept questions: {CHANGED}" in out
+    assert ": 13 stay, 0 leave, 0 come" in out  # 3 teams and 10 paper rows
+    assert "Team A / model-0: rank " in out and "leak audit" in out
+    assert "staged" not in cli(data, "gold", "show").stdout
+    staged = cli(data, "gold", "add", "--benchmark", "scb", "--file", str(v2), "--confirm").stdout
+    assert "is staged" in staged and ": 13 stay" in staged
+    assert "leak audit" in cli(data, "gold", "show", "--benchmark", "scb").stdout
+
+
+def test_cli_hide_says_what_it_hid(three_teams) -> None:
+    from tests.leaderboard.test_cli import cli
+
+    lb, _ = three_teams
+    (entry,) = lb.entries(TEAMS["Team B"], "scb")
+    out = cli(lb.settings.data_dir, "hide", entry.state.meta.id, "--reason", "a test").stdout
+    assert "scb: Team B / model-1" in out
