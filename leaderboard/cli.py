@@ -20,6 +20,7 @@ acts on what the Hub holds even from an empty disk) and ends by pushing what it 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import difflib
 import json
 import sys
@@ -377,7 +378,8 @@ def _table(lb: Leaderboard, args: argparse.Namespace) -> int:
 def _rescore(lb: Leaderboard, args: argparse.Namespace) -> int:
     report = lb.rescore(args.benchmark, args.workers)
     if args.json:
-        print(json.dumps({b: {**part, "rank_changes": [vars(c) for c in part["rank_changes"]]}
+        print(json.dumps({b: {**part, "rank_changes": [vars(c) for c in part["rank_changes"]],
+                              "rows": [dataclasses.asdict(r) for r in part["rows"]]}
                           for b, part in report.items()}))  # fmt: skip
     else:
         _print_rescore(report)

@@ -101,6 +101,16 @@ class GoldPreview:
         """A changed question set or group sizes, or a row that would leave the board."""
         return bool(self.leaving) or (self.changes is not None and self.changes.needs_confirmation)
 
+    def summary(self) -> str:
+        """One line for a confirmation: the question set, and the rows that stay, leave or come."""
+        changes = self.changes
+        questions = f"{changes.removed:,} questions removed, {changes.added:,} added, " if changes else ""
+        answers = f"{changes.answers_changed:,} answers changed; " if changes else ""
+        coming = sum(r.before is None for r in self.rows)
+        rows = f"rows: {len(self.rows) - len(self.leaving) - coming} stay, {len(self.leaving)} leave, {coming} come"
+        leaving = "".join(f"\n  leaves: {r.line()}" for r in self.leaving)
+        return f"{questions}{answers}{rows}{leaving}"
+
     def lines(self) -> list[str]:
         out = [f"{self.benchmark}: switching the board from gold {self.current[:SHORT]} to {self.new[:SHORT]} would:"]
         out += [f"  {line}" for line in (self.changes.lines() if self.changes else ["(the first gold)"])]

@@ -31,7 +31,7 @@ from filelock import FileLock
 from leaderboard.compare import BUSY, CRASHED, MAX_MODELS, MIN_MODELS, Pairing, TryAgain, compare_rows
 from leaderboard.config import Settings
 from leaderboard.entries import Entry
-from leaderboard.golds import GoldPreview, RowsWouldLeave, entry_notes, rank_changes
+from leaderboard.golds import GoldPreview, RowsWouldLeave, entry_notes, rank_changes, row_moves
 from leaderboard.golds import RankChange as RankChange  # re-exported: scripts and tests import it here
 from leaderboard.golds import preview as preview_switch
 from leaderboard.publish import publish
@@ -508,6 +508,17 @@ class Leaderboard:
             self.table(benchmark), leaks,
         )  # fmt: skip
 
+    def preview_staged(self, benchmark: str) -> GoldPreview | None:
+        """The preview of switching to the staged gold (None when nothing is staged): what the
+        Maintainers tab shows, and its Rescore all confirmation sums up, before the switch."""
+        staged = self.golds.staged(benchmark)
+        if staged is None:
+            return None
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / Path(staged.file).name
+            path.write_bytes(self.store.read("gold", staged.file))
+            return self.preview_gold(benchmark, path, staged.withheld)
+
     def gold_audit(self, benchmark: str) -> tuple:
         """The leak audit of the current gold's public list as published (maintainers only)."""
         info = self.golds.info(benchmark)
@@ -557,11 +568,34 @@ class Leaderboard:
             if staged:
                 self._switch(b, target)
             self.publish(b, now=True)
-            report[b] = {"counts": counts, "rank_changes": rank_changes(before, self.table(b))}
+            after = self.table(b)
+            report[b] = {
+                "counts": counts,
+                "kept": len(self.catalog.all(b)) - sum(counts.values()),  # outcomes already stored on it
+                "gold": target.version,
+                "rank_changes": rank_changes(before, after),
+                "rows": row_moves(b, before, after, self._why_not_rows(b, self.golds.info(b).version)),
+            }
             if staged:  # did the board switch to it (here, or another writer first)?
                 switched = self.golds.info(b).version == target.version
                 report[b]["switched_to" if switched else "still_staged"] = target.version
         return report
+
+    def _why_not_rows(self, benchmark: str, version: str) -> dict[tuple[str, str], str]:
+        """Why each (team, model) whose submissions are all off the board on ``version`` is off it."""
+        why: dict[tuple[str, str], str] = {}
+        for state in self.catalog.all(benchmark):
+            status = state.status(version, SCORER_VERSION, lifecycle.MAX_FAILURES)
+            if state.hidden:
+                why[(state.meta.team, state.meta.model)] = "hidden by a maintainer" + (" (held)" if state.held else "")
+            elif status is Status.REJECTED and (rejection := state.rejection(version)) is not None:
+                first = rejection.issues[0].message if rejection.issues else "no issue listed"
+                why[(state.meta.team, state.meta.model)] = f"rejected on gold {version[:12]}: {first}"
+            elif status is Status.FAILED:
+                why[(state.meta.team, state.meta.model)] = "scoring failed on an internal error (retried)"
+            elif not state.public:
+                why.setdefault((state.meta.team, state.meta.model), "withdrawn by its team (private)")
+        return why
 
     def _score_all(
         self, benchmark: str, gold: Gold, workers: int | None, on_progress: Progress | None

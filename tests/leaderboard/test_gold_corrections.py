@@ -198,3 +198,42 @@ def test_cli_hide_says_what_it_hid(three_teams) -> None:
     (entry,) = lb.entries(TEAMS["Team B"], "scb")
     out = cli(lb.settings.data_dir, "hide", entry.state.meta.id, "--reason", "a test").stdout
     assert "scb: Team B / model-1" in out
+
+
+def test_the_rescore_report_says_what_happened(three_teams, tmp_path) -> None:
+    """as-users 3c: 'nothing needed rescoring' above 15 rank changes, and silence on a row that
+    did not come back; now a summary that agrees with the list, and every row that left or came
+    back with its reason."""
+    from leaderboard.rescore_report import report_lines
+
+    lb, _ = three_teams
+    lb.add_gold("scb", _removing(tmp_path), "maintainer", confirm=True)
+    text = "\n".join(line.text for line in report_lines(lb.rescore("scb", workers=1)))
+    assert "scb: rescored 3 submission(s): 3 scored, 0 rejected, 0 failed (gold " in text
+    assert "rows on the public board: 3 changed, 0 left, 0 came back" in text
+    (entry,) = lb.entries(TEAMS["Team C"], "scb")
+    lb.set_hidden(entry.state.meta.id, True, "maintainer", "checking the paper")
+    lb.add_gold("scb", tmp_path / "gold-v1.jsonl", "maintainer", confirm=True)  # back: nothing to score
+    text = "\n".join(line.text for line in report_lines(lb.rescore("scb", workers=1)))
+    assert "nothing needed rescoring" not in text
+    assert "scb: no submission needed scoring (gold " in text and "the board changed as listed below" in text
+    assert "Team C" not in text  # hidden before the rescore: not the gold's doing
+
+
+def test_the_report_names_each_row_that_left_or_came_back_with_its_reason() -> None:
+    from leaderboard.golds import RowMove
+    from leaderboard.rescore_report import report_lines
+
+    rows = [
+        RowMove(
+            "Lab", "M", 3, None, (("Accuracy", "61.00"),), (), "rejected on gold 61985f30f2a1: unknown question_id"
+        ),
+        RowMove("Lab", "N", None, 4, (), (("Accuracy", "58.00"),), "a row again: scored on that gold"),
+        RowMove("Lab", "O", 5, 5, (("Accuracy", "50.00"),), (("Accuracy", "50.00"),)),
+    ]
+    part = {"counts": {}, "gold": "61985f30f2a1" + "0" * 52, "rank_changes": [], "rows": rows}
+    text = "\n".join(line.text for line in report_lines({"scb": part}))
+    assert "nothing needed rescoring" not in text
+    assert "rows on the public board: 0 changed, 1 left, 1 came back" in text
+    assert "Lab / M left: rejected on gold 61985f30f2a1: unknown question_id" in text
+    assert "Lab / N came back: a row again: scored on that gold" in text
