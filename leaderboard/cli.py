@@ -2,6 +2,7 @@
 
 python -m leaderboard gold add --benchmark scb --file GOLD [--confirm] [--withhold concept,country]
 python -m leaderboard gold audit --benchmark scb --file GOLD [--withhold concept,country]
+python -m leaderboard gold restore --benchmark scb --version PREFIX [--confirm]
 python -m leaderboard submit --benchmark scb --file F --model M --team T --user U [--bbox-format F]
     [--grounding-format G]
 python -m leaderboard table --benchmark scb [--view overall] [--format csv|json]
@@ -24,6 +25,7 @@ import dataclasses
 import difflib
 import json
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -69,6 +71,13 @@ def _parser() -> argparse.ArgumentParser:
         metavar="FIELD,...",
         help="question fields to leave out of the public list (e.g. concept,country); the leak audit is of the rest",
     )
+    restore = gold.add_parser("restore", help="stage a stored earlier gold again (previewed like gold add)")
+    restore.add_argument("--benchmark", required=True, choices=list(BENCHMARKS))
+    restore.add_argument(
+        "--version", required=True, help="the stored version, or a prefix of it (gold show lists them)"
+    )
+    restore.add_argument("--by", default="maintainer")
+    restore.add_argument("--confirm", action="store_true", help="as for gold add")
     audit = gold.add_parser("audit", help="the leak audit of a gold's public question list (stores nothing)")
     audit.add_argument("--benchmark", required=True, choices=list(BENCHMARKS))
     audit.add_argument("--file", required=True, type=Path)
@@ -224,6 +233,21 @@ def _add_gold(lb: Leaderboard, args: argparse.Namespace) -> int:
     return 0
 
 
+def _restore_gold(lb: Leaderboard, args: argparse.Namespace) -> int:
+    """Stage a stored version again, as `gold add` of its file would (preview, --confirm): its
+    outcomes are kept, so the switch back scores only what arrived since."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = lb.golds.stored_file(args.benchmark, args.version, Path(tmp))
+        if path is None:
+            known = ", ".join(f.version[:12] for f in lb.golds.versions(args.benchmark)) or "none"
+            print(f"error: no one stored {args.benchmark} gold starts with {args.version!r}; stored: {known}",
+                  file=sys.stderr)  # fmt: skip
+            return 1
+        info = lb.gold_info(args.benchmark)
+        withhold = ",".join(info.withheld) if info else ""
+        return _add_gold(lb, argparse.Namespace(**vars(args), file=path, withhold=withhold))
+
+
 def _unconfirmed(shown: GoldPreview) -> int:
     """Say why the previewed gold needs --confirm; nothing was stored (exit 3)."""
     changes = shown.changes
@@ -330,11 +354,16 @@ def _gold(lb: Leaderboard, args: argparse.Namespace) -> int:
         return _add_gold(lb, args)
     if args.gold_command == "audit":
         return _audit_gold(args)
+    if args.gold_command == "restore":
+        return _restore_gold(lb, args)
     for b in [args.benchmark] if args.benchmark else BENCHMARKS:
         info, staged = lb.gold_info(b), lb.staged_gold(b)
         print(f"{b}: " + (f"{info.version} since {info.added_at} by {info.added_by}" if info else "no gold"))
         if staged:
             print(f"  staged: {staged.version} since {staged.added_at} by {staged.added_by} (awaiting the rescore)")
+        stored = [f.version[:12] for f in lb.golds.versions(b)]
+        if stored:  # what `gold restore --version` can take
+            print(f"  stored versions: {', '.join(stored)}")
         if info:  # the audit of the list teams have now, not only in the run that staged it
             _print_audit(lb.gold_audit(b), info.withheld)
     return 0

@@ -151,7 +151,8 @@ class GoldRegistry:
         previous = current.version if current else ""
         info = GoldInfo(benchmark, gold.version, file, now, added_by, gold.size, previous, fields)
         # The gold is an input (nothing rebuilds it): on the Hub before anyone is told it is current.
-        self.store.put("gold", {file: data}, f"Add {benchmark} gold {gold.version[:12]}", durable=True)
+        if not self.store.exists("gold", file):  # a version stored before (a restore): its file stands as it is
+            self.store.put("gold", {file: data}, f"Add {benchmark} gold {gold.version[:12]}", durable=True)
         self.cache.keep(benchmark, data, suffix, gold)
         with self._lock:
             self._keys[(benchmark, gold.version)] = frozenset(gold.keys)
@@ -161,6 +162,16 @@ class GoldRegistry:
             return GoldUpdate(info, staged=False, leaks=leaks)
         self._point(layout.gold_staged(benchmark), info, f"Stage {benchmark} gold {gold.version[:12]}")
         return GoldUpdate(info, staged=True, changes=changes, leaks=leaks)
+
+    def stored_file(self, benchmark: str, version_prefix: str, folder: Path) -> Path | None:
+        """A stored version (by a prefix of its sha256) copied into ``folder`` as the maintainer
+        gave it, for restoring it; None if no stored version has that prefix (or several do)."""
+        files = [f for f in self.versions(benchmark) if f.version.startswith(version_prefix.strip().lower())]
+        if len(files) != 1 or not version_prefix.strip():
+            return None
+        path = Path(folder) / Path(files[0].path).name
+        path.write_bytes(self.store.read("gold", files[0].path))
+        return path
 
     def read(self, benchmark: str, path: Path) -> tuple[Gold, str]:
         """The gold file (or release folder) at ``path`` compiled and checked against the

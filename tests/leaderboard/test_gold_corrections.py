@@ -237,3 +237,36 @@ def test_the_report_names_each_row_that_left_or_came_back_with_its_reason() -> N
     assert "rows on the public board: 0 changed, 1 left, 1 came back" in text
     assert "Lab / M left: rejected on gold 61985f30f2a1: unknown question_id" in text
     assert "Lab / N came back: a row again: scored on that gold" in text
+
+
+def test_restoring_a_gold_from_a_resaved_file_or_by_its_version(three_teams, tmp_path) -> None:
+    """A re-saved first gold (other whitespace, same content) was refused ('already holds other
+    content'); `gold restore --version` stages a stored version without its file."""
+    from tests.leaderboard.test_cli import cli
+
+    lb, _ = three_teams
+    v1 = lb.gold_info("scb").version
+    first_board = _board(lb)
+    lb.add_gold("scb", _removing(tmp_path), "maintainer", confirm=True)
+    lb.rescore("scb", workers=1)
+    resaved = tmp_path / "gold-v1-resaved.jsonl"
+    resaved.write_text("".join(json.dumps(r, indent=None, separators=(", ", ": ")) + "\n\n" for r in small_gold()))
+    lb.update_gold("scb", resaved, "maintainer", confirm=True)
+    assert lb.staged_gold("scb").version == v1
+    lb.rescore("scb", workers=1)
+    pd.testing.assert_frame_equal(_board(lb), first_board)
+
+    data = lb.settings.data_dir
+    lb.add_gold("scb", _removing(tmp_path), "maintainer", confirm=True)
+    lb.rescore("scb", workers=1)
+    assert "stored versions: " in cli(data, "gold", "show", "--benchmark", "scb").stdout
+    refused = cli(data, "gold", "restore", "--benchmark", "scb", "--version", v1[:10], ok=False)
+    assert (
+        refused.returncode == 3
+        and "0 added, 0 removed" not in refused.stdout
+        and f"to {v1[:12]} would:" in refused.stdout
+    )
+    cli(data, "gold", "restore", "--benchmark", "scb", "--version", v1[:10], "--confirm")
+    rescored = cli(data, "rescore", "--benchmark", "scb").stdout
+    assert "no submission needed scoring" in rescored and "kept, not scored again" in rescored
+    pd.testing.assert_frame_equal(_board(Leaderboard(lb.settings)), first_board)
