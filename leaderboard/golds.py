@@ -112,6 +112,8 @@ class GoldPreview:
         return f"{questions}{answers}{rows}{leaving}"
 
     def lines(self) -> list[str]:
+        if self.current == self.new:
+            return [f"{self.benchmark}: gold {self.new[:SHORT]} is the current gold: nothing would switch"]
         out = [f"{self.benchmark}: switching the board from gold {self.current[:SHORT]} to {self.new[:SHORT]} would:"]
         out += [f"  {line}" for line in (self.changes.lines() if self.changes else ["(the first gold)"])]
         moved = [r for r in self.rows if r.changed]
