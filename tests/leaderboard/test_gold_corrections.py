@@ -270,3 +270,28 @@ def test_restoring_a_gold_from_a_resaved_file_or_by_its_version(three_teams, tmp
     rescored = cli(data, "rescore", "--benchmark", "scb").stdout
     assert "no submission needed scoring" in rescored and "kept, not scored again" in rescored
     pd.testing.assert_frame_equal(_board(Leaderboard(lb.settings)), first_board)
+
+
+def test_what_the_ladder_showed_a_team_stays_shown_after_a_correction(tmp_path) -> None:
+    """The Ladder's decisions are records of what a team was shown: a correction that moves the
+    figures does not take back figures the team already saw (nor show ones it withheld)."""
+    from tests.support.submissions import flipped_gold
+
+    gold = small_gold()
+    lb = board(tmp_path / "data", write_gold(tmp_path / "gold-v1.jsonl", gold))
+    alice = TEAMS["Team A"]
+    paths = {
+        acc: write_submission(tmp_path / f"{acc}.jsonl", gold, accuracy=acc, seed=int(acc * 10)) for acc in (0.5, 0.6)
+    }
+    first, second = (
+        lb.submit("scb", paths[acc], form(f"m{acc}", "Team A", visibility="private"), alice) for acc in (0.5, 0.6)
+    )
+    assert first.result is not None and second.result is not None  # each beat the best shown: shown
+    lines = {acc: [json.loads(x) for x in paths[acc].read_text().splitlines()] for acc in paths}
+    corrected_gold = flipped_gold(gold, better=lines[0.5], worse=lines[0.6], k=8)  # 0.6 now scores below 0.5
+    lb.add_gold("scb", write_gold(tmp_path / "gold-v2.jsonl", corrected_gold), "maintainer")
+    lb.rescore("scb", workers=1)
+    for answer in (first, second):
+        state = lb.catalog.get(answer.submission_id)
+        assert lb.result_for_submitter(state) is not None, state.meta.model  # shown once, shown still
+        assert lb.entry(alice, answer.submission_id).reason.code == "shown"
