@@ -295,3 +295,26 @@ def test_what_the_ladder_showed_a_team_stays_shown_after_a_correction(tmp_path) 
         state = lb.catalog.get(answer.submission_id)
         assert lb.result_for_submitter(state) is not None, state.meta.model  # shown once, shown still
         assert lb.entry(alice, answer.submission_id).reason.code == "shown"
+
+
+def test_a_rejection_an_earlier_scorer_made_for_removed_questions_is_healed(three_teams, tmp_path) -> None:
+    """Stores kept from before this fix hold rejections like as-users 3b's ("unknown question_id
+    'scb-00011'") on the corrected gold: the rescore scores those files, their lines set aside."""
+    from scoring.errors import Issue
+    from submissions import lifecycle
+    from submissions.answer import SubmitAnswer
+    from submissions.records import Status
+
+    lb, _ = three_teams
+    removed = [r["question_id"] for r in small_gold()[:REMOVED]]
+    lb.add_gold("scb", _removing(tmp_path), "maintainer", confirm=True)
+    staged = lb.golds.compiled(lb.staged_gold("scb"))
+    (entry,) = lb.entries(TEAMS["Team B"], "scb")
+    issues = tuple(Issue("unknown_question_id", i + 1, "question_id", f"unknown question_id {k!r}; did you mean 'x'?")
+                   for i, k in enumerate(removed))  # fmt: skip
+    old = SubmitAnswer.of(Status.REJECTED, entry.state.meta.id, issues=issues, total_issues=len(issues))
+    lifecycle.record(lb.store, lb.catalog, entry.state.meta, staged, old)  # what the scorer before this fix stored
+    lb.rescore("scb", workers=1)
+    state = lb.catalog.get(entry.state.meta.id)
+    assert lb.status(state) is Status.SCORED and len(scored(lb)) == len(TEAMS)
+    assert not state.refused
