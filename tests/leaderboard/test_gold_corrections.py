@@ -168,6 +168,9 @@ def test_the_team_sees_what_the_rescore_did_to_its_entry(three_teams, tmp_path) 
     assert messages["rescored"].startswith(f"rescored on gold {info.version[:12]} ({info.added_at[:10]}): accuracy ")
     before, after = messages["rescored"].split(": accuracy ")[1].split(" -> ")
     assert float(after) < float(before)  # 4 more questions, all unanswered
+    from ui.mine import GOLD_CHANGE, entry_row
+
+    assert entry_row(entry)[GOLD_CHANGE] == messages["rescored"]  # on the entry's row of My submissions
 
 
 def test_gold_add_prints_the_preview_before_anything_switches(three_teams, tmp_path) -> None:
