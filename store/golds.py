@@ -105,6 +105,7 @@ class GoldRegistry:
         self.cache = GoldCache(cache_dir)
         self._compiled: dict[tuple[str, str], Gold] = {}
         self._keys: dict[tuple[str, str], frozenset] = {}  # (benchmark, version) -> its question keys
+        self._retired: dict[tuple, frozenset] = {}  # (benchmark, version, other versions) -> retired keys
         self._lock = threading.Lock()
 
     def add(
@@ -269,8 +270,13 @@ class GoldRegistry:
         """Keys another stored gold of its benchmark has and ``gold`` has not (stored or about to
         be): a line answering one is set aside, not an error (a correction never rejects an
         accepted file)."""
-        others = [f for f in self.versions(gold.benchmark) if f.version != gold.version]
-        return frozenset().union(*(self.keys(f) for f in others)) - frozenset(gold.keys)
+        others = sorted((f for f in self.versions(gold.benchmark) if f.version != gold.version), key=str)
+        memo = (gold.benchmark, gold.version, tuple(f.version for f in others))
+        known = self._retired.get(memo)
+        if known is None:  # once per set of stored versions: a scoring call only lists the gold repo
+            known = frozenset(k for f in others for k in self.keys(f) if k not in gold.index)
+            self._retired[memo] = known
+        return known
 
     def _with_retired(self, gold: Gold) -> Gold:
         retired = self.retired(gold)
