@@ -2,6 +2,7 @@
 
 python -m leaderboard gold add --benchmark scb --file GOLD [--confirm] [--withhold concept,country]
 python -m leaderboard gold audit --benchmark scb --file GOLD [--withhold concept,country]
+python -m leaderboard gold restore --benchmark scb --version PREFIX [--confirm]
 python -m leaderboard submit --benchmark scb --file F --model M --team T --user U [--bbox-format F]
     [--grounding-format G]
 python -m leaderboard table --benchmark scb [--view overall] [--format csv|json]
@@ -22,15 +23,18 @@ acts on what the Hub holds even from an empty disk) and ends by pushing what it 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import difflib
 import json
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 from leaderboard.columns import Kind, frame_columns
 from leaderboard.config import REFRESH_AT_LEAST_EVERY, Settings
 from leaderboard.exports import kviscuit_markdown, kviscuit_paper, scb_official
+from leaderboard.golds import GoldPreview
 from leaderboard.hub_results import dataset_of, eval_yaml, row_permalink, to_yaml
 from leaderboard.joined import BundleError, one_upload
 from leaderboard.rescore_report import report_lines
@@ -71,6 +75,13 @@ def _parser() -> argparse.ArgumentParser:
         metavar="FIELD,...",
         help="question fields to leave out of the public list (e.g. concept,country); the leak audit is of the rest",
     )
+    restore = gold.add_parser("restore", help="stage a stored earlier gold again (previewed like gold add)")
+    restore.add_argument("--benchmark", required=True, choices=list(BENCHMARKS))
+    restore.add_argument(
+        "--version", required=True, help="the stored version, or a prefix of it (gold show lists them)"
+    )
+    restore.add_argument("--by", default="maintainer")
+    restore.add_argument("--confirm", action="store_true", help="as for gold add")
     audit = gold.add_parser("audit", help="the leak audit of a gold's public question list (stores nothing)")
     audit.add_argument("--benchmark", required=True, choices=list(BENCHMARKS))
     audit.add_argument("--file", required=True, type=Path)
@@ -198,9 +209,20 @@ def _when_shown(lb: Leaderboard) -> None:
 
 
 def _add_gold(lb: Leaderboard, args: argparse.Namespace) -> int:
-    """Validate and stage a gold; exit 3 with the changes listed when they need --confirm."""
+    """Preview the switch (the gold's changes, the leak audit, every row before -> after), then
+    stage the gold; exit 3, nothing stored, when it needs --confirm (a changed question set or
+    group sizes, or a row that would leave the board)."""
+    shown = None
     try:
-        update = lb.update_gold(args.benchmark, args.file, args.by, confirm=args.confirm, withheld=_fields(args))
+        if lb.gold_info(args.benchmark) is not None:
+            shown = lb.preview_gold(args.benchmark, args.file, _fields(args))
+            _print_audit(shown.leaks, _fields(args))
+            print("\n".join(shown.lines()))
+            if shown.needs_confirmation and not args.confirm:
+                return _unconfirmed(shown)
+        update = lb.update_gold(
+            args.benchmark, args.file, args.by, confirm=args.confirm, withheld=_fields(args), preview=shown
+        )
     except UnconfirmedGold as e:
         print(f"{e.benchmark}: the new gold changes the questions; nothing was stored:", file=sys.stderr)
         for line in e.changes.lines():
@@ -211,9 +233,8 @@ def _add_gold(lb: Leaderboard, args: argparse.Namespace) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 1
     info = update.info
-    _print_audit(update.leaks, info.withheld)
-    for line in update.changes.lines() if update.changes else ():
-        print(f"  {line}")
+    if shown is None:
+        _print_audit(update.leaks, info.withheld)
     if not update.staged:
         print(f"{info.benchmark}: gold {info.version} is current ({info.questions} questions)")
         return 0
@@ -221,6 +242,39 @@ def _add_gold(lb: Leaderboard, args: argparse.Namespace) -> int:
     print("current gold until every submission is scored on the new one. Run `python -m leaderboard rescore`")
     print("to do that now and switch (a running app's background job does it within minutes).")
     return 0
+
+
+def _restore_gold(lb: Leaderboard, args: argparse.Namespace) -> int:
+    """Stage a stored version again, as `gold add` of its file would (preview, --confirm): its
+    outcomes are kept, so the switch back scores only what arrived since."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = lb.golds.stored_file(args.benchmark, args.version, Path(tmp))
+        if path is None:
+            known = ", ".join(f.version[:12] for f in lb.golds.versions(args.benchmark)) or "none"
+            print(f"error: no one stored {args.benchmark} gold starts with {args.version!r}; stored: {known}",
+                  file=sys.stderr)  # fmt: skip
+            return 1
+        info = lb.gold_info(args.benchmark)
+        withhold = ",".join(info.withheld) if info else ""
+        return _add_gold(lb, argparse.Namespace(**vars(args), file=path, withhold=withhold))
+
+
+def _unconfirmed(shown: GoldPreview) -> int:
+    """Say why the previewed gold needs --confirm; nothing was stored (exit 3)."""
+    changes = shown.changes
+    if changes is not None and changes.needs_confirmation:
+        print(f"{shown.benchmark}: the new gold changes the questions; nothing was stored:", file=sys.stderr)
+        for line in changes.lines():
+            print(f"  {line}", file=sys.stderr)
+    if shown.leaving:
+        print(
+            f"{shown.benchmark}: {len(shown.leaving)} row(s) would leave the board; nothing was stored:",
+            file=sys.stderr,
+        )
+        for row in shown.leaving:
+            print(f"  {row.line()}", file=sys.stderr)
+    print("Add it again with --confirm to stage it.", file=sys.stderr)
+    return 3
 
 
 def _fields(args: argparse.Namespace) -> tuple[str, ...]:
@@ -311,11 +365,18 @@ def _gold(lb: Leaderboard, args: argparse.Namespace) -> int:
         return _add_gold(lb, args)
     if args.gold_command == "audit":
         return _audit_gold(args)
+    if args.gold_command == "restore":
+        return _restore_gold(lb, args)
     for b in [args.benchmark] if args.benchmark else BENCHMARKS:
         info, staged = lb.gold_info(b), lb.staged_gold(b)
         print(f"{b}: " + (f"{info.version} since {info.added_at} by {info.added_by}" if info else "no gold"))
         if staged:
             print(f"  staged: {staged.version} since {staged.added_at} by {staged.added_by} (awaiting the rescore)")
+        stored = [f.version[:12] for f in lb.golds.versions(b)]
+        if stored:  # what `gold restore --version` can take
+            print(f"  stored versions: {', '.join(stored)}")
+        if info:  # the audit of the list teams have now, not only in the run that staged it
+            _print_audit(lb.gold_audit(b), info.withheld)
     return 0
 
 
@@ -362,7 +423,8 @@ def _table(lb: Leaderboard, args: argparse.Namespace) -> int:
 def _rescore(lb: Leaderboard, args: argparse.Namespace) -> int:
     report = lb.rescore(args.benchmark, args.workers)
     if args.json:
-        print(json.dumps({b: {**part, "rank_changes": [vars(c) for c in part["rank_changes"]]}
+        print(json.dumps({b: {**part, "rank_changes": [vars(c) for c in part["rank_changes"]],
+                              "rows": [dataclasses.asdict(r) for r in part["rows"]]}
                           for b, part in report.items()}))  # fmt: skip
     else:
         _print_rescore(report)
@@ -376,6 +438,8 @@ def _moderate(lb: Leaderboard, args: argparse.Namespace) -> int:
         return 1
     why = f" ({reason})" if reason else " (no reason given: the team is told none was given; add --reason)"
     print(f"{args.command}: {args.submission_id}" + (why if args.command == "hide" else ""))
+    meta = lb.catalog.get(args.submission_id).meta
+    print(f"  {meta.benchmark}: {meta.team} / {meta.model}, submitted {meta.submitted_at[:16]} by {meta.submitter}")
     _when_shown(lb)
     return 0
 

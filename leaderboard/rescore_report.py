@@ -28,19 +28,13 @@ def report_lines(
         return [ReportLine(NOTHING_TO_RESCORE)]
     lines: list[ReportLine] = []
     for benchmark, part in report.items():
-        counts = part["counts"]
-        done = sum(counts.values())
-        if done:
-            detail = ", ".join(f"{n:,} {status}" for status, n in counts.items())
-            lines.append(ReportLine(f"{benchmark}: rescored {done:,} submission(s): {detail}"))
-        else:
-            lines.append(ReportLine(f"{benchmark}: nothing needed rescoring "
-                                    "(every submission already has its outcome on this gold)"))  # fmt: skip
+        lines.append(ReportLine(_headline(benchmark, part, version)))
         if part.get("switched_to"):
             lines.append(ReportLine(f"the board now shows gold {version(part['switched_to'])}", 1))
         if part.get("still_staged"):
             lines.append(ReportLine(f"gold {version(part['still_staged'])} stays staged: a submission still owes "
                                     "a result (rescore again)", 1))  # fmt: skip
+        lines.extend(_rows(part, name))
         changes = part["rank_changes"]
         if not changes:
             lines.append(ReportLine("no rank changed on the public board", 1))
@@ -51,3 +45,35 @@ def report_lines(
             for c in changes
         )
     return lines
+
+
+def _headline(benchmark: str, part: Mapping, version: Callable[[str], str]) -> str:
+    """What was scored and what was already there, in one line that agrees with what follows
+    (a switch back to a gold scores nothing, and the board still changes)."""
+    counts = part["counts"]
+    done, kept = sum(counts.values()), part.get("kept")
+    on = f" (gold {version(part['gold'])})" if part.get("gold") else ""
+    if done:
+        detail = ", ".join(f"{n:,} {status}" for status, n in counts.items())
+        text = f"{benchmark}: rescored {done:,} submission(s): {detail}{on}"
+        return text + (f"; {kept:,} already had their outcome on it (kept, not scored again)" if kept else "")
+    if part["rank_changes"] or any(r.changed for r in part.get("rows", ())):
+        return (f"{benchmark}: no submission needed scoring{on}: each already had its outcome on that gold "
+                "(kept, not scored again); the board changed as listed below")  # fmt: skip
+    return f"{benchmark}: nothing needed rescoring (every submission already has its outcome on this gold)"
+
+
+def _rows(part: Mapping, name: Callable[[str], str]) -> list[ReportLine]:
+    """Rows of the public board whose figures or place changed, and those that left or came back
+    with the reason."""
+    rows = part.get("rows")
+    if rows is None:
+        return []
+    changed = [r for r in rows if r.changed]
+    left = [r for r in rows if r.before is not None and r.after is None]
+    came = [r for r in rows if r.before is None and r.after is not None]
+    out = [ReportLine(f"rows on the public board: {len(changed) - len(left) - len(came):,} changed, "
+                      f"{len(left):,} left, {len(came):,} came back", 1)]  # fmt: skip
+    for verb, group in (("left", left), ("came back", came)):
+        out += [ReportLine(f"{name(r.team)} / {name(r.model)} {verb}: {r.reason}", 2) for r in group]
+    return out

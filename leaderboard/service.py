@@ -31,6 +31,9 @@ from filelock import FileLock
 from leaderboard.compare import BUSY, CRASHED, MAX_MODELS, MIN_MODELS, Pairing, TryAgain, compare_rows
 from leaderboard.config import Settings
 from leaderboard.entries import Entry
+from leaderboard.golds import GoldPreview, RowsWouldLeave, entry_notes, rank_changes, row_moves
+from leaderboard.golds import RankChange as RankChange  # re-exported: scripts and tests import it here
+from leaderboard.golds import preview as preview_switch
 from leaderboard.hub_results import dataset_of, entries, results_path, row_permalink, to_yaml
 from leaderboard.publish import publish
 from leaderboard.results_pr import PullRequest, ResultsFile, open_pull_request
@@ -39,9 +42,10 @@ from scoring import BENCHMARKS, SCORER_VERSION, Gold, Limits
 from scoring.benchmarks import get_benchmark, load_plugins
 from scoring.engine import ResultRecord, UnparsedLine
 from scoring.errors import Issue
+from scoring.goldcheck import compare
 from store import layout
 from store.base import AlreadyExists, NotFound, Store, StoreHealth
-from store.golds import GoldInfo, GoldRegistry, GoldUpdate
+from store.golds import GoldInfo, GoldRegistry, GoldUpdate, leak_audit
 from store.layout import Kind, ModerationFile, PublicationFile, SubmissionFile
 from store.local import LocalStore
 from store.records import HOLD_REASON, CorruptRecord, Moderation, Publication, StoredFailure, Validated
@@ -159,14 +163,6 @@ class Health:
         return lines
 
 
-@dataclass(frozen=True)
-class RankChange:
-    team: str
-    model: str
-    before: int | None
-    after: int | None
-
-
 class Leaderboard:
     """See module doc. Thread-safe for the app's concurrent requests."""
 
@@ -219,17 +215,23 @@ class Leaderboard:
             cached = self._boards.get(benchmark)
             if cached and cached[0] == key:
                 return cached[1]
-        rows: list[BoardRow] = []
-        if info is not None:
-            states, first = self.feedback.visible(self.catalog.all(benchmark), info.version), self.teams.first_users()
-            owners = self.teams.owners()
-            rows = scored_rows(
-                states, info.version, SCORER_VERSION, self.settings.row_rule, first, today, owners=owners
-            )
-        board = Board(benchmark, rows + baseline_rows(benchmark))
+        board = self._board_of(benchmark, self.catalog.all(benchmark), info.version if info else None, today)
         with self._lock:
             self._boards[benchmark] = (key, board)
         return board
+
+    def _board_of(self, benchmark: str, states: list[SubmissionState], version: str | None, today: str) -> Board:
+        """The board of ``states`` on gold ``version`` (paper rows included): the live board, or
+        the one a gold switch would show (leaderboard.golds.preview)."""
+        rows: list[BoardRow] = []
+        if version is not None:
+            visible, first, owners = (
+                self.feedback.visible(states, version),
+                self.teams.first_users(),
+                self.teams.owners(),
+            )
+            rows = scored_rows(visible, version, SCORER_VERSION, self.settings.row_rule, first, today, owners=owners)
+        return Board(benchmark, rows + baseline_rows(benchmark))
 
     def table(self, benchmark: str, view: str = "overall", keep=None):
         """A view of the rows ``keep`` accepts (all by default), ranked among themselves."""
@@ -555,15 +557,70 @@ class Leaderboard:
         return self.update_gold(benchmark, path, added_by, confirm, withheld).info
 
     def update_gold(
-        self, benchmark: str, path: Path, added_by: str, confirm: bool = False, withheld: tuple[str, ...] = ()
+        self,
+        benchmark: str,
+        path: Path,
+        added_by: str,
+        confirm: bool = False,
+        withheld: tuple[str, ...] = (),
+        preview: GoldPreview | None = None,
     ) -> GoldUpdate:
         """Validate and stage a new gold (see store/golds.py): the board keeps the current gold
         until :meth:`rescore` (or the background :meth:`resume`) switches it. ``withheld``: question
         fields left out of the public list (the update's leak audit is of the list as published)."""
+        if not confirm and self.golds.info(benchmark) is not None:
+            shown = preview or self.preview_gold(benchmark, path, withheld)
+            if shown.leaving:  # a row would leave the board: the maintainer confirms that first
+                raise RowsWouldLeave(shown)
         update = self.golds.stage(benchmark, Path(path), added_by, confirm, withheld)
         if not update.staged:
             self.publish(benchmark, now=True)
         return update
+
+    def preview_gold(self, benchmark: str, path: Path, withheld: tuple[str, ...] = ()) -> GoldPreview:
+        """What switching the board to the gold at ``path`` would do, before anything is stored:
+        the gold's changes and every row's place and figures before -> after (maintainers only;
+        leaderboard.golds). Raises as ``update_gold`` does for a broken file."""
+        self.refresh()
+        current = self.golds.info(benchmark)
+        new, _suffix = self.golds.read(benchmark, Path(path))
+        new.retired = self.golds.retired(new)
+        changes = compare(self.golds.compiled(current), new) if current is not None else None
+
+        def evaluate(state: SubmissionState) -> SubmitAnswer:
+            raw = lifecycle.read_raw(self.store, benchmark, state.meta.id)
+            return lifecycle.evaluate(state.meta, new, raw, self.limits, self.seeds)
+
+        def board_on(states: list[SubmissionState], version: str):
+            return self._board_of(benchmark, states, version, _today()).view()
+
+        states = [s for s in self.catalog.all(benchmark) if lifecycle.has_raw(self.store, s.meta)]
+        leaks = leak_audit(benchmark, Path(path), new, tuple(f.strip() for f in withheld if f.strip()))
+        return preview_switch(
+            benchmark, current.version if current else "", new.version, changes, states, evaluate, board_on,
+            self.table(benchmark), leaks,
+        )  # fmt: skip
+
+    def preview_staged(self, benchmark: str) -> GoldPreview | None:
+        """The preview of switching to the staged gold (None when nothing is staged): what the
+        Maintainers tab shows, and its Rescore all confirmation sums up, before the switch."""
+        staged = self.golds.staged(benchmark)
+        if staged is None:
+            return None
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / Path(staged.file).name
+            path.write_bytes(self.store.read("gold", staged.file))
+            return self.preview_gold(benchmark, path, staged.withheld)
+
+    def gold_audit(self, benchmark: str) -> tuple:
+        """The leak audit of the current gold's public list as published (maintainers only)."""
+        info = self.golds.info(benchmark)
+        if info is None:
+            return ()
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / Path(info.file).name
+            path.write_bytes(self.store.read("gold", info.file))
+            return leak_audit(benchmark, path, self.golds.compiled(info), info.withheld)
 
     def staged_gold(self, benchmark: str) -> GoldInfo | None:
         return self.golds.staged(benchmark)
@@ -604,11 +661,34 @@ class Leaderboard:
             if staged:
                 self._switch(b, target)
             self.publish(b, now=True)
-            report[b] = {"counts": counts, "rank_changes": _rank_changes(before, self.table(b))}
+            after = self.table(b)
+            report[b] = {
+                "counts": counts,
+                "kept": len(self.catalog.all(b)) - sum(counts.values()),  # outcomes already stored on it
+                "gold": target.version,
+                "rank_changes": rank_changes(before, after),
+                "rows": row_moves(b, before, after, self._why_not_rows(b, self.golds.info(b).version)),
+            }
             if staged:  # did the board switch to it (here, or another writer first)?
                 switched = self.golds.info(b).version == target.version
                 report[b]["switched_to" if switched else "still_staged"] = target.version
         return report
+
+    def _why_not_rows(self, benchmark: str, version: str) -> dict[tuple[str, str], str]:
+        """Why each (team, model) whose submissions are all off the board on ``version`` is off it."""
+        why: dict[tuple[str, str], str] = {}
+        for state in self.catalog.all(benchmark):
+            status = state.status(version, SCORER_VERSION, lifecycle.MAX_FAILURES)
+            if state.hidden:
+                why[(state.meta.team, state.meta.model)] = "hidden by a maintainer" + (" (held)" if state.held else "")
+            elif status is Status.REJECTED and (rejection := state.rejection(version)) is not None:
+                first = rejection.issues[0].message if rejection.issues else "no issue listed"
+                why[(state.meta.team, state.meta.model)] = f"rejected on gold {version[:12]}: {first}"
+            elif status is Status.FAILED:
+                why[(state.meta.team, state.meta.model)] = "scoring failed on an internal error (retried)"
+            elif not state.public:
+                why.setdefault((state.meta.team, state.meta.model), "withdrawn by its team (private)")
+        return why
 
     def _score_all(
         self, benchmark: str, gold: Gold, workers: int | None, on_progress: Progress | None
@@ -639,7 +719,7 @@ class Leaderboard:
             if self.golds.promote(benchmark, staged.version) is None:
                 return False
             self._put_public(benchmark)
-        changes = _rank_changes(before, self.table(benchmark))
+        changes = rank_changes(before, self.table(benchmark))
         log.info("%s: gold %s is current; rank changes: %s", benchmark, staged.version[:12], changes or "none")
         return True
 
@@ -868,6 +948,9 @@ class Leaderboard:
         result = state.latest_result(gold) if info and shown.shows("figures") else None  # not when withheld or held
         status = self.status(state)
         reason, notes = self.feedback.reason(state, gold, status), self.feedback.notes(state, gold)
+        if info is not None:  # what gold changes did to it (leaderboard.golds)
+            keys_of = functools.partial(self.golds.keys_of, state.meta.benchmark)
+            notes += entry_notes(state, info, result is not None, keys_of)
         rank = self.rank_of(state.meta.benchmark, submission_id)
         return Entry(state, status, result, rank, row, gold, reason, notes)
 
@@ -974,16 +1057,3 @@ def _visibility_message(state: SubmissionState, event: Publication) -> str:
     shown = "anonymous" + (f" until {event.reveal_date}" if event.reveal_date else "") if event.anonymous else ""
     hidden = " It stays off the board while maintainers hide it." if state.hidden else ""
     return f"Published: {sid} is now the public row of {state.meta.model}{' (' + shown + ')' if shown else ''}.{hidden}"
-
-
-def _rank_changes(before, after) -> list[RankChange]:
-    """Rows whose place in the table's order moved. Places, not the honest ranks the board shows
-    (leaderboard.ranks): two rows with overlapping intervals that swap share a rank before and
-    after, and a maintainer must still see that a gold change swapped them."""
-    old = {(r.team, r.model): place for place, r in enumerate(before.itertuples(), 1)}
-    new = {(r.team, r.model): place for place, r in enumerate(after.itertuples(), 1)}
-    return [
-        RankChange(team, model, old.get((team, model)), new.get((team, model)))
-        for team, model in sorted(set(old) | set(new))
-        if old.get((team, model)) != new.get((team, model))
-    ]

@@ -113,6 +113,7 @@ class Predictions:
     grounding_unparsed: int = 0  # of those, the ones whose text names no box
     grounding_hint: Issue | None = None  # another family reads most of them (scoring.grounding_formats)
     lenient_rows: tuple[int, ...] = ()  # rows whose response was read by a rule looser than the exact letter
+    set_aside: tuple[int, ...] = ()  # line numbers answering retired questions (not scored, not an error)
 
     @property
     def answered(self) -> int:
@@ -157,7 +158,10 @@ def validate_file(
     ``check_box_format``: a box format the boxes do not fit (scoring/boxcheck.py) is an error;
     a file with other errors gets that advice as its first issue anyway.
     ``grounding_format``: the family ``grounding_response`` lines are read in ('' when none is
-    declared; lines may name their own), scoring/grounding_formats.py."""
+    declared; lines may name their own), scoring/grounding_formats.py.
+    A line answering a question an earlier gold had and this one does not (``gold.retired``)
+    is set aside (``Predictions.set_aside``), not an error: a file accepted on an earlier gold
+    stays accepted when a correction removes questions."""
     bench = _declaration(benchmark)
     if gold.benchmark != bench.id:
         raise ValueError(f"gold is for {gold.benchmark!r}, not {bench.id!r}")
@@ -283,6 +287,7 @@ class _LineReader:
         self, bench: Benchmark, gold: Gold, bbox_format: str, log: IssueLog, grounding_format: str = ""
     ) -> None:
         self.bench, self.gold, self.bbox_format, self.log = bench, gold, bbox_format, log
+        self.set_aside: list[int] = []  # lines answering retired questions
         # grounding benchmarks' read_line takes the declared grounding_format (scoring/grounding_formats.py)
         self.line_options = {"grounding_format": grounding_format} if bench.grounding else {}
         self.raw = GroundingTally(grounding_format, MAX_UNPARSED_LISTED, UNPARSED_TEXT_CHARS)
@@ -334,6 +339,9 @@ class _LineReader:
             log.add("missing_question_id", line_no, key_field, f"{key_field} is missing")
             return None
         key = self.bench.parse_key(obj[key_field])
+        if key is not None and key in self.gold.retired and key not in self.gold.index:
+            self.set_aside.append(line_no)  # a question an earlier gold had: not scored, not an error
+            return None
         if self.bench.shifted_keys is not None:
             self.keys_given.append((line_no, key, obj.get(self.bench.key_echo) if self.bench.key_echo else None))
         row = self.gold.index.get(key) if key is not None else None
@@ -392,6 +400,7 @@ class _LineReader:
             self.bench.id, self.gold.version, letters, submitted, self.groundings, self.unparsed,
             self.lenient, self.responses, (*self.unparsed_lines, *groundings), tuple(self.box_samples),
             self.raw.responses, self.raw.unparsed, self.raw.hint(), tuple(self.lenient_rows),
+            tuple(self.set_aside),
         )  # fmt: skip
 
 
@@ -466,6 +475,8 @@ def score_predictions(
     }
     if predictions.responses:
         counts["lenient"] = predictions.lenient
+    if predictions.set_aside:
+        counts["set_aside"] = len(predictions.set_aside)
     if predictions.grounding_responses:
         counts["grounding_unparsed"] = predictions.grounding_unparsed
     if bench.grounding:

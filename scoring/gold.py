@@ -43,6 +43,9 @@ class Gold:
     public: bool = False
     """Built from a public question list: keys and public facts only, no answers (it can
     validate a file, never score one)."""
+    retired: frozenset = frozenset()
+    """Keys earlier golds of the benchmark had and this one does not (set by the leaderboard's
+    gold registry): a line answering one is set aside, not an error (scoring.engine)."""
 
     def __post_init__(self) -> None:
         if not self.index:

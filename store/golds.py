@@ -104,6 +104,8 @@ class GoldRegistry:
         self.store = store
         self.cache = GoldCache(cache_dir)
         self._compiled: dict[tuple[str, str], Gold] = {}
+        self._keys: dict[tuple[str, str], frozenset] = {}  # (benchmark, version) -> its question keys
+        self._retired: dict[tuple, frozenset] = {}  # (benchmark, version, other versions) -> retired keys
         self._lock = threading.Lock()
 
     def add(
@@ -123,11 +125,7 @@ class GoldRegistry:
         withdraws the staged one; adding it with other ``withheld`` fields republishes its list.
         The update carries the leak audit of the public list with those fields withheld.
         """
-        suffix = ".jsonl" if is_release(path) else path.suffix.lower()
-        if suffix not in GOLD_SUFFIXES:
-            raise ValueError(f"gold must be one of {', '.join(GOLD_SUFFIXES)}, got {path.name!r}")
-        gold = load_gold(benchmark, path)
-        check_labels(get_benchmark(benchmark), gold)
+        gold, suffix = self.read(benchmark, path)
         withheld = tuple(dict.fromkeys(f.strip() for f in withheld if f.strip()))
         leaks = leak_audit(benchmark, path, gold, withheld)
         fields = ",".join(withheld)
@@ -154,15 +152,38 @@ class GoldRegistry:
         previous = current.version if current else ""
         info = GoldInfo(benchmark, gold.version, file, now, added_by, gold.size, previous, fields)
         # The gold is an input (nothing rebuilds it): on the Hub before anyone is told it is current.
-        self.store.put("gold", {file: data}, f"Add {benchmark} gold {gold.version[:12]}", durable=True)
+        if not self.store.exists("gold", file):  # a version stored before (a restore): its file stands as it is
+            self.store.put("gold", {file: data}, f"Add {benchmark} gold {gold.version[:12]}", durable=True)
         self.cache.keep(benchmark, data, suffix, gold)
         with self._lock:
+            self._keys[(benchmark, gold.version)] = frozenset(gold.keys)
             self._keep(gold)
         if current is None:
             self._make_current(info)
             return GoldUpdate(info, staged=False, leaks=leaks)
         self._point(layout.gold_staged(benchmark), info, f"Stage {benchmark} gold {gold.version[:12]}")
         return GoldUpdate(info, staged=True, changes=changes, leaks=leaks)
+
+    def stored_file(self, benchmark: str, version_prefix: str, folder: Path) -> Path | None:
+        """A stored version (by a prefix of its sha256) copied into ``folder`` as the maintainer
+        gave it, for restoring it; None if no stored version has that prefix (or several do)."""
+        files = [f for f in self.versions(benchmark) if f.version.startswith(version_prefix.strip().lower())]
+        if len(files) != 1 or not version_prefix.strip():
+            return None
+        path = Path(folder) / Path(files[0].path).name
+        path.write_bytes(self.store.read("gold", files[0].path))
+        return path
+
+    def read(self, benchmark: str, path: Path) -> tuple[Gold, str]:
+        """The gold file (or release folder) at ``path`` compiled and checked against the
+        declaration, with the suffix it is stored under; stores nothing. Raises GoldError or
+        ValueError (file type)."""
+        suffix = ".jsonl" if is_release(path) else path.suffix.lower()
+        if suffix not in GOLD_SUFFIXES:
+            raise ValueError(f"gold must be one of {', '.join(GOLD_SUFFIXES)}, got {path.name!r}")
+        gold = load_gold(benchmark, path)
+        check_labels(get_benchmark(benchmark), gold)
+        return gold, suffix
 
     def staged(self, benchmark: str) -> GoldInfo | None:
         """The gold being rescored before it becomes current; None when nothing is staged."""
@@ -226,7 +247,42 @@ class GoldRegistry:
         with self._lock:
             gold = self._compiled.get(key) or self._load(GoldFile(info.benchmark, info.version, Path(info.file).suffix))
             self._keep(gold)  # also marks it as the most recently used
-            return gold
+        return self._with_retired(gold)
+
+    def versions(self, benchmark: str) -> list[GoldFile]:
+        """Every stored gold version of ``benchmark`` (its files; the pointers are not versions)."""
+        files = (GoldFile.parse(path) for path in self.store.list("gold", benchmark))
+        return [f for f in files if f is not None and f.suffix in GOLD_SUFFIXES]
+
+    def keys(self, file: GoldFile) -> frozenset:
+        """The question keys of one stored version (compiled once per process, then remembered)."""
+        key = (file.benchmark, file.version)
+        with self._lock:
+            known = self._keys.get(key) or self._keys.setdefault(key, frozenset(self._load(file).keys))
+        return known
+
+    def keys_of(self, benchmark: str, version: str) -> frozenset | None:
+        """The question keys of a stored version (None if no such version is stored)."""
+        file = next((f for f in self.versions(benchmark) if f.version == version), None)
+        return None if file is None else self.keys(file)
+
+    def retired(self, gold: Gold) -> frozenset:
+        """Keys another stored gold of its benchmark has and ``gold`` has not (stored or about to
+        be): a line answering one is set aside, not an error (a correction never rejects an
+        accepted file)."""
+        others = sorted((f for f in self.versions(gold.benchmark) if f.version != gold.version), key=str)
+        memo = (gold.benchmark, gold.version, tuple(f.version for f in others))
+        known = self._retired.get(memo)
+        if known is None:  # once per set of stored versions: a scoring call only lists the gold repo
+            known = frozenset(k for f in others for k in self.keys(f) if k not in gold.index)
+            self._retired[memo] = known
+        return known
+
+    def _with_retired(self, gold: Gold) -> Gold:
+        retired = self.retired(gold)
+        if gold.retired != retired:
+            gold.retired = retired  # grows as golds are added; one frozenset swap, safe for readers
+        return gold
 
     def version(self, benchmark: str, version_prefix: str) -> Gold | None:
         """Any stored gold version of ``benchmark`` (by a prefix of its sha256), compiled."""
@@ -236,7 +292,7 @@ class GoldRegistry:
         for path in self.store.list("gold", benchmark):
             file = GoldFile.parse(path)
             if file is not None and file.version.startswith(version_prefix) and file.suffix in GOLD_SUFFIXES:
-                return self._load(file)
+                return self._with_retired(self._load(file))
         return None
 
     def _load(self, file: GoldFile) -> Gold:

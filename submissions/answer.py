@@ -32,7 +32,7 @@ NO_GOLD = "This benchmark has no gold yet; a maintainer must add it first."
 RETRY = "The leaderboard could not store your file just now; nothing was kept or counted. Please send it again."
 SYNCING = "The leaderboard is still loading its data; nothing was kept or counted. Please try again in a minute."
 _FIXED_RESULT_KEYS = ("benchmark", "gold_version", "scorer_version", "counts", "overall")
-PUBLIC_COUNTS = ("questions", "submitted", "missing", "unparsed", "lenient", "grounding_unparsed")
+PUBLIC_COUNTS = ("questions", "submitted", "missing", "unparsed", "lenient", "grounding_unparsed", "set_aside")
 """Counts that are facts about the file and the public question list; a count of right answers
 (``grounded``, a group's ``correct``) would name exact per-group scores (docs/integrity.md)."""
 
@@ -72,6 +72,9 @@ REASON_CODES = {
     "failed": "scoring failed on an internal error; it is retried",
     "unparsed_lines": "lines whose response states no letter; each counts as a wrong answer",
     "lenient_reads": "lines read by a rule looser than the benchmark's official protocol",
+    "set_aside_lines": "lines answering questions the current gold no longer has; not scored",
+    "added_questions": "questions a later gold added; the file has no line for them, each counts as wrong",
+    "rescored": "rescored on a corrected gold; its figures before -> after",
 }
 """Every reason code, with what it means (docs/integrity.md); codes are only ever added."""
 

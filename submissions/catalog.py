@@ -123,6 +123,13 @@ class SubmissionState:
             return Status.VALIDATED
         return Status.RECEIVED
 
+    @property
+    def refused(self) -> bool:
+        """Rejected on every gold it was tried on and scored on none: an upload that never had
+        figures. A file scored on one gold and rejected on another (an older store's record of a
+        correction) was accepted: its publication and quota slot stand whatever the gold."""
+        return bool(self.rejections) and not self.results
+
     def failures_on(self, gold_version: str) -> int:
         """Internal errors recorded while scoring on that gold."""
         return self.failures.get(gold_key(gold_version), 0)

@@ -113,7 +113,7 @@ def ladder(
         if exempt(state):
             continue
         root = links.join(state)  # hidden and unscored uploads link too: a hold unlinks nothing
-        result = None if state.hidden else state.result(gold_version, SCORER_VERSION)
+        result = None if state.hidden else decided_on(state, gold_version)
         values = _ladder_values(result) if result is not None else {}
         if not values:
             continue
@@ -131,6 +131,15 @@ def ladder(
             state.meta.id, shown, primary[1], _shown_value(bench.primary, primary[0]), bests
         )  # fmt: skip
     return out
+
+
+def decided_on(state: SubmissionState, gold_version: str) -> ResultRecord | None:
+    """The result a submission's Ladder decision is made on: the first it had, the figures its
+    team was measured by when it arrived. A record of what the team was shown: a gold change
+    neither takes back figures a team saw nor shows ones it withheld (its figures follow the
+    current gold once shown)."""
+    first = min(state.results.values(), key=lambda stored: stored.scored_at, default=None)
+    return first.result if first is not None else state.result(gold_version, SCORER_VERSION)
 
 
 def _ladder_values(result: ResultRecord) -> dict[str, float]:
@@ -266,6 +275,12 @@ class Feedback:
                 "letter the reader understands (a refusal, or a form it cannot read); each counts as a wrong "
                 "answer, as in the paper, and is listed under unparsed lines. A line with an explicit "
                 '"answer" letter is never misread.'
+            )))  # fmt: skip
+        if counts.get("set_aside"):
+            n = counts["set_aside"]
+            out.append(Reason("set_aside_lines", (
+                f"{n:,} line{'s' if n != 1 else ''} answer{'' if n != 1 else 's'} questions the current gold no "
+                "longer has; they are not scored (a maintainer removed those questions from the benchmark)."
             )))  # fmt: skip
         if counts.get("lenient"):
             out.append(Reason("lenient_reads", (

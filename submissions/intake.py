@@ -158,13 +158,13 @@ class Intake:
     def quota(self, identity: Identity, benchmark: str, now: datetime | None = None, team: str = "") -> QuotaStatus:
         """The account's quota, or the team's when ``team`` is given and it binds first."""
         now = now or datetime.now(UTC)
-        # An upload rejected once stays an attempt, even after a new gold version.
-        uploads = [(s.submitted, bool(s.rejections)) for s in self.catalog.by_submitter(identity.username, benchmark)]
+        # An upload counts as scored once it was scored on any gold: a gold change refunds nothing.
+        uploads = [(s.submitted, s.refused) for s in self.catalog.by_submitter(identity.username, benchmark)]
         account = quota_status(uploads, now, self.policy, exempt=identity.is_maintainer)
         key = name_key(team) if team else ""
         if not key:
             return account
-        together = [(s.submitted, bool(s.rejections)) for s in self.catalog.all(benchmark) if state_key(s) == key]
+        together = [(s.submitted, s.refused) for s in self.catalog.all(benchmark) if state_key(s) == key]
         return tighter(account, quota_status(together, now, self.policy, scope=team.strip()))
 
     def _user_lock(self, username: str) -> threading.Lock:

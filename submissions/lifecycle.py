@@ -131,7 +131,8 @@ def process(
     """Bring one submission to scored or rejected for ``gold`` (idempotent). ``raw`` saves
     reading back the upload a writer has just stored; ``evaluator`` replaces :func:`evaluate`."""
     state = catalog.get(meta.id)
-    if state is not None and (known := known_answer(state, gold.version)).status in (Status.SCORED, Status.REJECTED):
+    known = known_answer(state, gold.version) if state is not None else None
+    if known is not None and known.status in (Status.SCORED, Status.REJECTED) and not stale_rejection(state, gold):
         return known
     try:
         source = raw if raw is not None else read_raw(store, meta.benchmark, meta.id)
@@ -158,10 +159,36 @@ def _record_failure(store: Store, catalog: Catalog, meta: SubmissionMeta, gold: 
 
 
 def unfinished(states: Iterable[SubmissionState], gold: Gold) -> list[SubmissionState]:
-    """Submissions still owing a result or rejection for ``gold`` (and not given up on)."""
+    """Submissions still owing a result or rejection for ``gold`` (and not given up on), and
+    those an earlier scorer rejected only for answering questions ``gold`` retired."""
+    owing = (Status.RECEIVED, Status.VALIDATED)
     return [
-        s for s in states if s.status(gold.version, SCORER_VERSION, MAX_FAILURES) in (Status.RECEIVED, Status.VALIDATED)
-    ]
+        s for s in states
+        if s.status(gold.version, SCORER_VERSION, MAX_FAILURES) in owing or stale_rejection(s, gold)
+    ]  # fmt: skip
+
+
+def stale_rejection(state: SubmissionState, gold: Gold) -> bool:
+    """Rejected on ``gold`` (before issue 29) only for lines answering questions it retired: such
+    a file is accepted now, its lines set aside. Its result file, written next to the immutable
+    rejection, decides its status (a result comes first)."""
+    rejection = state.rejection(gold.version)
+    if rejection is None or not gold.retired or state.result(gold.version, SCORER_VERSION) is not None:
+        return False
+    keys = [_quoted(i.message) for i in rejection.issues if i.code == "unknown_question_id"]
+    complete = rejection.total == len(rejection.issues) == len(keys)  # every issue listed, each a retired id
+    return complete and all(k is not None and (k in gold.retired or _as_int(k) in gold.retired) for k in keys)
+
+
+def _quoted(message: str) -> str | None:
+    """The id an ``unknown question_id 'x'`` message quotes."""
+    start = message.find("'")
+    end = message.find("'", start + 1)
+    return message[start + 1 : end] if 0 <= start < end else None
+
+
+def _as_int(key: str) -> int | None:
+    return int(key) if key.isdigit() else None
 
 
 def unsettled(states: Iterable[SubmissionState], gold: Gold) -> list[SubmissionState]:
@@ -186,7 +213,7 @@ def resume(
     return len(todo)
 
 
-def _has_raw(store: Store, meta: SubmissionMeta) -> bool:
+def has_raw(store: Store, meta: SubmissionMeta) -> bool:
     file = SubmissionFile.raw(meta.benchmark, meta.id)
     return store.exists("submissions", file.path) or store.exists("submissions", file.legacy_path)
 
@@ -228,7 +255,7 @@ def rescore(
     counts = {"scored": 0, "rejected": 0, "failed": 0}
     if not todo:
         return counts
-    todo = [s for s in todo if _has_raw(store, s.meta)]
+    todo = [s for s in todo if has_raw(store, s.meta)]
     workers = workers or os.cpu_count() or 1
     seeds = seeds.resolved()  # workers get the key, not the store
     metas = {s.meta.id: s.meta for s in todo}

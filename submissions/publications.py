@@ -89,7 +89,7 @@ def _events(states: Iterable[SubmissionState], exempt: frozenset[str]) -> list[t
     """(time, submission id, free) of every step that makes a submission public, oldest first."""
     out = []
     for s in states:
-        if s.rejections:  # a rejected upload has no figures to reveal (and is rejected on every gold)
+        if s.refused:  # an upload never scored has no figures to reveal (gold changes do not refund one)
             continue
         free = s.meta.maintainer or s.meta.submitter in exempt
         if s.meta.visibility == "public":

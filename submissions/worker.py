@@ -24,6 +24,7 @@ worker for 114 s while another account's check waited 106 s: attacks.md #1, issu
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import multiprocessing
 import os
@@ -56,6 +57,7 @@ NICE = 10
 """How much lower than the web process workers run (0-19)."""
 
 _GOLDS: dict[str, Gold] = {}  # in a worker: benchmark -> the last gold loaded
+_GOLD_FILES: dict[str, str] = {}  # in a worker: benchmark -> the pickle it came from
 
 
 ORPHAN_CHECK_SECONDS = 1.0
@@ -100,9 +102,10 @@ def _exit_when_orphaned(parent: int) -> None:
 
 def _worker_gold(benchmark: str, gold_file: str, version: str) -> Gold:
     gold = _GOLDS.get(benchmark)
-    if gold is None or gold.version != version:
+    if gold is None or gold.version != version or _GOLD_FILES.get(benchmark) != gold_file:
         with open(gold_file, "rb") as f:
             gold = _GOLDS[benchmark] = pickle.load(f)
+        _GOLD_FILES[benchmark] = gold_file
     return gold
 
 
@@ -274,15 +277,17 @@ class ScoringPool(WorkerPool):
         if workers < 1:
             raise ValueError(f"a scoring pool needs at least one worker, got {workers}")
         self._folder = tempfile.TemporaryDirectory(prefix="scoring-pool-")
-        self._gold_files: dict[tuple[str, str], str] = {}
+        self._gold_files: dict[tuple[str, str, frozenset], str] = {}
         super().__init__(workers, nice, bounds)
 
     def _gold_file(self, gold: Gold) -> str:
-        """The pickle of this gold version, written once (and the previous one of its benchmark removed)."""
-        key = (gold.benchmark, gold.version)
+        """The pickle of this gold version, written once (and the previous one of its benchmark
+        removed); again when its retired questions grew (another gold was added: scoring.gold)."""
+        key = (gold.benchmark, gold.version, gold.retired)
         with self._lock:
             if key not in self._gold_files:
-                path = Path(self._folder.name) / f"{gold.benchmark}-{gold.version}.pickle"
+                tag = hashlib.sha256(repr(sorted(map(str, gold.retired))).encode()).hexdigest()[:12]
+                path = Path(self._folder.name) / f"{gold.benchmark}-{gold.version}-{tag}.pickle"
                 with open(path, "wb") as f:
                     pickle.dump(gold, f, protocol=pickle.HIGHEST_PROTOCOL)
                 for old in [k for k in self._gold_files if k[0] == gold.benchmark]:

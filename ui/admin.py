@@ -44,8 +44,20 @@ def gold_markdown(leaderboard: Leaderboard) -> str:
             f"| {bench.id} | `{info.version[:12]}` | {info.questions:,} | {info.added_at[:19].replace('T', ' ')} UTC | "
             f"{escape_markdown(info.added_by)} | {prev} |"
         )
-    gold = "### Current gold\n" + "\n".join(rows) + staged_markdown(leaderboard)
+    gold = "### Current gold\n" + "\n".join(rows) + staged_markdown(leaderboard) + preview_markdown(leaderboard)
     return gold + "\n\n" + storage_markdown(leaderboard)
+
+
+def preview_markdown(leaderboard: Leaderboard) -> str:
+    """What switching to each staged gold would do, as ``gold add`` prints it (maintainers only:
+    gold facts and every row's figures before -> after)."""
+    blocks = []
+    for bench in BENCHMARKS.values():
+        shown = leaderboard.preview_staged(bench.id)
+        if shown is not None:
+            body = "\n".join(line.replace("`", "'") for line in shown.lines())
+            blocks.append(f"```\n{body}\n```")
+    return "\n\n### What the switch would do\n" + "\n".join(blocks) if blocks else ""
 
 
 def staged_markdown(leaderboard: Leaderboard) -> str:
@@ -68,9 +80,10 @@ def storage_markdown(leaderboard: Leaderboard) -> str:
     return f"### Storage{flag}\n```\n{body}\n```"
 
 
-def submission_choices(leaderboard: Leaderboard) -> list[tuple[str, str]]:
-    """(label, id) of every submission, newest first, for the hide/unhide picker."""
-    states = sorted(leaderboard.catalog.all(), key=lambda s: s.meta.submitted_at, reverse=True)
+def submission_choices(leaderboard: Leaderboard, benchmark: str | None = None) -> list[tuple[str, str]]:
+    """(label, id) of every submission of ``benchmark`` (all: None), newest first, for the
+    hide/unhide picker (per benchmark: one flat list had a maintainer hide the wrong one)."""
+    states = sorted(leaderboard.catalog.all(benchmark), key=lambda s: s.meta.submitted_at, reverse=True)
     return [
         (f"{s.meta.id} · {s.meta.benchmark} · {s.meta.model} · {s.meta.team}" + _flag(s), s.meta.id) for s in states
     ]
@@ -143,6 +156,9 @@ def rescore_plan(leaderboard: Leaderboard) -> str:
         if staged is not None:
             lines.append(f"{bench.id}: on the staged gold {staged.version[:12]}, then the board switches to it "
                          f"from {current.version[:12]}")  # fmt: skip
+            shown = leaderboard.preview_staged(bench.id)
+            if shown is not None:  # the confirmation says what the switch does, rows that would leave first
+                lines.append(f"  the switch: {shown.summary()}")
         else:
             lines.append(f"{bench.id}: on its current gold {current.version[:12]} (nothing is staged)")
     return "\n".join(lines) or "no benchmark has a gold yet: nothing to rescore"
@@ -178,22 +194,27 @@ class Maintainers:
         log.warning("wrong admin token from %s (%d in a row)", client, tries)
         return "Wrong token (or not a maintainer)."
 
-    def unlock(self, token: str, profile: gr.OAuthProfile | None, request: gr.Request | None = None) -> tuple:
+    def unlock(
+        self, token: str, profile: gr.OAuthProfile | None, request: gr.Request | None = None, benchmark: str = ""
+    ) -> tuple:
         refused = self.check(token, profile, request)
         msg = refused or "Unlocked: each action checks the token again."
         ok = not refused
-        return gr.Column(visible=ok), msg, *(self._view() if ok else [gr.skip()] * 5)
+        return gr.Column(visible=ok), msg, *(self._view(benchmark) if ok else [gr.skip()] * VIEW_OUTPUTS)
 
-    def view(self, token: str, profile: gr.OAuthProfile | None, request: gr.Request | None = None) -> tuple:
-        """Current gold, the submission picker, the rejected uploads, the held queue and the rescore plan."""
+    def view(
+        self, token: str, profile: gr.OAuthProfile | None, request: gr.Request | None = None, benchmark: str = ""
+    ) -> tuple:
+        """Current gold, the submission picker (of ``benchmark``'s submissions: the first by
+        default), the rejected uploads, the held queue and the rescore plan."""
         if self.check(token, profile, request):
-            return (gr.skip(),) * 5
-        return self._view()
+            return (gr.skip(),) * VIEW_OUTPUTS
+        return self._view(benchmark)
 
-    def _view(self) -> tuple:
+    def _view(self, benchmark: str = "") -> tuple:
         lb = self.leaderboard
-        return (gold_markdown(lb), gr.Dropdown(choices=submission_choices(lb)), rejected_frame(lb), held_frame(lb),
-                rescore_plan(lb))  # fmt: skip
+        picker = gr.Dropdown(choices=submission_choices(lb, benchmark or next(iter(BENCHMARKS))))  # one benchmark's
+        return gold_markdown(lb), picker, rejected_frame(lb), held_frame(lb), rescore_plan(lb)
 
     def rescore(
         self, token: str, profile: gr.OAuthProfile | None, request: gr.Request | None = None, progress=gr.Progress()
@@ -235,10 +256,33 @@ class Maintainers:
     ) -> tuple:
         return self._set_hidden(sid, False, "", token, profile, request)
 
+    def pick_benchmark(
+        self, benchmark: str, token: str, profile: gr.OAuthProfile | None, request: gr.Request | None = None
+    ) -> gr.Dropdown:
+        """The picker's submissions of one benchmark (the one the maintainer chose)."""
+        self._require(token, profile, request)
+        return gr.Dropdown(choices=submission_choices(self.leaderboard, benchmark or None), value=None)
+
+    def describe(self, sid: str, token: str, profile: gr.OAuthProfile | None, request: gr.Request | None = None) -> str:
+        """What is picked, in words: Hide's confirmation quotes it."""
+        self._require(token, profile, request)
+        state = self.leaderboard.catalog.get(sid) if sid else None
+        if state is None:
+            return ""
+        meta = state.meta
+        return (f"Picked: `{meta.id}` · {meta.benchmark} · {escape_markdown(meta.model)} · "
+                f"{escape_markdown(meta.team)}{_flag(state)}")  # fmt: skip
+
     def _set_hidden(
         self, sid: str, hidden: bool, reason: str, token: str, profile: gr.OAuthProfile | None, request
     ) -> tuple:
         self._require(token, profile, request)
+        if reason == HIDE_CANCELLED:  # still picked: the next confirmation quotes it again
+            return (
+                f"Nothing was hidden (cancelled). {self.describe(sid, token, profile, request)}",
+                gr.skip(),
+                gr.skip(),
+            )
         if not sid:
             return "Choose a submission first.", gr.skip(), gr.skip()
         state = self.leaderboard.catalog.get(sid)
@@ -253,7 +297,12 @@ class Maintainers:
             msg = f"Hidden: `{sid}`.{why}"
         else:
             msg = f"{'Released' if was_held else 'Unhidden'}: `{sid}`."
-        return msg, gr.Dropdown(choices=submission_choices(self.leaderboard), value=sid), held_frame(self.leaderboard)
+        bench = state.meta.benchmark if state is not None else None
+        return (
+            msg,
+            gr.Dropdown(choices=submission_choices(self.leaderboard, bench), value=sid),
+            held_frame(self.leaderboard),
+        )
 
     def _require(self, token: str, profile: gr.OAuthProfile | None, request: gr.Request | None) -> None:
         refused = self.check(token, profile, request)
@@ -281,6 +330,7 @@ class AdminTab:
     held: gr.Dataframe
     rejected: gr.Dataframe
     plan: gr.Textbox  # what Rescore all will do (rescore_plan): the confirmation shows it
+    pick_bench: gr.Radio  # the picker lists one benchmark's submissions
 
     @property
     def view(self) -> list:
@@ -298,8 +348,9 @@ class AdminTab:
     def _wire(self, maintainers: Maintainers) -> None:
         """Each action sends the token field along: the server checks it every time."""
         for trigger in (self.unlock.click, self.token.submit):
-            trigger(maintainers.unlock, self.token, [self.panel, self.message, *self.view], api_visibility="private")
-        self.refresh.click(maintainers.view, self.token, self.view, api_visibility="private")
+            trigger(maintainers.unlock, [self.token, self.pick_bench], [self.panel, self.message, *self.view],
+                    api_visibility="private")  # fmt: skip
+        self.refresh.click(maintainers.view, [self.token, self.pick_bench], self.view, api_visibility="private")
         self.rescore.click(
             maintainers.rescore_if_confirmed,
             [self.token, self.plan, self.plan],
@@ -307,12 +358,19 @@ class AdminTab:
             js=CONFIRM_RESCORE_JS,
             api_visibility="private",
         ).then(  # fmt: skip
-            maintainers.view, self.token, self.view, api_visibility="private"
+            maintainers.view, [self.token, self.pick_bench], self.view, api_visibility="private"
         )
-        for button, callback in ((self.hide, maintainers.hide), (self.unhide, maintainers.unhide)):
+        self.pick_bench.change(
+            maintainers.pick_benchmark, [self.pick_bench, self.token], self.pick, api_visibility="private"
+        )
+        self.pick.change(maintainers.describe, [self.pick, self.token], self.hide_message, api_visibility="private")
+        for button, callback, js in (
+            (self.hide, maintainers.hide, CONFIRM_HIDE_JS),
+            (self.unhide, maintainers.unhide, None),
+        ):
             button.click(
                 callback, [self.pick, self.reason, self.token], [self.hide_message, self.pick, self.held],
-                api_visibility="private",
+                js=js, api_visibility="private",
             )  # fmt: skip
 
 
@@ -332,6 +390,14 @@ def _lock_components(oauth: bool) -> tuple:
     return token, unlock, message
 
 
+VIEW_OUTPUTS = 5
+HIDE_CANCELLED = "\x00cancelled"
+"""The reason Hide's confirmation sends when the maintainer cancels (no one types a NUL)."""
+CONFIRM_HIDE_JS = f"""(sid, reason, token) => (sid && !window.confirm(
+  "Hide this submission from the public board?\\n\\n"
+  + (document.querySelector("#hide-msg")?.innerText || sid)
+  + "\\n\\nThe team is shown your reason."))
+  ? [sid, "{HIDE_CANCELLED.encode("unicode_escape").decode()}", token] : [sid, reason, token]"""
 CONFIRMED = "confirmed"
 CONFIRM_RESCORE_JS = f"""(token, _, plan) => [token, window.confirm(
   "Rescore every submission?\\n\\n" + plan
@@ -340,7 +406,8 @@ CONFIRM_RESCORE_JS = f"""(token, _, plan) => [token, window.confirm(
 
 
 def _panel_components() -> tuple:
-    """panel, gold, rescore, refresh, rescore_report, pick, reason, hide, unhide, hide_message, held, rejected, plan."""
+    """panel, gold, rescore, refresh, rescore_report, pick, reason, hide, unhide, hide_message, held, rejected, plan,
+    pick_bench."""
     with gr.Column(visible=False, elem_id="admin-panel") as panel:
         gold = gr.Markdown(elem_id="gold-info")
         with gr.Row():
@@ -348,6 +415,8 @@ def _panel_components() -> tuple:
             refresh = gr.Button("Refresh", size="sm", scale=0)
         rescore_report = gr.Markdown(elem_id="rescore-report")
         with gr.Row():
+            pick_bench = gr.Radio(list(BENCHMARKS), value=next(iter(BENCHMARKS)), label="Benchmark",
+                                  elem_id="hide-bench", scale=1)  # fmt: skip
             pick = gr.Dropdown([], label="Submission", elem_id="hide-pick", scale=3, **SURVIVES_EVICTION)
             reason = gr.Textbox(label="Reason (shown to the team)", elem_id="hide-reason", scale=2)
             hide = gr.Button("Hide", elem_id="hide-btn", scale=0)
@@ -359,4 +428,5 @@ def _panel_components() -> tuple:
         )  # fmt: skip
         rejected = gr.Dataframe(label="Rejected submissions", interactive=False, wrap=True, elem_id="rejected")
         plan = gr.Textbox(visible="hidden", elem_id="rescore-plan")  # in the page: the confirmation reads it
-    return panel, gold, rescore, refresh, rescore_report, pick, reason, hide, unhide, hide_message, held, rejected, plan
+    return (panel, gold, rescore, refresh, rescore_report, pick, reason, hide, unhide, hide_message, held, rejected,
+            plan, pick_bench)  # fmt: skip

@@ -46,6 +46,10 @@ def metric_columns() -> dict[str, tuple[str, int]]:
     return columns
 
 
+GOLD_CHANGE = "gold change"
+"""The column saying what the last gold correction did to an entry's figures (only when one did)."""
+
+
 def entry_row(entry: Entry) -> dict:
     meta, result = entry.state.meta, entry.result
     declared = {m.name for m in get_benchmark(meta.benchmark).metrics}
@@ -58,6 +62,8 @@ def entry_row(entry: Entry) -> dict:
         "board": entry.where,
         "status": entry.status.value,
         "rank": entry.rank or "-",
+        # what a gold correction did to it: "rescored on gold <version> (<date>): accuracy a -> b"
+        GOLD_CHANGE: next((n.message for n in entry.notes if n.code == "rescored"), ""),
     }
     for header, (name, decimals) in metric_columns().items():
         known = result is not None and name in declared
@@ -75,7 +81,7 @@ def empty_table() -> pd.DataFrame:
 def without_empty_columns(frame: pd.DataFrame) -> pd.DataFrame:
     """Only the metric columns some listed submission has: a K-Viscuit-only list has no mIoU
     column (empty columns shrank to one letter per line and pushed the rest out of view)."""
-    empty = [c for c in metric_columns() if c in frame and (frame[c] == "").all()]
+    empty = [c for c in (*metric_columns(), GOLD_CHANGE) if c in frame and (frame[c] == "").all()]
     return frame.drop(columns=empty)
 
 

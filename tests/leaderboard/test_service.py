@@ -196,7 +196,13 @@ def test_rescore_reports_rank_changes_when_the_gold_changes(tmp_path: Path) -> N
     published = pd.read_csv(lb.settings.data_dir / "results/data/scb.csv")
     assert list(published.loc[published["source"] == "scored here", "model"]) == ["second", "first"]
     again = lb.rescore("scb", workers=2)  # the ranks already changed: a second run reports nothing
-    assert again["scb"] == {"counts": {"scored": 0, "rejected": 0, "failed": 0}, "rank_changes": []}
+    assert _counts_and_ranks(again["scb"]) == {"counts": {"scored": 0, "rejected": 0, "failed": 0}, "rank_changes": []}
+    assert again["scb"]["kept"] == 2 and not any(r.changed for r in again["scb"]["rows"])  # (issue 29's summary)
+
+
+def _counts_and_ranks(part: dict) -> dict:
+    """The report's counts and rank changes (issue 29 added what was kept and every row's move)."""
+    return {key: part[key] for key in ("counts", "rank_changes")}
 
 
 def _public_rank(table: pd.DataFrame, model: str) -> int:
@@ -208,7 +214,8 @@ def _public_rank(table: pd.DataFrame, model: str) -> int:
 def test_rescore_without_a_gold_change_reports_no_rank_change(tmp_path: Path) -> None:
     lb, _, _ = _rank_flip_setup(tmp_path)
     report = lb.rescore(workers=2)
-    assert report["scb"] == {"counts": {"scored": 0, "rejected": 0, "failed": 0}, "rank_changes": []}
+    assert _counts_and_ranks(report["scb"]) == {"counts": {"scored": 0, "rejected": 0, "failed": 0}, "rank_changes": []}
+    assert report["scb"]["kept"] == 2 and not any(r.changed for r in report["scb"]["rows"])
     assert "kviscuit" not in report  # no gold: nothing to do
 
 

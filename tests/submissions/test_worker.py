@@ -39,6 +39,24 @@ def test_a_rejection_comes_back_from_the_worker_with_its_issues(lb: Leaderboard,
     assert answer.issues and all(issue.line > 0 for issue in answer.issues if issue.line)
 
 
+def test_the_worker_takes_the_retired_questions_a_new_gold_brings(lb: Leaderboard, pool, tmp_path: Path):
+    """A gold's set of retired questions grows when another gold is added (issue 29): the worker
+    must not keep scoring with the set it was first sent under the same version."""
+    import dataclasses
+    import json
+
+    gold = lb.golds.get("scb")
+    meta = lb.catalog.get(lb.submit("scb", write_submission(tmp_path / "a.jsonl"), form(), ALICE).submission_id).meta
+    lines = [json.dumps({"question_id": "scb-99999", "answer": "A"})]
+    lines += [json.dumps({"question_id": key, "answer": "A"}) for key in gold.keys]
+    raw = ("\n".join(lines) + "\n").encode()
+    before = dataclasses.replace(gold, retired=frozenset())
+    assert pool.evaluate(meta, before, raw, lb.limits).status.value == "rejected"
+    after = dataclasses.replace(gold, retired=frozenset({"scb-99999"}))
+    answer = pool.evaluate(meta, after, raw, lb.limits)
+    assert answer.status.value == "scored" and answer.result.counts["set_aside"] == 1
+
+
 def test_a_pool_needs_a_worker():
     with pytest.raises(ValueError, match="at least one worker"):
         ScoringPool(workers=0)

@@ -197,3 +197,38 @@ def test_the_proxy_address_is_the_last_of_every_forwarded_copy():
     request = SimpleNamespace(headers=headers, client=SimpleNamespace(host="10.0.0.1"))
     assert client_of(request, Proxies(("10.0.0.0/8",))) == "203.0.113.7"
     assert client_of(request) == "10.0.0.1"
+
+
+def test_the_hide_picker_lists_one_benchmark_and_hide_asks_first(lb, tmp_path):
+    """as-users 3d: one flat list of every benchmark's submissions and a Hide that acted at once
+    had a maintainer hide a K-Viscuit row instead of the SCB one."""
+    from ui.admin import CONFIRM_HIDE_JS, HIDE_CANCELLED, submission_choices
+
+    path = write_submission(tmp_path / "s.jsonl", accuracy=0.8)
+    sid = submit(Submitter(lb, Auth(LOCAL)), path, visibility="public")["submission_id"]
+    maintainers = Maintainers(lb, Auth(LOCAL))
+    view = maintainers.view("open-sesame", None)
+    assert view[1].choices and all(" · scb · " in label for label, _ in view[1].choices)  # the first benchmark
+    again = maintainers.view("open-sesame", None, None, "kviscuit")[1].choices  # Refresh keeps the chosen one
+    assert maintainers.pick_benchmark("kviscuit", "open-sesame", None).choices == submission_choices(lb, "kviscuit")
+    assert again == submission_choices(lb, "kviscuit") and sid not in [value for _, value in again]
+    assert all(" · kviscuit · " in label for label, _ in submission_choices(lb, "kviscuit"))
+    picked = maintainers.describe(sid, "open-sesame", None)
+    assert picked.startswith(f"Picked: `{sid}` · scb · ")
+    cancelled = maintainers.hide(sid, HIDE_CANCELLED, "open-sesame", None)[0]
+    assert cancelled == f"Nothing was hidden (cancelled). {picked}" and lb.rank_of("scb", sid) is not None
+    assert "window.confirm" in CONFIRM_HIDE_JS and "#hide-msg" in CONFIRM_HIDE_JS  # quotes what is picked
+    assert maintainers.hide(sid, "checked", "open-sesame", None)[0].startswith("Hidden")
+
+
+def test_the_tab_previews_a_staged_gold_and_its_confirmation_sums_it_up(lb, tmp_path):
+    from tests.support.submissions import small_gold, write_gold
+    from ui.admin import gold_markdown
+
+    submit(Submitter(lb, Auth(LOCAL)), write_submission(tmp_path / "s.jsonl", accuracy=0.8), visibility="public")
+    lb.add_gold("scb", write_gold(tmp_path / "v2.jsonl", small_gold()[2:]), "m", confirm=True)
+    shown = gold_markdown(lb)
+    assert "### What the switch would do" in shown and "(0 added, 2 removed)" in shown
+    assert "rows on the board (paper rows included): " in shown and "per row (rank and figures" in shown
+    plan = rescore_plan(lb)
+    assert "the switch: 2 questions removed, 0 added, 0 answers changed; rows: " in plan and " 0 leave" in plan

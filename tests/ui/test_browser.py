@@ -126,7 +126,14 @@ def test_maintainer_unlock_and_hide(page, board):
     page.locator("#hide-pick input").fill(UI_MODEL)
     page.locator("#hide-pick [role=option]", has_text=UI_MODEL).first.click()
     page.locator("#hide-pick [role=listbox]").wait_for(state="hidden")
+    page.wait_for_selector(f"#hide-msg >> text={UI_MODEL}")  # what is picked, quoted by the confirmation
     shot(page, "08-maintainers")
+    asked = []
+    page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
+    page.locator("#hide-btn").click()
+    page.wait_for_selector("#hide-msg >> text=Nothing was hidden (cancelled).")
+    assert "Hide this submission" in asked[0] and UI_MODEL in asked[0] and "scb" in asked[0]
+    page.once("dialog", lambda dialog: dialog.accept())
     page.locator("#hide-btn").click()
     page.wait_for_selector("#hide-msg >> text=Hidden")
     board.wait_for_function(f"() => !document.querySelector('#board-table').innerText.includes('{UI_MODEL}')")
