@@ -499,7 +499,9 @@ def heatmap_html(
     caption = f"<caption>{html.escape(title)}</caption>" if title else ""
     more = f'<p class="empty-note">Top {max_rows} rows shown.</p>' if len(df) > max_rows else ""
     return (
-        f'<div class="heatmap-wrap"><table class="heatmap">{caption}<thead><tr><th>Model</th>'
+        # a box that scrolls sideways on a phone is a tab stop, so a keyboard can scroll it (axe)
+        f'<div class="heatmap-wrap" tabindex="0" role="region" aria-label="{html.escape(title or "heatmap")}">'
+        f'<table class="heatmap">{caption}<thead><tr><th>Model</th>'
         f"{''.join(head(label) for label in labels)}</tr></thead>"
         f"<tbody>{''.join(body)}</tbody></table>{more}</div>"
     )

@@ -193,8 +193,41 @@
       if (!phone) d.width = DESKTOP_WIDTHS[c.kind === "text" && c.key === "team" ? "team" : c.kind] || 120; // no measuring
       defs.push(d);
     }
-    if (phone) defs.unshift({ formatter: "responsiveCollapse", width: 26, minWidth: 26, hozAlign: "center", headerSort: false, resizable: false, responsive: 0, cssClass: "collapse-toggle" });
+    if (phone) defs.unshift({ title: '<span class="sr-only">More figures</span>', formatter: "responsiveCollapse", width: 26, minWidth: 26, hozAlign: "center", headerSort: false, resizable: false, responsive: 0, cssClass: "collapse-toggle" });
     return defs;
+  }
+
+  // ------------------------------------------------------------------ keyboard and screen readers
+  // Sortable headers and rows are in the tab order (Enter or Space on a header sorts it, Enter on a
+  // row opens its model page); the scrolling holder is not a stop of its own (the rows in it are),
+  // which also leaves the grid holding rows only.
+  function focusableRow(row) {
+    row.getElement().tabIndex = 0;
+  }
+  function keyboardReady(grid) {
+    grid.querySelector(".tabulator-tableholder")?.removeAttribute("tabindex");
+    for (const col of grid.querySelectorAll(".tabulator-col.tabulator-sortable")) col.tabIndex = 0;
+  }
+  function onTableKey(e, table) {
+    const activate = e.key === "Enter" || (e.key === " " && !e.target.closest("a, button, input"));
+    if (!activate) return;
+    if (e.target.matches(".tabulator-col.tabulator-sortable")) {
+      e.preventDefault();
+      const field = e.target.getAttribute("tabulator-field");
+      e.target.click(); // Tabulator's own header sort: direction, aria-sort, the address
+      requestAnimationFrame(() => table.element.querySelector(`.tabulator-col[tabulator-field="${CSS.escape(field)}"]`)?.focus());
+    } else if (e.target.matches(".tabulator-row")) {
+      e.preventDefault();
+      const row = table.getRow(e.target);
+      if (row) go({ model: row.getData().row_id });
+    }
+  }
+  // A control redrawn by a view or filter change takes the focus back (else it falls to <body>).
+  function keepingFocus(redraw) {
+    const f = document.activeElement;
+    const which = f && f.name && f.matches("#board-main .choice input") ? [f.name, f.value] : null;
+    redraw();
+    if (which) root.querySelector(`input[name="${CSS.escape(which[0])}"][value="${CSS.escape(which[1])}"]`)?.focus();
   }
 
   // One table per set of columns (benchmark, view, hidden groups, phone or not), kept once built:
@@ -210,8 +243,13 @@
   function makeTable(columns) {
     const host = document.createElement("div");
     host.className = "board-grid";
+    const grid = document.createElement("div");
+    const pager = document.createElement("nav"); // outside the grid: a grid holds rows only (axe: aria-required-children)
+    pager.className = "board-pager";
+    pager.setAttribute("aria-label", "Pages of rows");
+    host.append(grid, pager);
     el("board-idle").append(host); // in the page, so Tabulator measures what it builds, but never drawn
-    const table = new Tabulator(host, {
+    const table = new Tabulator(grid, {
       layout: PHONE.matches ? "fitColumns" : "fitData",
       responsiveLayout: PHONE.matches ? "collapse" : false,
       responsiveLayoutCollapseStartOpen: false,
@@ -220,6 +258,8 @@
       renderVertical: PHONE.matches ? "basic" : "virtual",
       // a phone's table (folded rows, no virtual rows) is drawn a page of rows at a time
       pagination: PHONE.matches, paginationSize: 50, paginationCounter: "rows", paginationButtonCount: 3,
+      paginationElement: pager, paginationCounterElement: pager,
+      rowFormatter: focusableRow,
       renderVerticalBuffer: 120, // rows drawn beyond those in sight, in px (Tabulator's default is a whole table's height more)
       renderHorizontal: PHONE.matches ? "basic" : "virtual", // only the columns in sight get cells
       columnDefaults: { headerSortTristate: false, headerWordWrap: true, vertAlign: "middle", tooltip: false },
@@ -231,6 +271,8 @@
     });
     const entry = { table, host, rowsKey: null, sortKey: null, width: window.innerWidth };
     entry.ready = new Promise((ok) => table.on("tableBuilt", ok));
+    table.on("tableBuilt", () => keyboardReady(grid));
+    host.addEventListener("keydown", (e) => onTableKey(e, table));
     table.on("rowClick", (e, row) => {
       if (e.target.closest("a, .tabulator-responsive-collapse-toggle, .collapse-toggle")) return;
       go({ model: row.getData().row_id });
@@ -359,7 +401,8 @@
   }
   const checked = (name) => [...root.querySelectorAll(`input[name="${name}"]:checked`)].map((i) => i.value);
 
-  function drawControls(b, view) {
+  function drawControls(b, view) { keepingFocus(() => drawControlsNow(b, view)); }
+  function drawControlsNow(b, view) {
     el("bench-tabs").innerHTML = DATA.benchmarks.map((x) => `<a href="${esc(searchOf({ ...stateFrom(""), bench: x.id }))}" data-bench="${esc(x.id)}" class="bench-tab${x.id === b.id ? " on" : ""}"${x.id === b.id ? ' aria-current="page"' : ""}>${esc(x.name)}</a>`).join("");
     el("bench-about").innerHTML = `${esc(b.description)} <em>${esc(b.paper)}.</em>`;
     el("view-choice").innerHTML = radio("view", b.views.map((v) => [v.id, v.label]), view.id);
@@ -440,7 +483,7 @@
         const bar = missing(v) ? "-" : `<span class="bar" style="width:${Math.max(0, Math.min(100, v)).toFixed(1)}%"></span>`;
         return `<tr><th>${esc(shownLabel)}</th><td>${missing(n) ? "-" : n.toLocaleString("en")}</td>${cells}<td class="bar-cell">${bar}</td></tr>`;
       }).join("");
-      return `<h3>By ${esc(g.label.toLowerCase())}</h3><div class="scroll-x"><table class="model-table"><thead><tr><th>${esc(g.label)}</th><th>Questions</th>${heads}<th>${esc(b.primary.label)}</th></tr></thead><tbody>${body}</tbody></table></div>`;
+      return `<h3>By ${esc(g.label.toLowerCase())}</h3><div class="scroll-x" tabindex="0" role="region" aria-label="${esc(row.model)} by ${esc(g.label.toLowerCase())}"><table class="model-table"><thead><tr><th>${esc(g.label)}</th><th>Questions</th>${heads}<th>${esc(b.primary.label)}</th></tr></thead><tbody>${body}</tbody></table></div>`;
     }).join("");
     return `<h2>${lenientMark(row)}${esc(row.model)}</h2>
       <p class="model-facts">${esc(row.team)} · ${typeBadge(row.model_type)} · ${esc(row.source)} · rank ${esc(rankText(row))} of ${b.rows.length} on ${esc(b.name)}${row.submitted ? ` · submitted ${esc(row.submitted)}` : ""}${rowLinks ? ` · ${rowLinks}` : ""}</p>

