@@ -151,3 +151,27 @@ def test_focus_stays_on_the_view_chip_and_the_filter_it_changed(page, server, wi
     box = f'#type-choice input[value="{value}"]'
     page.wait_for_function("s => document.activeElement.matches(s)", arg=box)
     assert not page.locator(box).is_checked()
+
+
+LAYOUT_SHIFTS = """window.__shifts = [];
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) if (!e.hadRecentInput) window.__shifts.push(e.value);
+}).observe({ type: "layout-shift", buffered: true });"""
+
+
+def test_the_board_does_not_jump_while_it_loads(browser, server, width):
+    """Cumulative layout shift over the first 6 s of a first visit (Web Vitals' 'good' is below 0.1),
+    with the CPU slowed 4x so the data arrives late as on a cheap phone."""
+    w, h = WIDTHS[width]
+    context = browser.new_context(viewport={"width": w, "height": h})
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT)
+    page.context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": 4})
+    page.add_init_script(LAYOUT_SHIFTS)
+    page.goto(server.url + "/")
+    page.wait_for_selector(ROWS)
+    page.wait_for_timeout(6000)  # a measuring window, not an assertion on time
+    shifts = page.evaluate("() => window.__shifts")
+    assert page.locator(ROWS).count() > 0
+    assert sum(shifts) < 0.1, shifts
+    context.close()
