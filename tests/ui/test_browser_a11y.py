@@ -175,3 +175,31 @@ def test_the_board_does_not_jump_while_it_loads(browser, server, width):
     assert page.locator(ROWS).count() > 0
     assert sum(shifts) < 0.1, shifts
     context.close()
+
+
+@pytest.mark.parametrize("view", ["country", "category", "type"])
+def test_a_phone_group_view_shows_three_groups_of_the_leading_row(browser, server, view):
+    """At 390 px the leading row shows at least three groups' figures, with its Rank and Model, all
+    inside the screen: no sideways scrolling of the page or the table."""
+    context = browser.new_context(viewport=dict(zip(("width", "height"), WIDTHS["phone"], strict=True)))
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT)
+    open_board(page, server.url, f"?bench=scb&view={view}")
+    first = page.locator(ROWS).first
+    seen = first.evaluate(
+        """(row) => [...row.querySelectorAll('.tabulator-cell')].filter((c) => {
+             const b = c.getBoundingClientRect();
+             const inside = b.width > 0 && b.left >= 0 && b.right <= innerWidth;
+             return c.offsetParent !== null && inside && c.textContent.trim();
+           }).map((c) => c.getAttribute('tabulator-field'))"""
+    )
+    groups = {f.rsplit(".", 1)[0] for f in seen if f and f.startswith(f"{view}.")}
+    widths = page.evaluate(
+        """() => { const h = document.querySelector('#board-table .tabulator-tableholder');
+        return [document.documentElement.scrollWidth, h.scrollWidth, h.clientWidth]; }"""
+    )
+    shot(page, f"a11y-phone-by-{view}")
+    context.close()
+    assert "rank" in seen and "model" in seen
+    assert len(groups) >= 3, seen
+    assert widths[0] <= WIDTHS["phone"][0] and widths[1] <= widths[2] + 1, widths

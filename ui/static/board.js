@@ -157,17 +157,23 @@
     // overview); Tabulator folds the rest into the row (highest "responsive" first: text, then figures).
     const figures = shown.filter((c) => c.kind === "number").map((c) => c.key);
     const firstShown = view.id === "overall" ? b.headline.filter((k) => figures.includes(k)) : figures;
-    const headline = new Set(phone ? firstShown.slice(0, 2) : figures);
-    let priority = 1;
+    // A phone's group view (by country, type, ...) keeps instead the primary figure of as many groups as
+    // fit, in order, beside a narrower name (at 390 px three or more); the other figures fold into the row.
+    const compact = phone && view.id !== "overall";
+    const primaryMetric = b.primary.key.slice(b.primary.key.indexOf(".") + 1);
+    const keptFirst = (c) => compact && c.figure && c.figure[2] === primaryMetric;
+    const headline = new Set(compact ? [] : phone ? firstShown.slice(0, 2) : figures);
+    let priority = 1, kept = 1;
     const defs = [];
     for (const c of shown) {
       if (phone && c.key === "team") continue; // on a phone the team sits under the model's name
       const d = { title: c.header, field: c.key, headerTooltip: `${c.header} (${c.group}): click to sort`, cssClass: `k-${c.kind}` };
       if (c.group in groupTint) d.cssClass += ` tint-${groupTint[c.group]}`;
+      if (keptFirst(c)) d.cssClass += " compact-figure";
       if (c.kind === "rank") {
-        Object.assign(d, { formatter: (cell) => rankText(cell.getRow().getData()), sorter: (a, z, ra, rz) => ra.getData()._order - rz.getData()._order, width: phone ? 50 : 72, hozAlign: "right", headerSortStartingDir: "asc", frozen: !phone, responsive: 0 });
+        Object.assign(d, { formatter: (cell) => rankText(cell.getRow().getData()), sorter: (a, z, ra, rz) => ra.getData()._order - rz.getData()._order, width: phone ? (compact ? 44 : 50) : 72, hozAlign: "right", headerSortStartingDir: "asc", frozen: !phone, responsive: 0 });
       } else if (c.kind === "model") {
-        Object.assign(d, { formatter: (cell) => modelCell(cell.getRow().getData(), phone), sorter: "string", minWidth: phone ? 170 : 200, widthGrow: 2, frozen: !phone, responsive: 0, variableHeight: true });
+        Object.assign(d, { formatter: (cell) => modelCell(cell.getRow().getData(), phone), sorter: "string", minWidth: phone ? (compact ? 110 : 170) : 200, widthGrow: compact ? 1 : 2, frozen: !phone, responsive: 0, variableHeight: true });
       } else if (c.key === "team") {
         Object.assign(d, { formatter: (cell) => `<span title="${esc(cell.getValue())}">${esc(cell.getValue())}</span>`, minWidth: 130, frozen: true, responsive: 0 });
       } else if (c.kind === "model_type") {
@@ -183,7 +189,8 @@
           },
           sorter: "number", sorterParams: { alignEmptyValues: "bottom" }, hozAlign: "right",
           headerSortStartingDir: c.higher === false ? "asc" : "desc",
-          responsive: headline.has(c.key) ? 0 : 100 + priority++, minWidth: c.ci && !phone ? 112 : 62,
+          responsive: headline.has(c.key) ? 0 : keptFirst(c) ? 10 + kept++ : 100 + priority++,
+          minWidth: c.ci && !phone ? 112 : keptFirst(c) ? 54 : 62,
         });
       } else if (c.kind === "links") {
         Object.assign(d, { formatter: (cell) => links(cell.getRow().getData()) || "-", headerSort: false, download: false, responsive: 1000 + priority++ });
