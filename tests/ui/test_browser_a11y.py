@@ -203,3 +203,36 @@ def test_a_phone_group_view_shows_three_groups_of_the_leading_row(browser, serve
     assert "rank" in seen and "model" in seen
     assert len(groups) >= 3, seen
     assert widths[0] <= WIDTHS["phone"][0] and widths[1] <= widths[2] + 1, widths
+
+
+def test_a_link_on_the_board_opens_the_question_browser(page, server, width):
+    """The board links the browser; it shows a question's text and its four option images (SCB),
+    filters by a public field, pages, and shows K-Viscuit's image and options; axe finds nothing grave."""
+    open_board(page, server.url)
+    page.get_by_role("link", name="Browse the questions").click()
+    page.wait_for_url("**/questions?bench=scb")
+    first = page.locator("article.question").first
+    first.wait_for()
+    images = first.locator("ol.q-images img")
+    assert images.count() == 4
+    page.wait_for_function(
+        "() => [...document.querySelector('article.question').querySelectorAll('img')]"
+        ".every((i) => i.complete && i.naturalWidth > 0)"
+    )
+    assert first.locator(".q-text").inner_text().startswith("Which of these images")
+    assert "answer" not in page.locator("#q-list").inner_text().lower()
+    shot(page, f"a11y-questions-{width}")
+    assert grave_findings(page) == []
+    page.select_option("#q-f-country", "Malaysia")
+    page.wait_for_function("() => location.search.includes('f.country=Malaysia')")
+    facts = page.locator("article.question .q-facts").all_inner_texts()
+    assert facts and all("country: Malaysia" in f for f in facts if f.startswith("type"))
+    ids = page.locator("article.question h2").all_inner_texts()
+    page.locator("#q-next").click()
+    page.wait_for_function("() => location.search.includes('page=2')")
+    assert page.locator("article.question h2").all_inner_texts() != ids
+    page.locator("#bench-tabs a", has_text="K-Viscuit").click()
+    page.wait_for_function("() => location.search.includes('bench=kviscuit')")
+    card = page.locator("article.question").first
+    card.wait_for()
+    assert card.locator(".q-image img").count() == 1 and card.locator("ol.q-options li").count() == 4
