@@ -86,6 +86,18 @@ def test_axe_finds_nothing_serious_on_the_gradio_pages(page, server, width, tab)
     shot(page, f"a11y-{tab}-{width}")
 
 
+def test_axe_finds_nothing_serious_in_a_comparison(page, server, width):
+    open_board(page, server.url)
+    scored = page.evaluate(
+        """() => JSON.parse(document.getElementById('board-data').textContent).benchmarks
+        .find((b) => b.id === 'scb').rows.filter((r) => r.source === 'scored here').map((r) => r.row_id)"""
+    )
+    page.goto(f"{server.url}/app?bench=scb&compare={scored[0]},{scored[1]}")
+    page.wait_for_selector("#cmp-result table")
+    assert grave_findings(page) == []
+    shot(page, f"a11y-compare-result-{width}")
+
+
 def tab_to(page, selector: str, presses: int = 120) -> None:
     """Press Tab until the focused element matches ``selector`` (a keyboard user's only way there)."""
     for _ in range(presses):
