@@ -413,7 +413,7 @@ def scatter_note(df: pd.DataFrame, bench: Benchmark, plot: Scatter) -> str:
     left_out = df[df[keys].isna().any(axis=1)]
     if left_out.empty:
         return f"Every row shown has both {bench.metric(plot.x).label} and {bench.metric(plot.y).label}."
-    names = ", ".join(escape_markdown(m) for m in left_out["model"].astype(str))
+    names = ", ".join(left_out["model"].astype(str))  # plain text: its one caller escapes it for HTML
     return f"Not plotted (no {bench.metric(plot.x).label} or {bench.metric(plot.y).label}): {names}."
 
 

@@ -248,3 +248,13 @@ def test_a_link_on_the_board_opens_the_question_browser(page, server, width):
     card = page.locator("article.question").first
     card.wait_for()
     assert card.locator(".q-image img").count() == 1 and card.locator("ol.q-options li").count() == 4
+
+
+def test_the_submit_button_says_validate_only_when_ticked(page, server, width):
+    open_gradio_tab(page, server.url, "submit", "#sub-btn")
+    button = page.locator("#sub-btn")
+    assert button.inner_text().strip() == "Validate and score"
+    page.locator("#sub-validate input[type=checkbox]").check()
+    page.wait_for_function("() => document.querySelector('#sub-btn').innerText.trim() === 'Validate only'")
+    page.locator("#sub-validate input[type=checkbox]").uncheck()
+    page.wait_for_function("() => document.querySelector('#sub-btn').innerText.trim() === 'Validate and score'")

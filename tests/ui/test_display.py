@@ -208,3 +208,11 @@ def test_the_board_marks_a_kviscuit_row_read_leniently():
     assert shown["Lenient"].startswith('<span class="lenient-mark"') and "296 responses" in shown["Lenient"]
     assert display.LENIENT_MARK not in shown["Strict"]
     assert "Acc strict" in value["headers"] and "Read leniently" in value["headers"]
+
+
+def test_the_scatter_note_names_models_as_they_are_written():
+    """The note goes into HTML (ui/board_data.py escapes it), not Markdown: a name with '-' or '('
+    reads as written, not 'Demo\\-GPT\\-o3 \\(synthetic\\)' (issue 33)."""
+    rows = frame("scb", [scb_row("Demo-GPT-o3 (synthetic)", 80.0), scb_row("Alpha", 70.0, miou=30.0)])
+    note = display.scatter_note(rows, SCB, SCB.plots[0])
+    assert note == "Not plotted (no mIoU or Accuracy): Demo-GPT-o3 (synthetic)."
