@@ -514,6 +514,13 @@ def result_markdown(answer: dict, bench: Benchmark | None) -> str:
     """A submission's answer as Markdown: the aggregate figures and the rank, or the errors."""
     status = answer.get("status", "")
     lines = [f"### {'Result' if status == 'scored' else 'Not scored'}: {escape_markdown(answer.get('message', ''))}"]
+    errors = answer.get("errors") or []
+    if errors:  # the first error at the top: the table of them is far below the form (a phone's screens)
+        first = errors[0]
+        where = f"line {first['line']}" if first.get("line") else "the file"
+        field = f" [{first['field']}]" if first.get("field") else ""
+        message = escape_markdown(first.get("message", ""))
+        lines.append(f"First error, {escape_markdown(where)}{escape_markdown(field)}: {message}")
     if answer.get("submission_id"):
         lines.append(f"Submission id: `{answer['submission_id']}`")
     result = answer.get("result")
@@ -545,7 +552,6 @@ def result_markdown(answer: dict, bench: Benchmark | None) -> str:
                 f"{fmt_number(overall.get(strict.name), strict.decimals)}. "
                 f"The board marks this row {LENIENT_MARK} and shows both."
             )
-    errors = answer.get("errors") or []
     if errors:
         total = answer.get("total_errors", len(errors))
         listed = f"the first {len(errors)} listed" if total > len(errors) else "listed"

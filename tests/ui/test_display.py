@@ -167,6 +167,16 @@ def test_an_answer_renders_as_markdown_and_an_errors_table():
     assert list(display.errors_frame(answer)["line"]) == [3]
 
 
+def test_a_rejected_answer_quotes_its_first_error_at_the_top():
+    """The errors table sits far below the form (2,186 px on a desktop), so the result's second line
+    quotes the first error with where it is (issue 33)."""
+    issues = (Issue("unknown_id", 7, "question_id", "unknown question_id 'q1'"), Issue("bad_answer", 9, "answer", "x"))
+    answer = SubmitAnswer(Status.REJECTED, "Rejected.", "", None, issues=issues, total_issues=1589).to_api()
+    md = display.result_markdown(answer, SCB).split("\n\n")
+    assert md[1] == "First error, line 7 \\[question\\_id\\]: unknown question\\_id 'q1'"
+    assert "1589 error(s)" in md[-1]
+
+
 def test_example_submission_from_public_questions():
     questions = b'{"question_id": "scb-00001", "type": 1}\n{"question_id": "scb-00002", "type": 2}\n'
     lines = [json.loads(x) for x in display.example_submission(SCB, questions).decode().splitlines()]
