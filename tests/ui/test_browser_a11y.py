@@ -72,6 +72,21 @@ def test_axe_finds_nothing_serious_on_the_board_and_its_views(page, server, widt
         assert grave_findings(page) == [], query
 
 
+def test_the_board_follows_a_dark_scheme_at_wcag_aa(browser, server, width):
+    """Dark mode, as the Gradio pages have it: the board turns dark too, and stays at AA."""
+    w, h = WIDTHS[width]
+    context = browser.new_context(viewport={"width": w, "height": h}, color_scheme="dark")
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT)
+    open_board(page, server.url, "?bench=scb&view=country")
+    background = page.evaluate("() => getComputedStyle(document.body).backgroundColor")
+    findings = grave_findings(page)
+    shot(page, f"a11y-dark-{width}")
+    context.close()
+    assert background != "rgb(255, 255, 255)"
+    assert findings == []
+
+
 def test_axe_finds_nothing_serious_on_a_model_page(page, server, width):
     open_board(page, server.url)
     page.locator(ROWS).nth(1).click()
@@ -245,8 +260,8 @@ def test_a_link_on_the_board_opens_the_question_browser(page, server, width):
     assert page.locator("article.question h2").all_inner_texts() != ids
     page.locator("#bench-tabs a", has_text="K-Viscuit").click()
     page.wait_for_function("() => location.search.includes('bench=kviscuit')")
+    page.wait_for_selector("article.question .q-image img")  # the SCB cards gone, K-Viscuit's drawn
     card = page.locator("article.question").first
-    card.wait_for()
     assert card.locator(".q-image img").count() == 1 and card.locator("ol.q-options li").count() == 4
 
 

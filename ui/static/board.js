@@ -528,7 +528,6 @@
     }
     drawn += 1;
     root.dataset.drawn = String(drawn); // the first reveals the board (board.css: no jumps while loading)
-    if (drawn === 1 && shown) shown.table.redraw(true); // its rows were laid out while the board was hidden
     root.dataset.state = searchOf(state);
   }
 
