@@ -8,6 +8,10 @@ Tabulator table), so a view change costs the server nothing. The page holds no r
 text: its links are relative (``app?tab=submit``) and its canonical address is configuration
 (``LEADERBOARD_PUBLIC_URL``), never a Host header.
 
+``GET /questions`` is the question browser, static and baked once: ``ui/static/questions.js`` reads
+the public lists (``/questions/<bench>.jsonl``, what teams download) in the browser, so it shows
+no more than they do.
+
 Old deep links keep working: a board's ``?bench=..&view=..`` (and ``&model=``) is read by the
 page itself; ``?tab=<tab>`` and ``?bench=..&compare=..`` are redirected to the Gradio page at
 ``app`` with the same query (its tabs and the comparison live there).
@@ -50,6 +54,8 @@ ASSETS = {
     "tabulator.min.js": (STATIC / "vendor" / "tabulator" / "tabulator.min.js", "text/javascript; charset=utf-8"),
     "tabulator.min.css": (STATIC / "vendor" / "tabulator" / "tabulator.min.css", "text/css; charset=utf-8"),
     "tabulator-LICENSE.txt": (STATIC / "vendor" / "tabulator" / "LICENSE", "text/plain; charset=utf-8"),
+    "questions.js": (STATIC / "questions.js", "text/javascript; charset=utf-8"),
+    "questions.css": (STATIC / "questions.css", "text/css; charset=utf-8"),
 }
 ASSET_PATH = "/board-assets"
 ASSET_SLOTS = {  # the page template's $names for the static files
@@ -60,6 +66,7 @@ ASSET_SLOTS = {  # the page template's $names for the static files
     "board_js": "board.js",
 }
 PAGE = Template((STATIC / "board.html").read_text())  # $-placeholders: the page holds no request text
+QUESTIONS_PAGE = Template((STATIC / "questions.html").read_text())  # the question browser, no data in it
 GRADIO_PAGE = "app"  # the Gradio page's path (ui.build_app's route): Submit, My submissions, Compare, About
 GRADIO_TABS = ("submit", "mine", "compare", "about", "admin")
 POLL_SECONDS = 0.25
@@ -98,7 +105,7 @@ def load_assets() -> dict[str, Body]:
 SCRIPT_SAFE = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 
 
-def script_json(data: dict) -> str:
+def script_json(data: dict | list) -> str:
     """JSON that cannot end its ``<script>`` element (no ``<``, ``>``, ``&`` or line separators)."""
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     for char, escaped in SCRIPT_SAFE.items():
@@ -129,7 +136,10 @@ def inputs_html() -> str:
         f'<a href="questions/{b.id}.tsv">VLMEvalKit TSV</a>'
         for b in BENCHMARKS.values()
     )
-    return f"Run your model on the inputs: {links} (<code>python -m runner</code> reads them)."
+    return (
+        f"Run your model on the inputs: {links} (<code>python -m runner</code> reads them). "
+        f'<a href="questions">Browse the questions</a> with their images.'
+    )
 
 
 def empty_board_html(settings: UiSettings) -> str:
@@ -158,6 +168,28 @@ def page_html(data: dict, settings: UiSettings, assets: dict[str, Body]) -> str:
         inputs=inputs_html(),
         data=script_json(data),
         **{name: asset(file) for name, file in ASSET_SLOTS.items()},
+    )
+
+
+def questions_html(assets: dict[str, Body]) -> str:
+    """The question browser (``/questions``): static, it reads the public lists in the browser."""
+
+    def asset(name: str) -> str:
+        return f"{ASSET_PATH.lstrip('/')}/{name}?v={assets[name].etag.strip(chr(34))[:12]}"
+
+    benches = [{"id": b.id, "name": b.name} for b in BENCHMARKS.values()]
+    tabs = "".join(
+        f'<a class="bench-tab" data-bench="{html.escape(b.id)}" href="questions?{urlencode({"bench": b.id})}">'
+        f"{html.escape(b.name)}</a>"
+        for b in BENCHMARKS.values()
+    )
+    return QUESTIONS_PAGE.substitute(
+        title=TITLE,
+        bench_tabs=tabs,
+        benches=script_json(benches),
+        board_css=asset("board.css"),
+        questions_css=asset("questions.css"),
+        questions_js=asset("questions.js"),
     )
 
 
@@ -257,11 +289,17 @@ def routes(baker: BoardBaker) -> list[Route]:
             return Response("Not Found", status_code=404)
         return body.response(request, "public, max-age=31536000, immutable")
 
+    questions_page = Body.of(questions_html(baker.assets).encode(), "text/html; charset=utf-8")
+
+    async def questions(request: Request) -> Response:
+        return questions_page.response(request, "no-cache")
+
     async def version(request: Request) -> Response:
         return JSONResponse({"version": baker.version}, headers={"cache-control": "no-store"})
 
     return [
         Route("/", board, methods=["GET", "HEAD"]),
         Route("/board-version", version, methods=["GET"]),
+        Route("/questions", questions, methods=["GET", "HEAD"]),
         Route(ASSET_PATH + "/{name}", asset, methods=["GET", "HEAD"]),
     ]

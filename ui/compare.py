@@ -78,7 +78,8 @@ def pairing_html(bench: Benchmark, pairing: Pairing) -> str:
         )
     a, b = html.escape(pairing.a), html.escape(pairing.b)
     return (
-        f"<h4>{a} vs {b}</h4><div class='heatmap-wrap'><table class='model-table compare-table'><thead><tr>"
+        f"<h4>{a} vs {b}</h4><div class='heatmap-wrap' tabindex='0' role='region' aria-label='{a} vs {b}'>"
+        "<table class='model-table compare-table'><thead><tr>"
         f"<th>Group</th><th>n</th><th>Metric</th><th>{a}</th><th>{b}</th><th>Difference</th><th>95% interval</th>"
         f"<th>p</th><th>Test</th></tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
     )

@@ -413,7 +413,7 @@ def scatter_note(df: pd.DataFrame, bench: Benchmark, plot: Scatter) -> str:
     left_out = df[df[keys].isna().any(axis=1)]
     if left_out.empty:
         return f"Every row shown has both {bench.metric(plot.x).label} and {bench.metric(plot.y).label}."
-    names = ", ".join(escape_markdown(m) for m in left_out["model"].astype(str))
+    names = ", ".join(left_out["model"].astype(str))  # plain text: its one caller escapes it for HTML
     return f"Not plotted (no {bench.metric(plot.x).label} or {bench.metric(plot.y).label}): {names}."
 
 
@@ -499,7 +499,9 @@ def heatmap_html(
     caption = f"<caption>{html.escape(title)}</caption>" if title else ""
     more = f'<p class="empty-note">Top {max_rows} rows shown.</p>' if len(df) > max_rows else ""
     return (
-        f'<div class="heatmap-wrap"><table class="heatmap">{caption}<thead><tr><th>Model</th>'
+        # a box that scrolls sideways on a phone is a tab stop, so a keyboard can scroll it (axe)
+        f'<div class="heatmap-wrap" tabindex="0" role="region" aria-label="{html.escape(title or "heatmap")}">'
+        f'<table class="heatmap">{caption}<thead><tr><th>Model</th>'
         f"{''.join(head(label) for label in labels)}</tr></thead>"
         f"<tbody>{''.join(body)}</tbody></table>{more}</div>"
     )
@@ -512,6 +514,13 @@ def result_markdown(answer: dict, bench: Benchmark | None) -> str:
     """A submission's answer as Markdown: the aggregate figures and the rank, or the errors."""
     status = answer.get("status", "")
     lines = [f"### {'Result' if status == 'scored' else 'Not scored'}: {escape_markdown(answer.get('message', ''))}"]
+    errors = answer.get("errors") or []
+    if errors:  # the first error at the top: the table of them is far below the form (a phone's screens)
+        first = errors[0]
+        where = f"line {first['line']}" if first.get("line") else "the file"
+        field = f" [{first['field']}]" if first.get("field") else ""
+        message = escape_markdown(first.get("message", ""))
+        lines.append(f"First error, {escape_markdown(where)}{escape_markdown(field)}: {message}")
     if answer.get("submission_id"):
         lines.append(f"Submission id: `{answer['submission_id']}`")
     result = answer.get("result")
@@ -543,7 +552,6 @@ def result_markdown(answer: dict, bench: Benchmark | None) -> str:
                 f"{fmt_number(overall.get(strict.name), strict.decimals)}. "
                 f"The board marks this row {LENIENT_MARK} and shows both."
             )
-    errors = answer.get("errors") or []
     if errors:
         total = answer.get("total_errors", len(errors))
         listed = f"the first {len(errors)} listed" if total > len(errors) else "listed"

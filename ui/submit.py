@@ -338,7 +338,7 @@ class FormFields:
                 elem_id="sub-confirm-fmt",
             )
         visibility, anonymous, reveal_date = visibility_fields()
-        button = gr.Button("Validate and score", variant="primary", elem_id="sub-btn")
+        button = gr.Button(SUBMIT_LABEL, variant="primary", elem_id="sub-btn")
         return cls(
             benchmark,
             file,
@@ -353,6 +353,10 @@ class FormFields:
             grounding_format,
             more_files,
         )
+
+
+SUBMIT_LABEL, VALIDATE_LABEL = "Validate and score", "Validate only"
+BUTTON_LABEL_JS = f"(validateOnly) => validateOnly ? {VALIDATE_LABEL!r} : {SUBMIT_LABEL!r}"
 
 
 def box_format_dropdown() -> gr.Dropdown:
@@ -459,4 +463,7 @@ class SubmitTab:
             api_visibility="private",
         )  # fmt: skip
         tab.select(submitter.quota, form.benchmark, shown.quota, api_visibility="private")  # not a page load
+        form.validate_only.change(  # the button says what it does, in the browser (no round trip)
+            None, form.validate_only, form.button, js=BUTTON_LABEL_JS, api_visibility="private"
+        )
         return cls(form, shown, finished)

@@ -300,3 +300,10 @@ def test_public_table_is_complete_after_concurrent_writers(tmp_path: Path) -> No
     assert sorted(scored(second)["model"]) == ["A", "B"]
     public = pd.read_csv(tmp_path / "data/results/data/scb.csv")
     assert sorted(public.loc[public["source"] == "scored here", "model"]) == ["A", "B"]
+
+
+def test_k_viscuit_paper_rows_carry_their_accuracy_as_the_strict_figure():
+    """The papers follow the official exact-letter protocol, so their Acc is Acc strict (issue 33)."""
+    rows = paper_rows("kviscuit")
+    assert rows and all(r["figures"]["overall"]["acc_strict"] == r["figures"]["overall"]["acc"] for r in rows)
+    assert all("acc_strict" not in r["figures"]["overall"] for r in paper_rows("scb"))  # SCB declares none

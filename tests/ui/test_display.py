@@ -167,6 +167,16 @@ def test_an_answer_renders_as_markdown_and_an_errors_table():
     assert list(display.errors_frame(answer)["line"]) == [3]
 
 
+def test_a_rejected_answer_quotes_its_first_error_at_the_top():
+    """The errors table sits far below the form (2,186 px on a desktop), so the result's second line
+    quotes the first error with where it is (issue 33)."""
+    issues = (Issue("unknown_id", 7, "question_id", "unknown question_id 'q1'"), Issue("bad_answer", 9, "answer", "x"))
+    answer = SubmitAnswer(Status.REJECTED, "Rejected.", "", None, issues=issues, total_issues=1589).to_api()
+    md = display.result_markdown(answer, SCB).split("\n\n")
+    assert md[1] == "First error, line 7 \\[question\\_id\\]: unknown question\\_id 'q1'"
+    assert "1589 error(s)" in md[-1]
+
+
 def test_example_submission_from_public_questions():
     questions = b'{"question_id": "scb-00001", "type": 1}\n{"question_id": "scb-00002", "type": 2}\n'
     lines = [json.loads(x) for x in display.example_submission(SCB, questions).decode().splitlines()]
@@ -208,3 +218,11 @@ def test_the_board_marks_a_kviscuit_row_read_leniently():
     assert shown["Lenient"].startswith('<span class="lenient-mark"') and "296 responses" in shown["Lenient"]
     assert display.LENIENT_MARK not in shown["Strict"]
     assert "Acc strict" in value["headers"] and "Read leniently" in value["headers"]
+
+
+def test_the_scatter_note_names_models_as_they_are_written():
+    """The note goes into HTML (ui/board_data.py escapes it), not Markdown: a name with '-' or '('
+    reads as written, not 'Demo\\-GPT\\-o3 \\(synthetic\\)' (issue 33)."""
+    rows = frame("scb", [scb_row("Demo-GPT-o3 (synthetic)", 80.0), scb_row("Alpha", 70.0, miou=30.0)])
+    note = display.scatter_note(rows, SCB, SCB.plots[0])
+    assert note == "Not plotted (no mIoU or Accuracy): Demo-GPT-o3 (synthetic)."

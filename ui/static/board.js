@@ -159,17 +159,23 @@
     // overview); Tabulator folds the rest into the row (highest "responsive" first: text, then figures).
     const figures = shown.filter((c) => c.kind === "number").map((c) => c.key);
     const firstShown = view.id === "overall" ? b.headline.filter((k) => figures.includes(k)) : figures;
-    const headline = new Set(phone ? firstShown.slice(0, 2) : figures);
-    let priority = 1;
+    // A phone's group view (by country, type, ...) keeps instead the primary figure of as many groups as
+    // fit, in order, beside a narrower name (at 390 px three or more); the other figures fold into the row.
+    const compact = phone && view.id !== "overall";
+    const primaryMetric = b.primary.key.slice(b.primary.key.indexOf(".") + 1);
+    const keptFirst = (c) => compact && c.figure && c.figure[2] === primaryMetric;
+    const headline = new Set(compact ? [] : phone ? firstShown.slice(0, 2) : figures);
+    let priority = 1, kept = 1;
     const defs = [];
     for (const c of shown) {
       if (phone && c.key === "team") continue; // on a phone the team sits under the model's name
       const d = { title: c.header, field: c.key, headerTooltip: `${c.header} (${c.group}): click to sort`, cssClass: `k-${c.kind}` };
       if (c.group in groupTint) d.cssClass += ` tint-${groupTint[c.group]}`;
+      if (keptFirst(c)) d.cssClass += " compact-figure";
       if (c.kind === "rank") {
-        Object.assign(d, { formatter: (cell) => rankText(cell.getRow().getData()), sorter: (a, z, ra, rz) => ra.getData()._order - rz.getData()._order, width: phone ? 50 : 72, hozAlign: "right", headerSortStartingDir: "asc", frozen: !phone, responsive: 0 });
+        Object.assign(d, { formatter: (cell) => rankText(cell.getRow().getData()), sorter: (a, z, ra, rz) => ra.getData()._order - rz.getData()._order, width: phone ? (compact ? 44 : 50) : 72, hozAlign: "right", headerSortStartingDir: "asc", frozen: !phone, responsive: 0 });
       } else if (c.kind === "model") {
-        Object.assign(d, { formatter: (cell) => modelCell(cell.getRow().getData(), phone), sorter: "string", minWidth: phone ? 170 : 200, widthGrow: 2, frozen: !phone, responsive: 0, variableHeight: true });
+        Object.assign(d, { formatter: (cell) => modelCell(cell.getRow().getData(), phone), sorter: "string", minWidth: phone ? (compact ? 110 : 170) : 200, widthGrow: compact ? 1 : 2, frozen: !phone, responsive: 0, variableHeight: true });
       } else if (c.key === "team") {
         Object.assign(d, { formatter: (cell) => `<span title="${esc(cell.getValue())}">${esc(cell.getValue())}</span>`, minWidth: 130, frozen: true, responsive: 0 });
       } else if (c.kind === "model_type") {
@@ -185,7 +191,8 @@
           },
           sorter: "number", sorterParams: { alignEmptyValues: "bottom" }, hozAlign: "right",
           headerSortStartingDir: c.higher === false ? "asc" : "desc",
-          responsive: headline.has(c.key) ? 0 : 100 + priority++, minWidth: c.ci && !phone ? 112 : 62,
+          responsive: headline.has(c.key) ? 0 : keptFirst(c) ? 10 + kept++ : 100 + priority++,
+          minWidth: c.ci && !phone ? 112 : keptFirst(c) ? 54 : 62,
         });
       } else if (c.kind === "links") {
         Object.assign(d, { formatter: (cell) => links(cell.getRow().getData()) || "-", headerSort: false, download: false, responsive: 1000 + priority++ });
@@ -196,8 +203,41 @@
       if (!phone) d.width = DESKTOP_WIDTHS[c.kind === "text" && c.key === "team" ? "team" : c.kind] || 120; // no measuring
       defs.push(d);
     }
-    if (phone) defs.unshift({ formatter: "responsiveCollapse", width: 26, minWidth: 26, hozAlign: "center", headerSort: false, resizable: false, responsive: 0, cssClass: "collapse-toggle" });
+    if (phone) defs.unshift({ title: '<span class="sr-only">More figures</span>', formatter: "responsiveCollapse", width: 26, minWidth: 26, hozAlign: "center", headerSort: false, resizable: false, responsive: 0, cssClass: "collapse-toggle" });
     return defs;
+  }
+
+  // ------------------------------------------------------------------ keyboard and screen readers
+  // Sortable headers and rows are in the tab order (Enter or Space on a header sorts it, Enter on a
+  // row opens its model page); the scrolling holder is not a stop of its own (the rows in it are),
+  // which also leaves the grid holding rows only.
+  function focusableRow(row) {
+    row.getElement().tabIndex = 0;
+  }
+  function keyboardReady(grid) {
+    grid.querySelector(".tabulator-tableholder")?.removeAttribute("tabindex");
+    for (const col of grid.querySelectorAll(".tabulator-col.tabulator-sortable")) col.tabIndex = 0;
+  }
+  function onTableKey(e, table) {
+    const activate = e.key === "Enter" || (e.key === " " && !e.target.closest("a, button, input"));
+    if (!activate) return;
+    if (e.target.matches(".tabulator-col.tabulator-sortable")) {
+      e.preventDefault();
+      const field = e.target.getAttribute("tabulator-field");
+      e.target.click(); // Tabulator's own header sort: direction, aria-sort, the address
+      requestAnimationFrame(() => table.element.querySelector(`.tabulator-col[tabulator-field="${CSS.escape(field)}"]`)?.focus());
+    } else if (e.target.matches(".tabulator-row")) {
+      e.preventDefault();
+      const row = table.getRow(e.target);
+      if (row) go({ model: row.getData().row_id });
+    }
+  }
+  // A control redrawn by a view or filter change takes the focus back (else it falls to <body>).
+  function keepingFocus(redraw) {
+    const f = document.activeElement;
+    const which = f && f.name && f.matches("#board-main .choice input") ? [f.name, f.value] : null;
+    redraw();
+    if (which) root.querySelector(`input[name="${CSS.escape(which[0])}"][value="${CSS.escape(which[1])}"]`)?.focus();
   }
 
   // One table per set of columns (benchmark, view, hidden groups, phone or not), kept once built:
@@ -213,8 +253,13 @@
   function makeTable(columns) {
     const host = document.createElement("div");
     host.className = "board-grid";
+    const grid = document.createElement("div");
+    const pager = document.createElement("nav"); // outside the grid: a grid holds rows only (axe: aria-required-children)
+    pager.className = "board-pager";
+    pager.setAttribute("aria-label", "Pages of rows");
+    host.append(grid, pager);
     el("board-idle").append(host); // in the page, so Tabulator measures what it builds, but never drawn
-    const table = new Tabulator(host, {
+    const table = new Tabulator(grid, {
       layout: PHONE.matches ? "fitColumns" : "fitData",
       responsiveLayout: PHONE.matches ? "collapse" : false,
       responsiveLayoutCollapseStartOpen: false,
@@ -223,6 +268,8 @@
       renderVertical: PHONE.matches ? "basic" : "virtual",
       // a phone's table (folded rows, no virtual rows) is drawn a page of rows at a time
       pagination: PHONE.matches, paginationSize: 50, paginationCounter: "rows", paginationButtonCount: 3,
+      paginationElement: pager, paginationCounterElement: pager,
+      rowFormatter: focusableRow,
       renderVerticalBuffer: 120, // rows drawn beyond those in sight, in px (Tabulator's default is a whole table's height more)
       renderHorizontal: PHONE.matches ? "basic" : "virtual", // only the columns in sight get cells
       columnDefaults: { headerSortTristate: false, headerWordWrap: true, vertAlign: "middle", tooltip: false },
@@ -234,6 +281,8 @@
     });
     const entry = { table, host, rowsKey: null, sortKey: null, width: window.innerWidth };
     entry.ready = new Promise((ok) => table.on("tableBuilt", ok));
+    table.on("tableBuilt", () => keyboardReady(grid));
+    host.addEventListener("keydown", (e) => onTableKey(e, table));
     table.on("rowClick", (e, row) => {
       if (e.target.closest("a, .tabulator-responsive-collapse-toggle, .collapse-toggle")) return;
       go({ model: row.getData().row_id });
@@ -362,7 +411,8 @@
   }
   const checked = (name) => [...root.querySelectorAll(`input[name="${name}"]:checked`)].map((i) => i.value);
 
-  function drawControls(b, view) {
+  function drawControls(b, view) { keepingFocus(() => drawControlsNow(b, view)); }
+  function drawControlsNow(b, view) {
     el("bench-tabs").innerHTML = DATA.benchmarks.map((x) => `<a href="${esc(searchOf({ ...stateFrom(""), bench: x.id }))}" data-bench="${esc(x.id)}" class="bench-tab${x.id === b.id ? " on" : ""}"${x.id === b.id ? ' aria-current="page"' : ""}>${esc(x.name)}</a>`).join("");
     el("bench-about").innerHTML = `${esc(b.description)} <em>${esc(b.paper)}.</em>`;
     el("view-choice").innerHTML = radio("view", b.views.map((v) => [v.id, v.label]), view.id);
@@ -443,7 +493,7 @@
         const bar = missing(v) ? "-" : `<span class="bar" style="width:${Math.max(0, Math.min(100, v)).toFixed(1)}%"></span>`;
         return `<tr><th>${esc(shownLabel)}</th><td>${missing(n) ? "-" : n.toLocaleString("en")}</td>${cells}<td class="bar-cell">${bar}</td></tr>`;
       }).join("");
-      return `<h3>By ${esc(g.label.toLowerCase())}</h3><div class="scroll-x"><table class="model-table"><thead><tr><th>${esc(g.label)}</th><th>Questions</th>${heads}<th>${esc(b.primary.label)}</th></tr></thead><tbody>${body}</tbody></table></div>`;
+      return `<h3>By ${esc(g.label.toLowerCase())}</h3><div class="scroll-x" tabindex="0" role="region" aria-label="${esc(row.model)} by ${esc(g.label.toLowerCase())}"><table class="model-table"><thead><tr><th>${esc(g.label)}</th><th>Questions</th>${heads}<th>${esc(b.primary.label)}</th></tr></thead><tbody>${body}</tbody></table></div>`;
     }).join("");
     return `<h2>${lenientMark(row)}${esc(row.model)}</h2>
       <p class="model-facts">${esc(row.team)} · ${typeBadge(row.model_type)} · ${esc(row.source)} · rank ${esc(rankText(row))} of ${b.rows.length} on ${esc(b.name)}${row.submitted ? ` · submitted ${esc(row.submitted)}` : ""}${rowLinks ? ` · ${rowLinks}` : ""}</p>
@@ -481,7 +531,7 @@
       await drawTable(b, view, rows, () => mine === renders);
     }
     drawn += 1;
-    root.dataset.drawn = String(drawn);
+    root.dataset.drawn = String(drawn); // the first reveals the board (board.css: no jumps while loading)
     root.dataset.state = searchOf(state);
   }
 

@@ -1,0 +1,148 @@
+// The question browser: the public question list the site serves (questions/<bench>.jsonl, what a
+// team runs its model on), shown a page at a time, filtered by its own public fields. It reads that
+// list and nothing else, so it shows no more than the list does (no answer, no mask).
+(() => {
+  "use strict";
+  const PAGE_SIZE = 10;
+  const MAX_CHOICES = 40; // a field with more distinct values (a concept, an id) is searched, not picked
+  const NOT_FILTERS = new Set(["question_id", "question", "options", "grounding_prompt", "image_url", "image_path", "id_", "concept"]);
+  const el = (id) => document.getElementById(id);
+  const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+  const BENCHES = JSON.parse(el("q-benches").textContent);
+  const lists = new Map(); // bench -> its questions, fetched once
+  let state = null;
+
+  function stateFrom(search) {
+    const p = new URLSearchParams(search);
+    const bench = BENCHES.some((b) => b.id === p.get("bench")) ? p.get("bench") : BENCHES[0].id;
+    const fields = {};
+    for (const [k, v] of p) if (k.startsWith("f.")) fields[k.slice(2)] = v;
+    return { bench, q: (p.get("q") || "").slice(0, 200), page: Math.max(1, parseInt(p.get("page"), 10) || 1), fields };
+  }
+  function searchOf(s) {
+    const p = new URLSearchParams({ bench: s.bench });
+    if (s.q) p.set("q", s.q);
+    for (const [k, v] of Object.entries(s.fields)) if (v !== "") p.set(`f.${k}`, v);
+    if (s.page > 1) p.set("page", String(s.page));
+    return "?" + p.toString();
+  }
+  function go(change) {
+    state = { ...state, ...change };
+    history.pushState(null, "", searchOf(state));
+    render();
+  }
+
+  async function questionsOf(bench) {
+    if (!lists.has(bench)) {
+      lists.set(bench, fetch(`questions/${encodeURIComponent(bench)}.jsonl`).then(async (answer) => {
+        if (!answer.ok) throw new Error(`the list answered ${answer.status}`);
+        return (await answer.text()).split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l));
+      }));
+    }
+    return lists.get(bench);
+  }
+
+  // The list's own fields with few values, each a picker (SCB: type, country, category).
+  function filterFields(questions) {
+    const values = {};
+    for (const q of questions) for (const [k, v] of Object.entries(q)) {
+      if (NOT_FILTERS.has(k) || v === null || typeof v === "object") continue;
+      (values[k] = values[k] || new Set()).add(String(v));
+    }
+    return Object.entries(values).filter(([, set]) => set.size > 1 && set.size <= MAX_CHOICES)
+      .map(([k, set]) => [k, [...set].sort((a, z) => a.localeCompare(z, "en", { numeric: true }))]);
+  }
+
+  // An image the list names: a relative address is the site's (questions/<bench>/...), an absolute
+  // one is where the benchmark publishes it; anything else is dropped.
+  function imageUrl(bench, url) {
+    const u = String(url || "").trim();
+    if (/^https?:\/\/[^\s<>"'`]+$/i.test(u)) return u;
+    if (/^[\w./-]+$/.test(u) && !u.split("/").includes("..")) return `questions/${encodeURIComponent(bench)}/${u.replace(/^\/+/, "")}`;
+    return "";
+  }
+  const picture = (src, alt, w, h, fallback) => (src || fallback
+    ? `<img src="${esc(src || fallback)}" alt="${esc(alt)}" loading="lazy"${w && h ? ` width="${Number(w)}" height="${Number(h)}"` : ""}${fallback && src ? ` data-fallback="${esc(fallback)}"` : ""}>`
+    : "");
+
+  function card(bench, q) {
+    const facts = Object.entries(q).filter(([k, v]) => !NOT_FILTERS.has(k) && v !== null && typeof v !== "object" || k === "concept")
+      .map(([k, v]) => `${esc(k.replace(/_/g, " "))}: <b>${esc(v)}</b>`).join(" · ");
+    let body = "";
+    if (Array.isArray(q.options) && q.options.length && typeof q.options[0] === "object") { // SCB: four option images
+      body = `<ol class="q-images">${q.options.map((o) => `<li><figure>${picture(imageUrl(bench, o.url), `Option ${o.letter}: image ${o.image_id || ""}`, o.width, o.height)}<figcaption>${esc(o.letter)}${o.image_id ? ` · ${esc(o.image_id)}` : ""}</figcaption></figure></li>`).join("")}</ol>`;
+    } else { // K-Viscuit: one image, the options as text
+      const local = q.image_path ? imageUrl(bench, `images/${String(q.image_path).split("/").pop()}`) : "";
+      const img = picture(local, `The image of question ${q.question_id}`, null, null, imageUrl(bench, q.image_url));
+      const options = (q.options || []).map((o) => `<li>${esc(o)}</li>`).join("");
+      body = `${img ? `<div class="q-image">${img}</div>` : ""}<ol class="q-options" type="A">${options}</ol>`;
+    }
+    const prompt = q.grounding_prompt ? `<p class="q-facts">Grounding: ${esc(q.grounding_prompt)}</p>` : "";
+    return `<article class="question" data-id="${esc(q.question_id)}"><h2>${esc(q.question_id)}</h2><p class="q-facts">${facts}</p><p class="q-text">${esc(q.question)}</p>${prompt}${body}</article>`;
+  }
+
+  function kept(questions, s) {
+    const terms = s.q.toLowerCase().split(";").map((t) => t.trim()).filter(Boolean);
+    return questions.filter((q) => Object.entries(s.fields).every(([k, v]) => v === "" || String(q[k]) === v)
+      && (!terms.length || terms.some((t) => `${q.question} ${q.concept || ""} ${q.question_id}`.toLowerCase().includes(t))));
+  }
+
+  let renders = 0;
+  async function render() {
+    const mine = ++renders;
+    const bench = BENCHES.find((b) => b.id === state.bench);
+    for (const a of document.querySelectorAll("#bench-tabs a")) {
+      const on = a.dataset.bench === bench.id;
+      a.classList.toggle("on", on);
+      if (on) a.setAttribute("aria-current", "page"); else a.removeAttribute("aria-current");
+    }
+    el("q-download").href = `questions/${encodeURIComponent(bench.id)}.jsonl`;
+    document.title = `${bench.name} questions`;
+    let questions;
+    try { questions = await questionsOf(bench.id); }
+    catch (err) { el("q-summary").textContent = `No question list for ${bench.name} (${err.message}).`; return; }
+    if (mine !== renders) return;
+    const focused = document.activeElement && document.activeElement.id;
+    el("q-fields").innerHTML = filterFields(questions).map(([k, values]) => `<label>${esc(k.replace(/_/g, " "))} <select id="q-f-${esc(k)}" name="${esc(k)}"><option value="">all</option>${values.map((v) => `<option${state.fields[k] === v ? " selected" : ""}>${esc(v)}</option>`).join("")}</select></label>`).join("");
+    if (document.activeElement !== el("q-text")) el("q-text").value = state.q;
+    const shown = kept(questions, state);
+    const pages = Math.max(1, Math.ceil(shown.length / PAGE_SIZE));
+    const page = Math.min(state.page, pages);
+    const first = (page - 1) * PAGE_SIZE;
+    el("q-list").innerHTML = shown.slice(first, first + PAGE_SIZE).map((q) => card(bench.id, q)).join("");
+    el("q-summary").textContent = shown.length
+      ? `Questions ${(first + 1).toLocaleString("en")}-${Math.min(first + PAGE_SIZE, shown.length).toLocaleString("en")} of ${shown.length.toLocaleString("en")}${shown.length < questions.length ? ` (of ${questions.length.toLocaleString("en")} in the list)` : ""}.`
+      : "No question matches these filters.";
+    el("q-page").textContent = `Page ${page} of ${pages}`;
+    el("q-prev").disabled = page <= 1;
+    el("q-next").disabled = page >= pages;
+    if (focused && el(focused)) el(focused).focus(); // a redrawn filter keeps the keyboard's place
+    document.body.dataset.shown = String(renders);
+  }
+
+  el("bench-tabs").addEventListener("click", (e) => {
+    const a = e.target.closest("a[data-bench]");
+    if (!a || e.metaKey || e.ctrlKey) return;
+    e.preventDefault();
+    go({ bench: a.dataset.bench, q: "", fields: {}, page: 1 });
+  });
+  el("q-fields").addEventListener("change", (e) => {
+    if (!e.target.name) return;
+    const name = e.target.name;
+    go({ fields: { ...state.fields, [name]: e.target.value }, page: 1 });
+  });
+  el("q-filters").addEventListener("submit", (e) => e.preventDefault());
+  let typing = null;
+  el("q-text").addEventListener("input", (e) => { clearTimeout(typing); typing = setTimeout(() => go({ q: e.target.value, page: 1 }), 250); });
+  el("q-prev").addEventListener("click", () => { go({ page: state.page - 1 }); });
+  el("q-next").addEventListener("click", () => { go({ page: state.page + 1 }); });
+  // an image the site does not serve (a deployment's own) comes from where the benchmark publishes it
+  document.addEventListener("error", (e) => {
+    const img = e.target;
+    if (img.tagName === "IMG" && img.dataset.fallback) { const next = img.dataset.fallback; delete img.dataset.fallback; img.src = next; }
+  }, true);
+  window.addEventListener("popstate", () => { state = stateFrom(location.search); render(); });
+  state = stateFrom(location.search);
+  history.replaceState(null, "", searchOf(state));
+  render();
+})();
