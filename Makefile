@@ -1,10 +1,12 @@
 # Two commands for a fresh machine (see README):
 #   make run    installs the app into .venv and starts it on the embedded default (./data)
 #   make test   installs the app, the test tools and Chromium, then lints and runs every test
+# Outside make test: make harness-fixtures re-writes tests/fixtures/harness/ with the real harnesses
+# (each script installs its tool in its own environment and runs it against the toy endpoint).
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: run test lint format bench chromium
+.PHONY: run test lint format bench chromium harness-fixtures
 
 $(VENV)/.app: requirements.txt
 	python3 -m venv $(VENV)
@@ -41,3 +43,6 @@ bench: $(VENV)/.dev
 	$(PY) perf/bench_rescore.py
 	$(PY) perf/bench_app.py
 	$(PY) perf/load_test.py
+
+harness-fixtures: $(VENV)/.app
+	bash scripts/harness-fixtures/vlmevalkit.sh
