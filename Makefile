@@ -1,8 +1,9 @@
 # Two commands for a fresh machine (see README):
 #   make run    installs the app into .venv and starts it on the embedded default (./data)
 #   make test   installs the app, the test tools and Chromium, then lints and runs every test
-# Outside make test: make harness-fixtures re-writes tests/fixtures/harness/ with the real harnesses
-# (each script installs its tool in its own environment and runs it against the toy endpoint).
+#   make harness-fixtures  (not part of make test) installs lmms-eval 0.7.3 and VLMEvalKit (ms-vlmeval) each in
+#               its own environment under .harness/, runs them against the toy endpoint and rewrites
+#               tests/fixtures/harness/lmms-eval-0.7.3/ and tests/fixtures/harness/vlmevalkit-0.0.20/
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
@@ -45,4 +46,5 @@ bench: $(VENV)/.dev
 	$(PY) perf/load_test.py
 
 harness-fixtures: $(VENV)/.app
-	bash scripts/harness-fixtures/vlmevalkit.sh
+	PY=$(PY) bash scripts/harness-fixtures/lmms_eval.sh
+	PY=$(PY) bash scripts/harness-fixtures/vlmevalkit.sh

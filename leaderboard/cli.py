@@ -29,6 +29,7 @@ from pathlib import Path
 from leaderboard.columns import Kind, frame_columns
 from leaderboard.config import REFRESH_AT_LEAST_EVERY, Settings
 from leaderboard.exports import kviscuit_markdown, kviscuit_paper, scb_official
+from leaderboard.joined import BundleError, one_upload
 from leaderboard.rescore_report import report_lines
 from leaderboard.service import Leaderboard
 from leaderboard.table import to_csv_bytes
@@ -76,7 +77,10 @@ def _parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("submit", help="submit a prediction file (as a maintainer: no quota)")
     s.add_argument("--benchmark", required=True, choices=list(BENCHMARKS))
-    s.add_argument("--file", required=True, type=Path)
+    s.add_argument(
+        "--file", required=True, type=Path, nargs="+", metavar="FILE",
+        help="the predictions file; or several lmms-eval samples files together (SCB: scb_stage1 and scb_stage2)",
+    )  # fmt: skip
     for f in fields.submitted_fields():  # --model, --team, --model-type, ..., --model-repo
         choices = {"choices": list(f.choice_keys)} if f.choices else {}
         s.add_argument(f.flag, required=f.required, default=f.default, help=f.hint or None, **choices)
@@ -314,7 +318,12 @@ def _submit(lb: Leaderboard, args: argparse.Namespace) -> int:
     form = SubmissionForm.of(**described, bbox_format=args.bbox_format, visibility=args.visibility,
                              anonymous=args.anonymous, reveal_date=args.reveal_date,
                              grounding_format=args.grounding_format)  # fmt: skip
-    answer = lb.submit(args.benchmark, args.file, form, identity, args.file.name)
+    try:
+        with one_upload(args.file, lb.settings.max_upload_bytes) as (path, name):
+            answer = lb.submit(args.benchmark, path, form, identity, name)
+    except (BundleError, OSError) as e:
+        print(f"error: predictions: {e}", file=sys.stderr)
+        return 2
     print(f"{answer.status}: {answer.message}" + (f" (id {answer.submission_id})" if answer.submission_id else ""))
     if answer.reason is not None and answer.reason.code != "shown":
         print(f"  reason: {answer.reason.code}")

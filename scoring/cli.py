@@ -16,11 +16,13 @@ import os
 import sys
 from pathlib import Path
 
-from scoring import BENCHMARKS, GoldError, SubmissionError, get_benchmark, load_questions, score_file
+from scoring import BENCHMARKS, GoldError, SubmissionError, bundle, get_benchmark, load_questions, score_file
 from scoring.cache import GoldCache
 from scoring.engine import ResultRecord
+from scoring.errors import Issue
 from scoring.geometry import BOX_FORMATS
 from scoring.grounding_formats import describe_formats, known_format
+from scoring.jsonl import Limits
 from scoring.validation import check_file
 
 LEADERBOARD_MIN_COVERAGE = 0.95
@@ -69,7 +71,14 @@ def _file_arguments(parser: argparse.ArgumentParser, reference: str, help: str, 
     """The arguments ``score`` and ``validate`` share: benchmark, the reference file, predictions, box format."""
     parser.add_argument("--benchmark", required=True, choices=list(BENCHMARKS))
     parser.add_argument(reference, required=True, type=reference_type, help=help)
-    parser.add_argument("--predictions", required=True, type=Path)
+    parser.add_argument(
+        "--predictions",
+        required=True,
+        type=Path,
+        nargs="+",
+        metavar="FILE",
+        help="the predictions file; or several lmms-eval samples files together (SCB: scb_stage1 and scb_stage2)",
+    )
     parser.add_argument("--bbox-format", default="xyxy", choices=list(BOX_FORMATS))
     parser.add_argument(
         "--grounding-format",
@@ -108,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         result = score_file(
             args.benchmark,
             gold,
-            args.predictions,
+            _predictions(args.predictions),
             bbox_format=args.bbox_format,
             min_coverage=args.min_coverage,
             grounding_format=args.grounding_format,
@@ -156,7 +165,7 @@ def validate(args: argparse.Namespace) -> int:
         report = check_file(
             args.benchmark,
             questions,
-            args.predictions,
+            _predictions(args.predictions),
             bbox_format=args.bbox_format,
             min_coverage=args.min_coverage,
             confirm_box_format=args.confirm_box_format,
@@ -207,6 +216,16 @@ def _question_list(benchmark: str, source: str):
         path = Path(folder) / "questions.jsonl"
         path.write_bytes(body)
         return load_questions(benchmark, path)
+
+
+def _predictions(paths: list[Path]) -> Path | bytes:
+    """One file as it is; several read together as one body of lmms-eval samples (scoring/bundle.py)."""
+    if len(paths) == 1:
+        return paths[0]
+    try:
+        return bundle.gather_files(paths, Limits().max_bytes)
+    except bundle.BundleError as e:
+        raise SubmissionError([Issue(e.code, 0, "", str(e))]) from None
 
 
 def _cache_folder() -> Path:

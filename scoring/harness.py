@@ -6,7 +6,7 @@ recognises the file's shape from its first bytes and either returns it unchanged
 Lines), converts it into our line records (then validated like any file), or refuses it with one
 message that names what it is and what to do, instead of one error per line:
 
-- **lmms-eval samples** (``samples_<task>.jsonl`` of ``--log_samples``, with or without
+- **lmms-eval samples** (``<date>_samples_<task>.jsonl`` of ``--log_samples``, with or without
   ``--predict_only``): v0.3 lines carry ``doc``, ``arguments``, ``resps`` (a list of lists) and
   ``filtered_resps`` (a list); v0.4+ lines drop ``doc`` and ``arguments``, flatten
   ``filtered_resps`` to the text and drop ``resps`` when equal (lmms_eval/evaluator.py and
@@ -16,12 +16,13 @@ message that names what it is and what to do, instead of one error per line:
   ``question_id``) it is checked; where ``input`` (the prompt) is there and the benchmark's
   options are text, a prompt showing the neighbouring row's four options instead of its own is
   mapped wrongly (most lines so: one error, a shifted file). Positions counted from 1 are one error.
-  SCB's two stages in one file: the stage-1 file, then the stage-2 file (``cat stage1 stage2``);
-  a ``doc_id``'s second line is its stage-2 response (``grounding_response``). lmms-eval's
-  ``doc_hash`` hashes the task's whole document: where the gold keeps the hashes of its published
-  records (K-Viscuit), a hash of another question is an error (most lines so: one error, a shifted
-  order); a hash of no published record (a task on the official dataset, images included) says
-  nothing. One hash on two ``doc_id`` of one stage is an error.
+  SCB's two stages: the stage-1 and stage-2 samples together (both files, in any order, or
+  ``cat stage1 stage2``); a sample's stage is what its ``input`` (the prompt) asks by the
+  benchmark's protocol (scoring/protocol.py), else its place (a ``doc_id``'s second sample is its
+  stage-2 response); the stage-2 response becomes the line's ``grounding_response``, read in the
+  family its prompt asked for. Samples of the other benchmark's task, or SCB's stage 2 without
+  stage 1, are one message. ``doc_hash`` names nothing: lmms-eval 0.7.3 writes one value, the
+  hash of ``null``, on every sample of every task (its requests carry no doc), so it is not read.
 - **VLMEvalKit predictions** (``<model>_<dataset>.xlsx``, or ``.tsv`` / ``.json`` under
   ``PRED_FORMAT``; vlmeval/inference.py writes the dataset's rows without ``image`` and with
   ``prediction``): ``index`` is the position in the published order, ``prediction`` the response;
@@ -43,14 +44,15 @@ JSON need only the standard library. Pure: bytes in, bytes out.
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
 import json
 import zipfile
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from scoring import bundle, protocol
 from scoring.benchmarks.base import Benchmark
 from scoring.gold import Gold
 
@@ -58,13 +60,6 @@ HEAD_BYTES = 64 * 1024
 MAX_UNZIPPED = 256 * 1024 * 1024
 """A workbook may unpack to this much at most (a zip bomb is refused before openpyxl opens it)."""
 LMMS_RESPONSE_FIELDS = ("filtered_resps", "resps")
-
-
-def doc_hash(record: dict) -> str:
-    """lmms-eval's ``doc_hash`` of a document (evaluator.py: sha256 of ``json.dumps(doc, indent=2,
-    ensure_ascii=False)``): what a sample of a task whose documents are the public question list's
-    records carries. A benchmark's gold may keep these of its published records (``extra["doc_hashes"]``)."""
-    return hashlib.sha256(json.dumps(record, indent=2, ensure_ascii=False).encode("utf-8")).hexdigest()
 
 
 class ShapeError(ValueError):
@@ -96,7 +91,10 @@ def as_submission(
     lines; raises ShapeError for a shape it recognises and cannot read."""
     head = _head(source)
     if head.startswith(b"PK\x03\x04"):
-        return _from_rows(bench, gold, "an Excel workbook (.xlsx)", _xlsx_rows(_whole(source, max_bytes)))
+        data = _whole(source, max_bytes)
+        if not bundle.is_workbook(data):  # a zip of lmms-eval's output folder
+            return _lmms(bench, gold, _gathered([bundle.Part("the zip", data)], max_bytes))
+        return _from_rows(bench, gold, "an Excel workbook (.xlsx)", _xlsx_rows(data))
     text = head.decode("utf-8", "replace").lstrip("\ufeff \t\r\n")
     first = text.split("\n", 1)[0].strip()
     if text.startswith("["):
@@ -132,6 +130,13 @@ def _head(source: str | Path | bytes) -> bytes:
         return source[:HEAD_BYTES]
     with open(source, "rb") as f:
         return f.read(HEAD_BYTES)
+
+
+def _gathered(parts: list[bundle.Part], max_bytes: int) -> bytes:
+    try:
+        return bundle.gather(parts, max_bytes)
+    except bundle.BundleError as e:
+        raise ShapeError(str(e)) from None
 
 
 def _whole(source: str | Path | bytes, max_bytes: int) -> bytes:
@@ -213,7 +218,7 @@ def _from_document(bench: Benchmark, gold: Gold, document: object) -> Converted:
         return _from_records(bench, gold, "a JSON array", document)
     if isinstance(document, dict) and "results" in document and ("configs" in document or "versions" in document):
         raise ShapeError(
-            "this is lmms-eval's results file (aggregate figures only); send the samples_<task>.jsonl "
+            "this is lmms-eval's results file (aggregate figures only); send the <date>_samples_<task>.jsonl "
             "that lmms-eval writes beside it with --log_samples (add --predict_only for a hidden-gold task)"
         )
     kind = "one JSON object" if isinstance(document, dict) else "one JSON value"
@@ -303,8 +308,6 @@ class _Lines:
     shown: dict[int, str]  # position -> the prompt or option cells its record showed
 
     past_end: int = 0  # records whose position is exactly the question count (a 1-based file's last)
-    hashed_right: int = 0  # records whose doc_hash is their own published question's
-    hashed_wrong: list[tuple[int, int, int]] = field(default_factory=list)  # (record, position, hash's position)
 
     def refuse(self, record: int, code: str, message: str) -> None:
         self.issues.append((record, code, message))
@@ -326,41 +329,9 @@ class _Lines:
                 f"these {self.what} count positions from 1 (they run to {n}, and none is 0): positions are 0-based, "
                 f"0-{n - 1}, in the published question order; subtract 1 from every one"
             )
-        self._check_hashes()
         self._check_options()
         ordered = sorted(self.lines.values(), key=lambda t: t[0])
         return _converted(self.what, ordered, sorted(self.issues))
-
-    def hash_of(self, record: int, position: int, digest: object) -> bool:
-        """Whether a record's ``doc_hash`` leaves it be: a hash of another published question is noted
-        (:meth:`_check_hashes`); one of no published question says nothing (the task's documents
-        are not the list's records, e.g. the official dataset with its images)."""
-        hashes = self.gold.extra.get("doc_hashes")
-        if not isinstance(digest, str) or not hashes:
-            return True
-        named = self.gold.derived("doc_hash_positions", lambda g: {h: p for p, h in enumerate(g.extra["doc_hashes"])})
-        other = named.get(digest)
-        if other is None or other == position:
-            self.hashed_right += other == position
-            return True
-        self.hashed_wrong.append((record, position, other))
-        return False
-
-    def _check_hashes(self) -> None:
-        if not self.hashed_wrong:
-            return
-        if len(self.hashed_wrong) > (self.hashed_right + len(self.hashed_wrong)) // 2:
-            record, position, other = self.hashed_wrong[0]
-            raise ShapeError(
-                f"these {self.what} are not in the published question order: on {len(self.hashed_wrong):,} of "
-                f"{self.hashed_right + len(self.hashed_wrong):,} records doc_hash is the hash of another question "
-                f"(record {record}: doc_id {position} has the doc_hash of the question at position {other}); "
-                "doc_id must be the position in the public question list, from 0"
-            )
-        for record, position, other in self.hashed_wrong:
-            self.refuse(
-                record, "harness_doc_hash", f"doc_id {position} has the doc_hash of the question at position {other}"
-            )
 
     def _check_options(self) -> None:
         """Where a record showed options (its prompt, or VLMEvalKit's A-D cells) and the benchmark's
@@ -445,10 +416,40 @@ def _response(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
+@dataclass
+class _Stages:
+    """SCB's two stages read from samples in any order: stage 1 makes the line, stage 2 adds its
+    ``grounding_response`` (and the family its prompt asked for) when the line is there."""
+
+    seen: dict[tuple[int, int], int] = field(default_factory=dict)  # (position, stage) -> record
+    grounding: dict[int, dict] = field(default_factory=dict)  # position -> the stage-2 fields
+    asked: Counter = field(default_factory=Counter)  # (benchmark, stage) each recognised prompt asked
+    twice: list[tuple[int, int, int]] = field(default_factory=list)  # (record, position, first record)
+
+    @staticmethod
+    def prompt(sample: dict) -> protocol.Asked | None:
+        return protocol.asked(sample["input"]) if isinstance(sample.get("input"), str) else None
+
+    def count(self, sample: dict) -> None:
+        """Note what a sample's prompt asked (every sample, whatever else is wrong with it)."""
+        prompt = self.prompt(sample)
+        if prompt is not None:
+            self.asked[(prompt.benchmark, prompt.stage)] += 1
+
+    def stage(self, sample: dict, position: int) -> int:
+        """1 or 2: what the sample's prompt asked, else its place (a doc_id's second sample is stage 2)."""
+        prompt = self.prompt(sample)
+        if prompt is not None:
+            return 2 if prompt.stage == "stage2" else 1
+        return 2 if (position, 1) in self.seen else 1
+
+    def family(self, sample: dict) -> str | None:
+        prompt = self.prompt(sample)
+        return prompt.family if prompt is not None else None
+
+
 def _lmms(bench: Benchmark, gold: Gold, data: bytes) -> Converted:
-    out = _Lines(bench, gold, "lmms-eval samples", {}, [], {})
-    stages: dict[int, int] = {}
-    hashes: dict[tuple[int, str], int] = {}
+    out, stages = _Lines(bench, gold, "lmms-eval samples", {}, [], {}), _Stages()
     record = 0
     for raw in data.decode("utf-8-sig", "replace").splitlines():
         if not raw.strip():
@@ -458,17 +459,47 @@ def _lmms(bench: Benchmark, gold: Gold, data: bytes) -> Converted:
         if not isinstance(sample, dict) or "doc_id" not in sample:
             out.refuse(record, "harness_sample", "not an lmms-eval sample (a JSON object with doc_id)")
             continue
-        _lmms_sample(out, record, sample, stages, hashes)
-    if any(stage == 2 for stage in stages.values()) and "grounding_response" not in bench.prediction_fields:
+        stages.count(sample)
+        _lmms_sample(out, record, sample, stages)
+    _check_task(bench, stages, record)
+    if stages.grounding and "grounding_response" not in bench.prediction_fields:
         raise ShapeError(
             "these lmms-eval samples give some doc_id twice (a stage-2 file after the stage-1 file), "
             f"and {bench.name} reads no stage-2 text (grounding_response) here"
         )
+    for position, fields in stages.grounding.items():
+        if position in out.lines:
+            out.lines[position][1].update(fields)
     return out.converted()
 
 
-def _lmms_sample(out: _Lines, record: int, sample: dict, stages: dict[int, int], hashes: dict) -> None:
-    bench, gold = out.bench, out.gold
+def _check_task(bench: Benchmark, stages: _Stages, records: int) -> None:
+    """One message for samples of the other benchmark's task, or SCB's stage 2 without stage 1."""
+    asked = stages.asked
+    other = sum(n for (benchmark, _), n in asked.items() if benchmark != bench.id)
+    if other > records // 2:
+        (benchmark, stage), _ = asked.most_common(1)[0]
+        task = "kviscuit" if benchmark == "kviscuit" else f"scb_{stage}"
+        raise ShapeError(
+            f"these lmms-eval samples are of the {task} task (on {other:,} of {records:,} records its prompt "
+            f"asks {benchmark}'s question), not of {bench.name}: send them as that benchmark's submission"
+        )
+    if len(stages.twice) > records // 3:
+        record, position, first = stages.twice[0]
+        raise ShapeError(
+            f"these lmms-eval samples give {len(stages.twice):,} doc_id twice for the same stage (record {record}: "
+            f"doc_id {position}, first in record {first}): a samples file was given twice; send each task's once"
+            + (" (SCB: scb_stage1 and scb_stage2)" if bench.grounding else "")
+        )
+    if bench.id == "scb" and stages.grounding and not any(stage == 1 for _, stage in stages.seen):
+        raise ShapeError(
+            "these are scb_stage2 samples only (every prompt asks for a box): SCB needs the scb_stage1 samples "
+            "with them, which hold the answers; send both files together (or a .zip of lmms-eval's output folder)"
+        )
+
+
+def _lmms_sample(out: _Lines, record: int, sample: dict, stages: _Stages) -> None:
+    bench = out.bench
     position = out.position(record, sample["doc_id"], "doc_id")
     if position is None:
         return
@@ -476,22 +507,27 @@ def _lmms_sample(out: _Lines, record: int, sample: dict, stages: dict[int, int],
     if response is None:
         out.refuse(record, "bad_response", f"doc_id {position}: no text in filtered_resps or resps")
         return
-    stage = stages[position] = stages.get(position, 0) + 1
-    if stage > (2 if bench.grounding else 1):
-        first = out.lines[position][0] if position in out.lines else record
+    stage = stages.stage(sample, position)
+    if not bench.grounding:
+        stage = 1  # one stage: a doc_id's second sample is a duplicate
+    first = stages.seen.setdefault((position, stage), record)
+    if first != record:
+        stages.twice.append((record, position, first))
         out.refuse(record, "duplicate_question_id", f"doc_id {position} already given in record {first}")
         return
-    digest = sample.get("doc_hash")
-    if stage == 1 and not out.hash_of(record, position, digest):
+    if stage == 2:  # SCB's stage 2: the grounding of the image stage 1 chose
+        fields = {"grounding_response": response}
+        preset = protocol.GROUNDING_PRESETS.get(stages.family(sample) or "")
+        if preset is not None:  # the family the prompt asked for reads the answer (as the runner's lines say)
+            fields["grounding_format"] = preset.grounding_format
+            fields |= {"bbox_format": preset.bbox_format} if preset.bbox_format else {}
+        stages.grounding[position] = fields
         return
-    if isinstance(digest, str) and hashes.setdefault((stage, digest), position) != position:
-        other = hashes[(stage, digest)]
-        out.refuse(record, "harness_doc_hash", f"doc_id {position} has the doc_hash of doc_id {other}")
-        return
-    if stage == 2:  # SCB: the stage-2 file follows the stage-1 file
-        if position in out.lines:
-            out.lines[position][1]["grounding_response"] = response
-        return
+    _lmms_answer(out, record, sample, position, response)
+
+
+def _lmms_answer(out: _Lines, record: int, sample: dict, position: int, response: str) -> None:
+    bench, gold = out.bench, out.gold
     line: dict = {bench.key_field: gold.keys[position], "response": response}
     doc = sample.get("doc")
     if isinstance(doc, dict):

@@ -31,8 +31,8 @@ from pathlib import Path
 import pytest
 
 from leaderboard import demo
-from tests.scoring.test_harness import lmms_v04
 from tests.support.app_server import ROOT, AppServer
+from tests.support.harness_files import lmms_samples, written_name
 
 ABOUT = ROOT / "ui" / "docs" / "about"  # the About tab, which teams copy from too
 DOCS = (ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted(ABOUT.glob("*.md")))
@@ -184,12 +184,12 @@ def shell(tmp_path_factory):
     }
     for name, source in fixtures.items():
         shutil.copy(source, work / name)
-    # docs/submitting.md's two lmms-eval stages (v0.4+ samples: answers, then grounding texts)
-    questions = sorted(demo.scb_questions(demo.scb_gold(0, options=True)), key=lambda q: q["question_id"])
-    demo.write_jsonl(work / "samples_scb_stage1.jsonl", lmms_v04(questions, ["Image B"] * len(questions)))
-    demo.write_jsonl(
-        work / "samples_scb_stage2.jsonl", lmms_v04(questions, ['[{"bbox_2d": [1, 2, 30, 40]}]'] * len(questions))
-    )
+    # docs/submitting.md's two lmms-eval stages: the files lmms-eval 0.7.3 wrote, under its own names,
+    # in the working folder and where `--output_path logs/` with `--model_args model_version=toy` puts them
+    (work / "logs" / "toy").mkdir(parents=True)
+    for task in ("scb_stage1", "scb_stage2"):
+        for folder in (work, work / "logs" / "toy"):
+            (folder / written_name(task)).write_bytes(lmms_samples(task))
     seeded = run([sys.executable, "-m", "leaderboard", "demo"], work, env)
     assert seeded.returncode == 0, seeded.stderr
     # docs/teams.md's transfer example presumes the team it moves: one earlier submission under its name

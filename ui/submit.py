@@ -14,12 +14,12 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 
 import gradio as gr
 from gradio.components import Component
 from gradio.events import Dependency
 
+from leaderboard.joined import BundleError, one_upload
 from leaderboard.service import Leaderboard
 from scoring import BENCHMARKS
 from scoring.benchmarks import get_benchmark
@@ -79,6 +79,7 @@ class Submitter:
         reveal_date: str | None = None,  # None: optional for gradio_client too (an empty Textbox has no default)
         grounding_format: str | None = "",
         oauth_token: gr.OAuthToken | None = None,
+        more_files: list[str] | None = None,
         added: Mapping[str, object] | None = None,
     ) -> dict:
         """Validate and score one predictions file; returns the aggregate result, the new rank
@@ -87,8 +88,9 @@ class Submitter:
         the box format is right even if the boxes do not seem to fit it. A new submission is
         private unless ``visibility="public"`` (docs/teams.md). ``grounding_format``: the model
         family ``grounding_response`` lines are read in (SPEC "Raw model outputs"; "" for none).
-        ``added``: the fields declared after the first API (``model_repo``, ...), which
-        :meth:`endpoint` takes as parameters."""
+        ``more_files``: further lmms-eval samples files read with ``file`` as one submission (SCB's
+        scb_stage1 and scb_stage2; leaderboard.joined). ``added``: the fields declared after the first
+        API (``model_repo``, ...), which :meth:`endpoint` takes as parameters."""
         caller = self.auth.caller(profile, request, oauth_token)
         identity = caller.identity
         if identity is None:
@@ -112,16 +114,13 @@ class Submitter:
         )
         progress(0.0, desc="Uploading")
         report = lambda fraction, message: progress(fraction, desc=message)  # noqa: E731
-        answer = self.leaderboard.submit(
-            benchmark,
-            Path(file),
-            form,
-            identity,
-            Path(file).name,
-            report,
-            bool(validate_only),
-            bool(confirm_box_format),
-        )
+        try:
+            with one_upload([file, *(more_files or [])], self.leaderboard.settings.max_upload_bytes) as (path, name):
+                answer = self.leaderboard.submit(
+                    benchmark, path, form, identity, name, report, bool(validate_only), bool(confirm_box_format)
+                )
+        except BundleError as e:
+            return refusal(f"Not read: {e}", self.leaderboard.quota(identity, benchmark))
         return answer.to_api()
 
     def endpoint(self) -> Callable[..., dict]:
@@ -287,6 +286,7 @@ class FormFields:
     anonymous: gr.Checkbox
     reveal_date: gr.Textbox
     grounding_format: gr.Dropdown
+    more_files: gr.File
 
     @property
     def bbox_format(self) -> Component:
@@ -297,7 +297,7 @@ class FormFields:
         first = [self.described[name] for name in (*fields.CLASSIC_API[:3], "bbox_format", *fields.CLASSIC_API[3:])]
         added = [self.described[f.name] for f in fields.added_api_fields()]
         return [self.benchmark, self.file, *first, self.validate_only, self.confirm_box_format, self.visibility,
-                self.anonymous, self.reveal_date, self.grounding_format, *added]  # fmt: skip
+                self.anonymous, self.reveal_date, self.grounding_format, *added, self.more_files]  # fmt: skip
 
     @classmethod
     def create(cls) -> FormFields:
@@ -309,9 +309,15 @@ class FormFields:
         )
         guide = gr.Markdown(guide_markdown(next(iter(BENCHMARKS))), elem_id="sub-guide")
         file = gr.File(
-            label="Predictions (JSONL, lmms-eval samples or VLMEvalKit predictions)",
+            label="Predictions (JSONL, lmms-eval samples or a .zip of their folder, or VLMEvalKit predictions)",
             type="filepath",
             elem_id="sub-file",
+        )
+        more_files = gr.File(
+            label="With it (SCB by lmms-eval): the other stage's samples file; both are read as one submission",
+            type="filepath",
+            file_count="multiple",
+            elem_id="sub-more-files",
         )
         described = described_widgets(box_format_dropdown)
         grounding_format = gr.Dropdown(
@@ -345,6 +351,7 @@ class FormFields:
             anonymous,
             reveal_date,
             grounding_format,
+            more_files,
         )
 
 

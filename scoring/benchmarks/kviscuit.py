@@ -14,7 +14,6 @@ from scoring import protocol
 from scoring.benchmarks.base import ACCURACY, Benchmark, Grouping, Heatmap, Metric, Panel, Stat
 from scoring.errors import GoldError, LineError
 from scoring.gold import Gold, content_version, group_codes, read_records
-from scoring.harness import doc_hash
 
 CATEGORIES = (
     "Food", "Beverage", "GamePlayPerformance", "Celebrations", "Religion",
@@ -67,7 +66,7 @@ def load_gold(path: Path) -> Gold:
             "type": group_codes([str(r["question_type"]) for r in records], ["1", "2"]),
             "category": group_codes([r["category"] for r in records], list(CATEGORIES)),
         },
-        extra={"id_": [r["id_"] for r in records], "doc_hashes": [doc_hash(q) for q in public_questions(path)]},
+        extra={"id_": [r["id_"] for r in records]},
         option_texts=[tuple(r["options"]) for r in records],
     )
 
@@ -104,7 +103,7 @@ def load_public_gold(path: Path) -> Gold:
         keys=keys,
         answers=np.full(len(keys), -1, dtype=np.int8),
         groups={},
-        extra={"id_": ids, "doc_hashes": [doc_hash(r) for r in rows]},
+        extra={"id_": ids},
         option_texts=options,
         public=True,
     )

@@ -10,7 +10,9 @@ import sys
 
 from scoring.benchmarks.scb import public_questions
 from submissions.records import Status, SubmissionForm
-from tests.scoring.test_harness import lmms_v04, vlmevalkit_rows, write_tsv
+from tests.scoring.test_harness import vlmevalkit_rows, write_tsv
+from tests.scoring.test_lmms_eval_files import _ours_scb
+from tests.support.harness_files import demo_gold_files, lmms_samples, written_name
 from tests.support.scoring import with_options, write_lines
 from tests.support.submissions import ALICE, board, small_gold, write_gold
 
@@ -34,14 +36,13 @@ def test_an_upload_of_harness_files_scores_as_our_jsonl(tmp_path):
         tmp_path / "ours.jsonl",
         [{"question_id": q["question_id"], "response": r} for q, r in zip(questions, responses, strict=True)],
     )
-    samples = write_lines(tmp_path / "samples_scb_stage1.jsonl", lmms_v04(questions, responses))
     tsv = write_tsv(tmp_path / "Model_SCB.tsv", vlmevalkit_rows(questions, responses))
     results = {}
-    for name, path in (("jsonl", ours), ("lmms", samples), ("tsv", tsv)):
+    for name, path in (("jsonl", ours), ("tsv", tsv)):
         answer = lb.submit("scb", path, SubmissionForm(f"VLM-{name}", "Harness Team"), ALICE)
         assert answer.status is Status.SCORED, answer.message
         results[name] = _points(answer.result.to_dict())
-    assert results["lmms"] == results["jsonl"] == results["tsv"]
+    assert results["jsonl"] == results["tsv"]
     assert results["jsonl"]["counts"]["unparsed"] == 0
 
     # the maintainer CLI takes the same file
@@ -54,17 +55,49 @@ def test_an_upload_of_harness_files_scores_as_our_jsonl(tmp_path):
     assert run.returncode == 0, run.stderr + run.stdout
 
 
+def _lmms_files(tmp_path):
+    """The two SCB samples files lmms-eval 0.7.3 wrote, under its names, and the demo gold they answer."""
+    paths = []
+    for task in ("scb_stage1", "scb_stage2"):
+        paths.append(tmp_path / written_name(task))
+        paths[-1].write_bytes(lmms_samples(task))
+    return paths, demo_gold_files(str(tmp_path / "demo"))["scb_gold"]
+
+
+def test_both_lmms_eval_stage_files_are_one_upload_through_the_service_and_the_cli(tmp_path):
+    """issue 28: what the form and /submit hand the service (leaderboard.joined), and the maintainer CLI's
+    ``--file STAGE1 STAGE2``, score as the same texts in our JSONL."""
+    from leaderboard.joined import one_upload
+
+    (stage1, stage2), gold_path = _lmms_files(tmp_path)
+    lb = board(tmp_path / "data", gold_path)
+    ours = write_lines(tmp_path / "ours.jsonl", _ours_scb(__import__("scoring").load_gold("scb", gold_path)))
+    expected = lb.submit("scb", ours, SubmissionForm("VLM-jsonl", "Harness Team"), ALICE)
+    with one_upload([stage2, stage1], lb.settings.max_upload_bytes) as (path, name):
+        answer = lb.submit("scb", path, SubmissionForm("VLM-lmms", "Harness Team"), ALICE, name)
+    assert answer.status is Status.SCORED and expected.status is Status.SCORED, answer.message
+    got, want = answer.result.overall, expected.result.overall
+    assert got["acc"] == want["acc"] and abs(got["miou"] - want["miou"]) <= 0.001
+    assert not path.exists()  # the joined file is gone once the service has it
+    run = subprocess.run(
+        [sys.executable, "-m", "leaderboard", "submit", "--benchmark", "scb", "--file", str(stage1), str(stage2),
+         "--model", "VLM-cli", "--team", "Harness Team", "--user", "alice"],
+        capture_output=True, text=True, timeout=300,
+        env={**__import__("os").environ, "LEADERBOARD_DATA_DIR": str(tmp_path / "data")},
+    )  # fmt: skip
+    assert run.returncode == 0 and run.stdout.startswith("scored"), run.stderr + run.stdout
+    assert json.loads(run.stdout.splitlines()[-1])["acc"] == want["acc"]
+
+
 def test_the_probe_detector_reads_a_harness_file_as_the_scorer_does(tmp_path):
     """Else an lmms-eval upload looks like a file answering no question (a probe's signal)."""
     import scoring
+    from scoring.bundle import gather_files
     from submissions.probes import read_answers
 
-    gold_path = write_gold(tmp_path / "gold.jsonl", with_options(small_gold(), seed=3))
+    paths, gold_path = _lmms_files(tmp_path)
     gold = scoring.load_gold("scb", gold_path)
-    questions = public_questions(gold_path)
-    responses = ["ABCD"[k % 4] for k in range(len(questions))]
-    ours = [{"question_id": q["question_id"], "response": r} for q, r in zip(questions, responses, strict=True)]
     bench = scoring.get_benchmark("scb")
-    expected = read_answers(bench, gold, write_lines(tmp_path / "o.jsonl", ours).read_bytes()).letters
-    got = read_answers(bench, gold, write_lines(tmp_path / "s.jsonl", lmms_v04(questions, responses)).read_bytes())
+    expected = read_answers(bench, gold, write_lines(tmp_path / "o.jsonl", _ours_scb(gold)).read_bytes()).letters
+    got = read_answers(bench, gold, gather_files(paths, 10**8))
     assert (expected >= 0).all() and (got.letters == expected).all()

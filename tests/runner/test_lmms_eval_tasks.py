@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+import scoring
 from scoring.protocol import GROUNDING_PRESETS
 from tests.runner.conftest import image_index
 
@@ -142,3 +143,28 @@ def test_without_the_scoring_package_a_task_stops_and_says_how_to_install_it(tas
         samples.write_text(json.dumps({"doc_id": 0, "filtered_resps": "The answer is D."}) + "\n")
         with pytest.raises(RuntimeError, match=r"pip install \./scoring"):
             module.chosen_letters(str(samples))
+
+
+def test_stage2_grounds_for_every_question_the_image_the_site_reads_from_the_real_stage1_file(tmp_path, monkeypatch):
+    """issue 28: on the stage-1 samples lmms-eval 0.7.3 wrote ("The answer is D."), the task chose option
+    A's image for all 3,178 questions when it read with its own exact-letter rule; now it names, for every
+    question, the letter the site reads (scoring.answers), so B, C and D come up as often as the toy says them."""
+    from collections import Counter
+
+    from scoring.answers import read_response
+    from tests.support.harness_files import demo_gold_files, lmms_samples, written_name
+
+    demo = demo_gold_files(str(tmp_path / "demo"))
+    questions = tmp_path / "scb-questions.jsonl"
+    rows = scoring.get_benchmark("scb").public_questions(demo["scb_gold"])
+    questions.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    stage1 = tmp_path / written_name("scb_stage1")
+    stage1.write_bytes(lmms_samples("scb_stage1"))
+    monkeypatch.setenv("SCB_QUESTIONS", str(questions))
+    monkeypatch.setenv("SCB_STAGE1_SAMPLES", str(stage1))
+    scb = load("scb")
+    samples = [json.loads(x) for x in stage1.read_text().splitlines()]
+    site = {s["doc_id"]: read_response(s["filtered_resps"], "ABCD").letter for s in samples}
+    chosen = {k: "ABCD"[scb._chosen(row)] for k, row in enumerate(rows)}
+    assert chosen == site
+    assert min(Counter(chosen.values()).values()) > len(rows) // 8  # every letter, not A for all

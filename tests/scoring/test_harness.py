@@ -1,7 +1,8 @@
 """Harness files read as they are (issue 23) and whole-file shapes named once (issue 22).
 
-lmms-eval samples (v0.3 and v0.4+ shapes, as lmms_eval/evaluator.py builds a sample and
-loggers/evaluation_tracker.py ``save_results_samples`` writes it) and VLMEvalKit predictions
+lmms-eval samples as lmms-eval 0.7.3 wrote them are tested in test_lmms_eval_files.py (issue 28:
+the imitations here had invented a per-document ``doc_hash`` and an SCB prompt lmms-eval never
+sends); what stays here is the older v0.3 shape (``doc`` kept, ``resps`` lists) and VLMEvalKit predictions
 (TSV, JSON, xlsx: vlmeval/inference.py's dataset rows without ``image``, with ``prediction``;
 vlmeval/smp/file.py ``dump``) of K-Viscuit (the official annotations) and SCB (the synthetic
 gold) score exactly as the same responses in our JSON Lines.
@@ -10,7 +11,6 @@ gold) score exactly as the same responses in our JSON Lines.
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
 import json
 import sys
@@ -63,27 +63,12 @@ def _prompt(q: dict) -> str:
     return f"{q.get('question', '')}{options}\n    Answer with the option's letter from the given choices directly."
 
 
-def _doc_hash(doc: dict) -> str:
-    return hashlib.sha256(json.dumps(doc, indent=2, ensure_ascii=False).encode()).hexdigest()
-
-
-def lmms_v04(questions: list[dict], responses: list[str], shift: int = 0) -> list[dict]:
-    """v0.4+: no doc or arguments, filtered_resps flattened to the text, resps dropped when equal."""
-    return [
-        {
-            "doc_id": k + shift, "target": "", "filtered_resps": r, "token_counts": [None],
-            "doc_hash": _doc_hash(q), "input": _prompt(q), "kviscuit_acc": "bypass",
-        }
-        for k, (q, r) in enumerate(zip(questions, responses, strict=True))
-    ]  # fmt: skip
-
-
 def lmms_v03(questions: list[dict], responses: list[str]) -> list[dict]:
     """v0.3: doc kept (non-media fields), arguments as generation kwargs, resps a list of lists."""
     return [
         {
             "doc_id": k, "doc": q, "target": "", "arguments": {"gen_args_0": {"arg_0": _prompt(q), "arg_1": {}}},
-            "resps": [[r]], "filtered_resps": [r], "doc_hash": _doc_hash(q), "prompt_hash": "x", "target_hash": "y",
+            "resps": [[r]], "filtered_resps": [r], "doc_hash": "x", "prompt_hash": "x", "target_hash": "y",
             "input": _prompt(q),
         }
         for k, (q, r) in enumerate(zip(questions, responses, strict=True))
@@ -129,14 +114,12 @@ def _same(bench: str, gold: scoring.Gold, ours: Path, theirs: Path) -> scoring.R
     return got
 
 
-@pytest.mark.parametrize("shape", ["lmms-v0.4", "lmms-v0.3", "vlmevalkit-tsv", "vlmevalkit-json", "vlmevalkit-xlsx"])
+@pytest.mark.parametrize("shape", ["lmms-v0.3", "vlmevalkit-tsv", "vlmevalkit-json", "vlmevalkit-xlsx"])
 def test_kviscuit_harness_files_score_as_our_jsonl(shape, kviscuit_real_gold, tmp_path):
     questions = _questions("kviscuit")
     responses = _responses(questions)
     ours = write_lines(tmp_path / "ours.jsonl", _ours(questions, responses))
-    if shape == "lmms-v0.4":
-        theirs = write_lines(tmp_path / "samples_kviscuit.jsonl", lmms_v04(questions, responses))
-    elif shape == "lmms-v0.3":
+    if shape == "lmms-v0.3":
         theirs = write_lines(tmp_path / "samples_kviscuit.jsonl", lmms_v03(questions, responses))
     elif shape == "vlmevalkit-tsv":
         theirs = write_tsv(tmp_path / "M_KViscuit.tsv", vlmevalkit_rows(questions, responses))
@@ -149,14 +132,12 @@ def test_kviscuit_harness_files_score_as_our_jsonl(shape, kviscuit_real_gold, tm
     assert result.counts["lenient"] > 0 and result.counts["unparsed"] == len(questions) // len(PHRASINGS)
 
 
-@pytest.mark.parametrize("shape", ["lmms-v0.4", "vlmevalkit-tsv", "vlmevalkit-xlsx"])
+@pytest.mark.parametrize("shape", ["vlmevalkit-tsv", "vlmevalkit-xlsx"])
 def test_scb_harness_files_score_as_our_jsonl(shape, scb_gold, tmp_path):
     questions = _questions("scb")
     responses = _responses(questions)
     ours = write_lines(tmp_path / "ours.jsonl", _ours(questions, responses))
-    if shape == "lmms-v0.4":
-        theirs = write_lines(tmp_path / "samples_scb_stage1.jsonl", lmms_v04(questions, responses))
-    elif shape == "vlmevalkit-tsv":
+    if shape == "vlmevalkit-tsv":
         theirs = write_tsv(tmp_path / "M_SCB.tsv", vlmevalkit_rows(questions, responses))
     else:
         theirs = write_xlsx(tmp_path / "M_SCB.xlsx", vlmevalkit_rows(questions, responses))
@@ -167,73 +148,6 @@ def test_scb_harness_files_score_as_our_jsonl(shape, scb_gold, tmp_path):
 def test_the_published_order_is_the_gold_key_order(scb_gold, kviscuit_real_gold):
     assert [q["question_id"] for q in _questions("scb")] == scb_gold.keys
     assert [q["question_id"] for q in _questions("kviscuit")] == kviscuit_real_gold.keys
-
-
-def test_scb_stage_two_after_stage_one_needs_a_grounding_reader(scb_gold, tmp_path):
-    """The merged SCB file (cat stage1 stage2) gives a doc_id twice; until the scorer reads
-    grounding_response, that is one clear message, not a silent loss of every box."""
-    questions = _questions("scb")[:50]
-    stage1 = lmms_v04(questions, ["A"] * 50)
-    stage2 = lmms_v04(questions, ['[{"bbox_2d": [1, 2, 30, 40]}]'] * 50)
-    path = write_lines(tmp_path / "merged.jsonl", stage1 + stage2)
-    if "grounding_response" in scoring.get_benchmark("scb").prediction_fields:
-        pytest.skip("SCB reads grounding_response: the merged file is scored (tests of the grounding reader)")
-    with pytest.raises(scoring.SubmissionError) as e:
-        scoring.validate_file("scb", scb_gold, path)
-    assert [i.code for i in e.value.issues] == ["file_shape"] and "grounding_response" in e.value.issues[0].message
-
-
-def test_merged_stages_become_one_line_per_question(scb_gold):
-    from dataclasses import replace
-
-    questions = _questions("scb")[:3]
-    stage1 = lmms_v04(questions, ["A", "B", "C"])
-    stage2 = lmms_v04(questions, ["box 1", "box 2", "box 3"])
-    data = b"".join(json.dumps(s).encode() + b"\n" for s in stage1 + stage2)
-    bench = scoring.get_benchmark("scb")
-    reads_stage_two = replace(bench, prediction_fields={**bench.prediction_fields, "grounding_response": "text"})
-    converted = harness.as_submission(reads_stage_two, scb_gold, data, 10**6)
-    lines = [json.loads(t) for t in converted.data.splitlines()]
-    assert lines == [
-        {"question_id": q["question_id"], "response": a, "grounding_response": f"box {k + 1}"}
-        for k, (q, a) in enumerate(zip(questions, "ABC", strict=True))
-    ]
-    assert converted.origin == (1, 2, 3)
-
-
-def test_a_shifted_samples_file_is_one_error(kviscuit_real_gold, tmp_path):
-    """doc_id counted from 1: the prompts show the options of the row before, on every line."""
-    questions = _questions("kviscuit")
-    samples = lmms_v04(questions, _responses(questions), shift=1)[:-1]
-    with pytest.raises(scoring.SubmissionError) as e:
-        scoring.validate_file("kviscuit", kviscuit_real_gold, write_lines(tmp_path / "s.jsonl", samples))
-    assert e.value.total == 1 and e.value.issues[0].code == "file_shape"
-    assert "published question order" in e.value.issues[0].message
-
-
-def test_bad_records_are_named_by_their_record(kviscuit_real_gold, tmp_path):
-    questions = _questions("kviscuit")
-    samples = lmms_v04(questions, _responses(questions))
-    samples[3]["doc_id"] = 900
-    samples[7]["doc_hash"] = samples[6]["doc_hash"]
-    samples[10]["filtered_resps"] = 5
-    samples[12]["input"] = samples[13]["input"]  # the next question's prompt
-    samples[20]["input"] = "What is this? Answer with a letter."  # no options shown: says nothing
-    with pytest.raises(scoring.SubmissionError) as e:
-        scoring.validate_file("kviscuit", kviscuit_real_gold, write_lines(tmp_path / "s.jsonl", samples))
-    assert [(i.line, i.code) for i in e.value.issues] == [
-        (4, "harness_position"), (8, "harness_doc_hash"), (11, "bad_response"), (13, "harness_options"),
-    ]  # fmt: skip
-    assert "0-656" in e.value.issues[0].message
-
-
-def test_a_prompt_without_the_options_is_no_evidence(kviscuit_real_gold, tmp_path):
-    questions = _questions("kviscuit")
-    samples = lmms_v04(questions, _responses(questions))
-    for s in samples:
-        s["input"] = "Look at the image and answer with the letter."
-    ours = write_lines(tmp_path / "ours.jsonl", _ours(questions, _responses(questions)))
-    _same("kviscuit", kviscuit_real_gold, ours, write_lines(tmp_path / "s.jsonl", samples))
 
 
 def test_a_v03_doc_naming_another_question_is_refused(kviscuit_real_gold, tmp_path):
@@ -314,22 +228,6 @@ def test_our_jsonl_is_returned_untouched(kviscuit_real_gold):
     assert harness.as_submission(scoring.get_benchmark("kviscuit"), kviscuit_real_gold, broken, 10**6) is broken
 
 
-def test_the_offline_validator_reads_harness_files(tmp_path):
-    import subprocess
-
-    questions = _questions("kviscuit")
-    listed = write_lines(tmp_path / "questions.jsonl", questions)
-    samples = write_lines(tmp_path / "samples_kviscuit.jsonl", lmms_v04(questions, _responses(questions)))
-    run = subprocess.run(
-        [sys.executable, "-m", "scoring", "validate", "--benchmark", "kviscuit", "--questions", str(listed),
-         "--predictions", str(samples), "--json"],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
-    assert run.returncode == 0, run.stderr
-    report = json.loads(run.stdout)
-    assert report["answered"] == len(questions) and report["unparsed"] == len(questions) // len(PHRASINGS)
-
-
 def test_lines_of_another_shape_are_one_issue_naming_their_fields(scb_gold, tmp_path):
     """as-users.md #15: raw harness lines gave 3,178 x 'needs an answer or a response'."""
     questions = _questions("scb")
@@ -346,62 +244,14 @@ def test_lines_of_another_shape_are_one_issue_naming_their_fields(scb_gold, tmp_
     assert e.value.total == 1 and "no line has 'question_id'" in e.value.issues[0].message
 
 
-def test_the_documented_merge_of_scbs_two_stages_gives_the_file_the_site_reads(scb_gold, tmp_path):
-    """docs/submitting.md's command, run as written."""
-    import re
-    import subprocess
-    from dataclasses import replace
-
-    from tests.support.scoring import REPO_ROOT
-
-    guide = (REPO_ROOT / "docs" / "submitting.md").read_text(encoding="utf-8")
-    (command,) = [b for b in re.findall(r"```bash\n(.*?)```", guide, re.S) if "samples_scb_stage1" in b]
-    questions = _questions("scb")[:20]
-    write_lines(tmp_path / "samples_scb_stage1.jsonl", lmms_v04(questions, ["Image B"] * 20))
-    write_lines(tmp_path / "samples_scb_stage2.jsonl", lmms_v04(questions, ['[{"bbox_2d": [1, 2, 3, 4]}]'] * 20))
-    subprocess.run(["bash", "-c", command], cwd=tmp_path, check=True, timeout=30)
-    bench = scoring.get_benchmark("scb")
-    reads_stage_two = replace(bench, prediction_fields={**bench.prediction_fields, "grounding_response": "text"})
-    converted = harness.as_submission(reads_stage_two, scb_gold, tmp_path / "samples_scb.jsonl", 10**7)
-    lines = [json.loads(t) for t in converted.data.splitlines()]
-    assert [(x["response"], x["grounding_response"]) for x in lines] == [
-        ("Image B", '[{"bbox_2d": [1, 2, 3, 4]}]')
-    ] * 20
-
-
-@pytest.mark.parametrize("shape", ["lmms", "vlmevalkit"])
-def test_positions_counted_from_one_are_one_error(shape, scb_gold, tmp_path):
+def test_positions_counted_from_one_are_one_error(scb_gold, tmp_path):
     """SCB's A-D are images, so no prompt check can see a shift: positions 1..n are one error."""
     questions = _questions("scb")
     responses = _responses(questions)
-    if shape == "lmms":
-        path = write_lines(tmp_path / "s.jsonl", lmms_v04(questions, responses, shift=1))
-    else:
-        rows = [dict(r, index=r["index"] + 1) for r in vlmevalkit_rows(questions, responses)]
-        path = write_tsv(tmp_path / "p.tsv", rows)
+    rows = [dict(r, index=r["index"] + 1) for r in vlmevalkit_rows(questions, responses)]
+    path = write_tsv(tmp_path / "p.tsv", rows)
     message = _one_issue("scb", scb_gold, path)
     assert "count positions from 1" in message and f"0-{len(questions) - 1}" in message
-
-
-def test_doc_hash_is_checked_against_the_published_records(kviscuit_real_gold, tmp_path):
-    """A task whose documents are the public list's records writes their lmms-eval doc_hash: a
-    hash of another question is an error (most lines so: one error), a hash of no published
-    record (the official dataset's documents, images included) says nothing."""
-    questions = _questions("kviscuit")
-    responses = _responses(questions)
-    rotated = lmms_v04(questions, responses)
-    hashes = [s["doc_hash"] for s in rotated]
-    for k, s in enumerate(rotated):
-        s["doc_hash"], s["input"] = hashes[(k + 5) % len(hashes)], "Answer with the letter."
-    assert "doc_hash is the hash of another question" in _one_issue(
-        "kviscuit", kviscuit_real_gold, write_lines(tmp_path / "r.jsonl", rotated)
-    )
-    foreign = lmms_v04(questions, responses)
-    for k, s in enumerate(foreign):  # the official rows hashed with their images: no published record's
-        s["doc_hash"] = hashlib.sha256(f"{s['input']}<image {k}>".encode()).hexdigest()
-    ours = write_lines(tmp_path / "ours.jsonl", _ours(questions, responses))
-    _same("kviscuit", kviscuit_real_gold, ours, write_lines(tmp_path / "f.jsonl", foreign))
-    assert kviscuit_real_gold.extra["doc_hashes"][0] == harness.doc_hash(questions[0])
 
 
 def test_reading_a_small_table_does_not_lower_the_process_csv_limit(kviscuit_real_gold):

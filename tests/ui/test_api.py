@@ -9,6 +9,7 @@ import urllib.request
 
 import pytest
 
+import scoring
 from leaderboard import demo
 from scoring.benchmarks import get_benchmark
 from tests.ui.conftest import start_app
@@ -110,7 +111,7 @@ def test_endpoint_is_documented_and_named(client):
     assert params == [
         "benchmark", "file", "model", "team", "model_type", "bbox_format", "paper_url", "code_url", "description",
         "validate_only", "confirm_box_format", "visibility", "anonymous", "reveal_date", "grounding_format",
-        "model_repo",
+        "model_repo", "more_files",
     ]  # fmt: skip
     # the ones added at the end have defaults: scripts passing the first nine keep working
     defaults = {p["parameter_name"]: (p["parameter_has_default"], p.get("parameter_default")) for p in described}
@@ -119,6 +120,7 @@ def test_endpoint_is_documented_and_named(client):
     ]  # fmt: skip
     assert defaults["visibility"] == (True, "private")
     assert defaults["grounding_format"] == (True, "")  # none declared: files of boxes need none
+    assert defaults["more_files"] == (True, None)  # one file, as ever, unless SCB's second stage comes with it
     # maintainer actions and internal renders are not API endpoints; a team's own are (docs/teams.md)
     assert set(info["named_endpoints"]) == {"/submit", "/my_submissions", "/my_result", "/publish", "/unpublish"}
 
@@ -142,6 +144,39 @@ def test_a_raw_grounding_file_is_read_in_its_declared_format(client, tmp_path):
         validate_only=True, api_name="/submit",
     )  # fmt: skip
     assert without["status"] == "rejected" and without["errors"][0]["code"] == "missing_grounding_format"
+
+
+def test_scbs_two_lmms_eval_files_are_one_submission(client, tmp_path):
+    """issue 28: the two samples files lmms-eval 0.7.3 wrote (tests/fixtures/harness), ``file`` and the
+    optional ``more_files``, are scored as the same texts in our JSONL; a zip of the output folder
+    validates; stage 2 alone is one message naming the fix."""
+    from tests.scoring.test_lmms_eval_files import _ours_scb, _output_folder_zip
+    from tests.support.harness_files import demo_gold_files, lmms_samples, written_name
+
+    gold = scoring.load_gold("scb", demo_gold_files(str(tmp_path / "demo"))["scb_gold"])
+    files = {}
+    for task in ("scb_stage1", "scb_stage2"):
+        files[task] = tmp_path / written_name(task)
+        files[task].write_bytes(lmms_samples(task))
+    expected = scoring.score_file("scb", gold, demo.write_jsonl(tmp_path / "ours.jsonl", _ours_scb(gold)))
+
+    def send(path, more=None, validate_only=False):
+        return client.predict(
+            "scb", gradio_client.handle_file(str(path)), "API-lmms", "API team", "api", "xyxy", "", "", "",
+            validate_only=validate_only, visibility="public",
+            more_files=[gradio_client.handle_file(str(m)) for m in more or []], api_name="/submit",
+        )  # fmt: skip
+
+    answer = send(files["scb_stage2"], [files["scb_stage1"]])
+    assert answer["status"] == "scored", answer
+    assert answer["result"]["gold_version"] == gold.version
+    assert answer["result"]["overall"]["acc"] == round(expected.overall["acc"], 2)
+    assert abs(answer["result"]["overall"]["miou"] - expected.overall["miou"]) <= 0.001 + 0.005  # shown to 2 decimals
+    zipped = tmp_path / "logs.zip"
+    zipped.write_bytes(_output_folder_zip())
+    assert send(zipped, validate_only=True)["status"] == "valid"
+    alone = send(files["scb_stage2"], validate_only=True)
+    assert alone["status"] == "rejected" and "scb_stage1" in alone["errors"][0]["message"]
 
 
 def fetch(url: str) -> str:

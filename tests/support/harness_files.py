@@ -1,0 +1,54 @@
+"""Files the real harnesses wrote (scripts/harness-fixtures/), and the golds they were run on.
+
+The lmms-eval fixtures are what lmms-eval 0.7.3 wrote with the project's lmms_eval_tasks/ against
+the toy endpoint on the embedded default's demo questions; their samples are gzipped as written.
+The demo golds are made again here (deterministic), and checked against the versions the run
+recorded, so a changed demo says so instead of failing a figure.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from functools import lru_cache
+from pathlib import Path
+
+import scoring
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "harness"
+LMMS_EVAL = FIXTURES / "lmms-eval-0.7.3"
+
+
+def lmms_manifest() -> dict:
+    return json.loads((LMMS_EVAL / "MANIFEST.json").read_text(encoding="utf-8"))
+
+
+def lmms_samples_path(task: str) -> Path:
+    """The gzipped samples file lmms-eval wrote for ``task`` (``<date>_samples_<task>.jsonl.gz``)."""
+    (path,) = LMMS_EVAL.glob(f"*_samples_{task}.jsonl.gz")
+    return path
+
+
+def lmms_samples(task: str) -> bytes:
+    """The samples file's bytes, as lmms-eval wrote them."""
+    return gzip.decompress(lmms_samples_path(task).read_bytes())
+
+
+def written_name(task: str) -> str:
+    """The name lmms-eval gave the file (the fixture's name without .gz)."""
+    return lmms_samples_path(task).name.removesuffix(".gz")
+
+
+@lru_cache(maxsize=1)
+def demo_gold_files(folder: str) -> dict[str, Path]:
+    """The embedded default's demo golds and public lists, written into ``folder``."""
+    from leaderboard.demo import write_demo
+
+    paths = write_demo(Path(folder))
+    versions = {b: scoring.load_gold(b, paths[f"{b}_gold"]).version for b in ("scb", "kviscuit")}
+    recorded = lmms_manifest()["gold_versions"]
+    assert versions == recorded, (
+        f"the demo golds changed since the fixtures were written ({recorded} -> {versions}): "
+        "run `make harness-fixtures` again"
+    )
+    return paths
