@@ -7,8 +7,8 @@
 #   make harness-fixtures            (or: bash scripts/harness-fixtures/vlmevalkit.sh)
 # Variables: PY (the app's python, default .venv/bin/python), VLMEVAL_VENV (VLMEvalKit's environment,
 # default .harness/vlmevalkit), WORK (scratch, default .harness/vlmevalkit-work), PORT (the toy
-# endpoint, default 18002), SITE_PORT (the file server, default a free one), SCB_LIMIT (SCB: the first N
-# questions, default 300; 0 = all 3,178, about 20 minutes on 2 cores).
+# endpoint, default 18002), SITE_PORT (the file server, default a free one), SCB_LIMIT (SCB: only the
+# first N questions, for a trial; default 0 = all 3,178, about 15 minutes on 2 busy cores).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 CHECKOUT=$PWD
@@ -17,7 +17,7 @@ VLMEVAL_VENV=${VLMEVAL_VENV:-$CHECKOUT/.harness/vlmevalkit}
 WORK=${WORK:-$CHECKOUT/.harness/vlmevalkit-work}
 PORT=${PORT:-18002}
 SITE_PORT=${SITE_PORT:-$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}
-SCB_LIMIT=${SCB_LIMIT:-300}
+SCB_LIMIT=${SCB_LIMIT:-0}
 VERSION=0.0.20
 
 # 1. VLMEvalKit without its 70-odd dependencies (torch models, judges), plus what its dataset, API and
@@ -49,6 +49,7 @@ export LMUData=$WORK/LMUData
 mkdir -p "$WORK/path" && ln -sfn "$CHECKOUT/vlmevalkit" "$WORK/path/vlmevalkit"
 run() { (cd "$WORK" && PYTHONPATH=$WORK/path $VPY -m vlmevalkit.run "$@" --model toy --api-base "$API" --work-dir out); }
 run kviscuit --tsv "$SITE/kviscuit.tsv"
+for format in tsv json; do (export PRED_FORMAT=$format; run kviscuit --tsv "$SITE/kviscuit.tsv"); done  # its other formats
 if [ "$SCB_LIMIT" = 0 ]; then run scb --tsv "$SITE/scb.tsv" --grounding-format plain
 else run scb --tsv "$SITE/scb.tsv" --grounding-format plain --limit "$SCB_LIMIT"; fi
 (cd "$WORK" && PYTHONPATH=$WORK/path $VPY "$CHECKOUT/scripts/harness-fixtures/vlmevalkit_prompts.py" \
@@ -57,7 +58,7 @@ else run scb --tsv "$SITE/scb.tsv" --grounding-format plain --limit "$SCB_LIMIT"
 # 4. The files as VLMEvalKit wrote them.
 OUT=$CHECKOUT/tests/fixtures/harness/vlmevalkit-$VERSION
 mkdir -p "$OUT"
-cp "$WORK/out/toy_KViscuit_LB.xlsx" "$WORK/out/toy_SCB_LB.xlsx" "$WORK/out/toy_SCB_LB_STAGE2.xlsx" \
+cp "$WORK"/out/toy_KViscuit_LB.{xlsx,tsv,json} "$WORK/out/toy_SCB_LB.xlsx" "$WORK/out/toy_SCB_LB_STAGE2.xlsx" \
   "$WORK/out/prompts.json" "$OUT/"
 $VPY -m pip freeze > "$OUT/environment.txt"
 ls -l "$OUT"
