@@ -101,7 +101,10 @@ class LeaderboardDataset(ImageBaseDataset):
             if read_ok(beside):
                 return beside
             raise FileNotFoundError(f"image {ref!r}: put it at {target} (or use the TSV's URL from the leaderboard)")
-        return fetch(url, target, MAX_IMAGE_BYTES)
+        try:
+            return fetch(url, target, MAX_IMAGE_BYTES)
+        except (OSError, ValueError) as e:  # a deployment whose site serves no images: the team puts them there
+            raise FileNotFoundError(f"image {ref!r}: {url}: {e}; put the image at {target}") from e
 
     def dump_image(self, line):
         if "image" in line:  # VLMEvalKit's base64 convention: its own code decodes it
