@@ -102,3 +102,12 @@ def test_without_the_scoring_package_it_stops_saying_how(monkeypatch):
     monkeypatch.setitem(sys.modules, "scoring.protocol", None)
     with pytest.raises(RuntimeError, match=r"pip install \./scoring"):
         prompts.scb_stage1("Which?", ["a", "b", "c", "d"])
+
+
+def test_stage2_rows_carry_the_family_the_site_reads_them_in():
+    from scoring.protocol import UnknownFamily
+
+    assert prompts.grounding_columns("plain") == {"grounding_format": "plain", "bbox_format": "xyxy_norm"}
+    assert prompts.grounding_columns("qwen2_5_vl") == {"grounding_format": "qwen2_5_vl"}
+    with pytest.raises(UnknownFamily, match="known: .*gemini"):
+        prompts.grounding_columns("qwen9")
