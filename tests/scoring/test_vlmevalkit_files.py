@@ -6,12 +6,15 @@ Each scores exactly as the same texts in the project's JSON Lines, through the l
 
 What VLMEvalKit writes that one would not guess, each pinned below: the workbook holds every TSV
 column back, ``image_path`` rewritten from the TSV's JSON list to a Python list's repr
-(``"['scb/images/img-01939.png', ...]"``); ``index`` comes back as a number; an API answer that
-failed would be the text "Failed to obtain answer via API." (a response like any other here).
+(``"['scb/images/img-01939.png', ...]"``); ``index`` comes back as a number; an API call that kept
+failing leaves its failure text as the prediction ("Failed to obtain answer via API.: ..."), which
+must read as unparsed, never as a letter (its "API" holds an A).
 """
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import subprocess
 import sys
@@ -20,6 +23,7 @@ from pathlib import Path
 import pytest
 
 import scoring
+import scoring.answers
 from leaderboard import demo
 from scoring.benchmarks import get_benchmark
 from tests.support.scoring import write_lines
@@ -35,7 +39,12 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def rows_of(path: Path) -> list[dict]:
-    """The workbook's first sheet as VLMEvalKit wrote it (header, then one row a question)."""
+    """The rows as VLMEvalKit wrote them: a workbook's first sheet, a TSV (pandas, every cell quoted),
+    or a JSON array of records (vlmeval/smp/file.py ``dump``), read here without the site's reader."""
+    if path.suffix == ".tsv":
+        return list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8"), newline=""), delimiter="\t"))
+    if path.suffix == ".json":
+        return json.loads(path.read_text(encoding="utf-8"))
     sheet = openpyxl.load_workbook(path, read_only=True).worksheets[0]
     header, *rows = list(sheet.iter_rows(values_only=True))
     return [dict(zip(header, row, strict=True)) for row in rows]
@@ -86,10 +95,22 @@ def test_the_fixtures_are_what_vlmevalkit_wrote():
     assert {(r["grounding_format"], r["bbox_format"]) for r in stage2} == {("plain", "xyxy_norm")}
     # surprising: the TSV's JSON list of images comes back as a Python list's repr
     assert stage1[0]["image_path"].startswith("['scb/images/img-") and '"' not in stage1[0]["image_path"]
+    assert all(isinstance(r["index"], int) for r in stage1)
 
 
-def test_kviscuit_xlsx_scores_as_the_same_texts(demo_golds, tmp_path):
-    result = scored_alike("kviscuit", demo_golds["kviscuit"], KVISCUIT, tmp_path)
+VLMEVALKIT_FAILURE = "Failed to obtain answer via API.: Failed with all possible conversation turns."
+"""What VLMEvalKit 0.0.20's API models return after their retries (vlmeval/api/base.py ``fail_msg``)."""
+
+
+def test_vlmevalkits_failure_text_is_unparsed_not_a_letter():
+    assert scoring.answers.read_response(VLMEVALKIT_FAILURE, "ABCD").letter is None
+    assert scoring.answers.read_response(VLMEVALKIT_FAILURE.split(":")[0], "ABCD").letter is None
+
+
+@pytest.mark.parametrize("written", [KVISCUIT, KVISCUIT.with_suffix(".tsv"), KVISCUIT.with_suffix(".json")])
+def test_kviscuit_files_score_as_the_same_texts(written, demo_golds, tmp_path):
+    """The default workbook and the two other formats VLMEvalKit writes (``PRED_FORMAT=tsv|json``)."""
+    result = scored_alike("kviscuit", demo_golds["kviscuit"], written, tmp_path)
     assert result.counts["submitted"] == 657 and result.counts["lenient"] == 657  # "The answer is C."
     assert result.overall["acc_strict"] == 0.0
 
