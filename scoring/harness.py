@@ -60,6 +60,9 @@ HEAD_BYTES = 64 * 1024
 MAX_UNZIPPED = 256 * 1024 * 1024
 """A workbook may unpack to this much at most (a zip bomb is refused before openpyxl opens it)."""
 LMMS_RESPONSE_FIELDS = ("filtered_resps", "resps")
+DECLARED_SETTINGS = frozenset({"qwen2_5_vl"})
+"""Families whose boxes depend on the serving stack the submission declares (Qwen2.5-VL's min/max pixels,
+``qwen2_5_vl:lmms-eval``): a stage-2 line asked in one is left to that declaration, not named on the line."""
 
 
 class ShapeError(ValueError):
@@ -518,7 +521,8 @@ def _lmms_sample(out: _Lines, record: int, sample: dict, stages: _Stages) -> Non
     if stage == 2:  # SCB's stage 2: the grounding of the image stage 1 chose
         fields = {"grounding_response": response}
         preset = protocol.GROUNDING_PRESETS.get(stages.family(sample) or "")
-        if preset is not None:  # the family the prompt asked for reads the answer (as the runner's lines say)
+        if preset is not None and preset.grounding_format not in DECLARED_SETTINGS:
+            # the family the prompt asked for reads the answer, as the runner's lines say
             fields["grounding_format"] = preset.grounding_format
             fields |= {"bbox_format": preset.bbox_format} if preset.bbox_format else {}
         stages.grounding[position] = fields

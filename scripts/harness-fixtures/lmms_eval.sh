@@ -7,14 +7,14 @@
 # Variables: PY (the app's python, default .venv/bin/python), LMMS_VENV (lmms-eval's environment,
 # default .harness/lmms-eval-0.7.3), WORK (scratch, default .harness/lmms-work), PORT (default:
 # the first free port from 18001), LIMIT (lmms-eval --limit: the first N questions of each task;
-# default all).
+# default all), OUT (where the files go, default the fixtures folder).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 CHECKOUT=$PWD
 PY=${PY:-$CHECKOUT/.venv/bin/python}
 LMMS_VENV=${LMMS_VENV:-$CHECKOUT/.harness/lmms-eval-0.7.3}
 WORK=${WORK:-$CHECKOUT/.harness/lmms-work}
-OUT=$CHECKOUT/tests/fixtures/harness/lmms-eval-0.7.3
+OUT=${OUT:-$CHECKOUT/tests/fixtures/harness/lmms-eval-0.7.3}
 HERE=$CHECKOUT/scripts/harness-fixtures
 
 # 1. lmms-eval without its 60-odd dependencies, plus what its chat-API path imports. torch: lmms-eval

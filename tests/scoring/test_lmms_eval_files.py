@@ -296,3 +296,17 @@ def test_lmms_evals_own_results_file_is_one_message_naming_the_samples_file(gold
     with pytest.raises(scoring.SubmissionError) as e:
         scoring.validate_file("kviscuit", golds["kviscuit"], results)
     assert e.value.total == 1 and "<date>_samples_<task>.jsonl" in e.value.issues[0].message
+
+
+def test_a_stage2_asked_in_qwen2_5_vl_is_left_to_the_declared_pixel_preset(golds):
+    """Qwen2.5-VL's boxes are pixels of a resize the serving stack chose (qwen2_5_vl:lmms-eval): the line
+    names no family, so the submission's declaration reads it; plain's lines name theirs (above)."""
+    from scoring.protocol import GROUNDING_PRESETS
+
+    plain, qwen = GROUNDING_PRESETS["plain"].instruction, GROUNDING_PRESETS["qwen2_5_vl"].instruction
+    stage2 = [dict(s, input=s["input"].replace(plain, qwen)) for s in _samples("scb_stage2")[:2]]
+    converted = harness.as_submission(
+        scoring.get_benchmark("scb"), golds["scb"], _jsonl(_samples("scb_stage1")[:2] + stage2), 10**6
+    )
+    lines = [json.loads(t) for t in converted.data.splitlines()]
+    assert [set(x) for x in lines] == [{"question_id", "response", "grounding_response"}] * 2

@@ -177,6 +177,13 @@ def test_scbs_two_lmms_eval_files_are_one_submission(client, tmp_path):
     assert send(zipped, validate_only=True)["status"] == "valid"
     alone = send(files["scb_stage2"], validate_only=True)
     assert alone["status"] == "rejected" and "scb_stage1" in alone["errors"][0]["message"]
+    kviscuit = tmp_path / written_name("kviscuit")
+    kviscuit.write_bytes(lmms_samples("kviscuit"))
+    checked = client.predict(
+        "kviscuit", gradio_client.handle_file(str(kviscuit)), "API-lmms", "API team", "api", "xyxy", "", "", "",
+        validate_only=True, api_name="/submit",
+    )  # fmt: skip
+    assert checked["status"] == "valid", checked  # K-Viscuit's file as written: refused for doc_hash before
 
 
 def fetch(url: str) -> str:

@@ -1,0 +1,90 @@
+"""SCB's two lmms-eval samples files through the Submit form in a real browser (issue 28): the
+files lmms-eval 0.7.3 wrote (tests/fixtures/harness) go in the predictions field and its second
+field together, at 1440 and 390 px, and the answer is the scored result (or, validating, "Valid").
+Screenshots go to artifacts/screenshots/."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.harness_files import lmms_samples, written_name
+from tests.ui.conftest import shot, start_app
+
+TIMEOUT = 30_000
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    app = start_app(tmp_path_factory, "harness-upload-app", LEADERBOARD_FEEDBACK="full")
+    yield app
+    app.stop()
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("lmms-files")
+    out = {}
+    for task in ("scb_stage1", "scb_stage2"):
+        out[task] = folder / written_name(task)
+        out[task].write_bytes(lmms_samples(task))
+    return out
+
+
+def _form(browser, server, width: int):
+    context = browser.new_context(viewport={"width": width, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT)
+    page.goto(server.url + "/app?tab=submit")
+    page.get_by_role("tab", name="Submit", selected=True).wait_for()
+    return context, page
+
+
+def _send(page, files, model: str, validate_only: bool) -> str:
+    page.locator("#sub-file input[type=file]").set_input_files(str(files["scb_stage1"]))
+    page.wait_for_selector(f"#sub-file >> text={files['scb_stage1'].name}")
+    page.locator("#sub-more-files input[type=file]").set_input_files(str(files["scb_stage2"]))
+    page.wait_for_selector(f"#sub-more-files >> text={files['scb_stage2'].name}")
+    page.fill("#sub-model textarea, #sub-model input", model)
+    page.fill("#sub-team textarea, #sub-team input", "Harness team")
+    if validate_only:
+        page.locator("#sub-validate input").check()
+    page.locator("#sub-btn").click()
+    page.wait_for_function(
+        "() => /Valid:|Scored|Rejected|Not scored|Not read/.test(document.querySelector('#sub-result').innerText)"
+        " && !/Updating|Uploading|Checking|Scoring/.test(document.querySelector('#sub-result').innerText)",
+        timeout=180_000,
+    )
+    return page.locator("#sub-result").inner_text()
+
+
+def test_both_stage_files_are_scored_from_the_form_at_1440(browser, server, files):
+    context, page = _form(browser, server, 1440)
+    try:
+        text = _send(page, files, "lmms-toy-1440", validate_only=False)
+        assert "Scored" in text and "mIoU" in text, text
+        page.locator("#sub-file").scroll_into_view_if_needed()
+        shot(page, "harness-two-files-1440")
+        page.locator("#sub-result").scroll_into_view_if_needed()
+        shot(page, "harness-two-files-1440-result")
+    finally:
+        context.close()
+
+
+def test_both_stage_files_validate_from_the_form_at_390_and_the_field_is_reached_by_keyboard(browser, server, files):
+    context, page = _form(browser, server, 390)
+    try:
+        page.locator("#sub-file").get_by_role("button").first.focus()
+        for _ in range(12):  # Tab onwards from the predictions field reaches the second file field
+            page.keyboard.press("Tab")
+            if page.evaluate("document.activeElement.closest('#sub-more-files') !== null"):
+                break
+        else:
+            pytest.fail("Tab from the predictions field never reached the second file field")
+        text = _send(page, files, "lmms-toy-390", validate_only=True)
+        assert "Valid" in text, text
+        page.locator("#sub-more-files").scroll_into_view_if_needed()
+        shot(page, "harness-two-files-390")
+        page.locator("#sub-result").scroll_into_view_if_needed()
+        shot(page, "harness-two-files-390-result")
+    finally:
+        context.close()
