@@ -406,6 +406,8 @@ def _vlmevalkit_answers(bench: Benchmark, row: dict) -> dict:
             f"{bench.name} has no grounding: send them to SCB"
         )
     line = {"response": _cell_text(row["stage1_prediction"]), "grounding_response": _cell_text(row.get("prediction"))}
+    if _cell_text(row.get("grounding_format")) in DECLARED_SETTINGS:
+        return line  # its pixel frame is the serving stack's: the submission's declaration says it
     return line | {f: str(row[f]) for f in VLMEVALKIT_GROUNDING_COLUMNS if _cell_text(row.get(f))}
 
 

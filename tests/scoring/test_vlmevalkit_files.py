@@ -153,3 +153,18 @@ def test_the_clis_take_the_files_as_written(bench, path, demo_golds, tmp_path):
     gold = scoring.load_gold(bench, demo_golds[bench])
     expected = scoring.score_file(bench, gold, same_texts_as_jsonl(bench, gold, path, tmp_path / "ours.jsonl"))
     assert json.loads(score.stdout)["overall"]["acc"] == expected.overall["acc"]
+
+
+def test_a_qwen2_5_vl_stage2_row_is_left_to_the_declared_preset(demo_golds, tmp_path):
+    """Qwen2.5-VL boxes are pixels of the serving stack's resize (an endpoint's Hub config, or
+    VLMEvalKit's own model class: ``qwen2_5_vl:vlmevalkit``): the row's family name must not override
+    the submission's declaration, as for lmms-eval's stage 2. VLMEvalKit's rows, family renamed."""
+    rows = [dict(r, grounding_format="qwen2_5_vl", bbox_format="") for r in rows_of(SCB_STAGE2)]
+    table = io.StringIO()
+    writer = csv.DictWriter(table, fieldnames=list(rows[0]), delimiter="\t")
+    writer.writeheader()
+    writer.writerows(rows)
+    gold = scoring.load_gold("scb", demo_golds["scb"])
+    converted = scoring.harness.as_submission(get_benchmark("scb"), gold, table.getvalue().encode(), 10**8)
+    lines = [json.loads(x) for x in converted.data.splitlines()]
+    assert len(lines) == 3178 and all("grounding_format" not in x and "grounding_response" in x for x in lines)
