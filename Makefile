@@ -1,8 +1,9 @@
 # Two commands for a fresh machine (see README):
 #   make run    installs the app into .venv and starts it on the embedded default (./data)
 #   make test   installs the app, the test tools and Chromium, then lints and runs every test
-#   make harness-fixtures  (not part of make test) installs lmms-eval 0.7.3 in .harness/, runs the project's
-#               lmms_eval_tasks/ against the toy endpoint and rewrites tests/fixtures/harness/lmms-eval-0.7.3/
+#   make harness-fixtures  (not part of make test) installs lmms-eval 0.7.3 and VLMEvalKit (ms-vlmeval) each in
+#               its own environment under .harness/, runs them against the toy endpoint and rewrites
+#               tests/fixtures/harness/lmms-eval-0.7.3/ and tests/fixtures/harness/vlmevalkit-0.0.20/
 VENV ?= .venv
 PY := $(VENV)/bin/python
 

@@ -6,7 +6,9 @@
   ``source`` as the site's own rows carry them; ``source`` links back to the entry here, so the
   authors can check each figure against the scored row.
 - K-Viscuit: the paper's Tables 2 and 3 (type columns then overall; the ten categories as the paper
-  prints them), as one record and one Markdown table row.
+  prints them), as one record and one Markdown table row. The paper's rows follow the exact-letter
+  rule: a row with responses read by a looser rule is marked † (as on the board) with a note giving
+  the count and the overall by the paper's rule, so it cannot pass for a paper-table row.
 
 Figures are rounded to 2 decimals as both sites print them; ``miou`` is ``null`` where the model
 gave no grounding (the SCB site's own convention).
@@ -70,8 +72,14 @@ def kviscuit_paper(result: dict, *, model: str, source: str) -> dict:
         "table2": {name: _two(by_type.get(t, {}).get("acc")) for t, name in KVISCUIT_TYPES}
         | {"Overall": _two(result["overall"].get("acc"))},
         "table3": {categories.show(c): _two(by_category.get(c, {}).get("acc")) for c in categories.order},
+        "lenient": int(result.get("counts", {}).get("lenient") or 0),
+        "strict_overall": _two(result["overall"].get("acc_strict")),
         "source": source,
     }
+
+
+LENIENT_MARK = "†"
+"""The board's mark of a row read leniently (ui.display.LENIENT_MARK)."""
 
 
 def kviscuit_markdown(paper: dict) -> str:
@@ -80,5 +88,14 @@ def kviscuit_markdown(paper: dict) -> str:
     cells = [*paper["table2"].values(), *paper["table3"].values()]
     head = "| Model | " + " | ".join(columns) + " |"
     rule = "|---|" + "---:|" * len(columns)
-    row = f"| {paper['model']} | " + " | ".join("-" if v is None else f"{v:.2f}" for v in cells) + " |"
-    return "\n".join((head, rule, row))
+    lenient = paper.get("lenient", 0)
+    model = f"{paper['model']} {LENIENT_MARK}" if lenient else paper["model"]
+    row = f"| {model} | " + " | ".join("-" if v is None else f"{v:.2f}" for v in cells) + " |"
+    if not lenient:
+        return "\n".join((head, rule, row))
+    strict = paper.get("strict_overall")
+    note = (
+        f"{LENIENT_MARK} {lenient:,} responses read by rules looser than the paper's exact-letter protocol; "
+        f"by that protocol the Overall is {'-' if strict is None else f'{strict:.2f}'}."
+    )
+    return "\n".join((head, rule, row, note))

@@ -67,10 +67,10 @@ def _grounding_format(text: str) -> str:
     return text
 
 
-def _file_arguments(parser: argparse.ArgumentParser, reference: str, help: str) -> None:
+def _file_arguments(parser: argparse.ArgumentParser, reference: str, help: str, reference_type: type = Path) -> None:
     """The arguments ``score`` and ``validate`` share: benchmark, the reference file, predictions, box format."""
     parser.add_argument("--benchmark", required=True, choices=list(BENCHMARKS))
-    parser.add_argument(reference, required=True, type=Path, help=help)
+    parser.add_argument(reference, required=True, type=reference_type, help=help)
     parser.add_argument(
         "--predictions",
         required=True,
@@ -138,7 +138,9 @@ def _validate_parser(sub: argparse._SubParsersAction) -> None:
     check = sub.add_parser(
         "validate", help="check a submission against the public question list (no gold, nothing scored)"
     )
-    _file_arguments(check, "--questions", help="the public question list (About tab)")
+    _file_arguments(
+        check, "--questions", help="the public question list: a file, or its URL (About tab)", reference_type=str
+    )
     check.add_argument(
         "--min-coverage",
         type=_share,
@@ -155,7 +157,7 @@ def _validate_parser(sub: argparse._SubParsersAction) -> None:
 def validate(args: argparse.Namespace) -> int:
     """``python -m scoring validate``: the server's validate-only check, offline."""
     try:
-        questions = load_questions(args.benchmark, args.questions)
+        questions = _question_list(args.benchmark, args.questions)
     except (GoldError, OSError) as e:
         print(f"error: question list: {e}", file=sys.stderr)
         return 1
@@ -192,6 +194,28 @@ def validate(args: argparse.Namespace) -> int:
     else:
         print(report.summary())
     return 0
+
+
+QUESTION_LIST_BYTES = 64 * 1024 * 1024
+QUESTION_LIST_TIMEOUT = 60  # seconds
+
+
+def _question_list(benchmark: str, source: str):
+    """The public question list from a file or from its URL (the site's ``/questions/{benchmark}.jsonl``,
+    what the runner prints back), fetched once, bounded in size and time."""
+    if not source.startswith(("http://", "https://")):
+        return load_questions(benchmark, source)
+    import tempfile
+    import urllib.request
+
+    with urllib.request.urlopen(source, timeout=QUESTION_LIST_TIMEOUT) as response:  # noqa: S310 (the team's URL)
+        body = response.read(QUESTION_LIST_BYTES + 1)
+    if len(body) > QUESTION_LIST_BYTES:
+        raise OSError(f"{source}: larger than {QUESTION_LIST_BYTES:,} bytes; download it and pass the file")
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "questions.jsonl"
+        path.write_bytes(body)
+        return load_questions(benchmark, path)
 
 
 def _predictions(paths: list[Path]) -> Path | bytes:

@@ -26,7 +26,10 @@ message that names what it is and what to do, instead of one error per line:
 - **VLMEvalKit predictions** (``<model>_<dataset>.xlsx``, or ``.tsv`` / ``.json`` under
   ``PRED_FORMAT``; vlmeval/inference.py writes the dataset's rows without ``image`` and with
   ``prediction``): ``index`` is the position in the published order, ``prediction`` the response;
-  option columns ``A``-``D``, where the options are text, are checked as the prompts are.
+  option columns ``A``-``D``, where the options are text, are checked as the prompts are. The
+  leaderboard's SCB stage-2 dataset (``vlmevalkit/``) writes both stages on a row: the choice in
+  ``stage1_prediction``, the grounding in ``prediction``, the family in ``grounding_format`` (and
+  ``bbox_format``).
 - **Inspect AI logs** (``.eval``, a zip of JSON; scoring/inspect_log.py): one line per sample,
   its id the question's; SCB's two stages from the sample's store (``inspect_tasks/scb.py``).
 - **Our records in another container**: a JSON array of line objects, a CSV or TSV with a
@@ -516,16 +519,36 @@ def _vlmevalkit(bench: Benchmark, gold: Gold, what: str, rows: list[dict]) -> Co
                 record, "duplicate_question_id", f"index {position} already given in record {out.lines[position][0]}"
             )
             continue
-        prediction = row.get("prediction")
-        missing = prediction is None or (isinstance(prediction, float) and prediction != prediction)
-        out.lines[position] = (
-            record,
-            {bench.key_field: gold.keys[position], "response": "" if missing else str(prediction)},
-        )
+        out.lines[position] = (record, {bench.key_field: gold.keys[position], **_vlmevalkit_answers(bench, row)})
         options = [row.get(letter) for letter in bench.choices]
         if all(o is not None for o in options):
             out.shown[position] = " ".join(str(o) for o in options)
     return out.converted()
+
+
+def _cell_text(value: object) -> str:
+    """A prediction cell as text ("" for an empty cell, which pandas writes as NaN)."""
+    missing = value is None or (isinstance(value, float) and value != value)
+    return "" if missing else str(value)
+
+
+VLMEVALKIT_GROUNDING_COLUMNS = ("grounding_format", "bbox_format")
+
+
+def _vlmevalkit_answers(bench: Benchmark, row: dict) -> dict:
+    """A row's answer fields. A row of the leaderboard's SCB stage-2 dataset (vlmevalkit/) carries both
+    stages: ``stage1_prediction`` the choice, ``prediction`` the grounding, and the family's columns."""
+    if "stage1_prediction" not in row:
+        return {"response": _cell_text(row.get("prediction"))}
+    if "grounding_response" not in bench.prediction_fields:
+        raise ShapeError(
+            "these VLMEvalKit predictions are SCB's stage 2 (a stage1_prediction column); "
+            f"{bench.name} has no grounding: send them to SCB"
+        )
+    line = {"response": _cell_text(row["stage1_prediction"]), "grounding_response": _cell_text(row.get("prediction"))}
+    if _cell_text(row.get("grounding_format")) in DECLARED_SETTINGS:
+        return line  # its pixel frame is the serving stack's: the submission's declaration says it
+    return line | {f: str(row[f]) for f in VLMEVALKIT_GROUNDING_COLUMNS if _cell_text(row.get(f))}
 
 
 # ------------------------------------------------------------------ lmms-eval samples

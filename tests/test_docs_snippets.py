@@ -32,7 +32,7 @@ import pytest
 
 from leaderboard import demo
 from tests.support.app_server import ROOT, AppServer
-from tests.support.harness_files import lmms_samples, written_name
+from tests.support.harness_files import FIXTURES, lmms_samples, written_name
 
 ABOUT = ROOT / "ui" / "docs" / "about"  # the About tab, which teams copy from too
 DOCS = (ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted(ABOUT.glob("*.md")))
@@ -46,6 +46,7 @@ COMMAND = re.compile(r"^(\.venv/bin/)?(python|make|git|pip|cat|curl|LEADERBOARD_
 ADDRESSES = ("http://127.0.0.1:7860", "org/cultural-vlm-leaderboard")  # the documented Client addresses
 TOKEN = '"hf_..."'  # the documented token placeholder; local mode takes any token
 BLOCK_TIMEOUT = 300
+VLMEVALKIT = FIXTURES / "vlmevalkit-0.0.20"
 
 
 @dataclass(frozen=True)
@@ -191,6 +192,10 @@ def shell(tmp_path_factory):
     for task in ("scb_stage1", "scb_stage2"):
         for folder in (work, work / "logs" / "toy"):
             (folder / written_name(task)).write_bytes(lmms_samples(task))
+    # docs/submitting.md's VLMEvalKit files: what VLMEvalKit 0.0.20 wrote, where `python -m vlmevalkit.run` puts them
+    (work / "outputs").mkdir()
+    for written in VLMEVALKIT.glob("toy_*.xlsx"):
+        shutil.copy(written, work / "outputs" / written.name)
     seeded = run([sys.executable, "-m", "leaderboard", "demo"], work, env)
     assert seeded.returncode == 0, seeded.stderr
     # docs/teams.md's transfer example presumes the team it moves: one earlier submission under its name

@@ -97,3 +97,23 @@ def test_the_cli_exports_a_public_row_with_a_link_back(tmp_path):
     assert out["acc"] == round(row["overall.acc"], 2) and out["miou"] == round(row["overall.miou"], 2)
     assert out["source"].endswith(f"model={row['row_id']}") and out["contact"] == "me@example.org"
     assert cli(data, "export", "--benchmark", "scb", "nope", ok=False).returncode == 1
+
+
+def test_a_leniently_read_kviscuit_row_is_marked_as_not_the_papers_protocol():
+    """The paper's rows use the exact-letter rule: a file read leniently (acc 24.96, acc_strict 0.00,
+    issue 28) must not pass for a paper-table row."""
+    result = {
+        "overall": {"acc": 164 / 657 * 100, "acc_strict": 0.0},
+        "counts": {"lenient": 657, "answered": 657},
+        "type": {"1": {"acc": 25.0}, "2": {"acc": 24.9}},
+        "category": {"Food": {"acc": 30.0}},
+    }
+    paper = kviscuit_paper(result, model="Toy", source="s")
+    assert paper["lenient"] == 657 and paper["strict_overall"] == 0.0
+    table = kviscuit_markdown(paper).splitlines()
+    assert table[2].startswith("| Toy † | 25.00 | 24.90 | 24.96 |")
+    assert table[3].startswith("† 657 responses read by rules looser than the paper's exact-letter protocol")
+    assert "0.00" in table[3]
+    strict = kviscuit_paper({**result, "counts": {"lenient": 0}}, model="Exact", source="s")
+    assert strict["lenient"] == 0 and len(kviscuit_markdown(strict).splitlines()) == 3
+    assert "†" not in kviscuit_markdown(strict)

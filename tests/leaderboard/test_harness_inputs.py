@@ -21,8 +21,12 @@ def test_scb_tsv_keeps_the_published_order_and_names_no_answer():
     assert [int(r["index"]) for r in rows] == list(range(40))
     assert "answer" not in rows[0]
     for row, q in zip(rows, public, strict=True):
-        assert json.loads(row["image_path"]) == [o["url"] for o in q["options"]]
+        # the site's image route, relative to the TSV's own address /questions/scb.tsv (issue 28: the
+        # list's relative urls opened from VLMEvalKit's working folder)
+        expected = [f"scb/images/{o['url'].rsplit('/', 1)[-1]}" for o in q["options"]]
+        assert json.loads(row["image_path"]) == expected
         assert [row[c] for c in "ABCD"] == ["<image>"] * 4
+        assert row["grounding_prompt"] == q["grounding_prompt"]  # stage 2's prompt
     gold_ids = {r["image_id"] for r in gold}
     assert not any(g in row["question"] for row in rows for g in gold_ids)
 
@@ -40,4 +44,12 @@ def test_kviscuit_tsv_has_the_option_texts():
         }
     ]
     (row,) = read(vlmevalkit_tsv("kviscuit", questions))
-    assert (row["index"], row["A"], row["D"], row["image_path"], row["category"]) == ("0", "a", "d", "0.jpg", "Food")
+    expected = ("0", "a", "d", "kviscuit/images/0.jpg", "Food")
+    assert (row["index"], row["A"], row["D"], row["image_path"], row["category"]) == expected
+
+
+def test_an_absolute_image_url_is_kept():
+    """A deployment's list names where the benchmark publishes its images: the TSV keeps that URL."""
+    q = {"question": "Q?", "options": ["a", "b", "c", "d"], "image_url": "https://img.example.org/k/0.jpg"}
+    (row,) = read(vlmevalkit_tsv("kviscuit", [q]))
+    assert row["image_path"] == "https://img.example.org/k/0.jpg"

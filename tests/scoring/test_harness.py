@@ -2,10 +2,10 @@
 
 lmms-eval samples as lmms-eval 0.7.3 wrote them are tested in test_lmms_eval_files.py (issue 28:
 the imitations here had invented a per-document ``doc_hash`` and an SCB prompt lmms-eval never
-sends); what stays here is the older v0.3 shape (``doc`` kept, ``resps`` lists) and VLMEvalKit predictions
-(TSV, JSON, xlsx: vlmeval/inference.py's dataset rows without ``image``, with ``prediction``;
-vlmeval/smp/file.py ``dump``) of K-Viscuit (the official annotations) and SCB (the synthetic
-gold) score exactly as the same responses in our JSON Lines.
+sends), and VLMEvalKit's as VLMEvalKit 0.0.20 wrote them in test_vlmevalkit_files.py (the rows
+built here by hand went); what stays here is the older lmms-eval v0.3 shape (``doc`` kept, ``resps``
+lists) of K-Viscuit (the official annotations), scored exactly as the same responses in our JSON
+Lines, and the whole-file shapes.
 """
 
 from __future__ import annotations
@@ -75,34 +75,12 @@ def lmms_v03(questions: list[dict], responses: list[str]) -> list[dict]:
     ]  # fmt: skip
 
 
-def vlmevalkit_rows(questions: list[dict], responses: list[str]) -> list[dict]:
-    """A custom-MCQ TSV's rows (index = position in the published order), image dropped, prediction added."""
-    rows = []
-    for k, (q, r) in enumerate(zip(questions, responses, strict=True)):
-        row = {"index": k, "question": q.get("question", "")}
-        if q.get("options") and isinstance(q["options"][0], str):
-            row |= dict(zip("ABCD", q["options"], strict=True))
-        rows.append(row | {"category": q.get("category", ""), "prediction": r})
-    return rows
-
-
 def write_tsv(path: Path, rows: list[dict]) -> Path:
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=list(rows[0]), delimiter="\t", quoting=csv.QUOTE_ALL)
     writer.writeheader()
     writer.writerows(rows)
     path.write_text(buf.getvalue(), encoding="utf-8")
-    return path
-
-
-def write_xlsx(path: Path, rows: list[dict]) -> Path:
-    openpyxl = pytest.importorskip("openpyxl")
-    book = openpyxl.Workbook()
-    sheet = book.active
-    sheet.append(list(rows[0]))
-    for row in rows:
-        sheet.append(list(row.values()))
-    book.save(path)
     return path
 
 
@@ -114,35 +92,15 @@ def _same(bench: str, gold: scoring.Gold, ours: Path, theirs: Path) -> scoring.R
     return got
 
 
-@pytest.mark.parametrize("shape", ["lmms-v0.3", "vlmevalkit-tsv", "vlmevalkit-json", "vlmevalkit-xlsx"])
+@pytest.mark.parametrize("shape", ["lmms-v0.3"])
 def test_kviscuit_harness_files_score_as_our_jsonl(shape, kviscuit_real_gold, tmp_path):
+    """VLMEvalKit's own files (xlsx, tsv, json) are tested as VLMEvalKit wrote them in test_vlmevalkit_files.py."""
     questions = _questions("kviscuit")
     responses = _responses(questions)
     ours = write_lines(tmp_path / "ours.jsonl", _ours(questions, responses))
-    if shape == "lmms-v0.3":
-        theirs = write_lines(tmp_path / "samples_kviscuit.jsonl", lmms_v03(questions, responses))
-    elif shape == "vlmevalkit-tsv":
-        theirs = write_tsv(tmp_path / "M_KViscuit.tsv", vlmevalkit_rows(questions, responses))
-    elif shape == "vlmevalkit-json":
-        theirs = tmp_path / "M_KViscuit.json"
-        theirs.write_text(json.dumps(vlmevalkit_rows(questions, responses), indent=4, ensure_ascii=False))
-    else:
-        theirs = write_xlsx(tmp_path / "M_KViscuit.xlsx", vlmevalkit_rows(questions, responses))
+    theirs = write_lines(tmp_path / "samples_kviscuit.jsonl", lmms_v03(questions, responses))
     result = _same("kviscuit", kviscuit_real_gold, ours, theirs)
     assert result.counts["lenient"] > 0 and result.counts["unparsed"] == len(questions) // len(PHRASINGS)
-
-
-@pytest.mark.parametrize("shape", ["vlmevalkit-tsv", "vlmevalkit-xlsx"])
-def test_scb_harness_files_score_as_our_jsonl(shape, scb_gold, tmp_path):
-    questions = _questions("scb")
-    responses = _responses(questions)
-    ours = write_lines(tmp_path / "ours.jsonl", _ours(questions, responses))
-    if shape == "vlmevalkit-tsv":
-        theirs = write_tsv(tmp_path / "M_SCB.tsv", vlmevalkit_rows(questions, responses))
-    else:
-        theirs = write_xlsx(tmp_path / "M_SCB.xlsx", vlmevalkit_rows(questions, responses))
-    result = _same("scb", scb_gold, ours, theirs)
-    assert result.overall["miou"] is None  # stage 1 only
 
 
 def test_the_published_order_is_the_gold_key_order(scb_gold, kviscuit_real_gold):
@@ -214,10 +172,10 @@ def test_other_shapes_get_one_message(name, body, says, kviscuit_real_gold, tmp_
 
 
 def test_an_excel_workbook_without_openpyxl_says_what_to_do(kviscuit_real_gold, tmp_path, monkeypatch):
-    questions = _questions("kviscuit")
-    path = write_xlsx(tmp_path / "M.xlsx", vlmevalkit_rows(questions, _responses(questions)))
+    from tests.scoring.test_vlmevalkit_files import KVISCUIT  # the workbook VLMEvalKit wrote
+
     monkeypatch.setitem(sys.modules, "openpyxl", None)  # import openpyxl now raises ImportError
-    message = _one_issue("kviscuit", kviscuit_real_gold, path)
+    message = _one_issue("kviscuit", kviscuit_real_gold, KVISCUIT)
     assert "openpyxl" in message and "TSV" in message
 
 
@@ -246,12 +204,12 @@ def test_lines_of_another_shape_are_one_issue_naming_their_fields(scb_gold, tmp_
 
 def test_positions_counted_from_one_are_one_error(scb_gold, tmp_path):
     """SCB's A-D are images, so no prompt check can see a shift: positions 1..n are one error."""
-    questions = _questions("scb")
-    responses = _responses(questions)
-    rows = [dict(r, index=r["index"] + 1) for r in vlmevalkit_rows(questions, responses)]
+    from tests.scoring.test_vlmevalkit_files import SCB_STAGE1, rows_of  # the workbook VLMEvalKit wrote
+
+    rows = [dict(r, index=r["index"] + 1) for r in rows_of(SCB_STAGE1)]  # its rows, counted from 1
     path = write_tsv(tmp_path / "p.tsv", rows)
     message = _one_issue("scb", scb_gold, path)
-    assert "count positions from 1" in message and f"0-{len(questions) - 1}" in message
+    assert "count positions from 1" in message and f"0-{scb_gold.size - 1}" in message
 
 
 def test_reading_a_small_table_does_not_lower_the_process_csv_limit(kviscuit_real_gold):
