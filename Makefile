@@ -27,6 +27,7 @@ lint: $(VENV)/.dev
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 	$(VENV)/bin/lint-imports
+	$(PY) scripts/check_function_length.py
 
 test: $(VENV)/.dev chromium lint
 	$(PY) -m pytest

@@ -48,6 +48,38 @@ from submissions.records import VISIBILITIES, Identity, Status, SubmissionForm
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m leaderboard", description="Maintain the leaderboard.")
     sub = p.add_subparsers(dest="command", required=True)
+    _gold_parser(sub)
+    _submit_parser(sub)
+    ex = sub.add_parser("export", help="a public row in its benchmark site's format")
+    ex.add_argument("--benchmark", required=True, choices=["scb", "kviscuit"])
+    ex.add_argument("row", help="the row id (the model page's ?model=) or its submission id")
+    ex.add_argument("--paper-or-repo", default="", help="SCB: paper_or_repo (default: the row's link)")
+    ex.add_argument("--contact", default="", help="SCB: the contact field")
+    ex.add_argument("--markdown", action="store_true", help="K-Viscuit: the paper's table row as Markdown")
+
+    t = sub.add_parser("table", help="print the current public table")
+    t.add_argument("--benchmark", required=True, choices=list(BENCHMARKS))
+    t.add_argument("--view", default="overall")
+    t.add_argument("--format", default="text", choices=["text", "csv", "json"])
+
+    r = sub.add_parser("rescore", help="score all submissions on the staged (else current) gold, then switch to it")
+    r.add_argument("--benchmark", choices=list(BENCHMARKS))
+    r.add_argument("--workers", type=int)
+    r.add_argument("--json", action="store_true", help="the report as JSON, for scripts")
+    _moderation_parsers(sub)
+    _team_parser(sub)
+    pr = sub.add_parser("probes", help="submitters whose series look like probes of the hidden test")
+    pr.add_argument("--benchmark", choices=list(BENCHMARKS))
+    pr.add_argument("--hold", metavar="SUBMITTER", help="hold every submission of this flagged submitter")
+    pr.add_argument("--by", default="maintainer")
+    sub.add_parser("resume", help="finish submissions left unscored")
+    sub.add_parser("push", help="push writes waiting for the Hub")
+    sub.add_parser("demo", help="seed an empty store with demo data")
+    sub.add_parser("status", help="storage health: sync, writes waiting or refused, start-up problems")
+    return p
+
+
+def _gold_parser(sub) -> None:
     gold = sub.add_parser("gold", help="gold versions").add_subparsers(dest="gold_command", required=True)
     add = gold.add_parser("add", help="validate a gold file and stage it (current after the rescore)")
     add.add_argument("--benchmark", required=True, choices=list(BENCHMARKS))
@@ -74,6 +106,8 @@ def _parser() -> argparse.ArgumentParser:
     show = gold.add_parser("show", help="current gold versions")
     show.add_argument("--benchmark", choices=list(BENCHMARKS))
 
+
+def _submit_parser(sub) -> None:
     s = sub.add_parser("submit", help="submit a prediction file (as a maintainer: no quota)")
     s.add_argument("--benchmark", required=True, choices=list(BENCHMARKS))
     s.add_argument("--file", required=True, type=Path)
@@ -93,22 +127,9 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--anonymous", action="store_true", help="show as an anonymous submission on the board")
     s.add_argument("--reveal-date", default="", help="YYYY-MM-DD: an anonymous entry shows its names from then")
 
-    ex = sub.add_parser("export", help="a public row in its benchmark site's format")
-    ex.add_argument("--benchmark", required=True, choices=["scb", "kviscuit"])
-    ex.add_argument("row", help="the row id (the model page's ?model=) or its submission id")
-    ex.add_argument("--paper-or-repo", default="", help="SCB: paper_or_repo (default: the row's link)")
-    ex.add_argument("--contact", default="", help="SCB: the contact field")
-    ex.add_argument("--markdown", action="store_true", help="K-Viscuit: the paper's table row as Markdown")
 
-    t = sub.add_parser("table", help="print the current public table")
-    t.add_argument("--benchmark", required=True, choices=list(BENCHMARKS))
-    t.add_argument("--view", default="overall")
-    t.add_argument("--format", default="text", choices=["text", "csv", "json"])
-
-    r = sub.add_parser("rescore", help="score all submissions on the staged (else current) gold, then switch to it")
-    r.add_argument("--benchmark", choices=list(BENCHMARKS))
-    r.add_argument("--workers", type=int)
-    r.add_argument("--json", action="store_true", help="the report as JSON, for scripts")
+def _moderation_parsers(sub) -> None:
+    """hide / unhide and the queue of held submissions."""
     for name in ("hide", "unhide"):
         h = sub.add_parser(name, help=f"{name} a submission from the public table")
         h.add_argument("submission_id")
@@ -121,16 +142,6 @@ def _parser() -> argparse.ArgumentParser:
     held.add_argument("--hide", nargs="+", metavar="ID", default=[], help="hide these for good (needs --reason)")
     held.add_argument("--reason", default="", help="the maintainer's reason, shown to the team")
     held.add_argument("--by", default="maintainer")
-    _team_parser(sub)
-    pr = sub.add_parser("probes", help="submitters whose series look like probes of the hidden test")
-    pr.add_argument("--benchmark", choices=list(BENCHMARKS))
-    pr.add_argument("--hold", metavar="SUBMITTER", help="hold every submission of this flagged submitter")
-    pr.add_argument("--by", default="maintainer")
-    sub.add_parser("resume", help="finish submissions left unscored")
-    sub.add_parser("push", help="push writes waiting for the Hub")
-    sub.add_parser("demo", help="seed an empty store with demo data")
-    sub.add_parser("status", help="storage health: sync, writes waiting or refused, start-up problems")
-    return p
 
 
 def _team_parser(sub) -> None:
