@@ -1,10 +1,14 @@
 # Two commands for a fresh machine (see README):
 #   make run    installs the app into .venv and starts it on the embedded default (./data)
 #   make test   installs the app, the test tools and Chromium, then lints and runs every test
+#               (two pytest-xdist workers, a module to one worker; PYTEST_WORKERS=0 runs in one process)
+#   make test-busy  the same beside a busy-looping process (scripts/with_cpu_hog.py): run it before a push
 VENV ?= .venv
 PY := $(VENV)/bin/python
+PYTEST_WORKERS ?= 2
+PYTEST := $(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
-.PHONY: run test lint format bench chromium
+.PHONY: run test test-busy lint format bench chromium
 
 $(VENV)/.app: requirements.txt
 	python3 -m venv $(VENV)
@@ -30,7 +34,10 @@ lint: $(VENV)/.dev
 	$(PY) scripts/check_function_length.py
 
 test: $(VENV)/.dev chromium lint
-	$(PY) -m pytest
+	$(PYTEST)
+
+test-busy: $(VENV)/.dev chromium lint
+	$(PY) scripts/with_cpu_hog.py -- $(PYTEST)
 
 format: $(VENV)/.dev
 	$(PY) -m ruff format .

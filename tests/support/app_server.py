@@ -35,6 +35,16 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def port_taken(port: int) -> bool:
+    """Whether something else listens on ``port`` now."""
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return True
+    return False
+
+
 class AppServer:
     """One ``python app.py`` process; its stdout and stderr go to ``log`` (appended on restart)."""
 
@@ -51,7 +61,18 @@ class AppServer:
         self.url = ""
 
     def start(self, timeout: float = 120, port: int | None = None) -> AppServer:
-        """``port``: listen there (a test that configures the app's own address needs it first)."""
+        """``port``: listen there (a test that configures the app's own address needs it first).
+
+        Without one, a free port is picked; under ``make test``'s two workers another process may
+        take it before the app binds it, and the app exits: then it starts again on another."""
+        for attempt in range(3):
+            try:
+                return self._start(timeout, port)
+            except RuntimeError:
+                if port or attempt == 2 or not port_taken(self.port):
+                    raise
+
+    def _start(self, timeout: float, port: int | None) -> AppServer:
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         environment = {
