@@ -18,8 +18,8 @@ from leaderboard.reader import FolderSource, PublishedLeaderboard
 from leaderboard.table import frame, to_parquet_bytes
 from scoring.benchmarks import get_benchmark
 from store import layout
+from tests.support.board_page import row_filter
 from tests.support.submissions import ALICE, LEAK_KEYS, board, form, write_gold, write_submission
-from ui import display
 
 
 @pytest.fixture()
@@ -50,7 +50,7 @@ def test_reader_serves_the_writers_board_to_the_last_digit(writer):
     for view in ("overall", "type", "all"):
         pd.testing.assert_frame_equal(reader.table("scb", view), writer.table("scb", view), check_exact=True)
     for view, types, sources, query in FILTERS:  # ranks among the rows kept: the exact interval bounds matter
-        keep = display.row_filter(types, sources, query)
+        keep = row_filter(types, sources, query)
         got, want = reader.table("scb", view, keep), writer.table("scb", view, keep)
         pd.testing.assert_frame_equal(got, want, check_exact=True)
     assert reader.group_sizes("scb") == writer.group_sizes("scb")
