@@ -174,8 +174,11 @@ def _team(lb: Leaderboard, args: argparse.Namespace) -> int:
     if current is None and not args.create:
         known = difflib.get_close_matches(args.name, [t.name for t in lb.teams.all()], n=3, cutoff=0.6)
         hint = f" Did you mean {', '.join(repr(k) for k in known)}?" if known else ""
-        print(f"error: no team is named like {args.name!r}; nothing was changed.{hint} "
-              "Pass --create to create this name and give it away.", file=sys.stderr)  # fmt: skip
+        print(
+            f"error: no team is named like {args.name!r}; nothing was changed.{hint} "
+            "Pass --create to create this name and give it away.",
+            file=sys.stderr,
+        )
         return 1
     if current is not None and current.owner == args.to:
         print(f"{current.name}: already owned by {current.owner}; nothing was changed")
@@ -193,8 +196,10 @@ def _team(lb: Leaderboard, args: argparse.Namespace) -> int:
 def _when_shown(lb: Leaderboard) -> None:
     """Say when a running app shows a change written here: on its next refresh poll."""
     seconds = max(REFRESH_AT_LEAST_EVERY, lb.settings.ui.refresh_seconds)
-    print(f"A running app shows this within {seconds} s (it rereads the store every {seconds} s: "
-          "LEADERBOARD_REFRESH_SECONDS); the Maintainers tab acts at once.")  # fmt: skip
+    print(
+        f"A running app shows this within {seconds} s (it rereads the store every {seconds} s: "
+        "LEADERBOARD_REFRESH_SECONDS); the Maintainers tab acts at once."
+    )
 
 
 def _add_gold(lb: Leaderboard, args: argparse.Namespace) -> int:
@@ -260,9 +265,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "gold" and args.gold_command == "audit":
         return _audit_gold(args)  # reads the file given, not the store
     if not settings.uses_hub and not settings.data_dir.is_dir() and not _starts_a_store(args):
-        print(f"error: no data folder at {settings.data_dir.resolve()}; nothing was created. Run from the folder "
-              "that holds it, or point LEADERBOARD_DATA_DIR at it (`python -m leaderboard demo` or `gold add` "
-              "starts a new one).", file=sys.stderr)  # fmt: skip
+        print(
+            f"error: no data folder at {settings.data_dir.resolve()}; nothing was created. Run from the folder "
+            "that holds it, or point LEADERBOARD_DATA_DIR at it (`python -m leaderboard demo` or `gold add` "
+            "starts a new one).",
+            file=sys.stderr,
+        )
         return 1
     lb = Leaderboard(settings)
     if settings.uses_hub:
@@ -322,9 +330,14 @@ def _gold(lb: Leaderboard, args: argparse.Namespace) -> int:
 def _submit(lb: Leaderboard, args: argparse.Namespace) -> int:
     identity = Identity(args.user, is_maintainer=not args.as_submitter, source="cli")
     described = {f.name: getattr(args, f.name) for f in fields.submitted_fields()}
-    form = SubmissionForm.of(**described, bbox_format=args.bbox_format, visibility=args.visibility,
-                             anonymous=args.anonymous, reveal_date=args.reveal_date,
-                             grounding_format=args.grounding_format)  # fmt: skip
+    form = SubmissionForm.of(
+        **described,
+        bbox_format=args.bbox_format,
+        visibility=args.visibility,
+        anonymous=args.anonymous,
+        reveal_date=args.reveal_date,
+        grounding_format=args.grounding_format,
+    )
     answer = lb.submit(args.benchmark, args.file, form, identity, args.file.name)
     print(f"{answer.status}: {answer.message}" + (f" (id {answer.submission_id})" if answer.submission_id else ""))
     if answer.reason is not None and answer.reason.code != "shown":
@@ -348,8 +361,11 @@ def _table(lb: Leaderboard, args: argparse.Namespace) -> int:
         print(df.to_json(orient="records"))
     else:
         declared = {f.name for f in fields.public_fields()}
-        wide = [c.key for c in frame_columns(BENCHMARKS[args.benchmark], args.view)
-                if c.key in declared and c.kind in (Kind.URL, Kind.DATA)]  # links and page-only facts  # fmt: skip
+        wide = [
+            c.key
+            for c in frame_columns(BENCHMARKS[args.benchmark], args.view)
+            if c.key in declared and c.kind in (Kind.URL, Kind.DATA)
+        ]  # links and page-only facts
         print(df.drop(columns=wide).to_string(index=False, float_format=lambda v: f"{v:.2f}"))
     return 0
 
@@ -357,8 +373,8 @@ def _table(lb: Leaderboard, args: argparse.Namespace) -> int:
 def _rescore(lb: Leaderboard, args: argparse.Namespace) -> int:
     report = lb.rescore(args.benchmark, args.workers)
     if args.json:
-        print(json.dumps({b: {**part, "rank_changes": [vars(c) for c in part["rank_changes"]]}
-                          for b, part in report.items()}))  # fmt: skip
+        plain = {b: {**part, "rank_changes": [vars(c) for c in part["rank_changes"]]} for b, part in report.items()}
+        print(json.dumps(plain))
     else:
         _print_rescore(report)
     return 0
@@ -396,10 +412,14 @@ def _held(lb: Leaderboard, args: argparse.Namespace) -> int:
         return 0
     for state in queue.values():
         m, mod = state.meta, state.moderation
-        print(f"{m.id}  {m.benchmark}  {m.model} / {m.team} ({m.submitter})  held {mod.at[:16]} by {mod.by}: "
-              f"{mod.reason.removeprefix(HOLD_REASON).strip()}")  # fmt: skip
-    print(f"{len(queue)} held submission(s)" + ("; release with --release ID, hide with --hide ID --reason WHY"
-                                                 if queue else ""))  # fmt: skip
+        print(
+            f"{m.id}  {m.benchmark}  {m.model} / {m.team} ({m.submitter})  held {mod.at[:16]} by {mod.by}: "
+            f"{mod.reason.removeprefix(HOLD_REASON).strip()}"
+        )
+    print(
+        f"{len(queue)} held submission(s)"
+        + ("; release with --release ID, hide with --hide ID --reason WHY" if queue else "")
+    )
     return 0
 
 
@@ -455,9 +475,15 @@ def _export(lb: Leaderboard, args: argparse.Namespace) -> int:
     root = lb.settings.ui.public_url or "http://127.0.0.1:7860"
     source = f"{root}/?bench={args.benchmark}&model={row.row_id}"
     if args.benchmark == "scb":
-        out = scb_official(row.figures, model=row.model, model_type=row.model_type, date=row.submitted_at or "",
-                           source=source, paper_or_repo=args.paper_or_repo or row.paper_url or row.code_url,
-                           contact=args.contact)  # fmt: skip
+        out = scb_official(
+            row.figures,
+            model=row.model,
+            model_type=row.model_type,
+            date=row.submitted_at or "",
+            source=source,
+            paper_or_repo=args.paper_or_repo or row.paper_url or row.code_url,
+            contact=args.contact,
+        )
         print(json.dumps(out, ensure_ascii=False))
     else:
         paper = kviscuit_paper(row.figures, model=row.model, source=source)

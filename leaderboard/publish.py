@@ -216,8 +216,12 @@ class RowExtras:
 
     def to_dict(self) -> dict:
         bounds = {name: [v if math.isfinite(v) else None for v in b] for name, b in self.bounds.items()}  # JSON
-        return {"submitted_at": self.submitted_at, "bounds": bounds, "gold_version": self.gold_version,
-                "scorer_version": self.scorer_version}  # fmt: skip
+        return {
+            "submitted_at": self.submitted_at,
+            "bounds": bounds,
+            "gold_version": self.gold_version,
+            "scorer_version": self.scorer_version,
+        }
 
 
 @dataclass(frozen=True)
@@ -236,8 +240,11 @@ class BoardSnapshot:
     def of(
         cls, benchmark: str, rows: list[BoardRow], gold: GoldInfo | None, sizes: Mapping[str, Mapping[str, int]]
     ) -> BoardSnapshot:
-        public = None if gold is None else GoldInfo(benchmark, layout.gold_key(gold.version), "", gold.added_at, "",
-                                                    gold.questions)  # fmt: skip
+        public = (
+            None
+            if gold is None
+            else GoldInfo(benchmark, layout.gold_key(gold.version), "", gold.added_at, "", gold.questions)
+        )
         intervals = [c.figure[2] for c in export_columns(BENCHMARKS[benchmark]) if c.kind == Kind.CI and c.figure]
         return cls(benchmark, {r.row_id: _extras(r, intervals) for r in rows}, public, sizes)
 
@@ -260,8 +267,11 @@ class BoardSnapshot:
             if body.get("format") != BOARD_FORMAT:
                 raise ValueError(f"format {body.get('format')!r}, this reader knows {BOARD_FORMAT}")
             benchmark, gold = str(body["benchmark"]), body["gold"]
-            info = None if gold is None else GoldInfo(benchmark, str(gold["version"]), "", str(gold["added_at"]),
-                                                      "", int(gold["questions"]))  # fmt: skip
+            info = (
+                None
+                if gold is None
+                else GoldInfo(benchmark, str(gold["version"]), "", str(gold["added_at"]), "", int(gold["questions"]))
+            )
             rows = {str(row_id): _read_extras(e) for row_id, e in body["rows"].items()}
             sizes = {str(g): {str(k): int(n) for k, n in labels.items()} for g, labels in body["group_sizes"].items()}
         except (ValueError, KeyError, TypeError, AttributeError) as e:
@@ -310,16 +320,25 @@ def board_rows(benchmark: str, table: pd.DataFrame, snapshot: BoardSnapshot) -> 
             if column[i] == column[i]:  # NaN: missing, as the writer's getter reads it
                 node = figures.setdefault(section, {})
                 (node.setdefault(label, {}) if label is not None else node)[name] = column[i]
-        figures.update({k: v for k, v in (("gold_version", extras.gold_version),
-                                          ("scorer_version", extras.scorer_version)) if v})  # fmt: skip
+        figures.update(
+            {k: v for k, v in (("gold_version", extras.gold_version), ("scorer_version", extras.scorer_version)) if v}
+        )
         classic, info = fields.split({f.name: texts[f.name][i] for f in fields.public_fields()})
         model, team, source = classic["model"], classic["team"], texts["source"][i]
         named = named_row_id(source, team, model)
         if named != row_id and model != ANONYMOUS:  # an anonymous row's id is its own, not its shown names'
             raise ValueError(f"row {row_id} of the {benchmark} table does not match its model, team and source")
         key = "" if named == row_id else row_id
-        rows.append(BoardRow(**classic, source=source, figures=figures, submitted_at=extras.submitted_at, key=key,
-                             info={k: v for k, v in info.items() if v}))  # fmt: skip
+        rows.append(
+            BoardRow(
+                **classic,
+                source=source,
+                figures=figures,
+                submitted_at=extras.submitted_at,
+                key=key,
+                info={k: v for k, v in info.items() if v},
+            )
+        )
     return rows
 
 

@@ -34,13 +34,21 @@ def report_lines(
             detail = ", ".join(f"{n:,} {status}" for status, n in counts.items())
             lines.append(ReportLine(f"{benchmark}: rescored {done:,} submission(s): {detail}"))
         else:
-            lines.append(ReportLine(f"{benchmark}: nothing needed rescoring "
-                                    "(every submission already has its outcome on this gold)"))  # fmt: skip
+            lines.append(
+                ReportLine(
+                    f"{benchmark}: nothing needed rescoring (every submission already has its outcome on this gold)"
+                )
+            )
         if part.get("switched_to"):
             lines.append(ReportLine(f"the board now shows gold {version(part['switched_to'])}", 1))
         if part.get("still_staged"):
-            lines.append(ReportLine(f"gold {version(part['still_staged'])} stays staged: a submission still owes "
-                                    "a result (rescore again)", 1))  # fmt: skip
+            lines.append(
+                ReportLine(
+                    f"gold {version(part['still_staged'])} stays staged: a submission still owes "
+                    "a result (rescore again)",
+                    1,
+                )
+            )
         changes = part["rank_changes"]
         if not changes:
             lines.append(ReportLine("no rank changed on the public board", 1))

@@ -86,10 +86,18 @@ def held_frame(leaderboard: Leaderboard) -> pd.DataFrame:
     """The held queue, oldest hold first (``python -m leaderboard held``): release with Unhide,
     or Hide with a reason the team is shown."""
     rows = [
-        [s.meta.id, s.meta.benchmark, s.meta.model, s.meta.team, s.meta.submitter,
-         s.moderation.at[:16].replace("T", " "), s.moderation.by, s.moderation.reason.removeprefix(HOLD_REASON).strip()]
+        [
+            s.meta.id,
+            s.meta.benchmark,
+            s.meta.model,
+            s.meta.team,
+            s.meta.submitter,
+            s.moderation.at[:16].replace("T", " "),
+            s.moderation.by,
+            s.moderation.reason.removeprefix(HOLD_REASON).strip(),
+        ]
         for s in held_queue(leaderboard.catalog.all())
-    ]  # fmt: skip
+    ]
     return pd.DataFrame(rows, columns=HELD_COLUMNS)
 
 
@@ -141,8 +149,10 @@ def rescore_plan(leaderboard: Leaderboard) -> str:
         if current is None:
             continue
         if staged is not None:
-            lines.append(f"{bench.id}: on the staged gold {staged.version[:12]}, then the board switches to it "
-                         f"from {current.version[:12]}")  # fmt: skip
+            lines.append(
+                f"{bench.id}: on the staged gold {staged.version[:12]}, then the board switches to it "
+                f"from {current.version[:12]}"
+            )
         else:
             lines.append(f"{bench.id}: on its current gold {current.version[:12]} (nothing is staged)")
     return "\n".join(lines) or "no benchmark has a gold yet: nothing to rescore"
@@ -192,8 +202,13 @@ class Maintainers:
 
     def _view(self) -> tuple:
         lb = self.leaderboard
-        return (gold_markdown(lb), gr.Dropdown(choices=submission_choices(lb)), rejected_frame(lb), held_frame(lb),
-                rescore_plan(lb))  # fmt: skip
+        return (
+            gold_markdown(lb),
+            gr.Dropdown(choices=submission_choices(lb)),
+            rejected_frame(lb),
+            held_frame(lb),
+            rescore_plan(lb),
+        )
 
     def rescore(
         self, token: str, profile: gr.OAuthProfile | None, request: gr.Request | None = None, progress=gr.Progress()
@@ -221,8 +236,10 @@ class Maintainers:
         now = rescore_plan(self.leaderboard)
         if plan != now:
             lines = "\n".join(f"- {line}" for line in now.splitlines())
-            return ("Nothing was rescored: the gold changed since this tab showed it. Rescore all would now "
-                    f"run:\n\n{lines}\n\nPress Rescore all again to confirm that.")  # fmt: skip
+            return (
+                "Nothing was rescored: the gold changed since this tab showed it. Rescore all would now "
+                f"run:\n\n{lines}\n\nPress Rescore all again to confirm that."
+            )
         return self.rescore(token, profile, request, progress)
 
     def hide(
@@ -248,8 +265,11 @@ class Maintainers:
         if not done:
             msg = f"Unknown submission `{escape_markdown(sid)}`."
         elif hidden:
-            why = f" The team is shown your reason: {escape_markdown(reason.strip())}" if reason.strip() else (
-                " No reason given: the team is told none was given.")  # fmt: skip
+            why = (
+                f" The team is shown your reason: {escape_markdown(reason.strip())}"
+                if reason.strip()
+                else " No reason given: the team is told none was given."
+            )
             msg = f"Hidden: `{sid}`.{why}"
         else:
             msg = f"{'Released' if was_held else 'Unhidden'}: `{sid}`."
@@ -306,14 +326,14 @@ class AdminTab:
             self.rescore_report,
             js=CONFIRM_RESCORE_JS,
             api_visibility="private",
-        ).then(  # fmt: skip
-            maintainers.view, self.token, self.view, api_visibility="private"
-        )
+        ).then(maintainers.view, self.token, self.view, api_visibility="private")
         for button, callback in ((self.hide, maintainers.hide), (self.unhide, maintainers.unhide)):
             button.click(
-                callback, [self.pick, self.reason, self.token], [self.hide_message, self.pick, self.held],
+                callback,
+                [self.pick, self.reason, self.token],
+                [self.hide_message, self.pick, self.held],
                 api_visibility="private",
-            )  # fmt: skip
+            )
 
 
 def _lock_components(oauth: bool) -> tuple:
@@ -355,8 +375,11 @@ def _panel_components() -> tuple:
         hide_message = gr.Markdown(elem_id="hide-msg")
         held = gr.Dataframe(
             label="Held for review (release: pick it and Unhide / release; or Hide with a reason)",
-            headers=HELD_COLUMNS, interactive=False, wrap=True, elem_id="held-queue",
-        )  # fmt: skip
+            headers=HELD_COLUMNS,
+            interactive=False,
+            wrap=True,
+            elem_id="held-queue",
+        )
         rejected = gr.Dataframe(label="Rejected submissions", interactive=False, wrap=True, elem_id="rejected")
         plan = gr.Textbox(visible="hidden", elem_id="rescore-plan")  # in the page: the confirmation reads it
     return panel, gold, rescore, refresh, rescore_report, pick, reason, hide, unhide, hide_message, held, rejected, plan
