@@ -34,7 +34,7 @@ from leaderboard.entries import Entry
 from leaderboard.publish import publish
 from leaderboard.table import SCORED_SOURCE, Board, BoardRow, baseline_rows, ranks, scored_rows
 from scoring import BENCHMARKS, SCORER_VERSION, Gold, Limits
-from scoring.benchmarks import get_benchmark, load_plugins
+from scoring.benchmarks import load_plugins
 from scoring.engine import ResultRecord, UnparsedLine
 from scoring.errors import Issue
 from store import layout
@@ -55,7 +55,7 @@ from submissions.probes import ProbeDetector, ProbeFlag
 from submissions.quotas import QuotaPolicy, QuotaStatus
 from submissions.records import Identity, Status, SubmissionForm, check_reveal_date
 from submissions.seeds import StoredSeeds
-from submissions.teams import Team, Teams, is_member, name_key, rightful, state_key
+from submissions.teams import Team, Teams, is_member, name_key, state_key
 
 if TYPE_CHECKING:
     from submissions.worker import ScoringPool, WorkerPool
@@ -76,30 +76,6 @@ def make_store(settings: Settings) -> Store:
 
         return HubStore(settings.data_dir / "hub-cache", settings.hub_repos, settings.hub_token, settings.hub_endpoint)
     return LocalStore(settings.data_dir)
-
-
-@dataclass(frozen=True)
-class HistoryEntry:
-    """One visible submission of a board row's (team, model), newest first on its page."""
-
-    submission_id: str
-    submitted_at: str
-    status: str
-    primary: float | None  # the primary figure on the current gold, if scored on it
-    chosen: bool  # the submission the board shows
-
-
-@dataclass(frozen=True)
-class ModelDetails:
-    """What a model's page shows: the row, its provenance and its submission history (aggregates only)."""
-
-    benchmark: str
-    row: BoardRow
-    description: str
-    box_format: str
-    gold_version: str
-    scorer_version: str
-    history: tuple[HistoryEntry, ...]
 
 
 @dataclass(frozen=True)
@@ -321,41 +297,7 @@ class Leaderboard:
         info = self.golds.info(state.meta.benchmark)
         return state.status(info.version if info else "", SCORER_VERSION, lifecycle.MAX_FAILURES)
 
-    # ---- model pages and comparisons (aggregates only) ----
-    def details(self, benchmark: str, row_id: str) -> ModelDetails | None:
-        """A board row's page as anyone may see it: its figures, provenance and the history of its
-        (team, model), each entry through the disclosure rule for a visitor (an anonymous row
-        has no history: its other entries would name it)."""
-        row = self.board(benchmark).row(row_id)
-        if row is None:
-            return None
-        info = self.golds.info(benchmark)
-        state = self.catalog.get(row.submission_id) if row.submission_id else None
-        shown = self.disclosure(None, state) if state is not None else NOTHING
-        primary = get_benchmark(benchmark).primary_metric
-        history = []
-        if shown.shows("submission_id"):
-            first = self.teams.first_users()
-            same = [s for s in self.catalog.all(benchmark) if self._same_row(s.meta.id, state) and rightful(s, first)]
-            for s in sorted(same, key=lambda s: s.meta.submitted_at, reverse=True):
-                d = self.disclosure(None, s)
-                if not d.shows("submission_id"):
-                    continue
-                result = s.latest_result(info.version) if info and d.shows("figures") else None
-                figure = result.overall.get(primary) if result else None
-                history.append(HistoryEntry(s.meta.id, s.meta.submitted_at, self.status(s).value, figure,
-                                            s.meta.id == row.submission_id))  # fmt: skip
-        figures = row.figures
-        return ModelDetails(
-            benchmark,
-            row,
-            state.meta.description if shown.shows("description") else "",
-            state.meta.bbox_format if shown.shows("bbox_format") else "",
-            str(figures.get("gold_version", "")),
-            str(figures.get("scorer_version", "")),
-            tuple(history),
-        )
-
+    # ---- what a visitor may see; comparisons (aggregates only) ----
     def disclosure(self, identity: Identity | None, state: SubmissionState) -> Disclosure:
         """What ``identity`` (None: a visitor) may see of ``state``: the one rule of
         submissions.disclosure, on the entry's state today under the feedback policy."""
