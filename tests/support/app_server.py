@@ -18,6 +18,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
 ADMIN_TOKEN = "hardening-admin-token"
+START_TIMEOUT = 300.0
+"""Seconds an app may take to answer after it is started: a bound on a hang, not a speed check
+(a start took over 120 s at load 15 on 2 cores, with two test workers starting apps at once)."""
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -60,7 +63,7 @@ class AppServer:
         self.port = 0
         self.url = ""
 
-    def start(self, timeout: float = 120, port: int | None = None) -> AppServer:
+    def start(self, timeout: float = START_TIMEOUT, port: int | None = None) -> AppServer:
         """``port``: listen there (a test that configures the app's own address needs it first).
 
         Without one, a free port is picked; under ``make test``'s two workers another process may
@@ -113,7 +116,7 @@ class AppServer:
     def log_text(self) -> str:
         return self.log.read_text(errors="replace") if self.log.exists() else ""
 
-    def wait(self, timeout: float = 120) -> None:
+    def wait(self, timeout: float = START_TIMEOUT) -> None:
         deadline = time.time() + timeout
         while time.time() < deadline:
             if self.proc.poll() is not None:
