@@ -1,6 +1,7 @@
 """Test-wide settings. The Hub client reads its constants at import: set them first."""
 
 import os
+import re
 import tempfile
 from pathlib import Path
 
@@ -17,12 +18,15 @@ collect_ignore = ["toy_benchmark.py"]
 test (test_third_benchmark registers it for one test at a time)."""
 
 SLOWEST_FIRST = (
+    "tests/leaderboard/test_cli.py",
+    "tests/hardening/test_gold_secrecy_app.py",
+    "tests/hardening/test_app_faults.py",
     "tests/hardening/test_identity_app.py",
     "tests/test_docs_snippets.py",
-    "tests/leaderboard/test_cli.py",
     "tests/ui/test_browser_fairness.py",
-    "tests/hardening/test_app_faults.py",
-    "tests/hardening/test_gold_secrecy_app.py",
+    "tests/hardening/test_hub_app.py",
+    "tests/hardening/test_geometry_secrecy.py",
+    "tests/hardening/test_gold_secrecy_store.py",
     "tests/runner/test_end_to_end.py",
 )
 """Modules measured slowest (``pytest --durations``), in that order. Under ``make test``'s two
@@ -31,12 +35,15 @@ while the other idles: the slowest go first, then every module that starts the a
 in their usual order to fill the gaps."""
 
 
+USES_BROWSER = re.compile(r"def \w+\([^)]*\bbrowser\b")
+
+
 def _module_weight(path: str, starts_app: dict[str, bool]) -> tuple[int, int]:
     if path in SLOWEST_FIRST:
         return (0, SLOWEST_FIRST.index(path))
     if path not in starts_app:
         source = (Path(__file__).parent.parent / path).read_text(errors="replace") if path.endswith(".py") else ""
-        starts_app[path] = any(s in source for s in ("start_app(", "AppServer(", "def browser", "(browser"))
+        starts_app[path] = "start_app(" in source or "AppServer(" in source or bool(USES_BROWSER.search(source))
     return (1, 0) if starts_app[path] else (2, 0)
 
 
