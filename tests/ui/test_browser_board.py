@@ -35,8 +35,8 @@ def server(tmp_path_factory):
 @pytest.fixture(scope="module")
 def store(server):
     """The app's own store, read here (what the server would show); the plugin registered too."""
+    added = "toy" not in BENCHMARKS  # before the import: the plugin registers itself on its first import
     module = importlib.import_module(PLUGIN)
-    added = "toy" not in BENCHMARKS
     register(module.TOY)
     try:
         yield Leaderboard(Settings(data_dir=server.data_dir, plugins=(PLUGIN,)))
