@@ -56,6 +56,33 @@ from submissions.records import VISIBILITIES, Identity, Status, SubmissionForm
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m leaderboard", description="Maintain the leaderboard.")
     sub = p.add_subparsers(dest="command", required=True)
+    _gold_parser(sub)
+    _submit_parser(sub)
+    _export_parser(sub)
+
+    t = sub.add_parser("table", help="print the current public table")
+    t.add_argument("--benchmark", required=True, choices=list(BENCHMARKS))
+    t.add_argument("--view", default="overall")
+    t.add_argument("--format", default="text", choices=["text", "csv", "json"])
+
+    r = sub.add_parser("rescore", help="score all submissions on the staged (else current) gold, then switch to it")
+    r.add_argument("--benchmark", choices=list(BENCHMARKS))
+    r.add_argument("--workers", type=int)
+    r.add_argument("--json", action="store_true", help="the report as JSON, for scripts")
+    _moderation_parsers(sub)
+    _team_parser(sub)
+    pr = sub.add_parser("probes", help="submitters whose series look like probes of the hidden test")
+    pr.add_argument("--benchmark", choices=list(BENCHMARKS))
+    pr.add_argument("--hold", metavar="SUBMITTER", help="hold every submission of this flagged submitter")
+    pr.add_argument("--by", default="maintainer")
+    sub.add_parser("resume", help="finish submissions left unscored")
+    sub.add_parser("push", help="push writes waiting for the Hub")
+    sub.add_parser("demo", help="seed an empty store with demo data")
+    sub.add_parser("status", help="storage health: sync, writes waiting or refused, start-up problems")
+    return p
+
+
+def _gold_parser(sub) -> None:
     gold = sub.add_parser("gold", help="gold versions").add_subparsers(dest="gold_command", required=True)
     add = gold.add_parser("add", help="validate a gold file and stage it (current after the rescore)")
     add.add_argument("--benchmark", required=True, choices=list(BENCHMARKS))
@@ -89,6 +116,8 @@ def _parser() -> argparse.ArgumentParser:
     show = gold.add_parser("show", help="current gold versions")
     show.add_argument("--benchmark", choices=list(BENCHMARKS))
 
+
+def _submit_parser(sub) -> None:
     s = sub.add_parser("submit", help="submit a prediction file (as a maintainer: no quota)")
     s.add_argument("--benchmark", required=True, choices=list(BENCHMARKS))
     s.add_argument(
@@ -111,6 +140,9 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--anonymous", action="store_true", help="show as an anonymous submission on the board")
     s.add_argument("--reveal-date", default="", help="YYYY-MM-DD: an anonymous entry shows its names from then")
 
+
+def _export_parser(sub) -> None:
+    """export: a public row in its benchmark site's format, or in the Hub's Eval Results files."""
     ex = sub.add_parser("export", help="a public row in its benchmark site's format")
     ex.add_argument("--benchmark", required=True, choices=["scb", "kviscuit"])
     ex.add_argument("row", nargs="?", default="", help="the row id (the model page's ?model=) or its submission id")
@@ -122,15 +154,9 @@ def _parser() -> argparse.ArgumentParser:
     ex.add_argument("--contact", default="", help="SCB: the contact field")
     ex.add_argument("--markdown", action="store_true", help="K-Viscuit: the paper's table row as Markdown")
 
-    t = sub.add_parser("table", help="print the current public table")
-    t.add_argument("--benchmark", required=True, choices=list(BENCHMARKS))
-    t.add_argument("--view", default="overall")
-    t.add_argument("--format", default="text", choices=["text", "csv", "json"])
 
-    r = sub.add_parser("rescore", help="score all submissions on the staged (else current) gold, then switch to it")
-    r.add_argument("--benchmark", choices=list(BENCHMARKS))
-    r.add_argument("--workers", type=int)
-    r.add_argument("--json", action="store_true", help="the report as JSON, for scripts")
+def _moderation_parsers(sub) -> None:
+    """hide / unhide and the queue of held submissions."""
     for name in ("hide", "unhide"):
         h = sub.add_parser(name, help=f"{name} a submission from the public table")
         h.add_argument("submission_id")
@@ -143,16 +169,6 @@ def _parser() -> argparse.ArgumentParser:
     held.add_argument("--hide", nargs="+", metavar="ID", default=[], help="hide these for good (needs --reason)")
     held.add_argument("--reason", default="", help="the maintainer's reason, shown to the team")
     held.add_argument("--by", default="maintainer")
-    _team_parser(sub)
-    pr = sub.add_parser("probes", help="submitters whose series look like probes of the hidden test")
-    pr.add_argument("--benchmark", choices=list(BENCHMARKS))
-    pr.add_argument("--hold", metavar="SUBMITTER", help="hold every submission of this flagged submitter")
-    pr.add_argument("--by", default="maintainer")
-    sub.add_parser("resume", help="finish submissions left unscored")
-    sub.add_parser("push", help="push writes waiting for the Hub")
-    sub.add_parser("demo", help="seed an empty store with demo data")
-    sub.add_parser("status", help="storage health: sync, writes waiting or refused, start-up problems")
-    return p
 
 
 def _team_parser(sub) -> None:
@@ -185,8 +201,11 @@ def _team(lb: Leaderboard, args: argparse.Namespace) -> int:
     if current is None and not args.create:
         known = difflib.get_close_matches(args.name, [t.name for t in lb.teams.all()], n=3, cutoff=0.6)
         hint = f" Did you mean {', '.join(repr(k) for k in known)}?" if known else ""
-        print(f"error: no team is named like {args.name!r}; nothing was changed.{hint} "
-              "Pass --create to create this name and give it away.", file=sys.stderr)  # fmt: skip
+        print(
+            f"error: no team is named like {args.name!r}; nothing was changed.{hint} "
+            "Pass --create to create this name and give it away.",
+            file=sys.stderr,
+        )
         return 1
     if current is not None and current.owner == args.to:
         print(f"{current.name}: already owned by {current.owner}; nothing was changed")
@@ -204,8 +223,10 @@ def _team(lb: Leaderboard, args: argparse.Namespace) -> int:
 def _when_shown(lb: Leaderboard) -> None:
     """Say when a running app shows a change written here: on its next refresh poll."""
     seconds = max(REFRESH_AT_LEAST_EVERY, lb.settings.ui.refresh_seconds)
-    print(f"A running app shows this within {seconds} s (it rereads the store every {seconds} s: "
-          "LEADERBOARD_REFRESH_SECONDS); the Maintainers tab acts at once.")  # fmt: skip
+    print(
+        f"A running app shows this within {seconds} s (it rereads the store every {seconds} s: "
+        "LEADERBOARD_REFRESH_SECONDS); the Maintainers tab acts at once."
+    )
 
 
 def _add_gold(lb: Leaderboard, args: argparse.Namespace) -> int:
@@ -314,9 +335,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "gold" and args.gold_command == "audit":
         return _audit_gold(args)  # reads the file given, not the store
     if not settings.uses_hub and not settings.data_dir.is_dir() and not _starts_a_store(args):
-        print(f"error: no data folder at {settings.data_dir.resolve()}; nothing was created. Run from the folder "
-              "that holds it, or point LEADERBOARD_DATA_DIR at it (`python -m leaderboard demo` or `gold add` "
-              "starts a new one).", file=sys.stderr)  # fmt: skip
+        print(
+            f"error: no data folder at {settings.data_dir.resolve()}; nothing was created. Run from the folder "
+            "that holds it, or point LEADERBOARD_DATA_DIR at it (`python -m leaderboard demo` or `gold add` "
+            "starts a new one).",
+            file=sys.stderr,
+        )
         return 1
     lb = Leaderboard(settings)
     if settings.uses_hub:
@@ -414,8 +438,11 @@ def _table(lb: Leaderboard, args: argparse.Namespace) -> int:
         print(df.to_json(orient="records"))
     else:
         declared = {f.name for f in fields.public_fields()}
-        wide = [c.key for c in frame_columns(BENCHMARKS[args.benchmark], args.view)
-                if c.key in declared and c.kind in (Kind.URL, Kind.DATA)]  # links and page-only facts  # fmt: skip
+        wide = [
+            c.key
+            for c in frame_columns(BENCHMARKS[args.benchmark], args.view)
+            if c.key in declared and c.kind in (Kind.URL, Kind.DATA)
+        ]  # links and page-only facts
         print(df.drop(columns=wide).to_string(index=False, float_format=lambda v: f"{v:.2f}"))
     return 0
 
@@ -465,10 +492,14 @@ def _held(lb: Leaderboard, args: argparse.Namespace) -> int:
         return 0
     for state in queue.values():
         m, mod = state.meta, state.moderation
-        print(f"{m.id}  {m.benchmark}  {m.model} / {m.team} ({m.submitter})  held {mod.at[:16]} by {mod.by}: "
-              f"{mod.reason.removeprefix(HOLD_REASON).strip()}")  # fmt: skip
-    print(f"{len(queue)} held submission(s)" + ("; release with --release ID, hide with --hide ID --reason WHY"
-                                                 if queue else ""))  # fmt: skip
+        print(
+            f"{m.id}  {m.benchmark}  {m.model} / {m.team} ({m.submitter})  held {mod.at[:16]} by {mod.by}: "
+            f"{mod.reason.removeprefix(HOLD_REASON).strip()}"
+        )
+    print(
+        f"{len(queue)} held submission(s)"
+        + ("; release with --release ID, hide with --hide ID --reason WHY" if queue else "")
+    )
     return 0
 
 
@@ -542,9 +573,15 @@ def _export(lb: Leaderboard, args: argparse.Namespace) -> int:
         return 1
     source = row_permalink(lb.settings.ui.public_url, args.benchmark, row.row_id)
     if args.benchmark == "scb":
-        out = scb_official(row.figures, model=row.model, model_type=row.model_type, date=row.submitted_at or "",
-                           source=source, paper_or_repo=args.paper_or_repo or row.paper_url or row.code_url,
-                           contact=args.contact)  # fmt: skip
+        out = scb_official(
+            row.figures,
+            model=row.model,
+            model_type=row.model_type,
+            date=row.submitted_at or "",
+            source=source,
+            paper_or_repo=args.paper_or_repo or row.paper_url or row.code_url,
+            contact=args.contact,
+        )
         print(json.dumps(out, ensure_ascii=False))
     else:
         paper = kviscuit_paper(row.figures, model=row.model, source=source)

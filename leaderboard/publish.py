@@ -278,8 +278,11 @@ class BoardSnapshot:
             if body.get("format") != BOARD_FORMAT:
                 raise ValueError(f"format {body.get('format')!r}, this reader knows {BOARD_FORMAT}")
             benchmark, gold = str(body["benchmark"]), body["gold"]
-            info = None if gold is None else GoldInfo(benchmark, str(gold["version"]), "", str(gold["added_at"]),
-                                                      "", int(gold["questions"]))  # fmt: skip
+            info = (
+                None
+                if gold is None
+                else GoldInfo(benchmark, str(gold["version"]), "", str(gold["added_at"]), "", int(gold["questions"]))
+            )
             rows = {str(row_id): _read_extras(e) for row_id, e in body["rows"].items()}
             sizes = {str(g): {str(k): int(n) for k, n in labels.items()} for g, labels in body["group_sizes"].items()}
         except (ValueError, KeyError, TypeError, AttributeError) as e:
@@ -346,8 +349,9 @@ def board_rows(benchmark: str, table: pd.DataFrame, snapshot: BoardSnapshot) -> 
             if column[i] == column[i]:  # NaN: missing, as the writer's getter reads it
                 node = figures.setdefault(section, {})
                 (node.setdefault(label, {}) if label is not None else node)[name] = column[i]
-        figures.update({k: v for k, v in (("gold_version", extras.gold_version),
-                                          ("scorer_version", extras.scorer_version)) if v})  # fmt: skip
+        figures.update(
+            {k: v for k, v in (("gold_version", extras.gold_version), ("scorer_version", extras.scorer_version)) if v}
+        )
         classic, info = fields.split({f.name: texts[f.name][i] for f in fields.public_fields()})
         model, team, source = classic["model"], classic["team"], texts["source"][i]
         named = named_row_id(source, team, model)

@@ -1,8 +1,8 @@
 """A reader: the boards served from the published results dataset alone (docs/topology.md).
 
-:class:`PublishedLeaderboard` offers the read methods the board, model and About tabs call on
+:class:`PublishedLeaderboard` offers the read methods the board page and the About tab call on
 :class:`leaderboard.service.Leaderboard` (``board``, ``table``, ``fingerprint``, ``gold_info``,
-``last_updated``, ``group_sizes``, ``details``, ``public_questions``, ``refresh``), built from
+``last_updated``, ``group_sizes``, ``public_questions``, ``refresh``), built from
 the files :mod:`leaderboard.publish` writes: each benchmark's public table
 (``data/{benchmark}.parquet``), its snapshot (``data/{benchmark}.board.json``: interval bounds
 and submission times the table cannot carry exactly) and question list. It holds no catalog, no lock, no gold and
@@ -30,7 +30,6 @@ import pandas as pd
 
 from leaderboard.config import Settings
 from leaderboard.publish import BoardSnapshot, board_rows
-from leaderboard.service import ModelDetails
 from leaderboard.table import Board, baseline_rows
 from scoring import BENCHMARKS
 from scoring.benchmarks import load_plugins
@@ -225,16 +224,6 @@ class PublishedLeaderboard:
 
     def public_questions(self, benchmark: str) -> bytes:
         return self._published(benchmark).questions
-
-    def details(self, benchmark: str, row_id: str) -> ModelDetails | None:
-        """A row's page from its published figures. The description, box format and history of
-        its submissions are in the private submissions repo, so a reader's page has none."""
-        row = self.board(benchmark).row(row_id)
-        if row is None:
-            return None
-        figures = row.figures
-        versions = str(figures.get("gold_version", "")), str(figures.get("scorer_version", ""))
-        return ModelDetails(benchmark, row, "", "", *versions, ())
 
 
 def _digest(*parts: bytes) -> str:

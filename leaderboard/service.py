@@ -63,7 +63,7 @@ from submissions.probes import ProbeDetector, ProbeFlag
 from submissions.quotas import QuotaPolicy, QuotaStatus
 from submissions.records import Identity, Status, SubmissionForm, check_reveal_date
 from submissions.seeds import StoredSeeds
-from submissions.teams import Team, Teams, is_member, name_key, rightful, state_key
+from submissions.teams import Team, Teams, is_member, name_key, state_key
 
 if TYPE_CHECKING:
     from submissions.worker import ScoringPool, WorkerPool
@@ -87,29 +87,6 @@ def make_store(settings: Settings) -> Store:
 
 
 @dataclass(frozen=True)
-class HistoryEntry:
-    """One visible submission of a board row's (team, model), newest first on its page."""
-
-    submission_id: str
-    submitted_at: str
-    status: str
-    primary: float | None  # the primary figure on the current gold, if scored on it
-    chosen: bool  # the submission the board shows
-
-
-@dataclass(frozen=True)
-class ModelDetails:
-    """What a model's page shows: the row, its provenance and its submission history (aggregates only)."""
-
-    benchmark: str
-    row: BoardRow
-    description: str
-    box_format: str
-    gold_version: str
-    scorer_version: str
-    history: tuple[HistoryEntry, ...]
-
-
 @dataclass(frozen=True)
 class EvalResults:
     """A row's ``.eval_results`` entries for the Hub (leaderboard.hub_results), or why there are none."""
@@ -357,41 +334,7 @@ class Leaderboard:
         info = self.golds.info(state.meta.benchmark)
         return state.status(info.version if info else "", SCORER_VERSION, lifecycle.MAX_FAILURES)
 
-    # ---- model pages and comparisons (aggregates only) ----
-    def details(self, benchmark: str, row_id: str) -> ModelDetails | None:
-        """A board row's page as anyone may see it: its figures, provenance and the history of its
-        (team, model), each entry through the disclosure rule for a visitor (an anonymous row
-        has no history: its other entries would name it)."""
-        row = self.board(benchmark).row(row_id)
-        if row is None:
-            return None
-        info = self.golds.info(benchmark)
-        state = self.catalog.get(row.submission_id) if row.submission_id else None
-        shown = self.disclosure(None, state) if state is not None else NOTHING
-        primary = get_benchmark(benchmark).primary_metric
-        history = []
-        if shown.shows("submission_id"):
-            first = self.teams.first_users()
-            same = [s for s in self.catalog.all(benchmark) if self._same_row(s.meta.id, state) and rightful(s, first)]
-            for s in sorted(same, key=lambda s: s.meta.submitted_at, reverse=True):
-                d = self.disclosure(None, s)
-                if not d.shows("submission_id"):
-                    continue
-                result = s.latest_result(info.version) if info and d.shows("figures") else None
-                figure = result.overall.get(primary) if result else None
-                history.append(HistoryEntry(s.meta.id, s.meta.submitted_at, self.status(s).value, figure,
-                                            s.meta.id == row.submission_id))  # fmt: skip
-        figures = row.figures
-        return ModelDetails(
-            benchmark,
-            row,
-            state.meta.description if shown.shows("description") else "",
-            state.meta.bbox_format if shown.shows("bbox_format") else "",
-            str(figures.get("gold_version", "")),
-            str(figures.get("scorer_version", "")),
-            tuple(history),
-        )
-
+    # ---- a row's figures for its model page on the Hub (leaderboard.hub_results) ----
     def eval_results(self, benchmark: str, ref: str, identity: Identity | None = None) -> EvalResults:
         """A public scored row's entries for the Hub's ``.eval_results`` (``ref``: its row id or a
         submission id). Only a row whose figures and names the disclosure rule shows a visitor
@@ -451,6 +394,7 @@ class Leaderboard:
         )
         return open_pull_request(file, token, self.settings.hub_endpoint)
 
+    # ---- what a visitor may see; comparisons (aggregates only) ----
     def disclosure(self, identity: Identity | None, state: SubmissionState) -> Disclosure:
         """What ``identity`` (None: a visitor) may see of ``state``: the one rule of
         submissions.disclosure, on the entry's state today under the feedback policy."""

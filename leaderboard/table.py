@@ -156,8 +156,11 @@ def _shown(row: BoardRow, state: SubmissionState, disclosure: Disclosure) -> Boa
     """The row as the public sees it: every field of the submission the disclosure does not
     allow is blanked (an allow-list: a new field stays out until allowed); an anonymous row
     gets its placeholder names and an id of its own."""
-    blank = {f.name: {} if f.name == "figures" else "" for f in dataclass_fields(BoardRow)
-             if f.name not in _SERVER_SIDE and not disclosure.shows(f.name)}  # fmt: skip
+    blank = {
+        f.name: {} if f.name == "figures" else ""
+        for f in dataclass_fields(BoardRow)
+        if f.name not in _SERVER_SIDE and not disclosure.shows(f.name)
+    }
     info = {k: v for k, v in row.info.items() if disclosure.shows(k)}
     if not blank and info == dict(row.info):
         return row
@@ -194,8 +197,14 @@ def _row_of(
     if result is not None:
         classic = {f.name: getattr(meta, f.name) for f in public if f.name in fields.CLASSIC}
         info = {f.name: v for f in public if f.name not in fields.CLASSIC and (v := meta.info.get(f.name))}
-        row = BoardRow(**classic, source=SCORED_SOURCE, figures=result.to_dict(), submitted_at=meta.submitted_at,
-                       submission_id=meta.id, info=info)  # fmt: skip
+        row = BoardRow(
+            **classic,
+            source=SCORED_SOURCE,
+            figures=result.to_dict(),
+            submitted_at=meta.submitted_at,
+            submission_id=meta.id,
+            info=info,
+        )
     state.derived[cache_key] = row
     return row
 
@@ -269,8 +278,9 @@ def frame(benchmark: str, rows: list[BoardRow], view: str = "overall") -> pd.Dat
         record.update({n: getattr(row, n) for n in classic})
         info = row.info
         record.update({n: info.get(n, "") for n in later})
-        record.update(rank=rank.best, rank_worst=rank.worst, source=row.source, submitted=row.submitted_at[:10],
-                      row_id=row.row_id)  # fmt: skip
+        record.update(
+            rank=rank.best, rank_worst=rank.worst, source=row.source, submitted=row.submitted_at[:10], row_id=row.row_id
+        )
         records.append(record)
     if not records:
         return pd.DataFrame(columns=[c.key for c in cols])

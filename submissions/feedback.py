@@ -129,7 +129,7 @@ def ladder(
         primary = best.get(bench.primary_metric) or next(iter(best.values()))
         out[state.meta.id] = LadderStep(
             state.meta.id, shown, primary[1], _shown_value(bench.primary, primary[0]), bests
-        )  # fmt: skip
+        )
     return out
 
 
@@ -270,24 +270,27 @@ class Feedback:
         counts = result.counts if result is not None else {}
         out = []
         if counts.get("unparsed"):
-            out.append(Reason("unparsed_lines", (
+            unparsed = (
                 f"{counts['unparsed']:,} of {counts.get('submitted', 0):,} lines give a response that states no "
                 "letter the reader understands (a refusal, or a form it cannot read); each counts as a wrong "
                 "answer, as in the paper, and is listed under unparsed lines. A line with an explicit "
                 '"answer" letter is never misread.'
-            )))  # fmt: skip
+            )
+            out.append(Reason("unparsed_lines", unparsed))
         if counts.get("set_aside"):
             n = counts["set_aside"]
-            out.append(Reason("set_aside_lines", (
+            set_aside = (
                 f"{n:,} line{'s' if n != 1 else ''} answer{'' if n != 1 else 's'} questions the current gold no "
                 "longer has; they are not scored (a maintainer removed those questions from the benchmark)."
-            )))  # fmt: skip
+            )
+            out.append(Reason("set_aside_lines", set_aside))
         if counts.get("lenient"):
-            out.append(Reason("lenient_reads", (
+            lenient = (
                 f"{counts['lenient']:,} lines were read by a rule looser than the benchmark's official protocol "
                 "(for example the option's text instead of its letter); the official protocol would count "
                 "them wrong."
-            )))  # fmt: skip
+            )
+            out.append(Reason("lenient_reads", lenient))
         return tuple(out)
 
     def _withheld(self, state: SubmissionState, gold_version: str) -> str:
@@ -314,21 +317,23 @@ class Feedback:
         found = f"The probe detector found {'; '.join(signals)}" if signals else "The probe detector flagged its series"
         by_hand = "Scored and held for review by a maintainer: its figures are not shown until it is released."
         who = HELD if automatic else by_hand
-        return Reason("held_for_review", (
+        message = (
             f"{who} {found} (in your files, or in files linked to them by near-identical answers); probes of the "
             "hidden answers look like this, and so, sometimes, does honest work. What happens next: a maintainer "
             "reviews held files and releases honest work, whose figures are then shown as usual. To explain your "
             f"series or to ask, write to {self.contact}."
-        ))  # fmt: skip
+        )
+        return Reason("held_for_review", message)
 
     def _hidden(self, state: SubmissionState) -> Reason:
         moderation = state.moderation
         why = moderation.reason.strip() if moderation and moderation.reason.strip() else "no reason was given"
         when = f" on {moderation.at[:10]}" if moderation and moderation.at else ""
-        return Reason("hidden_by_maintainer", (
+        message = (
             f"Hidden by a maintainer{when}: {why}. It is off the board and its figures are not shown. "
             f"To ask about it, write to {self.contact}."
-        ))  # fmt: skip
+        )
+        return Reason("hidden_by_maintainer", message)
 
 
 def _signals(reason: str) -> list[str]:

@@ -130,8 +130,10 @@ def check_reveal_date(value: object, anonymous: bool) -> tuple[str, Issue | None
         why = f"reveal_date must be a date like 2027-01-31, got {text!r}"
         return "", Issue("bad_reveal_date", 0, "reveal_date", why)
     if reveal < datetime.now(UTC).date():
-        why = (f"reveal_date {reveal.isoformat()} is in the past: give a later date, or none to stay "
-               "anonymous until you publish under your name")  # fmt: skip
+        why = (
+            f"reveal_date {reveal.isoformat()} is in the past: give a later date, or none to stay "
+            "anonymous until you publish under your name"
+        )
         return "", Issue("past_reveal_date", 0, "reveal_date", why)
     return reveal.isoformat(), None
 

@@ -1,7 +1,9 @@
 """Test-wide settings. The Hub client reads its constants at import: set them first."""
 
 import os
+import re
 import tempfile
+from pathlib import Path
 
 os.environ["HF_HUB_DISABLE_XET"] = "1"
 os.environ.setdefault("HF_TOKEN", "hf_test_dummy_token")
@@ -14,3 +16,41 @@ pytest_plugins = ["tests.support.hub_fixture"]
 collect_ignore = ["toy_benchmark.py"]
 """A plugin registers its benchmark on import: doctest collection must not import it for every
 test (test_third_benchmark registers it for one test at a time)."""
+
+SLOWEST_FIRST = (
+    "tests/leaderboard/test_cli.py",
+    "tests/hardening/test_gold_secrecy_app.py",
+    "tests/hardening/test_app_faults.py",
+    "tests/hardening/test_identity_app.py",
+    "tests/test_docs_snippets.py",
+    "tests/ui/test_browser_fairness.py",
+    "tests/hardening/test_hub_app.py",
+    "tests/hardening/test_geometry_secrecy.py",
+    "tests/hardening/test_gold_secrecy_store.py",
+    "tests/runner/test_end_to_end.py",
+)
+"""Modules measured slowest (``pytest --durations``), in that order. Under ``make test``'s two
+workers (pytest-xdist, a module to one worker) a long module dealt last keeps one worker busy
+while the other idles: the slowest go first, then every module that starts the app, then the rest
+in their usual order to fill the gaps."""
+
+
+USES_BROWSER = re.compile(r"def \w+\([^)]*\bbrowser\b")
+
+
+def _module_weight(path: str, starts_app: dict[str, bool]) -> tuple[int, int]:
+    if path in SLOWEST_FIRST:
+        return (0, SLOWEST_FIRST.index(path))
+    if path not in starts_app:
+        source = (Path(__file__).parent.parent / path).read_text(errors="replace") if path.endswith(".py") else ""
+        starts_app[path] = "start_app(" in source or "AppServer(" in source or bool(USES_BROWSER.search(source))
+    return (1, 0) if starts_app[path] else (2, 0)
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """Under xdist only, deal the slowest modules first (a stable sort: tests keep their order
+    within a module); a plain ``pytest`` run keeps the usual order."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    starts_app: dict[str, bool] = {}
+    items.sort(key=lambda item: _module_weight(item.nodeid.split("::")[0], starts_app))

@@ -113,11 +113,6 @@ def writer_link(settings: UiSettings) -> str:
     return f"[{main_page}]({settings.writer_url})" if settings.writer_url else main_page
 
 
-def reader_empty_board(settings: UiSettings) -> str:
-    """What an empty board says on a reader, which has no Submit tab."""
-    return f"No rows yet: submissions are made on {writer_link(settings)}."
-
-
 def reader_note(settings: UiSettings) -> None:
     """A reader's header: the intro, and where submissions go instead."""
     gr.Markdown(intro())

@@ -99,10 +99,18 @@ def held_frame(leaderboard: Leaderboard) -> pd.DataFrame:
     """The held queue, oldest hold first (``python -m leaderboard held``): release with Unhide,
     or Hide with a reason the team is shown."""
     rows = [
-        [s.meta.id, s.meta.benchmark, s.meta.model, s.meta.team, s.meta.submitter,
-         s.moderation.at[:16].replace("T", " "), s.moderation.by, s.moderation.reason.removeprefix(HOLD_REASON).strip()]
+        [
+            s.meta.id,
+            s.meta.benchmark,
+            s.meta.model,
+            s.meta.team,
+            s.meta.submitter,
+            s.moderation.at[:16].replace("T", " "),
+            s.moderation.by,
+            s.moderation.reason.removeprefix(HOLD_REASON).strip(),
+        ]
         for s in held_queue(leaderboard.catalog.all())
-    ]  # fmt: skip
+    ]
     return pd.DataFrame(rows, columns=HELD_COLUMNS)
 
 
@@ -242,8 +250,10 @@ class Maintainers:
         now = rescore_plan(self.leaderboard)
         if plan != now:
             lines = "\n".join(f"- {line}" for line in now.splitlines())
-            return ("Nothing was rescored: the gold changed since this tab showed it. Rescore all would now "
-                    f"run:\n\n{lines}\n\nPress Rescore all again to confirm that.")  # fmt: skip
+            return (
+                "Nothing was rescored: the gold changed since this tab showed it. Rescore all would now "
+                f"run:\n\n{lines}\n\nPress Rescore all again to confirm that."
+            )
         return self.rescore(token, profile, request, progress)
 
     def hide(
@@ -292,8 +302,11 @@ class Maintainers:
         if not done:
             msg = f"Unknown submission `{escape_markdown(sid)}`."
         elif hidden:
-            why = f" The team is shown your reason: {escape_markdown(reason.strip())}" if reason.strip() else (
-                " No reason given: the team is told none was given.")  # fmt: skip
+            why = (
+                f" The team is shown your reason: {escape_markdown(reason.strip())}"
+                if reason.strip()
+                else " No reason given: the team is told none was given."
+            )
             msg = f"Hidden: `{sid}`.{why}"
         else:
             msg = f"{'Released' if was_held else 'Unhidden'}: `{sid}`."
@@ -424,8 +437,11 @@ def _panel_components() -> tuple:
         hide_message = gr.Markdown(elem_id="hide-msg")
         held = gr.Dataframe(
             label="Held for review (release: pick it and Unhide / release; or Hide with a reason)",
-            headers=HELD_COLUMNS, interactive=False, wrap=True, elem_id="held-queue",
-        )  # fmt: skip
+            headers=HELD_COLUMNS,
+            interactive=False,
+            wrap=True,
+            elem_id="held-queue",
+        )
         rejected = gr.Dataframe(label="Rejected submissions", interactive=False, wrap=True, elem_id="rejected")
         plan = gr.Textbox(visible="hidden", elem_id="rescore-plan")  # in the page: the confirmation reads it
     return (panel, gold, rescore, refresh, rescore_report, pick, reason, hide, unhide, hide_message, held, rejected,

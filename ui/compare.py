@@ -135,12 +135,17 @@ class CompareTab:
         first = next(iter(BENCHMARKS))
         with gr.Tab("Compare", id="tab-compare", elem_id="tab-compare") as tab:
             gr.Markdown(HELP)
-            bench = gr.Radio([(b.name, b.id) for b in BENCHMARKS.values()], value=first, label="Benchmark",
-                             elem_id="cmp-bench")  # fmt: skip
+            bench = gr.Radio(
+                [(b.name, b.id) for b in BENCHMARKS.values()], value=first, label="Benchmark", elem_id="cmp-bench"
+            )
             models = gr.Dropdown(
-                [], multiselect=True, max_choices=MAX_MODELS, elem_id="cmp-models",
-                label=f"Models (2-{MAX_MODELS}, the first is the reference)", **SURVIVES_EVICTION,
-            )  # fmt: skip
+                [],
+                multiselect=True,
+                max_choices=MAX_MODELS,
+                elem_id="cmp-models",
+                label=f"Models (2-{MAX_MODELS}, the first is the reference)",
+                **SURVIVES_EVICTION,
+            )
             button = gr.Button("Compare", variant="primary", elem_id="cmp-btn")
             result = gr.HTML(elem_id="cmp-result")
         tab.select(comparisons.options, [bench, models], models, api_visibility="private")

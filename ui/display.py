@@ -1,9 +1,11 @@
-"""UI-agnostic formatting of the leaderboard: pure functions from the ranked frames of
-:mod:`leaderboard.table` to what a page shows (rounded text, safe HTML, filters, plot data).
+"""Formatting the Python side of the pages still needs: numbers, safe URLs and text, a row's
+links and Hub facts, the board page's plots, a submission's answer as Markdown, an example file.
 
-Nothing here touches storage or Gradio; ``app.py`` calls these and hands the results to
-components. Every piece of user-supplied text that ends up in HTML goes through
-:func:`html.escape`, and only ``http(s)`` URLs ever become links.
+The board's table is drawn in the browser (``ui/static/board.js``) from :mod:`ui.board_data`,
+which takes each row's links and Hub facts from here (:func:`row_links`, :func:`hub_facts`); the
+Gradio tabs (Submit, My submissions, Compare, Admin, About) use the rest. Pure functions: no
+storage, no Gradio. User-supplied text that ends up in HTML or Markdown is escaped, and only
+``http(s)`` URLs ever become links.
 """
 
 from __future__ import annotations
@@ -12,14 +14,13 @@ import html
 import json
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping
 
 import pandas as pd
 
 from leaderboard.baselines import PAPER_SOURCE
-from leaderboard.columns import LENIENT_KEY, PLAIN_GROUPS, Column, Kind, figure_key, shown_columns
-from leaderboard.ranks import RankRange
-from leaderboard.table import SCORED_SOURCE, BoardRow
+from leaderboard.columns import figure_key
+from leaderboard.table import SCORED_SOURCE
 from scoring.benchmarks import BENCHMARKS, Benchmark, Heatmap, Plot, Scatter
 from submissions import fields
 from ui import scatter
@@ -32,15 +33,6 @@ the model page say the same (submissions.fields.MODEL_TYPE)."""
 TYPE_FILTERS = {key: (key,) for key in MODEL_TYPE_LABELS}
 """The board's Model type choices and the stored types each one keeps."""
 SOURCES = (SCORED_SOURCE, PAPER_SOURCE)
-
-# Soft tints that read on light and dark themes: one per column group, cycled.
-GROUP_TINTS = (
-    "rgba(59, 130, 246, 0.10)",
-    "rgba(16, 185, 129, 0.10)",
-    "rgba(245, 158, 11, 0.12)",
-    "rgba(168, 85, 247, 0.10)",
-    "rgba(236, 72, 153, 0.09)",
-)
 
 
 # --------------------------------------------------------------------------- numbers
@@ -87,54 +79,13 @@ def safe_url(url: object) -> str:
     return text if _URL.match(text) else ""
 
 
-def link(url: object, text: str) -> str:
-    """An escaped ``<a>`` to ``url`` (http/https only); the escaped text alone otherwise."""
-    target = safe_url(url)
-    label = html.escape(str(text))
-    if not target:
-        return label
-    return f'<a href="{html.escape(target, quote=True)}" target="_blank" rel="noopener noreferrer nofollow">{label}</a>'
-
-
-def type_badge(key: str) -> str:
-    """A model type as its declared badge (label in its tone); an unknown one as escaped text."""
-    choice = fields.MODEL_TYPE.choice(key.lower())
-    if choice is None:
-        return html.escape(key) or MISSING
-    return f'<span class="type-badge tone-{choice.tone}">{html.escape(choice.label)}</span>'
-
-
 def hub_url(repo: object) -> str:
     """The Hub page of a model id (``""`` for none; ids are checked when submitted)."""
     text = "" if is_missing(repo) else str(repo).strip()
     return f"{fields.HUB}/{text}" if text and fields.hub_repo_id(text) is None else ""
 
 
-def model_html(name: object, paper_url: object = "", code_url: object = "", model_repo: object = "") -> str:
-    """The model name, escaped, linked to its Hub page, else its paper, else its code.
-
-    >>> model_html("<b>M</b>", "javascript:x")
-    '&lt;b&gt;M&lt;/b&gt;'
-    """
-    text = "" if is_missing(name) else str(name)
-    target = next((u for u in (hub_url(model_repo), paper_url, code_url) if safe_url(u)), "")
-    return link(target, text)
-
-
 LENIENT_MARK = "†"
-
-
-def lenient_marker(count: object) -> str:
-    """A mark before a model's name when its file had responses read by rules looser than the
-    official exact letter (the benchmark's strict protocol, which the papers' rows follow).
-
-    >>> lenient_marker(0), lenient_marker(float("nan")), lenient_marker(296).endswith(">†</span> ")
-    ('', '', True)
-    """
-    if is_missing(count) or not float(count) > 0:
-        return ""
-    title = f"{int(count):,} responses read by rules looser than the official exact-letter protocol: see Acc strict"
-    return f'<span class="lenient-mark" title="{html.escape(title)}">{LENIENT_MARK}</span> '
 
 
 def row_links(row: Mapping) -> list[tuple[str, str]]:
@@ -164,11 +115,6 @@ def hub_facts(row: Mapping) -> list[tuple[str, str, str]]:
     return out
 
 
-def links_html(paper_url: object, code_url: object, model_repo: object = "") -> str:
-    parts = [link(u, t) for u, t in row_links({"paper_url": paper_url, "code_url": code_url, "model_repo": model_repo})]
-    return " · ".join(parts) if parts else MISSING
-
-
 def escape_markdown(text: object) -> str:
     """Text safe inside Markdown: HTML escaped and Markdown punctuation backslashed.
 
@@ -178,186 +124,12 @@ def escape_markdown(text: object) -> str:
     return re.sub(r"([\\`*_{}\[\]()#+\-.!|~>@:])", r"\\\1", escaped)
 
 
-# --------------------------------------------------------------------------- table
+# --------------------------------------------------------------------------- plots
 
 
 def short_label(bench: Benchmark, grouping: str, label: str) -> str:
     """How a group label is shown in a header: the grouping's declared short name (``T1``), else its display name."""
     return bench.grouping(grouping).abbrev(label)
-
-
-def search_terms(query: str | None) -> list[str]:
-    """``"qwen; gpt"`` -> ``["qwen", "gpt"]``: terms separated by ``;``, any of which may match.
-
-    >>> search_terms(" Qwen ; ;GPT-4o "), search_terms(None)
-    (['qwen', 'gpt-4o'], [])
-    """
-    return [t.strip().casefold() for t in (query or "").split(";") if t.strip()]
-
-
-def wanted_types(model_types: Iterable[str] | None) -> set[str] | None:
-    """The stored model types a choice of :data:`TYPE_FILTERS` keeps (None: all); unknown choices keep themselves."""
-    if model_types is None:
-        return None
-    return {t for choice in model_types for t in TYPE_FILTERS.get(str(choice).lower(), (str(choice).lower(),))}
-
-
-def row_filter(
-    model_types: Iterable[str] | None,
-    sources: Iterable[str] | None,
-    query: str = "",
-    sizes: Iterable[str] | None = None,
-):
-    """A predicate on board rows: model type, source and size bucket (submissions.fields.
-    SIZE_CHOICES) among those chosen, and model or team containing any search term
-    (case-insensitive). The board ranks the rows it keeps."""
-    types = wanted_types(model_types)
-    kept_sources = None if sources is None else set(sources)
-    kept_sizes = None if sizes is None else set(sizes)
-    terms = search_terms(query)
-
-    def keep(row: BoardRow) -> bool:
-        if types is not None and str(row.model_type).lower() not in types:
-            return False
-        if kept_sources is not None and row.source not in kept_sources:
-            return False
-        if kept_sizes is not None and fields.size_bucket(row.value(fields.SIZE_FIELD)) not in kept_sizes:
-            return False
-        hay = f"{row.model} {row.team}".casefold()
-        return not terms or any(t in hay for t in terms)
-
-    return keep
-
-
-def filter_frame(
-    df: pd.DataFrame,
-    model_types: Iterable[str] | None = None,
-    sources: Iterable[str] | None = None,
-    query: str = "",
-) -> pd.DataFrame:
-    """Rows of a ranked frame that :func:`row_filter` would keep, in the frame's order and with
-    its ranks (to rank within the kept rows, filter the board's rows instead)."""
-    if df.empty:
-        return df
-    mask = pd.Series(True, index=df.index)
-    types = wanted_types(model_types)
-    if types is not None:
-        mask &= df["model_type"].astype(str).str.lower().isin(types)
-    if sources is not None:
-        mask &= df["source"].isin(list(sources))
-    terms = search_terms(query)
-    if terms:
-        hay = (df["model"].astype(str) + " " + df["team"].astype(str)).str.casefold()
-        mask &= pd.concat([hay.str.contains(t, regex=False) for t in terms], axis=1).any(axis=1)
-    return df[mask]
-
-
-def group_tints(shown: Sequence[Column]) -> dict[str, str]:
-    """Column group -> background tint (Model/About columns stay plain)."""
-    tints: dict[str, str] = {}
-    for c in shown:
-        if c.group not in PLAIN_GROUPS and c.group not in tints:
-            tints[c.group] = GROUP_TINTS[len(tints) % len(GROUP_TINTS)]
-    return tints
-
-
-def _cell(row: Mapping, col: Column) -> tuple[object, str]:
-    """(sortable value, displayed text) of one cell."""
-    value = row.get(col.key)
-    if col.kind is Kind.LINKS:
-        links = row_links(row)
-        return " ".join(t for _, t in links), " · ".join(link(u, t) for u, t in links) or MISSING
-    if col.kind is Kind.MODEL:  # the sort key is escaped too: no raw user text in an HTML column
-        # the mark first: a long name is cut at the cell's edge, and the mark with it
-        shown = model_html(value, row.get("paper_url"), row.get("code_url"), row.get(fields.HUB_FIELD))
-        return html.escape(str(value)), lenient_marker(row.get(LENIENT_KEY)) + shown
-    if col.kind is Kind.PARAMS:
-        count = None if is_missing(value) or value is pd.NA else int(value)
-        return count, fields.size_text(count)
-    if col.kind is Kind.RANK:
-        worst = row.get("rank_worst")
-        return int(value), RankRange(int(value), int(value) if is_missing(worst) else int(worst)).text()
-    if col.kind is Kind.MODEL_TYPE:
-        text = str(value or "")
-        return text, type_badge(text)
-    if col.kind is Kind.NUMBER:
-        number = None if is_missing(value) else float(value)
-        shown = fmt_with_ci(value, row.get(col.ci), col.decimals) if col.ci else fmt_number(value, col.decimals)
-        return number, shown
-    text = "" if is_missing(value) else str(value)
-    return text, text or MISSING
-
-
-def visible_columns(bench: Benchmark, view: str = "overall", hidden: Iterable[str] = ()) -> list[Column]:
-    """The shown columns minus the groups a visitor hid (the Model group, with Rank and Model, always stays)."""
-    hidden = set(hidden) - {PLAIN_GROUPS[0]}
-    return [c for c in shown_columns(bench, view) if c.group not in hidden]
-
-
-def column_groups(bench: Benchmark, view: str = "overall") -> list[str]:
-    """The column groups a visitor may hide in a view, in page order."""
-    groups: list[str] = []
-    for c in shown_columns(bench, view):
-        if c.group != PLAIN_GROUPS[0] and c.group not in groups:
-            groups.append(c.group)
-    return groups
-
-
-def table_value(df: pd.DataFrame, bench: Benchmark, view: str = "overall", hidden: Iterable[str] = ()) -> dict:
-    """The value for a ``gr.Dataframe``: ``data`` keeps full-precision numbers (so sorting a
-    column is numeric, missing sorts lowest), ``metadata.display_value`` the rounded text with
-    its ``±`` interval and ``-`` for missing. Column-group tints come from :func:`group_css`,
-    once per column instead of once per cell (a 1,000-row board would ship 0.9 MB of styles)."""
-    shown = visible_columns(bench, view, hidden)
-    data, display = [], []
-    for row in df.to_dict(orient="records"):
-        cells = [_cell(row, c) for c in shown]
-        data.append([v for v, _ in cells])
-        display.append([t for _, t in cells])
-    return {
-        "headers": [c.header for c in shown],
-        "data": data,
-        "metadata": {"display_value": display} if data else None,
-    }
-
-
-def group_css(bench: Benchmark, view: str, table_id: str, hidden: Iterable[str] = ()) -> str:
-    """A ``<style>`` tinting the columns of each group in the table ``#table_id`` (Gradio 6
-    renders body cells as ``role="gridcell"`` elements with a 0-based ``data-col``)."""
-    shown = visible_columns(bench, view, hidden)
-    tints = group_tints(shown)
-    rules = [
-        f'#{table_id} [role="gridcell"][data-col="{i}"] {{background-color: {tints[c.group]};}}'
-        for i, c in enumerate(shown)
-        if c.group in tints
-    ]
-    return "<style>" + "\n".join(rules) + "</style>"
-
-
-def datatypes(bench: Benchmark, view: str = "overall", hidden: Iterable[str] = ()) -> list[str]:
-    return [c.datatype for c in visible_columns(bench, view, hidden)]
-
-
-def group_legend_html(bench: Benchmark, view: str = "overall", hidden: Iterable[str] = ()) -> str:
-    """A one-line legend of the column groups with the tints the table uses."""
-    shown = visible_columns(bench, view, hidden)
-    tints = group_tints(shown)
-    chips = []
-    for group, tint in tints.items():
-        members = [c.header for c in shown if c.group == group]
-        detail = f": {html.escape(', '.join(members))}" if view == "overall" and len(members) > 1 else ""
-        chips.append(
-            f'<span class="group-chip" style="background-color:{tint}"><b>{html.escape(group)}</b>{detail}</span>'
-        )
-    return '<div class="group-legend">Column groups: ' + " ".join(chips) + "</div>"
-
-
-def summary_text(total: int, shown: int, gold_questions: int | None) -> str:
-    gold = f" · gold: {gold_questions:,} questions" if gold_questions else ""
-    return f"Showing {shown} of {total} rows{gold}."
-
-
-# --------------------------------------------------------------------------- plots
 
 
 def plot_title(bench: Benchmark, plot: Plot) -> str:

@@ -1,14 +1,14 @@
-"""Files the visitors download (board tables, example submissions, question lists).
+"""Files the visitors download from the Gradio app (About's example submission and question list
+of each benchmark; the board page serves its own downloads).
 
 Gradio serves a download from a path, so each is written once under one temp folder, in a
 sub-folder named by its content: sessions never overwrite each other's file, and the same
 bytes asked for again are not written again.
 
-Every distinct search writes its own CSV and Parquet (attacks.md #13: 469 searches left 675
-files, never deleted), so the folder keeps only the ``MAX_FILES`` most recently written files
-(and at most ``MAX_BYTES``); older ones are deleted. A caller holding an old path (a cached
-rendering) calls :meth:`Downloads.write` again, which rewrites a deleted file. Gradio's copies
-of what it served are swept by its ``delete_cache`` (:mod:`ui.uploads`).
+The folder keeps only the ``MAX_FILES`` most recently written files (and at most ``MAX_BYTES``);
+older ones are deleted (when every board search wrote its own CSV, 469 searches left 675 files:
+attacks.md #13). A caller holding an old path calls :meth:`Downloads.write` again, which rewrites
+a deleted file. Gradio's copies of what it served are swept by its ``delete_cache`` (:mod:`ui.uploads`).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import threading
 from collections import OrderedDict
 from pathlib import Path
 
-MAX_FILES = 512  # > 2 files x ui.board.RENDERINGS_KEPT renderings, plus the About tab's
+MAX_FILES = 512  # About's two files per benchmark, many times over
 MAX_BYTES = 256 * 2**20
 
 

@@ -89,8 +89,12 @@ class DeepLinks:
         page.load(None, None, address, js=READ_ADDRESS_JS)
         restored = address.change(self.restore, address, self.outputs, api_visibility="private")
         if self.compare:
-            restored.then(self._open_compare, [self.compare.bench, self.compare.models], self.compare.result,
-                          api_visibility="private")  # fmt: skip
+            restored.then(
+                self._open_compare,
+                [self.compare.bench, self.compare.models],
+                self.compare.result,
+                api_visibility="private",
+            )
 
     def _open_compare(
         self,

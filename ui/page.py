@@ -1,31 +1,19 @@
-"""How the public page is delivered under crowds: Gradio's documented knobs, in one place.
+"""Gradio's documented knobs for the Gradio app at ``/app`` (Submit, My submissions, Compare,
+Admin, About), in one place. The public board is not Gradio: it is one baked page
+(:mod:`ui.board_page`, its data from :mod:`ui.board_data`), re-baked once per data change.
 
-The page itself carries each board's default view (:mod:`ui.baked`, re-baked once per data
-change) and is served from a gzipped per-version cache (:mod:`ui.page_cache`): a plain visit is
-one ``GET /`` and no event. What follows is for the events a visitor does fire.
-
-- Reads skip the queue (``queue=False``): a view or filter change, a tab's first draw and the
-  refresh tick are one ``POST /gradio_api/run/...`` each, with no queue join, no SSE stream, no
-  ETA messages and no per-event analytics record (page-performance.md 1.1: -45 % CPU a page).
-  Reads are cached renderings (:class:`ui.board.BoardPages`), so they need no concurrency limit.
-  Writes (Submit, Maintainers) stay queued: the queue is what bounds their concurrency.
 - The queue's analytics summary (a pandas frame of up to 10,000 events, rebuilt after every
   event, 6-11 ms each; it feeds only ``/monitoring``) is rebuilt every ``ANALYTICS_EVERY`` events
   instead, unless the deployment sets ``GRADIO_ANALYTICS_CACHE_FREQUENCY`` itself.
-- Sessions kept in memory are bounded (``state_session_capacity``, :data:`SESSION_CAPACITY`).
-  Gradio's own sessions each held a config of every block, measured at 0.7 MB per session with
-  1,000-row boards (``perf/session_memory.py``); the app builds them on demand
-  (:mod:`ui.sessions`), 0.02 MB each in the same run. The bound of 50 was set for the 0.7 MB: the
-  app ends the 60 s load test with 1,000-row boards at ~540 MB even when only one session is
-  kept (concurrent renders; glibc's arenas capped, below). It stays, as evicting costs a visitor
-  nothing (below). Gradio evicts by last use (an LRU), so a visitor loses their session only
-  after 50 others acted since their last event, and losing it costs nothing: the only state a
-  session holds that the page does not resend is the choices of Dropdowns set by events, and
-  those accept any value (:data:`SURVIVES_EVICTION`) that their callbacks check again.
-  ``LEADERBOARD_SESSION_CAPACITY`` overrides the number (the eviction test uses 2).
+- Sessions kept in memory are bounded (``state_session_capacity``, :data:`SESSION_CAPACITY`;
+  ``LEADERBOARD_SESSION_CAPACITY`` overrides it, the eviction test uses 2). Gradio evicts by last
+  use (an LRU), so a visitor loses their session only after 50 others acted since their last
+  event, and losing it costs nothing: the only state a session holds that the page does not
+  resend is the choices of Dropdowns set by events, and those accept any value
+  (:data:`SURVIVES_EVICTION`) that their callbacks check again.
 - glibc's malloc arenas are capped at two (:func:`cap_malloc_arenas`): with one arena per
   busy thread (up to 16 on 2 cores) the freed memory of 40 concurrent renders stayed resident,
-  ~95 MB more at the end of the same load test.
+  ~95 MB more at the end of the load test.
 """
 
 from __future__ import annotations
@@ -34,8 +22,6 @@ import ctypes
 import os
 from collections.abc import MutableMapping
 
-READS: dict = {"queue": False}
-"""Keyword arguments of every read-only board event (view, filters, search, first draw, tick)."""
 SESSION_CAPACITY = 50
 SURVIVES_EVICTION: dict = {"allow_custom_value": True}
 """Keyword arguments of every Dropdown whose choices an event sets: an evicted session starts

@@ -72,7 +72,7 @@ def points_of(frame: pd.DataFrame, x_label: str, y_label: str, paper_source: str
             float(r[x_label]),
             float(r[y_label]),
             r["Source"] == paper_source,
-        )  # fmt: skip
+        )
         for _, r in frame.iterrows()
     ]
 
@@ -135,10 +135,14 @@ def _axes(canvas: Canvas, x_label: str, y_label: str) -> str:
         parts.append(f'<text class="tick" x="{x:.1f}" y="{bottom + 16}" text-anchor="middle">{value}</text>')
         parts.append(f'<text class="tick" x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{value}</text>')
     middle_x, middle_y = (left + right) / 2, (top + bottom) / 2
-    parts.append(f'<text class="axis" x="{middle_x:.1f}" y="{canvas.height - 6}" text-anchor="middle">'
-                 f"{html.escape(x_label)}</text>")  # fmt: skip
-    parts.append(f'<text class="axis" transform="translate(12 {middle_y:.1f}) rotate(-90)" text-anchor="middle">'
-                 f"{html.escape(y_label)}</text>")  # fmt: skip
+    parts.append(
+        f'<text class="axis" x="{middle_x:.1f}" y="{canvas.height - 6}" text-anchor="middle">'
+        f"{html.escape(x_label)}</text>"
+    )
+    parts.append(
+        f'<text class="axis" transform="translate(12 {middle_y:.1f}) rotate(-90)" text-anchor="middle">'
+        f"{html.escape(y_label)}</text>"
+    )
     return "".join(parts)
 
 

@@ -66,9 +66,10 @@ def submit_in_background(url: str, path: Path, answers: list) -> threading.Threa
     return thread
 
 
-def kill_while_scoring(app: AppServer, path: Path, timeout: float = 60) -> Path | None:
+def kill_while_scoring(app: AppServer, path: Path, timeout: float = 300) -> Path | None:
     """Submit ``path`` and SIGKILL the app once raw + meta are stored and no result is.
-    Returns the submission folder, or None if scoring won the race (result already there)."""
+    Returns the submission folder, or None if scoring won the race (result already there).
+    ``timeout`` bounds a hang only: at load 18 on 2 cores the files took more than 60 s to land."""
     before = submission_dirs(app.data_dir)
     answers: list = []
     thread = submit_in_background(app.url, path, answers)

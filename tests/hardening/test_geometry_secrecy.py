@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import random
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -233,7 +232,6 @@ def leaked(case: Case, rec: dict, line_text: str, message: str) -> list[int]:
 
 def test_hostile_lines_get_errors_that_do_not_depend_on_the_gold(cases, tmp_path):
     rng = random.Random(20240611)
-    started = time.perf_counter()
     sent = 0
     codes: dict[str, int] = {}
     problems: list[str] = []
@@ -252,8 +250,7 @@ def test_hostile_lines_get_errors_that_do_not_depend_on_the_gold(cases, tmp_path
             if line_no and (hits := leaked(case, records[line_no - 1], texts[line_no - 1], message)):
                 problems.append(f"{case.name} {texts[line_no - 1][:200]} -> {message!r} holds gold numbers {hits}")
     assert problems == [], f"{len(problems)} problem(s), first ones:\n" + "\n".join(problems[:8])
-    assert sent >= 10_000
-    assert time.perf_counter() - started < 60
+    assert sent >= 10_000  # no wall-clock bound here: validation speed is perf/bench_precheck.py's to measure
     for code in ("polygon_too_complex", "coordinate_out_of_range", "mask_size_mismatch", "box_out_of_range"):
         assert codes.get(code, 0) >= 20, (code, codes)  # the generator reaches every gold-sensitive check
 

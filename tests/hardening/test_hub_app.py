@@ -56,7 +56,9 @@ def maintainer(hub: HubServer, ids: dict[str, str], folder: Path) -> Leaderboard
 
 
 def submit(url: str, path: Path, i: int) -> dict:
-    client = gradio_client.Client(url, verbose=False)
+    """One /submit by gradio_client, with a read timeout past httpx's 5 s: ten at once on a loaded
+    host (load 15) took longer, and this test is about the Hub and kill -9, not that timeout."""
+    client = gradio_client.Client(url, verbose=False, httpx_kwargs={"timeout": 120})
     return client.predict(
         "scb", gradio_client.handle_file(str(path)), f"App-Model-{i}", f"App Team {i}", "open", "xyxy", "", "", "",
         visibility="public", api_name="/submit",

@@ -35,6 +35,7 @@ from submissions import fields
 from submissions.catalog import SubmissionState
 from submissions.records import Identity, Status, SubmissionForm, SubmissionMeta
 from ui import display
+from ui.board_data import benchmark_data, column_data
 
 ROOT = Path(__file__).resolve().parents[2]
 MAINTAINER = Identity("maintainer", is_maintainer=True, source="cli")
@@ -81,10 +82,13 @@ def test_every_view_of_the_table(toy, board: Leaderboard) -> None:
     every = board.table("toy", "all")
     page_only = {f.name for f in fields.public_fields() if f.shown is fields.Shown.PAGE}  # the dataset only
     assert set(overview.columns) | set(by_level.columns) | page_only == set(every.columns)
-    value = display.table_value(overview, toy.TOY)
-    assert value["headers"][:5] == ["Rank", "Model", "Team", "Model type", "Source"]
-    assert {"Acc", "Acc Easy", "Acc Hard"} <= set(value["headers"])
-    assert value["metadata"]["display_value"][0][value["headers"].index("Acc Easy")] == "83.33"
+    page = benchmark_data(board, toy.TOY)  # what the board page sends the browser
+    (overall,) = [v["columns"] for v in page["views"] if v["id"] == "overall"]
+    headers = [c["header"] for c in overall if c["kind"] not in ("data", "url", "ci")]  # board.js shownKind
+    assert headers[:5] == ["Rank", "Model", "Team", "Model type", "Source"]
+    assert {"Acc", "Acc Easy", "Acc Hard"} <= set(headers)
+    (easy,) = [c for c in overall if c["header"] == "Acc Easy"]
+    assert easy["decimals"] == 2 and page["rows"][0][easy["key"]] == pytest.approx(500 / 6)  # shown 83.33
     (heatmap,) = display.plot_values(every, toy.TOY)
     assert "Accuracy by level" in heatmap and "Easy" in heatmap and "83.3" in heatmap
 
@@ -152,7 +156,8 @@ def test_direction_and_decimals_come_from_the_declaration(toy) -> None:
         ]
         df = frame("toy_low", rows)
         assert list(df["model"]) == ["low", "high", "none"]  # a missing figure is last either way
-        assert display.table_value(df, low)["metadata"]["display_value"][0][5] == "20.3"  # 1 decimal, Acc column
+        (acc,) = [column_data(c) for c in shown_columns(low) if c.header == "Acc"]
+        assert acc["decimals"] == 1 and df.iloc[0][acc["key"]] == pytest.approx(20.26)  # the page shows 20.3
         figures = {"2": 30.0, "3": 10.0, "4": 10.0}  # 10.0 twice: the earlier one is best
         states = [
             SubmissionState(

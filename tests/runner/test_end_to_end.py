@@ -21,7 +21,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory):
-    server = AppServer(tmp_path_factory.mktemp("e2e") / "data").start(timeout=240)
+    server = AppServer(tmp_path_factory.mktemp("e2e") / "data").start()
     yield server
     server.stop()
 

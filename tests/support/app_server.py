@@ -18,6 +18,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
 ADMIN_TOKEN = "hardening-admin-token"
+START_TIMEOUT = 300.0
+"""Seconds an app may take to answer after it is started: a bound on a hang, not a speed check
+(a start took over 120 s at load 15 on 2 cores, with two test workers starting apps at once)."""
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -35,6 +38,16 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def port_taken(port: int) -> bool:
+    """Whether something else listens on ``port`` now."""
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return True
+    return False
+
+
 class AppServer:
     """One ``python app.py`` process; its stdout and stderr go to ``log`` (appended on restart)."""
 
@@ -50,8 +63,19 @@ class AppServer:
         self.port = 0
         self.url = ""
 
-    def start(self, timeout: float = 120, port: int | None = None) -> AppServer:
-        """``port``: listen there (a test that configures the app's own address needs it first)."""
+    def start(self, timeout: float = START_TIMEOUT, port: int | None = None) -> AppServer:
+        """``port``: listen there (a test that configures the app's own address needs it first).
+
+        Without one, a free port is picked; under ``make test``'s two workers another process may
+        take it before the app binds it, and the app exits: then it starts again on another."""
+        for attempt in range(3):
+            try:
+                return self._start(timeout, port)
+            except RuntimeError:
+                if port or attempt == 2 or not port_taken(self.port):
+                    raise
+
+    def _start(self, timeout: float, port: int | None) -> AppServer:
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         environment = {
@@ -92,7 +116,7 @@ class AppServer:
     def log_text(self) -> str:
         return self.log.read_text(errors="replace") if self.log.exists() else ""
 
-    def wait(self, timeout: float = 120) -> None:
+    def wait(self, timeout: float = START_TIMEOUT) -> None:
         deadline = time.time() + timeout
         while time.time() < deadline:
             if self.proc.poll() is not None:

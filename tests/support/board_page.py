@@ -12,14 +12,18 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from leaderboard.config import UiSettings
+from leaderboard.table import BoardRow
+from submissions import fields
 from ui.board_data import ReadSide
 from ui.board_page import BoardBaker, routes
+from ui.display import TYPE_FILTERS
 
 DATA = re.compile(r'<script type="application/json" id="board-data">(.*?)</script>', re.S)
 
@@ -84,3 +88,42 @@ def _numbers(value) -> list[float]:
     if isinstance(value, list):
         return [n for v in value for n in _numbers(v)]
     return []
+
+
+def search_terms(query: str | None) -> list[str]:
+    """``"qwen; gpt"`` -> ``["qwen", "gpt"]``: terms separated by ``;``, any of which may match."""
+    return [t.strip().casefold() for t in (query or "").split(";") if t.strip()]
+
+
+def wanted_types(model_types: Iterable[str] | None) -> set[str] | None:
+    """The stored model types a choice of ``TYPE_FILTERS`` keeps (None: all); unknown choices keep themselves."""
+    if model_types is None:
+        return None
+    return {t for choice in model_types for t in TYPE_FILTERS.get(str(choice).lower(), (str(choice).lower(),))}
+
+
+def row_filter(
+    model_types: Iterable[str] | None,
+    sources: Iterable[str] | None,
+    query: str = "",
+    sizes: Iterable[str] | None = None,
+):
+    """A predicate on board rows, for ``table(..., keep)``: model type, source and size bucket
+    (submissions.fields.SIZE_CHOICES) among those chosen, and model or team containing any search
+    term (case-insensitive). The board ranks the rows it keeps."""
+    types = wanted_types(model_types)
+    kept_sources = None if sources is None else set(sources)
+    kept_sizes = None if sizes is None else set(sizes)
+    terms = search_terms(query)
+
+    def keep(row: BoardRow) -> bool:
+        if types is not None and str(row.model_type).lower() not in types:
+            return False
+        if kept_sources is not None and row.source not in kept_sources:
+            return False
+        if kept_sizes is not None and fields.size_bucket(row.value(fields.SIZE_FIELD)) not in kept_sizes:
+            return False
+        hay = f"{row.model} {row.team}".casefold()
+        return not terms or any(t in hay for t in terms)
+
+    return keep

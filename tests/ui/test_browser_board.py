@@ -16,8 +16,8 @@ import pytest
 from leaderboard.config import Settings
 from leaderboard.service import Leaderboard
 from scoring.benchmarks import BENCHMARKS, register, unregister
+from tests.support.board_page import row_filter
 from tests.ui.conftest import shot, start_app
-from ui import display
 
 TIMEOUT = 60_000
 PLUGIN = "tests.toy_benchmark"
@@ -35,8 +35,8 @@ def server(tmp_path_factory):
 @pytest.fixture(scope="module")
 def store(server):
     """The app's own store, read here (what the server would show); the plugin registered too."""
+    added = "toy" not in BENCHMARKS  # before the import: the plugin registers itself on its first import
     module = importlib.import_module(PLUGIN)
-    added = "toy" not in BENCHMARKS
     register(module.TOY)
     try:
         yield Leaderboard(Settings(data_dir=server.data_dir, plugins=(PLUGIN,)))
@@ -191,7 +191,7 @@ def test_the_column_chooser_shows_what_is_ticked(page, server, width):
 
 def test_ranks_are_recomputed_in_the_browser_exactly_as_the_server_ranks(page, server, width, store):
     open_board(page, server.url, "?bench=scb&sources=scored%20here&types=open")
-    keep = display.row_filter(["open"], ["scored here"], "")
+    keep = row_filter(["open"], ["scored here"], "")
     want = store.table("scb", "overall", keep)
     ranks = page.locator(f"{ROWS} .tabulator-cell[tabulator-field='rank']").all_inner_texts()
     assert models(page) == list(want["model"])
@@ -233,7 +233,7 @@ def test_a_kept_view_shows_the_filters_and_sort_of_its_address(page, server, wid
     header = page.locator(".tabulator-col[tabulator-field='overall.miou']")
     header.click()
     page.wait_for_function("() => location.search.includes('sort=overall.miou')")
-    keep = display.row_filter(None, None, "gpt")
+    keep = row_filter(None, None, "gpt")
     for label, view in (("By country", "country"), ("Overview", "overall")):
         before = drawn(page)
         page.locator("#view-choice label", has_text=label).click()

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from tests.ui.test_compare_door import compare_join, served
+from tests.ui.test_compare_door import Clock, compare_join, served
 from ui.compare_door import MAX_HOLD, CompareDoor, TokenBucket
 from ui.door_holds import Holds
 from ui.throttle import NO_PROXIES
@@ -26,7 +26,7 @@ def test_joins_held_at_once_each_get_their_own_token_not_one_for_all():
     0.5 s, both within the hold, so both are served. Held joins used to sleep until the *same* next
     token and race for it: one served, the other refused though its token came within the hold."""
 
-    bucket = TokenBucket(burst=1, per_second=4.0)  # a token every 0.25 s, far inside MAX_HOLD
+    bucket = TokenBucket(burst=1, per_second=4.0, clock=Clock())  # a token every 0.25 s, far inside MAX_HOLD
     door = CompareDoor(served, frozenset({5}), NO_PROXIES, bucket, Holds(per_caller=8, in_all=8))
     answers = asyncio.run(_compare_joins(door, 3))
     assert [status for status, _ in answers] == [200, 200, 200], answers
@@ -39,7 +39,7 @@ def test_joins_beyond_the_tokens_due_within_the_hold_are_refused_after_it():
     held MAX_HOLD s (a flood's refusal is not answered at once) and then refused."""
 
     rate = 2.0
-    bucket = TokenBucket(burst=1, per_second=rate)
+    bucket = TokenBucket(burst=1, per_second=rate, clock=Clock())  # frozen: a stalled host books no extra token
     door = CompareDoor(served, frozenset({5}), NO_PROXIES, bucket, Holds(per_caller=64, in_all=64))
     answers = asyncio.run(_compare_joins(door, 14))
     statuses = [status for status, _ in answers]

@@ -1,5 +1,5 @@
 """The board page's data and bake, the compare tab and the Gradio page's deep links, on a local
-board (no browser; tests/ui/test_browser_boardpage.py drives the page in Chromium)."""
+board (no browser; tests/ui/test_browser_board.py drives the page in Chromium)."""
 
 from __future__ import annotations
 
