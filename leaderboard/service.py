@@ -87,7 +87,6 @@ def make_store(settings: Settings) -> Store:
 
 
 @dataclass(frozen=True)
-@dataclass(frozen=True)
 class EvalResults:
     """A row's ``.eval_results`` entries for the Hub (leaderboard.hub_results), or why there are none."""
 
