@@ -223,7 +223,7 @@ def test_a_reused_session_hash_opens_nothing(local):
     config = httpx.get(local.url + "/config", timeout=30).json()
     unlock, hide = fn_index(config, "admin-unlock"), fn_index(config, "hide-btn")
     session = "mntnr0sess1"
-    assert queue_call(local.url, unlock, [ADMIN_TOKEN], session)["success"]  # the maintainer unlocks
+    assert queue_call(local.url, unlock, [ADMIN_TOKEN, "scb"], session)["success"]  # unlock: (token, benchmark)
     sid = Leaderboard(Settings(data_dir=local.data_dir, demo=False)).catalog.all()[0].meta.id
     # the same hash, no token (the Hide event's inputs: pick, reason, token)
     stranger = queue_call(local.url, hide, [sid, "a reason", ""], session)
@@ -242,7 +242,7 @@ def test_guessed_admin_tokens_are_slowed_down(local):
     unlock = fn_index(config, "admin-unlock")
 
     def guess(i: int) -> str:
-        return json.dumps(queue_call(local.url, unlock, [f"guess-{i}"], secrets.token_hex(6))["output"]["data"])
+        return json.dumps(queue_call(local.url, unlock, [f"guess-{i}", "scb"], secrets.token_hex(6))["output"]["data"])
 
     texts = [guess(i) for i in range(3)]
     assert all("Wrong token" in t for t in texts)

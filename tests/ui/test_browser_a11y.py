@@ -59,8 +59,8 @@ def grave_findings(page) -> list[str]:
 
 def open_gradio_tab(page, url: str, tab: str, ready: str) -> None:
     page.goto(f"{url}/app?tab={tab}")
-    page.wait_for_selector(ready)
-    page.wait_for_load_state("networkidle")
+    page.wait_for_selector(ready, timeout=180_000)  # bounds for a loaded host (two workers and a hog: make test-busy)
+    page.wait_for_load_state("networkidle", timeout=180_000)
 
 
 GRADIO_TABS = {"submit": "#sub-bench", "mine": "#mine-pick", "compare": "#cmp-bench"}

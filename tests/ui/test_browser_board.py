@@ -13,6 +13,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
+from leaderboard import demo
 from leaderboard.config import Settings
 from leaderboard.service import Leaderboard
 from scoring.benchmarks import BENCHMARKS, register, unregister
@@ -36,6 +37,7 @@ def server(tmp_path_factory):
 def store(server):
     """The app's own store, read here (what the server would show); the plugin registered too."""
     added = "toy" not in BENCHMARKS  # before the import: the plugin registers itself on its first import
+    demo_added = "toy" not in demo.DEMOS  # and its demo data (test_third_benchmark asserts neither leaks)
     module = importlib.import_module(PLUGIN)
     register(module.TOY)
     try:
@@ -43,6 +45,8 @@ def store(server):
     finally:
         if added:
             unregister("toy")
+        if demo_added and "toy" in demo.DEMOS:
+            demo.unregister("toy")
 
 
 @pytest.fixture(params=list(WIDTHS), scope="module")

@@ -14,6 +14,7 @@ import pytest
 from tests.ui.conftest import start_app
 from ui.compare_door import BURST, REFILL_PER_SECOND, TokenBucket, compare_events_of
 from ui.door_holds import Holds
+from ui.throttle import NO_PROXIES
 
 
 class Clock:
@@ -132,7 +133,7 @@ def test_every_compare_event_spends_one_bucket_per_visitor(monkeypatch):
     monkeypatch.setattr(module, "asyncio", SimpleNamespace(sleep=sleep))
     button, deep_link = 5, 9
     bucket = TokenBucket(burst=1, per_second=REFILL_PER_SECOND, clock=Clock())
-    door = CompareDoor(served, frozenset({button, deep_link}), False, bucket, Holds(per_caller=4, in_all=4))
+    door = CompareDoor(served, frozenset({button, deep_link}), NO_PROXIES, bucket, Holds(per_caller=4, in_all=4))
 
     def join_at_door(address: str, fn: int) -> int:
         status = []
@@ -212,7 +213,7 @@ def run_door(body: bytes, chunk: int = 1 << 20) -> tuple[list[int], bytes]:
     scope = {"type": "http", "method": "POST", "path": path, "headers": [], "client": ("10.0.0.1", 1)}
     no_tokens = TokenBucket(burst=0, per_second=1.0)  # every Compare refused
     holds = Holds(per_caller=1, in_all=1)
-    door = CompareDoor(behind, frozenset({5}), False, no_tokens, holds)
+    door = CompareDoor(behind, frozenset({5}), NO_PROXIES, no_tokens, holds)
     with holds.place("address:10.0.0.1"):  # its one place taken: refused at once, not held
         asyncio.run(door(scope, receive, send))
     return sent, bytes(got)
@@ -259,7 +260,7 @@ def test_a_held_join_is_served_when_its_token_comes_else_refused_after_the_hold(
     from ui.compare_door import CompareDoor
 
     def run(bucket: TokenBucket) -> tuple[int, float]:
-        door = CompareDoor(served, frozenset({5}), False, bucket, Holds(per_caller=4, in_all=4))
+        door = CompareDoor(served, frozenset({5}), NO_PROXIES, bucket, Holds(per_caller=4, in_all=4))
         return asyncio.run(compare_join(door, "10.0.0.9"))
 
     refilling = TokenBucket(burst=1, per_second=4.0)
