@@ -19,6 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from leaderboard import demo
 from leaderboard.config import Settings
@@ -130,15 +131,24 @@ def shot(page, folder: Path, name: str) -> Path:
 # ---------------------------------------------------------------- the page's controls
 
 
-def open_tab(page, name: str) -> None:
-    """Click the tab, or on a narrow screen pick it from Gradio's "More tabs" menu."""
-    tab = page.get_by_role("tab", name=name, exact=True)
-    if tab.count() and tab.first.is_visible():  # a folded tab is in the page too, hidden
-        tab.first.click()
-    else:
-        page.get_by_role("button", name="More tabs").click()
-        page.locator(".overflow-dropdown button", has_text=name).first.click()
-    page.get_by_role("tab", name=name, selected=True).wait_for()
+def open_tab(page, name: str, tries: int = 4) -> None:
+    """Click the tab, or on a narrow screen pick it from Gradio's "More tabs" menu, until it is
+    selected: a click that lands before Gradio's script has taken the page does nothing (seen once
+    in a full CI run: the tab never became selected), so it is clicked again, at most ``tries`` times."""
+    selected = page.get_by_role("tab", name=name, selected=True)
+    for attempt in range(tries):
+        tab = page.get_by_role("tab", name=name, exact=True)
+        if tab.count() and tab.first.is_visible():  # a folded tab is in the page too, hidden
+            tab.first.click()
+        else:
+            page.get_by_role("button", name="More tabs").click()
+            page.locator(".overflow-dropdown button", has_text=name).first.click()
+        try:
+            selected.wait_for(timeout=30_000)
+            return
+        except PlaywrightTimeout:
+            if attempt == tries - 1:
+                raise
 
 
 def choose(page, elem_id: str, text: str) -> None:
