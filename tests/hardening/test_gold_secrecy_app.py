@@ -327,7 +327,9 @@ def collect_browser(server: AppServer, golds, tmp_path: Path) -> dict[str, str]:
         for path in (valid, broken):
             clear = page.locator("#sub-file button[aria-label='Clear']")
             if clear.count():
-                clear.first.click()
+                clear.first.click()  # the field draws a new file input: wait for it, not the old one
+                page.locator("#sub-file input[type=file]").wait_for(state="attached", timeout=120_000)
+                page.locator("#sub-file button[aria-label='Clear']").wait_for(state="detached", timeout=120_000)
             page.locator("#sub-file input[type=file]").set_input_files(str(path))
             page.wait_for_selector(f"#sub-file >> text={path.name}", timeout=120_000)  # a busy host uploads slowly
             page.fill("#sub-model textarea, #sub-model input", f"Secrecy {path.stem}")
