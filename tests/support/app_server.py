@@ -5,8 +5,10 @@ it answers, stop, kill -9, restart on the same data folder, its log and its memo
 
 A first start on a new folder seeds the demo (gold, then every demo team's submission scored):
 ~10 s of CPU that every app-starting module paid again for the same result. :func:`seeded_copy`
-seeds once per test run and environment, in a child exactly as the app does, and each new folder
-starts as a copy of it; the app then finds a store that is not empty and serves it.
+seeds once per test run and seed settings, in a child by ``python -m leaderboard demo`` (the same
+``Leaderboard.seed_demo`` as the app's first start), and each new folder starts as a copy of it;
+the app then finds a store that is not empty and serves it. ``AppServer(copy_seed=False)`` leaves
+the seeding to the app (tests/hardening/test_app_faults.py keeps one such start).
 """
 
 from __future__ import annotations
@@ -43,10 +45,16 @@ CHROMIUM_ARGS = [
 ]
 SEEDED_ROOT = Path(tempfile.gettempdir()) / "leaderboard-seeded"
 NOT_SEEDING = frozenset(
-    {"LEADERBOARD_REFRESH_SECONDS", "LEADERBOARD_FEEDBACK", "LEADERBOARD_LOCAL_USER", "GRADIO_TEMP_DIR"}
+    {
+        "LEADERBOARD_REFRESH_SECONDS",
+        "LEADERBOARD_FEEDBACK",
+        "LEADERBOARD_LOCAL_USER",
+        "LEADERBOARD_ADMIN_TOKEN",
+        "GRADIO_TEMP_DIR",
+    }
 )
 """Settings the demo seed does not read: apps that differ only in these share one seeded folder."""
-SEED = "from app import open_leaderboard, Settings; open_leaderboard(Settings.from_env())"
+SEED = ["-m", "leaderboard", "demo"]  # the maintainers' command; Leaderboard.seed_demo, as the app's first start
 STALE_RUNS = 6 * 3600  # seconds after which another run's seeded folders are removed
 
 
@@ -94,7 +102,9 @@ def seeded_copy(environment: dict[str, str], data_dir: Path, setting: str) -> No
             building = template.with_name(template.name + ".building")
             shutil.rmtree(building, ignore_errors=True)
             env = {**environment, "LEADERBOARD_DATA_DIR": str(building)}
-            subprocess.run([sys.executable, "-c", SEED], cwd=ROOT, env=env, check=True, capture_output=True)
+            done = subprocess.run([sys.executable, *SEED], cwd=ROOT, env=env, capture_output=True, text=True)
+            if done.returncode != 0:
+                raise RuntimeError(f"seeding the demo failed ({done.returncode}):\n{done.stderr[-3000:]}")
             building.rename(template)
     shutil.copytree(template, data_dir)
     card = data_dir / "results" / "README.md"
@@ -121,7 +131,9 @@ def port_taken(port: int) -> bool:
 class AppServer:
     """One ``python app.py`` process; its stdout and stderr go to ``log`` (appended on restart)."""
 
-    def __init__(self, data_dir: Path, log: Path | None = None, cwd: Path | None = None, **env: str) -> None:
+    def __init__(
+        self, data_dir: Path, log: Path | None = None, cwd: Path | None = None, copy_seed: bool = True, **env: str
+    ) -> None:
         """``cwd``: run the app there with ``LEADERBOARD_DATA_DIR`` relative to it, as deployed
         (``data`` in the working folder, the default); else in the repo with an absolute path."""
         self.cwd = Path(cwd) if cwd else ROOT
@@ -129,6 +141,7 @@ class AppServer:
         self.data_setting = str(data_dir)
         self.log = log or self.data_dir.parent / "app.log"
         self.env = env
+        self.copy_seed = copy_seed
         self.proc: subprocess.Popen | None = None
         self.port = 0
         self.url = ""
@@ -163,7 +176,7 @@ class AppServer:
             if name not in self.env:  # the machine's, not asked for by the test
                 environment.pop(name, None)
         new_folder = not self.data_dir.exists() or not any(self.data_dir.iterdir())
-        if new_folder and seeds_demo(environment):
+        if new_folder and self.copy_seed and seeds_demo(environment):
             if self.data_dir.exists():
                 self.data_dir.rmdir()
             seeded_copy(environment, self.data_dir, self.data_setting)
