@@ -419,6 +419,23 @@ def check_coverage(log: IssueLog, submitted: int, questions: int, min_coverage: 
         )
 
 
+def check_grounding_present(log: IssueLog, bench: Benchmark, predictions: Predictions) -> None:
+    """``no_grounding`` when a grounding benchmark's file answers questions and grounds none (an
+    lmms-eval stage-1 samples file sent alone): its grounding metrics would count every question
+    as 0. A warning, not an error: the answers score as they are."""
+    grounded = [m.abbrev for m in bench.metrics if m.needs_grounding]
+    if not grounded or not predictions.answered or predictions.groundings or predictions.grounding_responses:
+        return
+    log.add(
+        "no_grounding",
+        0,
+        "",
+        f"no line grounds its answer, so {' and '.join(grounded)} would count every question as 0. A harness "
+        "that grounds in a second pass (lmms-eval's stage-2 task) writes a second file: send both files "
+        "as one submission.",
+    )
+
+
 def question_columns(benchmark: str | Benchmark, gold: Gold, predictions: Predictions) -> dict[Stat, np.ndarray]:
     """Per-question statistic columns (stage 1 for every question, stage 2 IoU for the correct
     ones): what every figure reduces. Secret (they say which answers are right): callers keep
