@@ -30,6 +30,7 @@ from scoring.benchmarks.base import (
     Scatter,
     Stat,
 )
+from scoring.benchmarks.families import TwoStage
 from scoring.boxcheck import BoxSample
 from scoring.errors import GoldError, LineError
 from scoring.geometry import (
@@ -641,5 +642,6 @@ SCB = Benchmark(
         '{"question_id": "scb-02674", "response": "The answer is (B).", "polygon": [[10, 10, 200, 15, 120, 180]]}',
     ),
     example_fields={"bbox": [250, 250, 750, 750], "bbox_format": "xyxy_1000"},
+    family=TwoStage(),
     protocol={"stage1": protocol.scb_stage1, "stage2": protocol.scb_stage2},
 )
