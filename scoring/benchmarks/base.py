@@ -296,6 +296,9 @@ class Benchmark:
     """What a model is asked, one builder per stage (``scoring.protocol``): the parts (text, image
     index) of a question's prompt, which the runner, the lmms-eval tasks and the VLMEvalKit dataset
     all send; the one place the benchmark's prompts are written. By default the family's."""
+    site_export: Callable[[dict, object], dict | str] | None = None
+    """The row in the shape of the benchmark's own site or paper (``python -m leaderboard export``):
+    ``(result record, scoring.benchmarks.site_exports.SiteRow) -> a JSON record or a text``; None: none."""
     headline: Mapping[str, float] = field(default_factory=dict)
     """The metrics a team iterates on, each with its Ladder step in points: a team's later private
     submission is shown when it beats the team's best shown figure by more than the step on any

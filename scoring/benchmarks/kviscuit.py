@@ -23,6 +23,7 @@ from scoring.benchmarks.base import (
     Stat,
 )
 from scoring.benchmarks.families import MultipleChoice
+from scoring.benchmarks.site_exports import kviscuit_site
 from scoring.errors import GoldError, LineError
 from scoring.gold import Gold, content_version, group_codes, read_records
 
@@ -231,5 +232,6 @@ KVISCUIT = Benchmark(
     ),
     example_lines=('{"question_id": 0, "answer": "A"}', '{"question_id": 1, "answer": "(c)", "id_": "Food.1.1"}'),
     family=MultipleChoice(subcategory="question_type"),
+    site_export=kviscuit_site,
     protocol={"answer": protocol.kviscuit},
 )

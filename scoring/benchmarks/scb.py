@@ -31,6 +31,7 @@ from scoring.benchmarks.base import (
     Stat,
 )
 from scoring.benchmarks.families import TwoStage
+from scoring.benchmarks.site_exports import scb_site
 from scoring.boxcheck import BoxSample
 from scoring.errors import GoldError, LineError
 from scoring.geometry import (
@@ -643,5 +644,6 @@ SCB = Benchmark(
     ),
     example_fields={"bbox": [250, 250, 750, 750], "bbox_format": "xyxy_1000"},
     family=TwoStage(),
+    site_export=scb_site,
     protocol={"stage1": protocol.scb_stage1, "stage2": protocol.scb_stage2},
 )
