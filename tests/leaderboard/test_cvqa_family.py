@@ -171,3 +171,16 @@ def test_the_lmms_eval_task_asks_and_reads_by_the_declaration(cvqa) -> None:
     results = [task.process_results(doc, [g])["cvqa_acc"] for g in ("C", " C\n", "E", "c")]
     assert results[0] == {"pred": "C", "answer": "C", "category": "Spain"}
     assert aggregate_accuracy(results) == 50.0  # the exact-letter rule: "C" and " C\n" count, "E" and "c" do not
+
+
+def test_vlmevalkit_runs_it_as_a_multiple_choice_benchmark(cvqa) -> None:
+    from vlmevalkit import prompts, run
+
+    assert run.families()["cvqa"] == "multiple_choice" and run.families()["scb"] == "two_stage"
+    assert run.parse(["cvqa", "--tsv", "cvqa.tsv", "--model", "m"]).two_stage is False
+    message = prompts.multiple_choice("cvqa", "What is shown in q1?", [f"o{c}" for c in "abcde"], "q1.jpg")
+    assert message[0] == {"type": "image", "value": "q1.jpg"}
+    assert message[1]["value"].splitlines()[5:] == [
+        "    E. oe",
+        "    Answer with the option's letter from the given choices directly.",
+    ]
