@@ -61,6 +61,9 @@ class MultipleChoice:
 
     stages = ("answer",)
 
+    def describe(self, letters: str) -> str:
+        return f"multiple choice: options {letters[0]}-{letters[-1]} as text, about one image"
+
     def protocol(self, letters: str) -> dict[str, Callable[..., tuple[Part, ...]]]:
         """The stage builder: ``(question, options) -> parts``."""
         return {"answer": partial(protocol.multiple_choice, letters=letters, instruction=self.instruction)}
@@ -107,6 +110,9 @@ class TwoStage:
     subcategory: str = "country"
 
     stages = ("stage1", "stage2")
+
+    def describe(self, letters: str) -> str:
+        return f"two stages: pick the image {letters[0]}-{letters[-1]}, then ground the artifact in the image picked"
 
     def protocol(self, letters: str) -> dict[str, Callable[..., tuple[Part, ...]]]:
         """Stage 1 ``(question) -> parts``; stage 2 ``(grounding prompt, family, chosen index) -> parts``."""

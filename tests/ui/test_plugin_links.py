@@ -90,3 +90,13 @@ def test_the_toys_question_list_tsv_and_example_submission(app, toy):
     assert tsv_status < 500, tsv[:300]
     example = [json.loads(line) for line in display.example_submission(toy.TOY, body).decode().splitlines()]
     assert [line["id"] for line in example] == [q["id"] for q in listed]
+
+
+def test_submit_and_about_offer_the_plugin_only_what_its_declaration_gives(toy):
+    """The toy declares no family: its list, no TSV and no runner command (neither would work for it)."""
+    guide = guide_markdown("toy")
+    assert "questions/toy.jsonl" in guide and "toy.tsv" not in guide and "python -m runner" not in guide
+    about = about_markdown()
+    assert "questions/toy.jsonl" in about and "questions/toy.tsv" not in about
+    assert "questions/kviscuit.tsv" in about and "`python -m runner kviscuit`" in about
+    assert "(multiple choice: options A-D as text, about one image)" in about
