@@ -184,3 +184,21 @@ def test_vlmevalkit_runs_it_as_a_multiple_choice_benchmark(cvqa) -> None:
         "    E. oe",
         "    Answer with the option's letter from the given choices directly.",
     ]
+
+
+def test_its_lmms_eval_samples_are_its_own_not_another_benchmarks(board: Leaderboard, tmp_path: Path) -> None:
+    """The samples its lmms-eval task writes (the prompt ends with the multiple-choice instruction, as
+    K-Viscuit's does) are read as its own: before, any such prompt counted as K-Viscuit's, and the file
+    was refused as "of the kviscuit task"."""
+    task = ChoiceTask.of("cvqa")
+    rows = [json.loads(x) for x in board.public_questions("cvqa").decode().splitlines()]
+    samples = [
+        {"doc_id": i, "doc_hash": "74234e98", "input": task.doc_to_text(row), "filtered_resps": [LETTERS[i % 5]]}
+        for i, row in enumerate(rows)
+    ]
+    path = tmp_path / "2026_samples_cvqa.jsonl"
+    path.write_text("".join(json.dumps(s) + "\n" for s in samples))
+    form = SubmissionForm(model="Harness", team="lab", model_type="open")
+    outcome = board.submit("cvqa", path, form, Identity("maintainer", is_maintainer=True, source="cli"), path.name)
+    assert outcome.status is Status.SCORED, outcome
+    assert list(board.table("cvqa")["overall.acc"]) == pytest.approx([100.0])
