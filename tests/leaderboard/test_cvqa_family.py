@@ -202,3 +202,21 @@ def test_its_lmms_eval_samples_are_its_own_not_another_benchmarks(board: Leaderb
     outcome = board.submit("cvqa", path, form, Identity("maintainer", is_maintainer=True, source="cli"), path.name)
     assert outcome.status is Status.SCORED, outcome
     assert list(board.table("cvqa")["overall.acc"]) == pytest.approx([100.0])
+
+
+def test_the_family_demo_recipe_fills_its_board(cvqa, tmp_path: Path) -> None:
+    """Demo data is its gold and teams: the submissions are the multiple-choice family's recipe
+    (the files the app seeds an empty store with, ``leaderboard.demo.write_files``)."""
+    team = demo.DemoTeam("cvqa", "Demo-CVQA (synthetic)", "cvqa-a", 0.7, 3, "open")
+    recipe = demo.DemoData("cvqa", gold=lambda seed: gold_rows(), submission=demo.choice_submission, teams=(team,))
+    files = demo.write_files(recipe, tmp_path / "demo")
+    lines = [json.loads(x) for x in files.submissions[team].read_text().splitlines()]
+    assert [set(x) for x in lines] == [{"qid", "answer"}] * 10
+    assert sum(x["answer"] == g["answer"] for x, g in zip(lines, gold_rows(), strict=True)) == 7
+    lb = Leaderboard(Settings(data_dir=tmp_path / "data", demo=False))
+    lb.add_gold("cvqa", files.gold, "maintainer")
+    form = SubmissionForm(model=team.name, team="demo", model_type="open")
+    path = files.submissions[team]
+    maintainer = Identity("maintainer", is_maintainer=True, source="cli")
+    assert lb.submit("cvqa", path, form, maintainer, path.name).status is Status.SCORED
+    assert list(lb.table("cvqa")["overall.acc"]) == pytest.approx([70.0])
