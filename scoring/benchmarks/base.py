@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
+from scoring.benchmarks.families import Family
 from scoring.gold import Gold
 
 
@@ -286,10 +287,18 @@ class Benchmark:
     benchmark should weigh that before declaring one (docs/integrity.md)."""
     hub: HubRegistration | None = None
     """Its registration in the Hub's evaluation system (leaderboard/hub_results.py); None: none."""
+    family: Family | None = None
+    """Its kind of question (``scoring.benchmarks.families``: multiple choice on an image, SCB's two
+    stages) with where a public row keeps each part: what the runner asks, the harness inputs (the
+    VLMEvalKit TSV), the shipped harness tasks and the demo images read. None: no harness inputs
+    (the site offers the question list only)."""
     protocol: Mapping[str, Callable[..., tuple]] = field(default_factory=dict)
     """What a model is asked, one builder per stage (``scoring.protocol``): the parts (text, image
     index) of a question's prompt, which the runner, the lmms-eval tasks and the VLMEvalKit dataset
-    all send; the one place the benchmark's prompts are written."""
+    all send; the one place the benchmark's prompts are written. By default the family's."""
+    site_export: Callable[[dict, object], dict | str] | None = None
+    """The row in the shape of the benchmark's own site or paper (``python -m leaderboard export``):
+    ``(result record, scoring.benchmarks.site_exports.SiteRow) -> a JSON record or a text``; None: none."""
     headline: Mapping[str, float] = field(default_factory=dict)
     """The metrics a team iterates on, each with its Ladder step in points: a team's later private
     submission is shown when it beats the team's best shown figure by more than the step on any
@@ -304,6 +313,8 @@ class Benchmark:
             object.__setattr__(self, "view_metrics", (self.primary_metric,))
         if not self.headline:
             object.__setattr__(self, "headline", {self.primary_metric: HEADLINE_STEP})
+        if not self.protocol and self.family is not None:
+            object.__setattr__(self, "protocol", self.family.protocol(self.choices))
         for check in (self._check_choices, self._check_names, self._check_references):
             check()
 

@@ -22,6 +22,8 @@ from scoring.benchmarks.base import (
     Panel,
     Stat,
 )
+from scoring.benchmarks.families import MultipleChoice
+from scoring.benchmarks.site_exports import kviscuit_site
 from scoring.errors import GoldError, LineError
 from scoring.gold import Gold, content_version, group_codes, read_records
 
@@ -229,5 +231,7 @@ KVISCUIT = Benchmark(
         "is exactly one option's text is read as that option's letter. No answers."
     ),
     example_lines=('{"question_id": 0, "answer": "A"}', '{"question_id": 1, "answer": "(c)", "id_": "Food.1.1"}'),
+    family=MultipleChoice(subcategory="question_type"),
+    site_export=kviscuit_site,
     protocol={"answer": protocol.kviscuit},
 )

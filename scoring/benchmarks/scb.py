@@ -30,6 +30,8 @@ from scoring.benchmarks.base import (
     Scatter,
     Stat,
 )
+from scoring.benchmarks.families import TwoStage
+from scoring.benchmarks.site_exports import scb_site
 from scoring.boxcheck import BoxSample
 from scoring.errors import GoldError, LineError
 from scoring.geometry import (
@@ -641,5 +643,7 @@ SCB = Benchmark(
         '{"question_id": "scb-02674", "response": "The answer is (B).", "polygon": [[10, 10, 200, 15, 120, 180]]}',
     ),
     example_fields={"bbox": [250, 250, 750, 750], "bbox_format": "xyxy_1000"},
+    family=TwoStage(),
+    site_export=scb_site,
     protocol={"stage1": protocol.scb_stage1, "stage2": protocol.scb_stage2},
 )
