@@ -193,7 +193,8 @@ HUB_INSPECT = HubInspect(
     caveat=(
         "inspect-ai's Hub loader sends the text before the image and lists the options as 'A) ...'; the "
         "official prompt (inspect_tasks/kviscuit.py) sends the image first and indents 'A. ...'. The "
-        "scorer counts the official rule (exactly one letter); the leaderboard's headline accuracy also reads '(b)' or 'B.'."
+        "scorer counts the official rule (exactly one letter); the leaderboard's headline accuracy also "
+        "reads '(b)' or 'B.'."
     ),
 )
 """``eval.yaml``'s inspect-ai fields: the closest Inspect's Hub loader comes to ``run_vqa.py``."""

@@ -51,6 +51,29 @@ def test_an_inspect_log_is_scored_exactly_as_its_responses_in_json_lines(benchma
         assert from_log.overall["miou"] is not None
 
 
+def test_a_log_of_the_benchmarks_eval_yaml_run_from_the_hub_is_scored_as_its_responses_in_json_lines(golds):
+    """``inspect eval hf/ddehun/k-viscuit/kviscuit_accuracy``: the real inspect-ai running K-Viscuit from the
+    eval.yaml --eval-yaml prints, on the test Hub (scripts/harness-fixtures/inspect_hub.sh, all 657 demo
+    rows). Its loader numbers samples 1, 2, ... by position in the split: read as written, sample n is
+    question n - 1, exactly as the JSON Lines in which each response's question was found by what it
+    asked; and the official one-letter rule counts what Inspect's own scorer (match, exact) counted."""
+    gold = golds["kviscuit"]
+    log = (FIXTURES / "hub" / "kviscuit_accuracy.eval").read_bytes()
+    same = (FIXTURES / "hub" / "kviscuit_accuracy.jsonl").read_bytes()
+    from_log = scoring.score_file("kviscuit", gold, log, min_coverage=0)
+    from_lines = scoring.score_file("kviscuit", gold, same, min_coverage=0)
+    assert from_log.to_dict() == from_lines.to_dict()
+    assert from_log.counts["submitted"] == 657 == len(same.splitlines()) == gold.size
+    with zipfile.ZipFile(io.BytesIO(log)) as z:
+        header = inspect_log._json(z, z.getinfo("header.json"), inspect_log.MAX_SAMPLE_BYTES)
+    assert header["eval"]["task"] == "hf/ddehun/k-viscuit/kviscuit_accuracy"
+    (logged,) = header["results"]["scores"]
+    assert logged["scorer"] == "match"
+    inspect_accuracy = logged["metrics"]["accuracy"]["value"]
+    assert from_log.overall["acc_strict"] == pytest.approx(100 * inspect_accuracy, abs=0.005)
+    assert from_log.overall["acc"] > from_log.overall["acc_strict"] > 0  # "The answer is B." counts only leniently
+
+
 def _zip(members: dict[str, bytes]) -> bytes:
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
