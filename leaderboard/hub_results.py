@@ -21,6 +21,7 @@ import textwrap
 from collections.abc import Mapping
 
 import yaml
+from huggingface_hub import EvalResultEntry, eval_result_entries_to_yaml
 
 from scoring.benchmarks.base import Benchmark, HubInspect, HubRegistration, HubTask, InspectStep
 
@@ -66,22 +67,25 @@ def _notes(bench: Benchmark, note_metric: str | None, value: float, figures: Map
 
 
 def entries(bench: Benchmark, figures: Mapping, *, dataset: str, date: str, source_url: str) -> list[dict]:
-    """The ``.eval_results`` entries of a row's figures: one per task with a figure, in task order."""
+    """The ``.eval_results`` entries of a row's figures: one per task with a figure, in task order,
+    written by huggingface_hub's own codec of the format (``EvalResultEntry``)."""
     registration: HubRegistration = bench.hub  # type: ignore[assignment]
     out = []
     for task in registration.tasks:
         value = shown_value(bench, task.metric, figures)
         if value is None:
             continue  # e.g. SCB's mIoU of a row that grounds nothing: no figure, no entry
-        entry: dict = {"dataset": {"id": dataset, "task_id": task.id}, "value": value}
-        if date:
-            entry["date"] = date[:10]
-        entry["source"] = {"url": source_url, "name": SOURCE_NAME}
-        notes = _notes(bench, task.note_metric, value, figures)
-        if notes:
-            entry["notes"] = notes
+        entry = EvalResultEntry(
+            dataset_id=dataset,
+            task_id=task.id,
+            value=value,
+            date=date[:10] or None,
+            source_url=source_url,
+            source_name=SOURCE_NAME,
+            notes=_notes(bench, task.note_metric, value, figures) or None,
+        )
         out.append(entry)
-    return out
+    return eval_result_entries_to_yaml(out)
 
 
 class _Dumper(yaml.SafeDumper):

@@ -7,11 +7,12 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import re
 from pathlib import Path
 
 import pytest
 import yaml
-from huggingface_hub import HfApi
+from huggingface_hub import HfApi, eval_result_entries_to_yaml, parse_eval_result_entries
 
 from leaderboard.config import ConfigError, Settings
 from leaderboard.hub_results import SOURCE_NAME, entries, eval_yaml, eval_yaml_text, results_path
@@ -42,7 +43,8 @@ def test_the_cli_prints_entries_the_hub_format_takes_for_a_public_row(tmp_path):
     path = write_submission(tmp_path / "s.jsonl", gold, accuracy=0.7, seed=3, grounding="bbox_good")
     lb.submit("scb", path, form("Exp-VLM", "Lab"), MAINTAINER)
     row = next(r for r in table_json(data) if r["model"] == "Exp-VLM")
-    listed = yaml.safe_load(cli(data, "export", "--benchmark", "scb", row["row_id"], "--eval-results").stdout)
+    printed = cli(data, "export", "--benchmark", "scb", row["row_id"], "--eval-results").stdout
+    listed = yaml.safe_load(printed)
     registration = yaml.safe_load(cli(data, "export", "--benchmark", "scb", "--eval-yaml").stdout)
     assert isinstance(listed, list) and len(listed) == 2
     task_ids = {t["id"] for t in registration["tasks"]}
@@ -56,6 +58,12 @@ def test_the_cli_prints_entries_the_hub_format_takes_for_a_public_row(tmp_path):
             "name": SOURCE_NAME,
         }
         assert entry["date"] == lb.board("scb").row(row["row_id"]).submitted_at[:10]
+    # the format as huggingface_hub reads and writes it (EvalResultEntry): nothing it does not know, nothing lost
+    parsed = parse_eval_result_entries(listed)
+    assert eval_result_entries_to_yaml(parsed) == listed
+    assert all(re.fullmatch(r"[\w.-]+/[\w.-]+", e.dataset_id) and e.source_url for e in parsed)
+    assert all(type(e.value) is float and type(e.date) is str for e in parsed)
+    assert printed.count(f"date: '{parsed[0].date}'") == 2  # quoted: YAML would read a bare date as a date
     assert set(registration) == {"name", "description", "evaluation_framework", "tasks"}
     assert registration["evaluation_framework"] == "inspect-ai"
     assert all({"id", "config", "split"} <= set(t) for t in registration["tasks"])
