@@ -152,13 +152,27 @@ def sample_line(key_field: str, key: object, sample: dict, key_echo: str = "") -
     return line, ""
 
 
-def _run_task(z: zipfile.ZipFile) -> str:
-    """The task the log ran (``eval.task`` of its header, or of its journal's start if unfinished)."""
+def _run(z: zipfile.ZipFile) -> dict:
+    """The run the log records (``eval`` of its header, or of its journal's start if unfinished)."""
     for name in ("header.json", "_journal/start.json"):
         if name in z.NameToInfo:
             run = _json(z, z.getinfo(name), MAX_HEADER_BYTES).get("eval")
-            return str(run.get("task", "")) if isinstance(run, dict) else ""
-    return ""
+            return run if isinstance(run, dict) else {}
+    return {}
+
+
+def _numbered_by_position(run: dict) -> bool:
+    """A run of Inspect's Hub loader (:data:`HUB_TASK`); refused if its samples were shuffled, as
+    their positions then say nothing (Inspect itself will not reuse such samples)."""
+    if not str(run.get("task", "")).startswith(HUB_TASK):
+        return False
+    dataset = run.get("dataset") if isinstance(run.get("dataset"), dict) else {}
+    if dataset.get("shuffled"):
+        raise LogError(
+            f"this {NAME} of {run['task']} ran with its samples shuffled: Inspect's Hub loader numbers samples "
+            "by position, so their ids do not say which question each answers; run it again without shuffling"
+        )
+    return True
 
 
 def _sample_key(sample_id: object, by_position: bool) -> object:
@@ -179,7 +193,7 @@ def read_log(
         raise LogError(f"this looks like {KIND} but is not a readable zip") from None
     with z:
         lines, issues = [], []
-        by_position = _run_task(z).startswith(HUB_TASK)
+        by_position = _numbered_by_position(_run(z))
         for record, info in enumerate(_samples(z, questions), 1):
             sample = _json(z, info, MAX_SAMPLE_BYTES)
             key = parse_key(_sample_key(sample.get("id"), by_position))

@@ -74,6 +74,18 @@ def test_a_log_of_the_benchmarks_eval_yaml_run_from_the_hub_is_scored_as_its_res
     assert from_log.overall["acc"] > from_log.overall["acc_strict"] > 0  # "The answer is B." counts only leniently
 
 
+def test_a_hub_loader_log_whose_samples_were_shuffled_is_one_error_saying_to_run_it_unshuffled(golds):
+    """Positions are the only link from such a sample to its question: shuffled, they link nothing."""
+    members = _members("kviscuit_accuracy", "hub")
+    for name in ("header.json", "_journal/start.json"):
+        run = json.loads(members[name])
+        run["eval"]["dataset"]["shuffled"] = True
+        members[name] = json.dumps(run).encode()
+    with pytest.raises(scoring.SubmissionError) as e:
+        scoring.score_file("kviscuit", golds["kviscuit"], _zip(members), min_coverage=0)
+    assert e.value.total == 1 and "ran with its samples shuffled" in e.value.issues[0].message
+
+
 def _zip(members: dict[str, bytes]) -> bytes:
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
@@ -82,9 +94,9 @@ def _zip(members: dict[str, bytes]) -> bytes:
     return out.getvalue()
 
 
-def _members(benchmark: str) -> dict[str, bytes]:
+def _members(benchmark: str, folder: str = "") -> dict[str, bytes]:
     """The fixture's members, unpacked (a log to change in one place)."""
-    with zipfile.ZipFile(FIXTURES / f"{benchmark}.eval") as z:
+    with zipfile.ZipFile(FIXTURES / folder / f"{benchmark}.eval") as z:
         return {i.filename: inspect_log._member(z, i, inspect_log.MAX_LOG_BYTES) for i in z.infolist()}
 
 
