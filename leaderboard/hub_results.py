@@ -13,6 +13,10 @@ A row gives one entry per task of its benchmark's :class:`~scoring.benchmarks.ba
 where it differs), ``value`` as the board shows it (the metric's decimals), ``source.url`` the
 row's page here. Only figures the disclosure rule shows a visitor are ever given (the callers in
 ``leaderboard.service`` check the entry's state first).
+
+For ``evaluation_framework: inspect-ai`` hub-docs ("Eval.yaml specification") also requires each
+task's ``field_spec``, ``solvers`` and ``scorers``: how Inspect's Hub loader runs the task from the
+dataset (``inspect eval hf/OWNER/DATASET/TASK``), declared per task (``HubInspect``).
 """
 
 from __future__ import annotations
@@ -28,9 +32,9 @@ from scoring.benchmarks.base import Benchmark, HubInspect, HubRegistration, HubT
 SOURCE_NAME = "Cultural VLM Leaderboard"
 """``source.name`` of every entry: the site that verified the figure."""
 LOCAL_ROOT = "http://127.0.0.1:7860"
+"""The page's root when no public address is configured (a local run)."""
 INSPECT = "inspect-ai"
 """The framework whose tasks hub-docs requires to carry ``field_spec``, ``solvers`` and ``scorers``."""
-"""The page's root when no public address is configured (a local run)."""
 
 
 def dataset_of(bench: Benchmark, overrides: Mapping[str, str]) -> str:
