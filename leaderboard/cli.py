@@ -35,7 +35,7 @@ from leaderboard.columns import Kind, frame_columns
 from leaderboard.config import REFRESH_AT_LEAST_EVERY, Settings
 from leaderboard.exports import SiteRow
 from leaderboard.golds import GoldPreview
-from leaderboard.hub_results import dataset_of, eval_yaml, row_permalink, to_yaml
+from leaderboard.hub_results import dataset_of, eval_yaml_text, row_permalink
 from leaderboard.joined import BundleError, one_upload
 from leaderboard.rescore_report import report_lines
 from leaderboard.service import Leaderboard
@@ -553,7 +553,7 @@ def _export_hub(lb: Leaderboard, args: argparse.Namespace) -> int:
         print(f"error: {args.benchmark} declares no Hub registration", file=sys.stderr)
         return 1
     if args.eval_yaml:
-        sys.stdout.write(to_yaml(eval_yaml(bench, dataset_of(bench, lb.settings.hub_datasets))))
+        sys.stdout.write(eval_yaml_text(bench, dataset_of(bench, lb.settings.hub_datasets)))
         return 0
     results = lb.eval_results(args.benchmark, args.row, Identity("cli", is_maintainer=True, source="cli"))
     if results.refusal:

@@ -190,6 +190,30 @@ Plot = Scatter | Heatmap
 
 
 @dataclass(frozen=True)
+class InspectStep:
+    """A solver or scorer of an ``inspect-ai`` task in ``eval.yaml``: a name Inspect's Hub loader
+    knows (``inspect_ai/_eval/task/hf.py``: ``HFSolver``, ``HFScorer``) and its arguments."""
+
+    name: str
+    args: Mapping[str, object] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class HubInspect:
+    """How Inspect AI runs a task from the dataset itself (``inspect eval hf/OWNER/NAME/TASK``), which
+    hub-docs requires of every ``inspect-ai`` benchmark: ``field_spec`` names the dataset's columns
+    (``input``, ``input_image``, ``target``, ``choices``, ``metadata``), then the solvers and scorers.
+
+    ``caveat`` says why a run from the Hub is not the leaderboard's protocol, when it is not (printed
+    as a comment of the file): the exact protocol is ``inspect_tasks/``."""
+
+    field_spec: Mapping[str, object]
+    solvers: tuple[InspectStep, ...]
+    scorers: tuple[InspectStep, ...]
+    caveat: str = ""
+
+
+@dataclass(frozen=True)
 class HubTask:
     """One task of the benchmark's ``eval.yaml`` on the Hub: a sub-leaderboard of one figure.
 
@@ -201,6 +225,8 @@ class HubTask:
     metric: str
     description: str = ""
     note_metric: str | None = None
+    inspect: HubInspect | None = None
+    """What ``evaluation_framework: inspect-ai`` requires of the task (None: another framework)."""
 
 
 @dataclass(frozen=True)

@@ -23,8 +23,10 @@ from scoring.benchmarks.base import (
     Benchmark,
     Grouping,
     Heatmap,
+    HubInspect,
     HubRegistration,
     HubTask,
+    InspectStep,
     Metric,
     Panel,
     Scatter,
@@ -558,6 +560,28 @@ def overlaps(groundings: dict[int, object], gold: Gold, rows: np.ndarray) -> tup
     return inter, union
 
 
+HUB_INSPECT = HubInspect(
+    field_spec={
+        "input": "question",
+        "target": "answer",  # the correct letter: a column the authors' release withholds
+        "choices": ["choice_a", "choice_b", "choice_c", "choice_d"],  # image paths (src/mcq_generator.py)
+        "metadata": ["country", "category", "concept", "type"],
+    },
+    solvers=(
+        InspectStep("multiple_choice", {"template": f"{{question}}\n{{choices}}\n{protocol.SCB_ANSWER_INSTRUCTION}"}),
+    ),
+    scorers=(InspectStep("match", {"location": "exact"}),),
+    caveat=(
+        "inspect-ai's Hub loader cannot run SCB: the release withholds answers and masks, an option is an "
+        "image (the loader takes one image a sample, and reads choice_a-choice_d as text) and stage 2 "
+        "grounds (no Hub scorer computes IoU). These fields register the benchmark; run it with "
+        "inspect_tasks/scb.py and submit the .eval log to the leaderboard, which scores both stages."
+    ),
+)
+"""``eval.yaml``'s inspect-ai fields, which hub-docs requires: the stage-1 question in the columns of
+the authors' generator. A registration, not a runnable task (``caveat``)."""
+
+
 SCB = Benchmark(
     id="scb",
     name="Seeing Culture Benchmark (SCB)",
@@ -609,8 +633,18 @@ SCB = Benchmark(
     hub=HubRegistration(
         "Multimedia-SMU/seeingculture-benchmark",  # the authors' release (CC BY-NC-SA 4.0, test only)
         (
-            HubTask("scb_accuracy", "acc", "Stage 1: accuracy of picking the culturally right image (A-D)"),
-            HubTask("scb_miou", "miou", "Stage 2: mean IoU of the grounding over correctly answered questions"),
+            HubTask(
+                "scb_accuracy",
+                "acc",
+                "Stage 1: accuracy of picking the culturally right image (A-D)",
+                inspect=HUB_INSPECT,
+            ),
+            HubTask(
+                "scb_miou",
+                "miou",
+                "Stage 2: mean IoU of the grounding over correctly answered questions",
+                inspect=HUB_INSPECT,
+            ),
         ),
     ),
     overview=(Panel("acc", by="type"), Panel("miou", by="type"), Panel("gacc50"), Panel("ciou")),
