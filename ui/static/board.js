@@ -2,7 +2,8 @@
 // Every view (benchmark, grouping, filters, search, sort, columns, the model page) is a state;
 // the state is the address's query string (history.pushState), so Back and Forward move through
 // views and the old board's deep links (?bench=..&view=..&types=..&sources=..&sizes=..&q=..&hide=..&model=..)
-// open the same view. What a row shows of its declared fields (links, size, Hub facts) comes
+// open the same view. The filters are declared on the fields (submissions/fields.py, filter=): the data's
+// "filters" say each one's address key, control and choices, and each row carries the value each matches. What a row shows of its declared fields (links, size, Hub facts) comes
 // computed in the data (ui/board_data.py: rows' _links, _size, _size_text, _facts). The table is Tabulator (vendored: ui/static/vendor/tabulator).
 (() => {
   "use strict";
@@ -13,7 +14,8 @@
     DATA.benchmarks.forEach((b) => b.rows.forEach((r, i) => { r._i = i; }));
   }
   load(document.getElementById("board-data").textContent);
-  const TYPE_KEYS = Object.keys(DATA.types);
+  const FILTERS = Object.fromEntries(DATA.filters.map((f) => [f.param, f]));
+  const choiceKeys = (f) => f.choices.map(([value]) => value);
   const PHONE = window.matchMedia("(max-width: 640px)");
   const MODEL_GROUP = "Model";
   const root = document.getElementById("board");
@@ -57,14 +59,14 @@
     const b = BENCHES[bench];
     const view = viewOf(b, p.get("view")).id;
     const listed = (key, known, dflt) => (p.has(key) ? p.get(key).split(",").filter((v) => known.includes(v)) : dflt);
+    // a checkbox group keeps the values ticked (all at first); a dropdown the one picked ("" for all)
+    const picked = (f) => (f.type === "dropdown" ? (choiceKeys(f).includes(p.get(f.param)) ? p.get(f.param) : "") : listed(f.param, choiceKeys(f), choiceKeys(f)));
     let sort = null;
     const [key, dir] = (p.get("sort") || "").split(":");
     if (key && (dir === "asc" || dir === "desc") && viewOf(b, view).columns.some((c) => c.key === key)) sort = { key, dir };
     return {
       bench, view, sort,
-      types: listed("types", TYPE_KEYS, [...TYPE_KEYS]),
-      sizes: listed("sizes", DATA.size_choices, [...DATA.size_choices]),
-      sources: listed("sources", DATA.sources, [...DATA.sources]),
+      filters: Object.fromEntries(DATA.filters.map((f) => [f.param, picked(f)])),
       q: (p.get("q") || "").slice(0, 200),
       hide: listed("hide", allGroups(b), []),
       model: (p.get("model") || "").slice(0, 64) || null,
@@ -76,9 +78,11 @@
     p.set("bench", s.bench);
     const put = (k, v, dflt) => { if (v !== dflt) p.set(k, v); };
     put("view", s.view, "overall");
-    put("types", [...s.types].sort().join(","), [...TYPE_KEYS].sort().join(","));
-    put("sources", [...s.sources].sort().join(","), [...DATA.sources].sort().join(","));
-    put("sizes", [...s.sizes].sort().join(","), [...DATA.size_choices].sort().join(","));
+    for (const f of DATA.filters) {
+      const v = s.filters[f.param];
+      if (f.type === "dropdown") put(f.param, v, "");
+      else put(f.param, [...v].sort().join(","), [...choiceKeys(f)].sort().join(","));
+    }
     put("q", s.q.trim(), "");
     put("hide", [...s.hide].sort().join(","), "");
     if (s.sort) p.set("sort", `${s.sort.key}:${s.sort.dir}`);
@@ -103,12 +107,15 @@
 
   // ------------------------------------------------------------------ rows: filters and honest ranks
   function kept(b, s) {
-    const types = new Set(s.types.flatMap((t) => DATA.types[t] || [t]));
-    const sources = new Set(s.sources);
-    const sizes = new Set(s.sizes);
+    const tests = DATA.filters.map((f) => {
+      const v = s.filters[f.param];
+      if (f.type === "dropdown") return (r) => !v || r._filters[f.param] === v;
+      const ticked = new Set(v);
+      return (r) => ticked.has(r._filters[f.param]);
+    });
     const terms = s.q.split(";").map((t) => t.trim().toLowerCase()).filter(Boolean);
     return b.rows.filter((r) => {
-      if (!types.has(String(r.model_type).toLowerCase()) || !sources.has(r.source) || !sizes.has(r._size)) return false;
+      if (!tests.every((keeps) => keeps(r))) return false;
       const hay = `${r.model} ${r.team}`.toLowerCase();
       return !terms.length || terms.some((t) => hay.includes(t));
     });
@@ -235,9 +242,12 @@
   // A control redrawn by a view or filter change takes the focus back (else it falls to <body>).
   function keepingFocus(redraw) {
     const f = document.activeElement;
-    const which = f && f.name && f.matches("#board-main .choice input") ? [f.name, f.value] : null;
+    const which = f && f.name && f.matches("#board-main .choice input, #board-main .choice select") ? [f.name, f.value, f.tagName] : null;
     redraw();
-    if (which) root.querySelector(`input[name="${CSS.escape(which[0])}"][value="${CSS.escape(which[1])}"]`)?.focus();
+    if (!which) return;
+    const [name, value, tag] = which;
+    const same = tag === "SELECT" ? `select[name="${CSS.escape(name)}"]` : `input[name="${CSS.escape(name)}"][value="${CSS.escape(value)}"]`;
+    root.querySelector(same)?.focus();
   }
 
   // One table per set of columns (benchmark, view, hidden groups, phone or not), kept once built:
@@ -370,7 +380,7 @@
     entry.table.redraw();
   }
 
-  const rowsKeyOf = (b, s) => JSON.stringify([DATA.version, b.id, s.types, s.sources, s.sizes, s.q.trim()]);
+  const rowsKeyOf = (b, s) => JSON.stringify([DATA.version, b.id, s.filters, s.q.trim()]);
 
   async function drawTable(b, view, rows, isLatest) {
     const entry = await tableFor(b, view, state.hide);
@@ -410,15 +420,21 @@
     return items.map(([value, label]) => `<label class="chip${ticked.includes(value) ? " on" : ""}"><input type="checkbox" name="${name}" value="${esc(value)}"${ticked.includes(value) ? " checked" : ""}>${esc(label)}</label>`).join("");
   }
   const checked = (name) => [...root.querySelectorAll(`input[name="${name}"]:checked`)].map((i) => i.value);
+  // a declared filter's control (ui/board_data.py filter_data): its label, then its boxes or its list
+  function filterControl(f) {
+    const v = state.filters[f.param];
+    const label = `<span class="choice-label" id="${esc(f.id)}-label">${esc(f.label)}</span>`;
+    if (f.type !== "dropdown") return `${label}<span id="${esc(f.id)}" class="choice" role="group" aria-labelledby="${esc(f.id)}-label">${boxes(f.param, f.choices, v)}</span>`;
+    const options = [["", "All"], ...f.choices].map(([value, text]) => `<option value="${esc(value)}"${value === v ? " selected" : ""}>${esc(text)}</option>`).join("");
+    return `${label}<span class="choice"><select id="${esc(f.id)}" name="${esc(f.param)}" aria-labelledby="${esc(f.id)}-label">${options}</select></span>`;
+  }
 
   function drawControls(b, view) { keepingFocus(() => drawControlsNow(b, view)); }
   function drawControlsNow(b, view) {
     el("bench-tabs").innerHTML = DATA.benchmarks.map((x) => `<a href="${esc(searchOf({ ...stateFrom(""), bench: x.id }))}" data-bench="${esc(x.id)}" class="bench-tab${x.id === b.id ? " on" : ""}"${x.id === b.id ? ' aria-current="page"' : ""}>${esc(x.name)}</a>`).join("");
     el("bench-about").innerHTML = `${esc(b.description)} <em>${esc(b.paper)}.</em>`;
     el("view-choice").innerHTML = radio("view", b.views.map((v) => [v.id, v.label]), view.id);
-    el("type-choice").innerHTML = boxes("types", TYPE_KEYS.map((t) => [t, typeLabel(t)]), state.types);
-    el("source-choice").innerHTML = boxes("sources", DATA.sources.map((s) => [s, s]), state.sources);
-    el("size-choice").innerHTML = boxes("sizes", DATA.size_choices.map((s) => [s, s]), state.sizes);
+    el("filters-list").innerHTML = DATA.filters.map(filterControl).join("");
     const groups = groupsOf(view);
     el("columns-choice").innerHTML = boxes("show", groups.map((g) => [g, g]), groups.filter((g) => !state.hide.includes(g)));
     el("columns-count").textContent = `${groups.filter((g) => !state.hide.includes(g)).length} of ${groups.length} groups shown`;
@@ -436,9 +452,7 @@
     root.addEventListener("change", (e) => {
       const n = e.target.name;
       if (n === "view") go({ view: e.target.value, sort: null });
-      else if (n === "types") go({ types: checked("types") });
-      else if (n === "sources") go({ sources: checked("sources") });
-      else if (n === "sizes") go({ sizes: checked("sizes") });
+      else if (FILTERS[n]) go({ filters: { ...state.filters, [n]: FILTERS[n].type === "dropdown" ? e.target.value : checked(n) } });
       else if (n === "show") {
         const groups = groupsOf(viewOf(BENCHES[state.bench], state.view));
         const shown = checked("show");
