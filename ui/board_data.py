@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import html
 import math
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -175,7 +176,28 @@ def rows_data(read: ReadSide, bench: Benchmark, filters: list[BoardFilter] | Non
         if serves_files and row.get("source") == SCORED_SOURCE and row.get("model") != ANONYMOUS:
             row["_hub_file"] = f"eval_results/{bench.id}/{row['row_id']}.yaml"  # ui/eval_results_route.py
         out.append(row)
+    link_twins(out)
     return out
+
+
+def twin_key(model: str) -> str:
+    """A model's name as matched across sources: case, spaces and punctuation ignored
+    (``Qwen2.5-VL-7B`` and ``qwen2.5 vl 7b`` are one model)."""
+    return re.sub(r"[\W_]+", "", str(model).casefold())
+
+
+def link_twins(rows: list[dict]) -> None:
+    """Each scored row whose model a paper row names too, and that paper row, get ``_twins``: the
+    other side's row ids (the model page links them both ways). Anonymous rows match nothing."""
+    by_source: dict[bool, dict[str, list[dict]]] = {True: {}, False: {}}
+    for row in rows:
+        if row.get("model") != ANONYMOUS:
+            by_source[row.get("source") == PAPER_SOURCE].setdefault(twin_key(row.get("model", "")), []).append(row)
+    papers, scored = by_source[True], by_source[False]
+    for key in papers.keys() & scored.keys():
+        for mine, theirs in ((papers[key], scored[key]), (scored[key], papers[key])):
+            for row in mine:
+                row["_twins"] = [r["row_id"] for r in theirs]
 
 
 def headline(bench: Benchmark) -> list[str]:

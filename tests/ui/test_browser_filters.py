@@ -9,18 +9,14 @@ from __future__ import annotations
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from starlette.applications import Starlette
-from starlette.testclient import TestClient
 
-from leaderboard.config import UiSettings
 from submissions import fields
 from submissions.records import Identity, SubmissionForm
+from tests.support.baked_board import ORIGIN, baked_client, route_to
 from tests.support.submissions import board, write_gold, write_submission
 from tests.ui.conftest import shot
-from ui.board_page import BoardBaker, routes
 
 TIMEOUT = 60_000
-ORIGIN = "http://board.test"
 WIDTHS = {1440: (1440, 900), 390: (390, 844)}
 ROWS = "#board-table .tabulator-row"
 REGION = fields.Field("compute_region", "Compute region", 40, filter=fields.ColumnFilter("dropdown"))
@@ -47,9 +43,8 @@ def client(tmp_path_factory):
                                      visibility="public")  # fmt: skip
             path = write_submission(root / f"{i}.jsonl", accuracy=0.5 + 0.1 * i, seed=i)
             assert lb.submit("scb", path, form, Identity("rig-lab")).result is not None
-        baker = BoardBaker(lb, UiSettings(), at_most_every=0)
-        assert baker.refresh()
-    with TestClient(Starlette(routes=routes(baker))) as served:
+        served = baked_client(lb)
+    with served:
         yield served
 
 
@@ -62,13 +57,7 @@ def width(request):
 def page(browser, client, width):
     w, h = WIDTHS[width]
     context = browser.new_context(viewport={"width": w, "height": h})
-
-    def answer(route, request):
-        url = urlparse(request.url)
-        got = client.request(request.method, url.path + (f"?{url.query}" if url.query else ""))
-        route.fulfill(status=got.status_code, headers=dict(got.headers), body=got.content)
-
-    context.route(f"{ORIGIN}/**", answer)
+    route_to(context, client)
     page = context.new_page()
     page.set_default_timeout(TIMEOUT)
     yield page

@@ -39,6 +39,14 @@
     return tone ? `<span class="type-badge tone-${esc(tone)}">${esc(typeLabel(t))}</span>` : esc(typeLabel(t));
   };
   const links = (row) => (row._links || []).map(([u, t]) => link(u, t)).join(" · ");
+  // "new": submitted in the last NEW_DAYS days, by the visitor's clock (a row's date is its UTC day)
+  const NEW_DAYS = 7, DAY = 86400e3;
+  function isNew(row) {
+    const t = row.submitted ? Date.parse(`${String(row.submitted).slice(0, 10)}T00:00:00Z`) : NaN;
+    const age = Date.now() - t;
+    return Number.isFinite(t) && age > -DAY && age < NEW_DAYS * DAY;
+  }
+  const newTag = (row) => (isNew(row) ? ` <span class="new-tag" title="submitted in the last ${NEW_DAYS} days (${esc(row.submitted)})">new</span>` : "");
   // the mark of a row whose file had responses read by rules looser than the official exact letter
   function lenientMark(row) {
     const n = row[DATA.lenient.key];
@@ -154,7 +162,7 @@
     const name = target ? `<a href="${esc(target)}" target="_blank" rel="noopener noreferrer nofollow">${esc(row.model)}</a>` : esc(row.model);
     const paper = row.source === DATA.paper_source ? ' <span class="paper-tag">reported in paper</span>' : "";
     const team = phone ? `<div class="team-line">${esc(row.team)}</div>` : "";
-    return `<div class="model-cell" title="${esc(row.model)} (${esc(row.team)})"><div class="model-name">${lenientMark(row)}<span class="name">${name}</span>${paper}</div>${team}</div>`;
+    return `<div class="model-cell" title="${esc(row.model)} (${esc(row.team)})"><div class="model-name">${lenientMark(row)}<span class="name">${name}</span>${newTag(row)}${paper}</div>${team}</div>`;
   }
 
   const DESKTOP_WIDTHS = { rank: 72, model: 250, team: 140, model_type: 130, number: 92, date: 100, links: 150, params: 76 };
@@ -206,9 +214,13 @@
       } else {
         Object.assign(d, { formatter: (cell) => esc(missing(cell.getValue()) || cell.getValue() === "" ? "-" : cell.getValue()), responsive: 1000 + priority++ });
       }
-      d.accessorDownload = csvSafe;
+      // Download CSV: figures as the board shows them (70.00), the type's label, formulas quoted
+      const asShown = (v) => (missing(v) ? "" : Number(v).toFixed(c.decimals));
+      d.accessorDownload = c.kind === "model_type" ? (v) => csvSafe(typeLabel(v)) : c.kind === "number" ? asShown : csvSafe;
       if (!phone) d.width = DESKTOP_WIDTHS[c.kind === "text" && c.key === "team" ? "team" : c.kind] || 120; // no measuring
       defs.push(d);
+      // Download CSV: the half-width of the figure's 95% interval in its own column, "Acc ±", as the board shows it
+      if (c.kind === "number" && c.ci) defs.push({ title: `${c.header} ±`, field: c.ci, visible: false, download: true, titleDownload: `${c.header} ± (95% interval)`, accessorDownload: asShown });
     }
     if (phone) defs.unshift({ title: '<span class="sr-only">More figures</span>', formatter: "responsiveCollapse", width: 26, minWidth: 26, hozAlign: "center", headerSort: false, resizable: false, responsive: 0, cssClass: "collapse-toggle" });
     return defs;
@@ -429,6 +441,8 @@
     return `${label}<span class="choice"><select id="${esc(f.id)}" name="${esc(f.param)}" aria-labelledby="${esc(f.id)}-label">${options}</select></span>`;
   }
 
+  const DATE_KEY = "submitted"; // leaderboard/columns.py: the Submitted column
+  const newestFirst = (s) => Boolean(s.sort && s.sort.key === DATE_KEY && s.sort.dir === "desc");
   function drawControls(b, view) { keepingFocus(() => drawControlsNow(b, view)); }
   function drawControlsNow(b, view) {
     el("bench-tabs").innerHTML = DATA.benchmarks.map((x) => `<a href="${esc(searchOf({ ...stateFrom(""), bench: x.id }))}" data-bench="${esc(x.id)}" class="bench-tab${x.id === b.id ? " on" : ""}"${x.id === b.id ? ' aria-current="page"' : ""}>${esc(x.name)}</a>`).join("");
@@ -440,6 +454,9 @@
     el("columns-count").textContent = `${groups.filter((g) => !state.hide.includes(g)).length} of ${groups.length} groups shown`;
     const q = el("query");
     if (document.activeElement !== q) q.value = state.q;
+    const byDate = view.columns.some((c) => c.key === DATE_KEY);
+    el("newest").hidden = !byDate;
+    el("newest").setAttribute("aria-pressed", String(newestFirst(state)));
   }
 
   function wireControls() {
@@ -472,6 +489,7 @@
     };
     const download = () => { if (shown) shown.table.download("csv", `${state.bench}-${state.view}.csv`); };
     for (const id of ["copy-link", "copy-link-2"]) el(id).addEventListener("click", copyLink);
+    el("newest").addEventListener("click", () => go({ sort: newestFirst(state) ? null : { key: DATE_KEY, dir: "desc" } }));
     for (const id of ["download-csv", "download-csv-2"]) el(id).addEventListener("click", download);
     el("model-back").addEventListener("click", (e) => { e.preventDefault(); if (fromHere > 0) history.back(); else go({ model: null }); });
     PHONE.addEventListener("change", () => { forgetTables(); render(); });
@@ -483,6 +501,59 @@
   }
 
   // ------------------------------------------------------------------ the model page
+  // A grouping's lines for a row: each group's label, question count, figures as shown, the primary
+  // figure and the row's place by it among the board's rows (1 + rows with a better figure; ties
+  // share; only the figures the board shows, so nothing the board does not already say).
+  function groupLines(b, g, row) {
+    const cols = viewOf(b, g.name).columns.filter((c) => c.figure && c.figure[0] === g.name);
+    return g.labels.map((label) => {
+      const mine = cols.filter((c) => c.figure[1] === label);
+      const cells = mine.map((c) => ({ metric: b.metrics.find((m) => m.name === c.figure[2]) || { name: c.figure[2], label: c.figure[2], decimals: c.decimals }, value: row[c.key] }));
+      const primary = mine.find((c) => `overall.${c.figure[2]}` === b.primary.key);
+      const v = primary ? row[primary.key] : null;
+      let place = null;
+      if (primary && !missing(v)) {
+        const all = b.rows.map((r) => r[primary.key]).filter((x) => !missing(x));
+        const better = (x) => (b.primary.higher ? x > v : x < v);
+        place = { best: 1 + all.filter(better).length, worst: all.filter((x) => better(x) || x === v).length, of: all.length };
+      }
+      return { label: mine.length ? mine[0].group : label, n: (b.sizes[g.name] || {})[label], cells, primary: v, place };
+    });
+  }
+
+  // The model page's figures as a CSV file: overall (with the interval as the board shows it) and per group.
+  function modelCsv(b, row) {
+    const overall = viewOf(b, "overall").columns;
+    const q = (v) => { const t = String(csvSafe(v ?? "")); return /[",\n]/.test(t) ? `"${t.replace(/"/g, '""')}"` : t; };
+    const lines = [["benchmark", "model", "team", "source", "grouping", "group", "questions", "metric", "value", "± (95% interval)", "place"]];
+    for (const m of b.metrics) {
+      const c = overall.find((x) => x.figure && x.figure[0] === "overall" && x.figure[1] === null && x.figure[2] === m.name);
+      if (!c || missing(row[c.key])) continue;
+      lines.push([b.id, row.model, row.team, row.source, "overall", "", b.gold_questions ?? "", m.label, fmt(row[c.key], m.decimals), c.ci && !missing(row[c.ci]) ? fmt(row[c.ci], m.decimals) : "", rankText(row)]);
+    }
+    for (const g of b.groupings) {
+      for (const l of groupLines(b, g, row)) {
+        for (const c of l.cells) {
+          if (missing(c.value)) continue;
+          const isPrimary = `overall.${c.metric.name}` === b.primary.key && l.place;
+          const place = isPrimary ? (l.place.best === l.place.worst ? `${l.place.best}` : `${l.place.best}–${l.place.worst}`) : "";
+          lines.push([b.id, row.model, row.team, row.source, g.label, l.label, l.n ?? "", c.metric.label, fmt(c.value, c.metric.decimals), "", place]);
+        }
+      }
+    }
+    return lines.map((line) => line.map(q).join(",")).join("\r\n") + "\r\n";
+  }
+  function downloadModel(b, row) {
+    const blob = new Blob([modelCsv(b, row)], { type: "text/csv;charset=utf-8" });
+    const a = document.createElement("a");
+    a.href = URL.createObjectURL(blob);
+    a.download = `${b.id}-${row.row_id}.csv`;
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(a.href), 10000);
+  }
+
   function modelPage(b, row) {
     const overall = viewOf(b, "overall").columns;
     const ciOf = Object.fromEntries(overall.filter((c) => c.ci).map((c) => [c.key, c.ci]));
@@ -494,25 +565,25 @@
       return `<tr><th>${esc(m.label)}</th><td>${fmtCi(v, key && ciOf[key.key] ? row[ciOf[key.key]] : null, m.decimals)}</td><td>${esc(m.about)}</td></tr>`;
     }).join("");
     const groups = b.groupings.map((g) => {
-      const cols = viewOf(b, g.name).columns.filter((c) => c.figure && c.figure[0] === g.name);
-      const metricNames = [...new Set(cols.map((c) => c.figure[2]))];
+      const lines = groupLines(b, g, row);
+      const metricNames = [...new Set(lines.flatMap((l) => l.cells.map((c) => c.metric.name)))];
       const heads = metricNames.map((n) => `<th>${esc((b.metrics.find((m) => m.name === n) || { label: n }).label)}</th>`).join("");
-      const body = g.labels.map((label) => {
-        const mine = cols.filter((c) => c.figure[1] === label);
-        const shownLabel = mine.length ? mine[0].group : label;
-        const n = (b.sizes[g.name] || {})[label];
-        const cells = metricNames.map((name) => { const c = mine.find((x) => x.figure[2] === name); const m = b.metrics.find((x) => x.name === name) || { decimals: 2 }; return `<td>${c ? fmt(row[c.key], m.decimals) : "-"}</td>`; }).join("");
-        const primary = mine.find((c) => `overall.${c.figure[2]}` === b.primary.key);
-        const v = primary ? row[primary.key] : null;
-        const bar = missing(v) ? "-" : `<span class="bar" style="width:${Math.max(0, Math.min(100, v)).toFixed(1)}%"></span>`;
-        return `<tr><th>${esc(shownLabel)}</th><td>${missing(n) ? "-" : n.toLocaleString("en")}</td>${cells}<td class="bar-cell">${bar}</td></tr>`;
+      const body = lines.map((l) => {
+        const cells = metricNames.map((name) => { const c = l.cells.find((x) => x.metric.name === name); return `<td>${c ? fmt(c.value, c.metric.decimals) : "-"}</td>`; }).join("");
+        const bar = missing(l.primary) ? "-" : `<span class="bar" style="width:${Math.max(0, Math.min(100, l.primary)).toFixed(1)}%"></span>`;
+        const place = l.place ? `${l.place.best === l.place.worst ? l.place.best : `${l.place.best}–${l.place.worst}`} of ${l.place.of}` : "-";
+        return `<tr><th>${esc(l.label)}</th><td>${missing(l.n) ? "-" : l.n.toLocaleString("en")}</td>${cells}<td class="place">${place}</td><td class="bar-cell">${bar}</td></tr>`;
       }).join("");
-      return `<h3>By ${esc(g.label.toLowerCase())}</h3><div class="scroll-x" tabindex="0" role="region" aria-label="${esc(row.model)} by ${esc(g.label.toLowerCase())}"><table class="model-table"><thead><tr><th>${esc(g.label)}</th><th>Questions</th>${heads}<th>${esc(b.primary.label)}</th></tr></thead><tbody>${body}</tbody></table></div>`;
+      return `<h3>By ${esc(g.label.toLowerCase())}</h3><div class="scroll-x" tabindex="0" role="region" aria-label="${esc(row.model)} by ${esc(g.label.toLowerCase())}"><table class="model-table"><thead><tr><th>${esc(g.label)}</th><th>Questions</th>${heads}<th title="${esc(b.primary.label)}: the row's place among the board's rows with this figure (ties share it)">Place</th><th>${esc(b.primary.label)}</th></tr></thead><tbody>${body}</tbody></table></div>`;
     }).join("");
-    return `<h2>${lenientMark(row)}${esc(row.model)}</h2>
+    const twins = (row._twins || []).map((id) => b.rows.find((r) => r.row_id === id)).filter(Boolean);
+    const twinLinks = twins.map((t) => `<a href="${esc(searchOf({ ...state, model: t.row_id }))}" data-model="${esc(t.row_id)}">${esc(t.model)} (${esc(t.source)})</a>`).join(", ");
+    return `<h2>${lenientMark(row)}${esc(row.model)}${newTag(row)}</h2>
       <p class="model-facts">${esc(row.team)} · ${typeBadge(row.model_type)} · ${esc(row.source)} · rank ${esc(rankText(row))} of ${b.rows.length} on ${esc(b.name)}${row.submitted ? ` · submitted ${esc(row.submitted)}` : ""}${rowLinks ? ` · ${rowLinks}` : ""}</p>
       ${facts ? `<p class="model-facts hub-facts">${facts}</p>` : ""}
+      ${twinLinks ? `<p class="model-facts" id="model-twins">The same model on this board: ${twinLinks}.</p>` : ""}
       <table class="model-table"><thead><tr><th>Metric</th><th>Value ± 95% interval</th><th>What it is</th></tr></thead><tbody>${metrics}</tbody></table>${groups}
+      <p class="model-facts"><button type="button" id="model-download">Download these figures (CSV)</button></p>
       <p class="model-facts">Compare it with other models: <a href="app?${esc(new URLSearchParams({ bench: b.id, compare: row.row_id }).toString())}">Compare</a>.</p>
       ${row._hub_file ? `<p class="model-facts" id="model-hub-file">On the model's Hub page: <a href="${esc(row._hub_file)}" download>its .eval_results file</a> (Hugging Face Eval Results; the team can open the pull request from My submissions).</p>` : ""}`;
   }
@@ -532,6 +603,10 @@
     document.title = modelRow ? `${modelRow.model} · ${b.name}` : `${b.name} · Cultural VLM Leaderboard`;
     if (modelRow) {
       el("model-body").innerHTML = modelPage(b, modelRow);
+      el("model-download").addEventListener("click", () => downloadModel(b, modelRow));
+      for (const a of el("model-body").querySelectorAll("a[data-model]")) {
+        a.addEventListener("click", (e) => { if (e.metaKey || e.ctrlKey) return; e.preventDefault(); go({ model: a.dataset.model }); });
+      }
       window.scrollTo(0, 0);
     } else {
       const rows = ranked(b, kept(b, state));
