@@ -72,6 +72,26 @@ def test_axe_finds_nothing_serious_on_the_board_and_its_views(page, server, widt
         assert grave_findings(page) == [], query
 
 
+def every_finding(page) -> list[str]:
+    """axe-core's violations of every impact (moderate and minor too), one line per rule."""
+    found = Axe().run(page).response["violations"]
+    return [f"{v['id']} ({v['impact']}): {[node['target'] for node in v['nodes']][:4]}" for v in found]
+
+
+def test_axe_finds_nothing_at_all_on_the_board_its_panels_and_a_model_page(page, server, width):
+    """Moderate findings too (issue 33: "heading-order", the charts' h3 under the page's h1 with no h2)."""
+    for query in ("", "?bench=scb&view=country", "?bench=kviscuit&view=category"):
+        open_board(page, server.url, query)
+        assert every_finding(page) == [], query
+    for panel in ("#filters-box", "#columns-box"):
+        if not page.locator(panel).evaluate("d => d.open"):
+            page.locator(f"{panel} summary").click()
+    assert every_finding(page) == [], "with Filters and Columns open"
+    page.locator(ROWS).nth(1).locator(".tabulator-cell[tabulator-field='rank']").click()
+    page.wait_for_selector("#model-page:not([hidden]) h2")
+    assert every_finding(page) == [], "a model page"
+
+
 def test_the_board_follows_a_dark_scheme_at_wcag_aa(browser, server, width):
     """Dark mode, as the Gradio pages have it: the board turns dark too, and stays at AA."""
     w, h = WIDTHS[width]
