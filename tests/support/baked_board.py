@@ -18,9 +18,14 @@ ORIGIN = "http://board.test"
 
 def baked_client(read: ReadSide) -> TestClient:
     """A client of the board's routes (``/``, its assets, ``/board-version``) on a page baked now."""
-    baker = BoardBaker(read, UiSettings(), at_most_every=0)
+    return baked(read)[0]
+
+
+def baked(read: ReadSide, settings: UiSettings | None = None) -> tuple[TestClient, BoardBaker]:
+    """:func:`baked_client` and its baker (``baker.refresh()`` bakes the page again after a change)."""
+    baker = BoardBaker(read, settings or UiSettings(), at_most_every=0)
     assert baker.refresh(), "the page bakes"
-    return TestClient(Starlette(routes=routes(baker)))
+    return TestClient(Starlette(routes=routes(baker))), baker
 
 
 def route_to(context, client: TestClient) -> None:

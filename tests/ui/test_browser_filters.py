@@ -10,9 +10,10 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
+from leaderboard.config import UiSettings
 from submissions import fields
 from submissions.records import Identity, SubmissionForm
-from tests.support.baked_board import ORIGIN, baked_client, route_to
+from tests.support.baked_board import ORIGIN, baked, baked_client, route_to
 from tests.support.submissions import board, write_gold, write_submission
 from tests.ui.conftest import shot
 
@@ -140,3 +141,34 @@ def test_a_declared_filter_works_by_keyboard_and_keeps_the_focus(page, width):
     assert ours(page) == ["Rig-US-closed", "Rig-US-open"]
     assert page.evaluate("() => document.activeElement.id") == "compute_region-choice"  # not dropped to <body>
     assert query(page)["bench"] == "scb"
+
+
+def test_a_value_new_in_refreshed_data_is_kept_by_a_filter_left_as_it_was(browser, tmp_path):
+    """An open page takes new results (every refresh_seconds): a filter offering the values rows
+    have gains the new row's value, and with that filter untouched (every value kept) the new row shows."""
+    site = fields.Field("compute_site", "Compute site", 40, filter=fields.ColumnFilter())
+    with fields.declaring(site):
+        lb = board(tmp_path / "data", write_gold(tmp_path / "gold.jsonl"))
+
+        def submit(model: str, where: str, seed: int) -> None:
+            form = SubmissionForm.of(model=model, team="Site lab", compute_site=where, visibility="public")
+            path = write_submission(tmp_path / f"{seed}.jsonl", seed=seed)
+            assert lb.submit("scb", path, form, Identity("site-lab")).result is not None
+
+        submit("Site-A-model", "Lab A", 1)
+        client, baker = baked(lb, UiSettings(refresh_seconds=1))
+        context = browser.new_context(viewport={"width": 1440, "height": 900})
+        route_to(context, client)
+        page = context.new_page()
+        page.set_default_timeout(TIMEOUT)
+        try:
+            open_board(page, "?bench=scb")
+            assert ours(page) == [] and "Site-A-model" in page.locator("#board-table").inner_text()
+            submit("Site-B-model", "Lab B", 2)
+            assert baker.refresh()
+            page.wait_for_selector(f"{ROWS} >> text=Site-B-model")  # the page polled, reloaded its data, kept it
+            open_filters(page)
+            assert page.locator("#compute_site-choice").get_by_label("Lab B").is_checked()
+            assert "compute_site" not in query(page)
+        finally:
+            context.close()

@@ -7,14 +7,14 @@
 // computed in the data (ui/board_data.py: rows' _links, _size, _size_text, _facts). The table is Tabulator (vendored: ui/static/vendor/tabulator).
 (() => {
   "use strict";
-  let DATA, BENCHES;
+  let DATA, BENCHES, FILTERS;
   function load(text) {
     DATA = JSON.parse(text);
     BENCHES = Object.fromEntries(DATA.benchmarks.map((b) => [b.id, b]));
+    FILTERS = Object.fromEntries(DATA.filters.map((f) => [f.param, f]));
     DATA.benchmarks.forEach((b) => b.rows.forEach((r, i) => { r._i = i; }));
   }
   load(document.getElementById("board-data").textContent);
-  const FILTERS = Object.fromEntries(DATA.filters.map((f) => [f.param, f]));
   const choiceKeys = (f) => f.choices.map(([value]) => value);
   const PHONE = window.matchMedia("(max-width: 640px)");
   const MODEL_GROUP = "Model";
@@ -578,8 +578,8 @@
     }).join("");
     const twins = (row._twins || []).map((id) => b.rows.find((r) => r.row_id === id)).filter(Boolean);
     const twinLinks = twins.map((t) => `<a href="${esc(searchOf({ ...state, model: t.row_id }))}" data-model="${esc(t.row_id)}">${esc(t.model)} (${esc(t.source)})</a>`).join(", ");
-    return `<h2>${lenientMark(row)}${esc(row.model)}${newTag(row)}</h2>
-      <p class="model-facts">${esc(row.team)} · ${typeBadge(row.model_type)} · ${esc(row.source)} · rank ${esc(rankText(row))} of ${b.rows.length} on ${esc(b.name)}${row.submitted ? ` · submitted ${esc(row.submitted)}` : ""}${rowLinks ? ` · ${rowLinks}` : ""}</p>
+    return `<h2>${lenientMark(row)}${esc(row.model)}</h2>
+      <p class="model-facts">${esc(row.team)} · ${typeBadge(row.model_type)} · ${esc(row.source)} · rank ${esc(rankText(row))} of ${b.rows.length} on ${esc(b.name)}${row.submitted ? ` · submitted ${esc(row.submitted)}${newTag(row)}` : ""}${rowLinks ? ` · ${rowLinks}` : ""}</p>
       ${facts ? `<p class="model-facts hub-facts">${facts}</p>` : ""}
       ${twinLinks ? `<p class="model-facts" id="model-twins">The same model on this board: ${twinLinks}.</p>` : ""}
       <table class="model-table"><thead><tr><th>Metric</th><th>Value ± 95% interval</th><th>What it is</th></tr></thead><tbody>${metrics}</tbody></table>${groups}
@@ -632,7 +632,9 @@
       const answer = await fetch("board-version", { cache: "no-store" });
       if (!answer.ok || (await answer.json()).version === DATA.version) return;
       const found = DATA_RE.exec(await (await fetch("./", { cache: "no-cache" })).text());
-      if (found) { load(found[1]); forgetTables(); render(); }
+      // the state again from the address: a filter's choices may have grown (a value the rows now
+      // have), and an address without the filter keeps every value, the new one too
+      if (found) { load(found[1]); state = stateFrom(window.location.search); forgetTables(); render(); }
     } catch (err) { /* offline for a moment: the next tick tries again */ }
   }, 1000 * DATA.refresh_seconds);
   if (!PHONE.matches) el("filters-box").open = true;
