@@ -17,16 +17,16 @@ from __future__ import annotations
 import html
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 import pandas as pd
 
 from leaderboard.baselines import PAPER_SOURCE
-from leaderboard.columns import EVERY_VIEW, LENIENT_KEY, Column, Kind, columns, views
+from leaderboard.columns import EVERY_VIEW, LENIENT_KEY, Column, Kind, columns, figure_key, views
 from leaderboard.ranks import order_keys
-from leaderboard.table import ANONYMOUS, SCORED_SOURCE, Board, BoardRow, as_shown
+from leaderboard.table import ANONYMOUS, SCORED_SOURCE, Board, BoardRow, as_shown, figure_getter
 from scoring.benchmarks import BENCHMARKS, Benchmark, Scatter
 from store.golds import GoldInfo
 from submissions import fields
@@ -159,12 +159,36 @@ def _ordered_bounds(rows: list[BoardRow], bench: Benchmark) -> dict[str, tuple[f
     return {r.row_id: (next(keys), next(keys)) for r in rows}
 
 
+def group_intervals(bench: Benchmark) -> Callable[[BoardRow], dict]:
+    """A row -> grouping -> label -> metric -> the half-width of that group figure's 95% interval,
+    read and rounded by the rule of the overall one (:func:`leaderboard.table.figure_getter`, then
+    the metric's decimals, as :func:`as_shown`): the model page's per-group intervals, no digit more
+    than the board shows of an interval."""
+    getters = [
+        (g.name, label, m, figure_getter(Column(figure_key(m.ci, g.name, label), "", g.label, Kind.CI, m.decimals,
+                                                figure=(g.name, label, m.ci))))
+        for g in bench.groupings for label in g.order for m in bench.metrics if m.ci
+    ]  # fmt: skip
+
+    def of(row: BoardRow) -> dict:
+        out: dict[str, dict[str, dict[str, float]]] = {}
+        for grouping, label, metric, get in getters:
+            half = get(row.figures)
+            if not math.isnan(half):
+                out.setdefault(grouping, {}).setdefault(label, {})[metric.name] = round(half, metric.decimals)
+        return out
+
+    return of
+
+
 def rows_data(read: ReadSide, bench: Benchmark, filters: list[BoardFilter] | None = None) -> list[dict]:
     """Every row of the board (the ``all`` view, in board order) with its primary interval, what
     it shows of its fields (:func:`shown_values`) and the value each filter matches (``_filters``)."""
     filters = board_filters() if filters is None else filters
     frame = as_shown(bench.id, read.table(bench.id, EVERY_VIEW))
-    intervals = _ordered_bounds(read.board(bench.id).rows, bench)
+    board_rows = read.board(bench.id).rows
+    intervals = _ordered_bounds(board_rows, bench)
+    by_id, per_group = {r.row_id: r for r in board_rows}, group_intervals(bench)
     serves_files = callable(getattr(read, "eval_results", None))  # the writer; a reader has no submissions
     out = []
     for record in frame.to_dict(orient="records"):
@@ -173,6 +197,8 @@ def rows_data(read: ReadSide, bench: Benchmark, filters: list[BoardFilter] | Non
         row["lo"], row["hi"] = _bound(lo), _bound(hi)
         row.update(shown_values(row))
         row["_filters"] = {f.param: f.value(row.get(f.column)) for f in filters}
+        if (board_row := by_id.get(row["row_id"])) is not None and (cis := per_group(board_row)):
+            row["_group_ci"] = cis
         if serves_files and row.get("source") == SCORED_SOURCE and row.get("model") != ANONYMOUS:
             row["_hub_file"] = f"eval_results/{bench.id}/{row['row_id']}.yaml"  # ui/eval_results_route.py
         out.append(row)

@@ -1,9 +1,9 @@
 """What people compare boards on (issue 33, item 5), in Chromium at 1440 and 390 px, on a board
 baked in this process (tests/support/baked_board.py): one interval format on the board, the model
 page and the CSV ("84.99 ± 1.24": the half-width as the board shows it); a "new" marker on rows
-submitted in the last 7 days (by the page's clock) and "Newest first"; the model page's place per
-group and its figures as a download; and a scored row linked to the paper row of the same model
-and back."""
+submitted in the last 7 days (by the page's clock) and "Newest first"; the model page's interval
+and place per group and its figures as a download; and a scored row linked to the paper row of
+the same model and back."""
 
 from __future__ import annotations
 
@@ -152,6 +152,16 @@ def test_the_model_page_places_each_group_and_downloads_its_figures(page, store,
     assert (acc["value"], acc["± (95% interval)"]) == (f"{want['overall.acc']:.2f}", f"{want['overall.acc_ci']:.2f}")
     per_group = [line for line in lines if line["grouping"] != "overall"]
     assert per_group and all(line["model"] == OTHER for line in lines)
+    # each group's interval, as the board rounds the overall one: half the rounded bounds, to 2 decimals
+    bench = get_benchmark("scb")
+    stored = next(r for r in store.board("scb").rows if r.model == OTHER).figures
+    for line in (line for line in per_group if line["metric"] == "Accuracy"):
+        grouping = next(g for g in bench.groupings if g.label == line["grouping"])
+        label = next(x for x in grouping.order if grouping.show(x) == line["group"] or x == line["group"])
+        low, high = stored[grouping.name][label]["acc_ci"]
+        half = (round(high, 2) - round(low, 2)) / 2
+        assert line["± (95% interval)"] == f"{half:.2f}", line
+        assert f"{line['value']} ± {line['± (95% interval)']}" in page.locator("#model-page").inner_text()
     page_text = page.locator("#model-page").inner_text()
     for line in per_group:  # every figure is one the page shows, with no more decimals
         assert re.fullmatch(r"\d+\.\d{2}", line["value"]) and line["value"] in page_text, line

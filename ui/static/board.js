@@ -508,7 +508,8 @@
     const cols = viewOf(b, g.name).columns.filter((c) => c.figure && c.figure[0] === g.name);
     return g.labels.map((label) => {
       const mine = cols.filter((c) => c.figure[1] === label);
-      const cells = mine.map((c) => ({ metric: b.metrics.find((m) => m.name === c.figure[2]) || { name: c.figure[2], label: c.figure[2], decimals: c.decimals }, value: row[c.key] }));
+      const ci = ((row._group_ci || {})[g.name] || {})[label] || {}; // ui/board_data.py group_intervals
+      const cells = mine.map((c) => ({ metric: b.metrics.find((m) => m.name === c.figure[2]) || { name: c.figure[2], label: c.figure[2], decimals: c.decimals }, value: row[c.key], ci: ci[c.figure[2]] }));
       const primary = mine.find((c) => `overall.${c.figure[2]}` === b.primary.key);
       const v = primary ? row[primary.key] : null;
       let place = null;
@@ -537,7 +538,7 @@
           if (missing(c.value)) continue;
           const isPrimary = `overall.${c.metric.name}` === b.primary.key && l.place;
           const place = isPrimary ? (l.place.best === l.place.worst ? `${l.place.best}` : `${l.place.best}–${l.place.worst}`) : "";
-          lines.push([b.id, row.model, row.team, row.source, g.label, l.label, l.n ?? "", c.metric.label, fmt(c.value, c.metric.decimals), "", place]);
+          lines.push([b.id, row.model, row.team, row.source, g.label, l.label, l.n ?? "", c.metric.label, fmt(c.value, c.metric.decimals), missing(c.ci) ? "" : fmt(c.ci, c.metric.decimals), place]);
         }
       }
     }
@@ -569,7 +570,7 @@
       const metricNames = [...new Set(lines.flatMap((l) => l.cells.map((c) => c.metric.name)))];
       const heads = metricNames.map((n) => `<th>${esc((b.metrics.find((m) => m.name === n) || { label: n }).label)}</th>`).join("");
       const body = lines.map((l) => {
-        const cells = metricNames.map((name) => { const c = l.cells.find((x) => x.metric.name === name); return `<td>${c ? fmt(c.value, c.metric.decimals) : "-"}</td>`; }).join("");
+        const cells = metricNames.map((name) => { const c = l.cells.find((x) => x.metric.name === name); return `<td>${c ? fmtCi(c.value, c.ci, c.metric.decimals) : "-"}</td>`; }).join("");
         const bar = missing(l.primary) ? "-" : `<span class="bar" style="width:${Math.max(0, Math.min(100, l.primary)).toFixed(1)}%"></span>`;
         const place = l.place ? `${l.place.best === l.place.worst ? l.place.best : `${l.place.best}–${l.place.worst}`} of ${l.place.of}` : "-";
         return `<tr><th>${esc(l.label)}</th><td>${missing(l.n) ? "-" : l.n.toLocaleString("en")}</td>${cells}<td class="place">${place}</td><td class="bar-cell">${bar}</td></tr>`;
