@@ -76,6 +76,31 @@ class Choice:
 Check = Callable[[str], str | None]
 """A cleaned value -> what is wrong with it (None: fine)."""
 
+FILTER_TYPES = ("checkboxgroup", "dropdown")
+
+
+@dataclass(frozen=True)
+class ColumnFilter:
+    """How the board filters rows by a field, declared beside it (as ``gradio_leaderboard``'s
+    ``ColumnFilter``): a ``checkboxgroup`` keeps the rows whose value is ticked (all are, at
+    first), a ``dropdown`` the rows of the one value picked ("All" at first). ``choices`` are
+    (value, label) pairs; by default the field's :class:`Choice` keys, else the values the rows
+    have. ``value`` turns a row's stored value into the one the filter matches (a parameter count
+    into its size bucket). ``param`` is the board address's key (``?types=open``; default the
+    field's name) and ``elem`` names its controls (``#<elem>-choice``; default the field's name).
+    The board page builds the control and filters by it with no edit (ui/board_data.py)."""
+
+    type: str = "checkboxgroup"
+    label: str = ""
+    param: str = ""
+    elem: str = ""
+    choices: tuple[tuple[str, str], ...] = ()
+    value: Callable[[str], str] | None = None
+
+    def __post_init__(self) -> None:
+        if self.type not in FILTER_TYPES:
+            raise ValueError(f"a filter's type is one of {', '.join(FILTER_TYPES)}, not {self.type!r}")
+
 
 @dataclass(frozen=True)
 class Field:
@@ -101,6 +126,11 @@ class Field:
     elem: str = ""  # the form widget's elem_id suffix (``sub-<elem>``; default the name)
     normal: Callable[[str], str] | None = None  # a spelling to store (e.g. a Hub URL -> its id)
     keep_invisible: bool = False  # keep invisible characters for ``check`` to refuse (a team name), not drop them
+    filter: ColumnFilter | None = None  # a filter of the board's rows by this field (public fields only)
+
+    def __post_init__(self) -> None:
+        if self.filter is not None and not self.public:
+            raise ValueError(f"{self.name} is private: the board cannot filter by it")
 
     @property
     def flag(self) -> str:
@@ -186,6 +216,38 @@ def hub_repo_id(value: str) -> str | None:
     return None
 
 
+# ---------------------------------------------------------------- sizes
+
+SIZE_BUCKETS: tuple[tuple[str, float], ...] = (
+    ("~1.5B", 2.0), ("~3B", 4.5), ("~7B", 10.0), ("~14B", 20.0), ("~35B", 50.0), ("~70B", 80.0), (">70B", math.inf),
+)  # fmt: skip
+"""Size filter buckets (label, upper bound in billions of parameters), as on the Open LLM Leaderboard."""
+UNKNOWN_SIZE = "unknown size"
+SIZE_CHOICES = (*(label for label, _ in SIZE_BUCKETS), UNKNOWN_SIZE)
+
+
+def size_bucket(params: str | int | None) -> str:
+    """The bucket of a parameter count (decimal text as stored, or a number)."""
+    try:
+        count = int(params)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return UNKNOWN_SIZE
+    if count <= 0:
+        return UNKNOWN_SIZE
+    return next(label for label, top in SIZE_BUCKETS if count / 1e9 <= top)
+
+
+def size_text(params: object) -> str:
+    """``7615616512`` -> ``"7.6B"``; ``"-"`` when unknown."""
+    try:
+        count = int(params)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return "-"
+    if count >= 10**9:
+        return f"{count / 1e9:.1f}B"
+    return f"{count / 1e6:.0f}M" if count > 0 else "-"
+
+
 # ---------------------------------------------------------------- the declarations
 
 MODEL_TYPE = Field(
@@ -193,6 +255,7 @@ MODEL_TYPE = Field(
     choices=(Choice("open", "open weights", "green"), Choice("closed", "closed weights", "amber"),
              Choice("api", "API only", "violet")),
     elem="type", meaning="open (open weights), closed (closed weights) or api (API only)",
+    filter=ColumnFilter(label="Model type", param="types", elem="type"),
 )  # fmt: skip
 SIZE_FIELD = "model_params"
 HUB_FIELD = "model_repo"
@@ -214,7 +277,9 @@ _DECLARED: list[Field] = [
     Field("description", "Description", 1000, public=False, shown=Shown.NONE, widget=Widget.LONG_TEXT,
           hint="optional"),
     Field(SIZE_FIELD, "Parameters", header="Size", shown=Shown.PARAMS, submitted=False, repeat_key=False,
-          meaning="parameter count read from the Hub repo's safetensors at submission (empty if unknown)"),
+          meaning="parameter count read from the Hub repo's safetensors at submission (empty if unknown)",
+          filter=ColumnFilter(label="Size (parameters, from the Hub)", param="sizes", elem="size",
+                              choices=tuple((c, c) for c in SIZE_CHOICES), value=size_bucket)),
     Field("model_license", "Licence", submitted=False, repeat_key=False,
           meaning="the licence the Hub repo's card declares (empty if unknown)"),
     Field("model_architecture", "Architecture", shown=Shown.PAGE, submitted=False, repeat_key=False,
@@ -295,35 +360,3 @@ def declaring(*added: Field) -> Iterator[None]:
     finally:
         for f in added:
             _DECLARED.remove(f)
-
-
-# ---------------------------------------------------------------- sizes
-
-SIZE_BUCKETS: tuple[tuple[str, float], ...] = (
-    ("~1.5B", 2.0), ("~3B", 4.5), ("~7B", 10.0), ("~14B", 20.0), ("~35B", 50.0), ("~70B", 80.0), (">70B", math.inf),
-)  # fmt: skip
-"""Size filter buckets (label, upper bound in billions of parameters), as on the Open LLM Leaderboard."""
-UNKNOWN_SIZE = "unknown size"
-SIZE_CHOICES = (*(label for label, _ in SIZE_BUCKETS), UNKNOWN_SIZE)
-
-
-def size_bucket(params: str | int | None) -> str:
-    """The bucket of a parameter count (decimal text as stored, or a number)."""
-    try:
-        count = int(params)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return UNKNOWN_SIZE
-    if count <= 0:
-        return UNKNOWN_SIZE
-    return next(label for label, top in SIZE_BUCKETS if count / 1e9 <= top)
-
-
-def size_text(params: object) -> str:
-    """``7615616512`` -> ``"7.6B"``; ``"-"`` when unknown."""
-    try:
-        count = int(params)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return "-"
-    if count >= 10**9:
-        return f"{count / 1e9:.1f}B"
-    return f"{count / 1e6:.0f}M" if count > 0 else "-"

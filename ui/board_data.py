@@ -16,20 +16,26 @@ from __future__ import annotations
 
 import html
 import math
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import pandas as pd
 
 from leaderboard.baselines import PAPER_SOURCE
-from leaderboard.columns import EVERY_VIEW, LENIENT_KEY, Column, Kind, columns, views
+from leaderboard.columns import EVERY_VIEW, LENIENT_KEY, Column, Kind, columns, figure_key, views
 from leaderboard.ranks import order_keys
-from leaderboard.table import ANONYMOUS, SCORED_SOURCE, Board, BoardRow, as_shown
+from leaderboard.table import ANONYMOUS, SCORED_SOURCE, Board, BoardRow, as_shown, figure_getter
 from scoring.benchmarks import BENCHMARKS, Benchmark, Scatter
 from store.golds import GoldInfo
 from submissions import fields
 from ui import display
 
-DATA_FORMAT = 2  # 2: rows carry their links, size bucket and Hub facts; the fields' declarations
+DATA_FORMAT = 3  # 2: rows carry their links, size bucket and Hub facts; 3: the declared filters
+MAX_FILTER_CHOICES = 60  # a filter offering the values rows have offers at most this many
+ADDRESS_KEYS = frozenset({"bench", "view", "q", "hide", "sort", "model", "compare", "tab"})
+"""The board address's own keys: no declared filter may take one (ui/static/board.js)."""
 
 
 class ReadSide(Protocol):
@@ -89,6 +95,62 @@ def shown_values(row: dict) -> dict:
     }
 
 
+@dataclass(frozen=True)
+class BoardFilter:
+    """A declared filter of the board's rows by one column (:class:`fields.ColumnFilter`)."""
+
+    column: str
+    spec: fields.ColumnFilter
+    lower: bool = False  # a choice field's stored key (matched in lower case, as the form stores it)
+
+    @property
+    def param(self) -> str:
+        return self.spec.param or self.column
+
+    def value(self, raw: Any) -> str:
+        """What the filter matches of a row's value (as the row shows it)."""
+        text = "" if raw is None else str(raw)
+        if self.spec.value is not None:
+            return self.spec.value(text)
+        return text.strip().lower() if self.lower else text
+
+
+SOURCE_FILTER = BoardFilter("source", fields.ColumnFilter(
+    label="Source", param="sources", elem="source", choices=tuple((s, s) for s in (SCORED_SOURCE, PAPER_SOURCE)),
+))  # fmt: skip
+"""The one filter not on a submission field: scored here or the papers' rows."""
+
+
+def board_filters() -> list[BoardFilter]:
+    """The source filter, then every public field's declared filter, in declaration order."""
+    declared = [BoardFilter(f.name, f.filter, bool(f.choices)) for f in fields.public_fields() if f.filter]
+    out = [SOURCE_FILTER, *declared]
+    taken = [f.param for f in out if f.param in ADDRESS_KEYS]
+    if taken or len({f.param for f in out}) < len(out):
+        raise ValueError(f"a filter's address key is taken: {taken or [f.param for f in out]}")
+    return out
+
+
+def filter_choices(flt: BoardFilter, rows: Iterable[dict]) -> list[list[str]]:
+    """(value, label) pairs a filter offers: declared, else the field's choices, else the values
+    the rows have (at most :data:`MAX_FILTER_CHOICES`, "not given" for an empty one)."""
+    if flt.spec.choices:
+        return [list(pair) for pair in flt.spec.choices]
+    field = next((f for f in fields.public_fields() if f.name == flt.column), None)
+    if field is not None and field.choices:
+        return [[c.key, c.label] for c in field.choices]
+    seen = sorted({r["_filters"][flt.param] for r in rows})[:MAX_FILTER_CHOICES]
+    return [[v, v or "not given"] for v in seen]
+
+
+def filter_data(flt: BoardFilter, rows: list[dict]) -> dict:
+    spec = flt.spec
+    label = spec.label or next((f.label for f in fields.public_fields() if f.name == flt.column), flt.column)
+    elem = spec.elem or flt.column
+    return {"param": flt.param, "type": spec.type, "label": label, "id": f"{elem}-choice",
+            "choices": filter_choices(flt, rows)}  # fmt: skip
+
+
 def _ordered_bounds(rows: list[BoardRow], bench: Benchmark) -> dict[str, tuple[float, float]]:
     """Row id -> its primary interval as order keys over every row (:func:`leaderboard.ranks.order_keys`):
     the browser's ranks are the server's, computed at full precision, and no bound leaves with digits."""
@@ -97,11 +159,36 @@ def _ordered_bounds(rows: list[BoardRow], bench: Benchmark) -> dict[str, tuple[f
     return {r.row_id: (next(keys), next(keys)) for r in rows}
 
 
-def rows_data(read: ReadSide, bench: Benchmark) -> list[dict]:
-    """Every row of the board (the ``all`` view, in board order) with its primary interval and
-    what it shows of its fields (:func:`shown_values`)."""
+def group_intervals(bench: Benchmark) -> Callable[[BoardRow], dict]:
+    """A row -> grouping -> label -> metric -> the half-width of that group figure's 95% interval,
+    read and rounded by the rule of the overall one (:func:`leaderboard.table.figure_getter`, then
+    the metric's decimals, as :func:`as_shown`): the model page's per-group intervals, no digit more
+    than the board shows of an interval."""
+    getters = [
+        (g.name, label, m, figure_getter(Column(figure_key(m.ci, g.name, label), "", g.label, Kind.CI, m.decimals,
+                                                figure=(g.name, label, m.ci))))
+        for g in bench.groupings for label in g.order for m in bench.metrics if m.ci
+    ]  # fmt: skip
+
+    def of(row: BoardRow) -> dict:
+        out: dict[str, dict[str, dict[str, float]]] = {}
+        for grouping, label, metric, get in getters:
+            half = get(row.figures)
+            if not math.isnan(half):
+                out.setdefault(grouping, {}).setdefault(label, {})[metric.name] = round(half, metric.decimals)
+        return out
+
+    return of
+
+
+def rows_data(read: ReadSide, bench: Benchmark, filters: list[BoardFilter] | None = None) -> list[dict]:
+    """Every row of the board (the ``all`` view, in board order) with its primary interval, what
+    it shows of its fields (:func:`shown_values`) and the value each filter matches (``_filters``)."""
+    filters = board_filters() if filters is None else filters
     frame = as_shown(bench.id, read.table(bench.id, EVERY_VIEW))
-    intervals = _ordered_bounds(read.board(bench.id).rows, bench)
+    board_rows = read.board(bench.id).rows
+    intervals = _ordered_bounds(board_rows, bench)
+    by_id, per_group = {r.row_id: r for r in board_rows}, group_intervals(bench)
     serves_files = callable(getattr(read, "eval_results", None))  # the writer; a reader has no submissions
     out = []
     for record in frame.to_dict(orient="records"):
@@ -109,10 +196,34 @@ def rows_data(read: ReadSide, bench: Benchmark) -> list[dict]:
         lo, hi = intervals.get(row["row_id"], (math.nan, math.nan))
         row["lo"], row["hi"] = _bound(lo), _bound(hi)
         row.update(shown_values(row))
+        row["_filters"] = {f.param: f.value(row.get(f.column)) for f in filters}
+        if (board_row := by_id.get(row["row_id"])) is not None and (cis := per_group(board_row)):
+            row["_group_ci"] = cis
         if serves_files and row.get("source") == SCORED_SOURCE and row.get("model") != ANONYMOUS:
             row["_hub_file"] = f"eval_results/{bench.id}/{row['row_id']}.yaml"  # ui/eval_results_route.py
         out.append(row)
+    link_twins(out)
     return out
+
+
+def twin_key(model: str) -> str:
+    """A model's name as matched across sources: case, spaces and punctuation ignored
+    (``Qwen2.5-VL-7B`` and ``qwen2.5 vl 7b`` are one model)."""
+    return re.sub(r"[\W_]+", "", str(model).casefold())
+
+
+def link_twins(rows: list[dict]) -> None:
+    """Each scored row whose model a paper row names too, and that paper row, get ``_twins``: the
+    other side's row ids (the model page links them both ways). Anonymous rows match nothing."""
+    by_source: dict[bool, dict[str, list[dict]]] = {True: {}, False: {}}
+    for row in rows:
+        if row.get("model") != ANONYMOUS:
+            by_source[row.get("source") == PAPER_SOURCE].setdefault(twin_key(row.get("model", "")), []).append(row)
+    papers, scored = by_source[True], by_source[False]
+    for key in papers.keys() & scored.keys():
+        for mine, theirs in ((papers[key], scored[key]), (scored[key], papers[key])):
+            for row in mine:
+                row["_twins"] = [r["row_id"] for r in theirs]
 
 
 def headline(bench: Benchmark) -> list[str]:
@@ -150,7 +261,7 @@ def plots_html(read: ReadSide, bench: Benchmark) -> str:
     return "".join(parts)
 
 
-def benchmark_data(read: ReadSide, bench: Benchmark) -> dict:
+def benchmark_data(read: ReadSide, bench: Benchmark, filters: list[BoardFilter] | None = None) -> dict:
     gold = read.gold_info(bench.id)
     primary = bench.primary
     return {
@@ -174,7 +285,7 @@ def benchmark_data(read: ReadSide, bench: Benchmark) -> dict:
         "gold_questions": gold.questions if gold else None,
         "has_gold": gold is not None,
         "context": context_text(read, bench.id),
-        "rows": rows_data(read, bench),
+        "rows": rows_data(read, bench, filters),
         "plots": plots_html(read, bench),
     }
 
@@ -182,17 +293,18 @@ def benchmark_data(read: ReadSide, bench: Benchmark) -> dict:
 def board_data(read: ReadSide, empty_board: str) -> dict:
     """Every registered benchmark's board (see module doc); ``empty_board`` is what an empty board
     says about where to submit."""
+    filters = board_filters()
+    benches = [benchmark_data(read, bench, filters) for bench in BENCHMARKS.values()]
+    every_row = [r for b in benches for r in b["rows"]]
     return {
         "format": DATA_FORMAT,
-        "types": {key: list(kept) for key, kept in display.TYPE_FILTERS.items()},
+        "filters": [filter_data(f, every_row) for f in filters],
         "type_labels": display.MODEL_TYPE_LABELS,
         "type_tones": {c.key: c.tone for c in fields.MODEL_TYPE.choices},
-        "size_choices": list(fields.SIZE_CHOICES),
         "lenient": {"key": LENIENT_KEY, "mark": display.LENIENT_MARK},
-        "sources": [SCORED_SOURCE, PAPER_SOURCE],
         "paper_source": PAPER_SOURCE,
         "empty_board": empty_board,
-        "benchmarks": [benchmark_data(read, bench) for bench in BENCHMARKS.values()],
+        "benchmarks": benches,
     }
 
 

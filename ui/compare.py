@@ -64,10 +64,9 @@ def pairing_html(bench: Benchmark, pairing: Pairing) -> str:
         )
         clear = d.low is not None and (d.low > 0 or d.high < 0)
         diff = _fmt(d.difference, metric.decimals, signed=True)
+        # the board's format: the half-width of the 95% interval (the difference is the cell before)
         interval = (
-            f"[{_fmt(d.low, metric.decimals, True)}, {_fmt(d.high, metric.decimals, True)}]"
-            if d.low is not None
-            else ""
+            f"± {_fmt((d.high - d.low) / 2, metric.decimals)}" if d.low is not None and d.high is not None else ""
         )
         p = display.MISSING if d.p_value is None else (f"{d.p_value:.3f}" if d.p_value >= 0.001 else "<0.001")
         rows.append(

@@ -21,6 +21,7 @@ from submissions.fields import anonymous_allowed_fields
 from submissions.records import Identity
 from tests.support.board_page import model_page_row, row_text, served
 from tests.support.submissions import board, form, scored, write_gold, write_submission
+from ui.board_data import board_filters, group_intervals
 
 BOB, CAROL = Identity("bob"), Identity("carol")
 REVEAL = "2099-01-31"
@@ -93,6 +94,12 @@ def test_an_anonymous_page_shows_only_the_allowed_fields(two_anonymous):
         assert row["overall.acc"] is not None  # its figures are its row
         # what the page derives from a row's fields (links, size, Hub facts) is what blank fields give
         derived = {"_links": [], "_facts": [], "_size": fields.size_bucket(None), "_size_text": fields.size_text(None)}
+        # and what each declared filter matches is read from an allowed or a blank field only
+        derived["_filters"] = {f.param: f.value(row.get(f.column)) for f in board_filters()
+                               if f.column in allowed or row.get(f.column) in (None, "")}  # fmt: skip
+        # and the groups' intervals are its figures' (ui/board_data.py group_intervals), as its figures are
+        if cis := group_intervals(get_benchmark("scb"))(lb.board("scb").row(row_id)):
+            derived["_group_ci"] = cis
         assert {key: row.get(key) for key in derived} == derived
         skip = {"model", "team", *derived}
         filled = {key for key, value in row.items() if value not in (None, "") and key not in skip}

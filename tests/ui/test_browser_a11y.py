@@ -7,6 +7,8 @@ question browser, one link from the board, shows a question with its option imag
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 
@@ -72,6 +74,26 @@ def test_axe_finds_nothing_serious_on_the_board_and_its_views(page, server, widt
         assert grave_findings(page) == [], query
 
 
+def every_finding(page) -> list[str]:
+    """axe-core's violations of every impact (moderate and minor too), one line per rule."""
+    found = Axe().run(page).response["violations"]
+    return [f"{v['id']} ({v['impact']}): {[node['target'] for node in v['nodes']][:4]}" for v in found]
+
+
+def test_axe_finds_nothing_at_all_on_the_board_its_panels_and_a_model_page(page, server, width):
+    """Moderate findings too (issue 33: "heading-order", the charts' h3 under the page's h1 with no h2)."""
+    for query in ("", "?bench=scb&view=country", "?bench=kviscuit&view=category"):
+        open_board(page, server.url, query)
+        assert every_finding(page) == [], query
+    for panel in ("#filters-box", "#columns-box"):
+        if not page.locator(panel).evaluate("d => d.open"):
+            page.locator(f"{panel} summary").click()
+    assert every_finding(page) == [], "with Filters and Columns open"
+    page.locator(ROWS).nth(1).locator(".tabulator-cell[tabulator-field='rank']").click()
+    page.wait_for_selector("#model-page:not([hidden]) h2")
+    assert every_finding(page) == [], "a model page"
+
+
 def test_the_board_follows_a_dark_scheme_at_wcag_aa(browser, server, width):
     """Dark mode, as the Gradio pages have it: the board turns dark too, and stays at AA."""
     w, h = WIDTHS[width]
@@ -111,6 +133,26 @@ def test_axe_finds_nothing_serious_in_a_comparison(page, server, width):
     page.wait_for_selector("#cmp-result table")
     assert grave_findings(page) == []
     shot(page, f"a11y-compare-result-{width}")
+
+
+def test_compare_shows_intervals_in_the_boards_format(page, server, width):
+    """One interval format everywhere (issue 33): Compare's interval column says "± 1.23", as the
+    board's cells do ("84.99 ± 1.24"), not "[+0.12, +2.58]"."""
+    open_board(page, server.url, "?bench=scb&sources=scored%20here")
+    board_cell = page.locator(f"{ROWS} .tabulator-cell[tabulator-field='overall.acc']").first.inner_text()
+    assert re.fullmatch(r"\d+\.\d{2} ± \d+\.\d{2}", " ".join(board_cell.split())), board_cell
+    scored = page.evaluate(
+        """() => JSON.parse(document.getElementById('board-data').textContent).benchmarks
+        .find((b) => b.id === 'scb').rows.filter((r) => r.source === 'scored here').map((r) => r.row_id)"""
+    )
+    page.goto(f"{server.url}/app?bench=scb&compare={scored[0]},{scored[1]}")
+    page.wait_for_selector("#cmp-result table")
+    heads = page.locator("#cmp-result table thead th").all_inner_texts()
+    column = heads.index("95% interval")
+    cells = [r.locator("td, th").nth(column).inner_text() for r in page.locator("#cmp-result table tbody tr").all()]
+    filled = [c for c in cells if c.strip()]
+    assert filled and all(re.fullmatch(r"± \d+\.\d{2}", c.strip()) for c in filled), cells
+    shot(page, f"compare-interval-{width}")
 
 
 def tab_to(page, selector: str, presses: int = 120) -> None:

@@ -2,18 +2,20 @@
 // Every view (benchmark, grouping, filters, search, sort, columns, the model page) is a state;
 // the state is the address's query string (history.pushState), so Back and Forward move through
 // views and the old board's deep links (?bench=..&view=..&types=..&sources=..&sizes=..&q=..&hide=..&model=..)
-// open the same view. What a row shows of its declared fields (links, size, Hub facts) comes
+// open the same view. The filters are declared on the fields (submissions/fields.py, filter=): the data's
+// "filters" say each one's address key, control and choices, and each row carries the value each matches. What a row shows of its declared fields (links, size, Hub facts) comes
 // computed in the data (ui/board_data.py: rows' _links, _size, _size_text, _facts). The table is Tabulator (vendored: ui/static/vendor/tabulator).
 (() => {
   "use strict";
-  let DATA, BENCHES;
+  let DATA, BENCHES, FILTERS;
   function load(text) {
     DATA = JSON.parse(text);
     BENCHES = Object.fromEntries(DATA.benchmarks.map((b) => [b.id, b]));
+    FILTERS = Object.fromEntries(DATA.filters.map((f) => [f.param, f]));
     DATA.benchmarks.forEach((b) => b.rows.forEach((r, i) => { r._i = i; }));
   }
   load(document.getElementById("board-data").textContent);
-  const TYPE_KEYS = Object.keys(DATA.types);
+  const choiceKeys = (f) => f.choices.map(([value]) => value);
   const PHONE = window.matchMedia("(max-width: 640px)");
   const MODEL_GROUP = "Model";
   const root = document.getElementById("board");
@@ -37,6 +39,14 @@
     return tone ? `<span class="type-badge tone-${esc(tone)}">${esc(typeLabel(t))}</span>` : esc(typeLabel(t));
   };
   const links = (row) => (row._links || []).map(([u, t]) => link(u, t)).join(" · ");
+  // "new": submitted in the last NEW_DAYS days, by the visitor's clock (a row's date is its UTC day)
+  const NEW_DAYS = 7, DAY = 86400e3;
+  function isNew(row) {
+    const t = row.submitted ? Date.parse(`${String(row.submitted).slice(0, 10)}T00:00:00Z`) : NaN;
+    const age = Date.now() - t;
+    return Number.isFinite(t) && age > -DAY && age < NEW_DAYS * DAY;
+  }
+  const newTag = (row) => (isNew(row) ? ` <span class="new-tag" title="submitted in the last ${NEW_DAYS} days (${esc(row.submitted)})">new</span>` : "");
   // the mark of a row whose file had responses read by rules looser than the official exact letter
   function lenientMark(row) {
     const n = row[DATA.lenient.key];
@@ -57,14 +67,14 @@
     const b = BENCHES[bench];
     const view = viewOf(b, p.get("view")).id;
     const listed = (key, known, dflt) => (p.has(key) ? p.get(key).split(",").filter((v) => known.includes(v)) : dflt);
+    // a checkbox group keeps the values ticked (all at first); a dropdown the one picked ("" for all)
+    const picked = (f) => (f.type === "dropdown" ? (choiceKeys(f).includes(p.get(f.param)) ? p.get(f.param) : "") : listed(f.param, choiceKeys(f), choiceKeys(f)));
     let sort = null;
     const [key, dir] = (p.get("sort") || "").split(":");
     if (key && (dir === "asc" || dir === "desc") && viewOf(b, view).columns.some((c) => c.key === key)) sort = { key, dir };
     return {
       bench, view, sort,
-      types: listed("types", TYPE_KEYS, [...TYPE_KEYS]),
-      sizes: listed("sizes", DATA.size_choices, [...DATA.size_choices]),
-      sources: listed("sources", DATA.sources, [...DATA.sources]),
+      filters: Object.fromEntries(DATA.filters.map((f) => [f.param, picked(f)])),
       q: (p.get("q") || "").slice(0, 200),
       hide: listed("hide", allGroups(b), []),
       model: (p.get("model") || "").slice(0, 64) || null,
@@ -76,9 +86,11 @@
     p.set("bench", s.bench);
     const put = (k, v, dflt) => { if (v !== dflt) p.set(k, v); };
     put("view", s.view, "overall");
-    put("types", [...s.types].sort().join(","), [...TYPE_KEYS].sort().join(","));
-    put("sources", [...s.sources].sort().join(","), [...DATA.sources].sort().join(","));
-    put("sizes", [...s.sizes].sort().join(","), [...DATA.size_choices].sort().join(","));
+    for (const f of DATA.filters) {
+      const v = s.filters[f.param];
+      if (f.type === "dropdown") put(f.param, v, "");
+      else put(f.param, [...v].sort().join(","), [...choiceKeys(f)].sort().join(","));
+    }
     put("q", s.q.trim(), "");
     put("hide", [...s.hide].sort().join(","), "");
     if (s.sort) p.set("sort", `${s.sort.key}:${s.sort.dir}`);
@@ -103,12 +115,15 @@
 
   // ------------------------------------------------------------------ rows: filters and honest ranks
   function kept(b, s) {
-    const types = new Set(s.types.flatMap((t) => DATA.types[t] || [t]));
-    const sources = new Set(s.sources);
-    const sizes = new Set(s.sizes);
+    const tests = DATA.filters.map((f) => {
+      const v = s.filters[f.param];
+      if (f.type === "dropdown") return (r) => !v || r._filters[f.param] === v;
+      const ticked = new Set(v);
+      return (r) => ticked.has(r._filters[f.param]);
+    });
     const terms = s.q.split(";").map((t) => t.trim().toLowerCase()).filter(Boolean);
     return b.rows.filter((r) => {
-      if (!types.has(String(r.model_type).toLowerCase()) || !sources.has(r.source) || !sizes.has(r._size)) return false;
+      if (!tests.every((keeps) => keeps(r))) return false;
       const hay = `${r.model} ${r.team}`.toLowerCase();
       return !terms.length || terms.some((t) => hay.includes(t));
     });
@@ -147,7 +162,7 @@
     const name = target ? `<a href="${esc(target)}" target="_blank" rel="noopener noreferrer nofollow">${esc(row.model)}</a>` : esc(row.model);
     const paper = row.source === DATA.paper_source ? ' <span class="paper-tag">reported in paper</span>' : "";
     const team = phone ? `<div class="team-line">${esc(row.team)}</div>` : "";
-    return `<div class="model-cell" title="${esc(row.model)} (${esc(row.team)})"><div class="model-name">${lenientMark(row)}<span class="name">${name}</span>${paper}</div>${team}</div>`;
+    return `<div class="model-cell" title="${esc(row.model)} (${esc(row.team)})"><div class="model-name">${lenientMark(row)}<span class="name">${name}</span>${newTag(row)}${paper}</div>${team}</div>`;
   }
 
   const DESKTOP_WIDTHS = { rank: 72, model: 250, team: 140, model_type: 130, number: 92, date: 100, links: 150, params: 76 };
@@ -199,9 +214,13 @@
       } else {
         Object.assign(d, { formatter: (cell) => esc(missing(cell.getValue()) || cell.getValue() === "" ? "-" : cell.getValue()), responsive: 1000 + priority++ });
       }
-      d.accessorDownload = csvSafe;
+      // Download CSV: figures as the board shows them (70.00), the type's label, formulas quoted
+      const asShown = (v) => (missing(v) ? "" : Number(v).toFixed(c.decimals));
+      d.accessorDownload = c.kind === "model_type" ? (v) => csvSafe(typeLabel(v)) : c.kind === "number" ? asShown : csvSafe;
       if (!phone) d.width = DESKTOP_WIDTHS[c.kind === "text" && c.key === "team" ? "team" : c.kind] || 120; // no measuring
       defs.push(d);
+      // Download CSV: the half-width of the figure's 95% interval in its own column, "Acc ±", as the board shows it
+      if (c.kind === "number" && c.ci) defs.push({ title: `${c.header} ±`, field: c.ci, visible: false, download: true, titleDownload: `${c.header} ± (95% interval)`, accessorDownload: asShown });
     }
     if (phone) defs.unshift({ title: '<span class="sr-only">More figures</span>', formatter: "responsiveCollapse", width: 26, minWidth: 26, hozAlign: "center", headerSort: false, resizable: false, responsive: 0, cssClass: "collapse-toggle" });
     return defs;
@@ -235,9 +254,12 @@
   // A control redrawn by a view or filter change takes the focus back (else it falls to <body>).
   function keepingFocus(redraw) {
     const f = document.activeElement;
-    const which = f && f.name && f.matches("#board-main .choice input") ? [f.name, f.value] : null;
+    const which = f && f.name && f.matches("#board-main .choice input, #board-main .choice select") ? [f.name, f.value, f.tagName] : null;
     redraw();
-    if (which) root.querySelector(`input[name="${CSS.escape(which[0])}"][value="${CSS.escape(which[1])}"]`)?.focus();
+    if (!which) return;
+    const [name, value, tag] = which;
+    const same = tag === "SELECT" ? `select[name="${CSS.escape(name)}"]` : `input[name="${CSS.escape(name)}"][value="${CSS.escape(value)}"]`;
+    root.querySelector(same)?.focus();
   }
 
   // One table per set of columns (benchmark, view, hidden groups, phone or not), kept once built:
@@ -370,7 +392,7 @@
     entry.table.redraw();
   }
 
-  const rowsKeyOf = (b, s) => JSON.stringify([DATA.version, b.id, s.types, s.sources, s.sizes, s.q.trim()]);
+  const rowsKeyOf = (b, s) => JSON.stringify([DATA.version, b.id, s.filters, s.q.trim()]);
 
   async function drawTable(b, view, rows, isLatest) {
     const entry = await tableFor(b, view, state.hide);
@@ -410,20 +432,31 @@
     return items.map(([value, label]) => `<label class="chip${ticked.includes(value) ? " on" : ""}"><input type="checkbox" name="${name}" value="${esc(value)}"${ticked.includes(value) ? " checked" : ""}>${esc(label)}</label>`).join("");
   }
   const checked = (name) => [...root.querySelectorAll(`input[name="${name}"]:checked`)].map((i) => i.value);
+  // a declared filter's control (ui/board_data.py filter_data): its label, then its boxes or its list
+  function filterControl(f) {
+    const v = state.filters[f.param];
+    const label = `<span class="choice-label" id="${esc(f.id)}-label">${esc(f.label)}</span>`;
+    if (f.type !== "dropdown") return `${label}<span id="${esc(f.id)}" class="choice" role="group" aria-labelledby="${esc(f.id)}-label">${boxes(f.param, f.choices, v)}</span>`;
+    const options = [["", "All"], ...f.choices].map(([value, text]) => `<option value="${esc(value)}"${value === v ? " selected" : ""}>${esc(text)}</option>`).join("");
+    return `${label}<span class="choice"><select id="${esc(f.id)}" name="${esc(f.param)}" aria-labelledby="${esc(f.id)}-label">${options}</select></span>`;
+  }
 
+  const DATE_KEY = "submitted"; // leaderboard/columns.py: the Submitted column
+  const newestFirst = (s) => Boolean(s.sort && s.sort.key === DATE_KEY && s.sort.dir === "desc");
   function drawControls(b, view) { keepingFocus(() => drawControlsNow(b, view)); }
   function drawControlsNow(b, view) {
     el("bench-tabs").innerHTML = DATA.benchmarks.map((x) => `<a href="${esc(searchOf({ ...stateFrom(""), bench: x.id }))}" data-bench="${esc(x.id)}" class="bench-tab${x.id === b.id ? " on" : ""}"${x.id === b.id ? ' aria-current="page"' : ""}>${esc(x.name)}</a>`).join("");
     el("bench-about").innerHTML = `${esc(b.description)} <em>${esc(b.paper)}.</em>`;
     el("view-choice").innerHTML = radio("view", b.views.map((v) => [v.id, v.label]), view.id);
-    el("type-choice").innerHTML = boxes("types", TYPE_KEYS.map((t) => [t, typeLabel(t)]), state.types);
-    el("source-choice").innerHTML = boxes("sources", DATA.sources.map((s) => [s, s]), state.sources);
-    el("size-choice").innerHTML = boxes("sizes", DATA.size_choices.map((s) => [s, s]), state.sizes);
+    el("filters-list").innerHTML = DATA.filters.map(filterControl).join("");
     const groups = groupsOf(view);
     el("columns-choice").innerHTML = boxes("show", groups.map((g) => [g, g]), groups.filter((g) => !state.hide.includes(g)));
     el("columns-count").textContent = `${groups.filter((g) => !state.hide.includes(g)).length} of ${groups.length} groups shown`;
     const q = el("query");
     if (document.activeElement !== q) q.value = state.q;
+    const byDate = view.columns.some((c) => c.key === DATE_KEY);
+    el("newest").hidden = !byDate;
+    el("newest").setAttribute("aria-pressed", String(newestFirst(state)));
   }
 
   function wireControls() {
@@ -436,9 +469,7 @@
     root.addEventListener("change", (e) => {
       const n = e.target.name;
       if (n === "view") go({ view: e.target.value, sort: null });
-      else if (n === "types") go({ types: checked("types") });
-      else if (n === "sources") go({ sources: checked("sources") });
-      else if (n === "sizes") go({ sizes: checked("sizes") });
+      else if (FILTERS[n]) go({ filters: { ...state.filters, [n]: FILTERS[n].type === "dropdown" ? e.target.value : checked(n) } });
       else if (n === "show") {
         const groups = groupsOf(viewOf(BENCHES[state.bench], state.view));
         const shown = checked("show");
@@ -458,6 +489,7 @@
     };
     const download = () => { if (shown) shown.table.download("csv", `${state.bench}-${state.view}.csv`); };
     for (const id of ["copy-link", "copy-link-2"]) el(id).addEventListener("click", copyLink);
+    el("newest").addEventListener("click", () => go({ sort: newestFirst(state) ? null : { key: DATE_KEY, dir: "desc" } }));
     for (const id of ["download-csv", "download-csv-2"]) el(id).addEventListener("click", download);
     el("model-back").addEventListener("click", (e) => { e.preventDefault(); if (fromHere > 0) history.back(); else go({ model: null }); });
     PHONE.addEventListener("change", () => { forgetTables(); render(); });
@@ -469,6 +501,60 @@
   }
 
   // ------------------------------------------------------------------ the model page
+  // A grouping's lines for a row: each group's label, question count, figures as shown, the primary
+  // figure and the row's place by it among the board's rows (1 + rows with a better figure; ties
+  // share; only the figures the board shows, so nothing the board does not already say).
+  function groupLines(b, g, row) {
+    const cols = viewOf(b, g.name).columns.filter((c) => c.figure && c.figure[0] === g.name);
+    return g.labels.map((label) => {
+      const mine = cols.filter((c) => c.figure[1] === label);
+      const ci = ((row._group_ci || {})[g.name] || {})[label] || {}; // ui/board_data.py group_intervals
+      const cells = mine.map((c) => ({ metric: b.metrics.find((m) => m.name === c.figure[2]) || { name: c.figure[2], label: c.figure[2], decimals: c.decimals }, value: row[c.key], ci: ci[c.figure[2]] }));
+      const primary = mine.find((c) => `overall.${c.figure[2]}` === b.primary.key);
+      const v = primary ? row[primary.key] : null;
+      let place = null;
+      if (primary && !missing(v)) {
+        const all = b.rows.map((r) => r[primary.key]).filter((x) => !missing(x));
+        const better = (x) => (b.primary.higher ? x > v : x < v);
+        place = { best: 1 + all.filter(better).length, worst: all.filter((x) => better(x) || x === v).length, of: all.length };
+      }
+      return { label: mine.length ? mine[0].group : label, n: (b.sizes[g.name] || {})[label], cells, primary: v, place };
+    });
+  }
+
+  // The model page's figures as a CSV file: overall (with the interval as the board shows it) and per group.
+  function modelCsv(b, row) {
+    const overall = viewOf(b, "overall").columns;
+    const q = (v) => { const t = String(csvSafe(v ?? "")); return /[",\n]/.test(t) ? `"${t.replace(/"/g, '""')}"` : t; };
+    const lines = [["benchmark", "model", "team", "source", "grouping", "group", "questions", "metric", "value", "± (95% interval)", "place"]];
+    for (const m of b.metrics) {
+      const c = overall.find((x) => x.figure && x.figure[0] === "overall" && x.figure[1] === null && x.figure[2] === m.name);
+      if (!c || missing(row[c.key])) continue;
+      lines.push([b.id, row.model, row.team, row.source, "overall", "", b.gold_questions ?? "", m.label, fmt(row[c.key], m.decimals), c.ci && !missing(row[c.ci]) ? fmt(row[c.ci], m.decimals) : "", rankText(row)]);
+    }
+    for (const g of b.groupings) {
+      for (const l of groupLines(b, g, row)) {
+        for (const c of l.cells) {
+          if (missing(c.value)) continue;
+          const isPrimary = `overall.${c.metric.name}` === b.primary.key && l.place;
+          const place = isPrimary ? (l.place.best === l.place.worst ? `${l.place.best}` : `${l.place.best}–${l.place.worst}`) : "";
+          lines.push([b.id, row.model, row.team, row.source, g.label, l.label, l.n ?? "", c.metric.label, fmt(c.value, c.metric.decimals), missing(c.ci) ? "" : fmt(c.ci, c.metric.decimals), place]);
+        }
+      }
+    }
+    return lines.map((line) => line.map(q).join(",")).join("\r\n") + "\r\n";
+  }
+  function downloadModel(b, row) {
+    const blob = new Blob([modelCsv(b, row)], { type: "text/csv;charset=utf-8" });
+    const a = document.createElement("a");
+    a.href = URL.createObjectURL(blob);
+    a.download = `${b.id}-${row.row_id}.csv`;
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(a.href), 10000);
+  }
+
   function modelPage(b, row) {
     const overall = viewOf(b, "overall").columns;
     const ciOf = Object.fromEntries(overall.filter((c) => c.ci).map((c) => [c.key, c.ci]));
@@ -480,25 +566,25 @@
       return `<tr><th>${esc(m.label)}</th><td>${fmtCi(v, key && ciOf[key.key] ? row[ciOf[key.key]] : null, m.decimals)}</td><td>${esc(m.about)}</td></tr>`;
     }).join("");
     const groups = b.groupings.map((g) => {
-      const cols = viewOf(b, g.name).columns.filter((c) => c.figure && c.figure[0] === g.name);
-      const metricNames = [...new Set(cols.map((c) => c.figure[2]))];
+      const lines = groupLines(b, g, row);
+      const metricNames = [...new Set(lines.flatMap((l) => l.cells.map((c) => c.metric.name)))];
       const heads = metricNames.map((n) => `<th>${esc((b.metrics.find((m) => m.name === n) || { label: n }).label)}</th>`).join("");
-      const body = g.labels.map((label) => {
-        const mine = cols.filter((c) => c.figure[1] === label);
-        const shownLabel = mine.length ? mine[0].group : label;
-        const n = (b.sizes[g.name] || {})[label];
-        const cells = metricNames.map((name) => { const c = mine.find((x) => x.figure[2] === name); const m = b.metrics.find((x) => x.name === name) || { decimals: 2 }; return `<td>${c ? fmt(row[c.key], m.decimals) : "-"}</td>`; }).join("");
-        const primary = mine.find((c) => `overall.${c.figure[2]}` === b.primary.key);
-        const v = primary ? row[primary.key] : null;
-        const bar = missing(v) ? "-" : `<span class="bar" style="width:${Math.max(0, Math.min(100, v)).toFixed(1)}%"></span>`;
-        return `<tr><th>${esc(shownLabel)}</th><td>${missing(n) ? "-" : n.toLocaleString("en")}</td>${cells}<td class="bar-cell">${bar}</td></tr>`;
+      const body = lines.map((l) => {
+        const cells = metricNames.map((name) => { const c = l.cells.find((x) => x.metric.name === name); return `<td>${c ? fmtCi(c.value, c.ci, c.metric.decimals) : "-"}</td>`; }).join("");
+        const bar = missing(l.primary) ? "-" : `<span class="bar" style="width:${Math.max(0, Math.min(100, l.primary)).toFixed(1)}%"></span>`;
+        const place = l.place ? `${l.place.best === l.place.worst ? l.place.best : `${l.place.best}–${l.place.worst}`} of ${l.place.of}` : "-";
+        return `<tr><th>${esc(l.label)}</th><td>${missing(l.n) ? "-" : l.n.toLocaleString("en")}</td>${cells}<td class="place">${place}</td><td class="bar-cell">${bar}</td></tr>`;
       }).join("");
-      return `<h3>By ${esc(g.label.toLowerCase())}</h3><div class="scroll-x" tabindex="0" role="region" aria-label="${esc(row.model)} by ${esc(g.label.toLowerCase())}"><table class="model-table"><thead><tr><th>${esc(g.label)}</th><th>Questions</th>${heads}<th>${esc(b.primary.label)}</th></tr></thead><tbody>${body}</tbody></table></div>`;
+      return `<h3>By ${esc(g.label.toLowerCase())}</h3><div class="scroll-x" tabindex="0" role="region" aria-label="${esc(row.model)} by ${esc(g.label.toLowerCase())}"><table class="model-table"><thead><tr><th>${esc(g.label)}</th><th>Questions</th>${heads}<th title="${esc(b.primary.label)}: the row's place among the board's rows with this figure (ties share it)">Place</th><th>${esc(b.primary.label)}</th></tr></thead><tbody>${body}</tbody></table></div>`;
     }).join("");
+    const twins = (row._twins || []).map((id) => b.rows.find((r) => r.row_id === id)).filter(Boolean);
+    const twinLinks = twins.map((t) => `<a href="${esc(searchOf({ ...state, model: t.row_id }))}" data-model="${esc(t.row_id)}">${esc(t.model)} (${esc(t.source)})</a>`).join(", ");
     return `<h2>${lenientMark(row)}${esc(row.model)}</h2>
-      <p class="model-facts">${esc(row.team)} · ${typeBadge(row.model_type)} · ${esc(row.source)} · rank ${esc(rankText(row))} of ${b.rows.length} on ${esc(b.name)}${row.submitted ? ` · submitted ${esc(row.submitted)}` : ""}${rowLinks ? ` · ${rowLinks}` : ""}</p>
+      <p class="model-facts">${esc(row.team)} · ${typeBadge(row.model_type)} · ${esc(row.source)} · rank ${esc(rankText(row))} of ${b.rows.length} on ${esc(b.name)}${row.submitted ? ` · submitted ${esc(row.submitted)}${newTag(row)}` : ""}${rowLinks ? ` · ${rowLinks}` : ""}</p>
       ${facts ? `<p class="model-facts hub-facts">${facts}</p>` : ""}
+      ${twinLinks ? `<p class="model-facts" id="model-twins">The same model on this board: ${twinLinks}.</p>` : ""}
       <table class="model-table"><thead><tr><th>Metric</th><th>Value ± 95% interval</th><th>What it is</th></tr></thead><tbody>${metrics}</tbody></table>${groups}
+      <p class="model-facts"><button type="button" id="model-download">Download these figures (CSV)</button></p>
       <p class="model-facts">Compare it with other models: <a href="app?${esc(new URLSearchParams({ bench: b.id, compare: row.row_id }).toString())}">Compare</a>.</p>
       ${row._hub_file ? `<p class="model-facts" id="model-hub-file">On the model's Hub page: <a href="${esc(row._hub_file)}" download>its .eval_results file</a> (Hugging Face Eval Results; the team can open the pull request from My submissions).</p>` : ""}`;
   }
@@ -518,6 +604,10 @@
     document.title = modelRow ? `${modelRow.model} · ${b.name}` : `${b.name} · Cultural VLM Leaderboard`;
     if (modelRow) {
       el("model-body").innerHTML = modelPage(b, modelRow);
+      el("model-download").addEventListener("click", () => downloadModel(b, modelRow));
+      for (const a of el("model-body").querySelectorAll("a[data-model]")) {
+        a.addEventListener("click", (e) => { if (e.metaKey || e.ctrlKey) return; e.preventDefault(); go({ model: a.dataset.model }); });
+      }
       window.scrollTo(0, 0);
     } else {
       const rows = ranked(b, kept(b, state));
@@ -543,7 +633,9 @@
       const answer = await fetch("board-version", { cache: "no-store" });
       if (!answer.ok || (await answer.json()).version === DATA.version) return;
       const found = DATA_RE.exec(await (await fetch("./", { cache: "no-cache" })).text());
-      if (found) { load(found[1]); forgetTables(); render(); }
+      // the state again from the address: a filter's choices may have grown (a value the rows now
+      // have), and an address without the filter keeps every value, the new one too
+      if (found) { load(found[1]); state = stateFrom(window.location.search); forgetTables(); render(); }
     } catch (err) { /* offline for a moment: the next tick tries again */ }
   }, 1000 * DATA.refresh_seconds);
   if (!PHONE.matches) el("filters-box").open = true;
