@@ -499,7 +499,7 @@
       <p class="model-facts">${esc(row.team)} · ${typeBadge(row.model_type)} · ${esc(row.source)} · rank ${esc(rankText(row))} of ${b.rows.length} on ${esc(b.name)}${row.submitted ? ` · submitted ${esc(row.submitted)}` : ""}${rowLinks ? ` · ${rowLinks}` : ""}</p>
       ${facts ? `<p class="model-facts hub-facts">${facts}</p>` : ""}
       <table class="model-table"><thead><tr><th>Metric</th><th>Value ± 95% interval</th><th>What it is</th></tr></thead><tbody>${metrics}</tbody></table>${groups}
-      <p class="model-facts">Compare it with other models: <a href="app?${esc(new URLSearchParams({ bench: b.id, compare: row.row_id }).toString())}">Compare</a>.</p>
+      <p class="model-facts">Compare it with other models: <a href="?${esc(new URLSearchParams({ bench: b.id, compare: row.row_id }).toString())}">Compare</a>.</p>
       ${row._hub_file ? `<p class="model-facts" id="model-hub-file">On the model's Hub page: <a href="${esc(row._hub_file)}" download>its .eval_results file</a> (Hugging Face Eval Results; the team can open the pull request from My submissions).</p>` : ""}`;
   }
 
