@@ -25,11 +25,11 @@ it: 20 anonymous 5 MB uploads in half a second grew the temp folder by 95 MB. :c
 
 What an upload costs once in is bounded where it runs: its size by Gradio while it streams in
 (``max_file_size``), its check by the scoring worker's deadline and memory cap and the account's
-bound of checks (:mod:`submissions.fair_queue`). The door used to hold an account's uploads too,
-unread while its checks filled their bound (``ui/upload_line.py``); the budget bounds what that
-saved. What a flood still needs is the held refusal: answered at once, six validate-only loops of
-one account drew 302 refusals in 15 s and took the board page's p95 from 6 to 115 ms, against 7 to
-41 ms with the old door (``perf/flood_doors.py``, README "Benchmarks").
+bound of checks (:mod:`submissions.fair_queue`). Of the hand-made doors (``ui/upload_line.py``,
+``ui/door_holds.py``, ``ui/compare_door.py``, gone in issue 30) only what a measured flood still
+needs is left (``perf/flood_doors.py``, README "Benchmarks"): with refusals answered at once and no
+wait, six validate-only loops of one account drew 302 refusals in 15 s and took the board page's
+p95 under the flood to 115 ms, against 41 ms with the old door in the same run.
 """
 
 from __future__ import annotations
