@@ -42,8 +42,6 @@ def main() -> None:
         if settings.scoring_workers:
             leaderboard.use_scoring_pool(settings.scoring_workers, bounds)
         leaderboard.use_facts_pool(1)  # model repos' facts: bounded requests, off the web process
-        if settings.compare_workers:
-            leaderboard.use_compare_pool(settings.compare_workers, bounds)
         start_jobs(leaderboard, settings.ui.refresh_seconds)
     launch(build_app(leaderboard, settings.ui), leaderboard, settings.ui, settings.max_upload_bytes)
 

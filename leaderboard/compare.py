@@ -12,16 +12,17 @@ more than the publication ration accounts for. Computed from the published figur
 adds no information at all, so the ration's bounds (docs/integrity.md) hold with it.
 
 - **Interval.** The difference +- sqrt(h_a^2 + h_b^2), with h each figure's published 95%
-  interval's half-width (from that row's own secret-seeded bootstrap): the normal approximation
+  interval's half-width (from that row's own secret-seeded bootstrap; the board page publishes
+  it as shown, "±"): the normal approximation
   for independent figures. Two models scored on the same questions are usually positively
   correlated, so this interval is wider than the paired one: conservative, a difference it calls
   clear is clear.
 - **Test.** The two-sided normal test of the same approximation: z = difference / (sqrt(h_a^2 +
   h_b^2) / 1.96). A metric without a published interval gets neither.
 
-Compare is free and needs no account, so the leaderboard runs it off the web process, in fair
-turns per visitor, bounded per visitor (``Leaderboard.compare``): :func:`compare_rows` is what
-travels to the worker, by name, with the rows' published figures (no gold ever reaches it).
+The board page computes the same in the browser from its own data (``ui/static/compare.js``, a
+port of this module: ``tests/ui/test_browser_compare.py`` holds the two equal on the demo data),
+so Compare costs the server nothing.
 """
 
 from __future__ import annotations
@@ -88,8 +89,12 @@ def _number(value: object) -> float | None:
 
 
 def _half_width(stats: Mapping, metric: Metric) -> float | None:
+    """The interval's half-width: from its bounds (a row's figures), or as the public table and the
+    board page publish it (one number, the "±" of the shown figure)."""
     ci = stats.get(metric.ci) if metric.ci else None
-    if not isinstance(ci, list | tuple) or len(ci) != 2:
+    if not isinstance(ci, list | tuple):
+        return _number(ci)
+    if len(ci) != 2:
         return None
     low, high = (_number(v) for v in ci)
     return None if low is None or high is None else (high - low) / 2
@@ -104,7 +109,7 @@ def compare_stats(metric: Metric, a: Mapping, b: Mapping) -> tuple:
     ha, hb = _half_width(a, metric), _half_width(b, metric)
     if ha is None or hb is None:
         return fa, fb, diff, None, None, None
-    spread = math.hypot(ha, hb)
+    spread = math.sqrt(ha * ha + hb * hb)  # not hypot: the board page's script (compare.js) gets the same bits
     p = normal_p(diff / (spread / Z95)) if spread > 0 else float(diff == 0)
     return fa, fb, diff, diff - spread, diff + spread, p
 

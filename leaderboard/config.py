@@ -265,7 +265,7 @@ class Settings:
     ui: UiSettings = field(default_factory=UiSettings)
     plugins: tuple[str, ...] = ()  # modules that register more benchmarks (and their demos) on import
     scoring_workers: int = 1  # the app scores uploads in this many niced worker processes (0: in process)
-    compare_workers: int = 1  # and combines Compare's figures in this many of its own (0: in process)
+    compare_workers: int = 1  # LEADERBOARD_COMPARE_WORKERS: read, no longer used (Compare is computed in the browser)
     job_seconds: int = 60  # a worker's job (a check, a scoring, a comparison) is stopped after this long
     job_memory_mb: int = 1024  # or once its worker holds this much more memory than when it began
     feedback: str = "ladder"  # "ladder": the Ladder rule per team (docs/integrity.md); "full": every result shown

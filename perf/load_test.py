@@ -41,12 +41,14 @@ gets to the server's own time: uvicorn reports none.
 
 A flood (``--validate-flood N``: N loops of validate-only on a ~27 MB polygon file, as the
 red team's attacks.md #10; ``--compare-flood N``: N loops of a four-model Compare, every
-loop its own session; ``--tsv-flood N``: N anonymous loops of ``GET /questions/scb.tsv`` back to
-back, as attacks.md turn 4 #2) runs after a quiet window of the same length: the same browsers are
-measured quiet, then under the flood, and both tables are printed. Locally every client is the
-one local account, so the validate-only loops are one account flooding; the account's quotas and
-upload budget are raised for the submitters unless ``--deployed-quotas`` (then the flood meets the
-upload door's per-account budget, ``ui/uploads.py``, as it would on a deployment).
+loop its own session, against an old checkout's Gradio Compare tab only (``--app-root``: since issue
+30 Compare is computed in the browser and sends no request); ``--tsv-flood N``: N anonymous loops
+of ``GET /questions/scb.tsv`` back to back, as attacks.md turn 4 #2) runs after a quiet window of
+the same length: the same browsers are measured quiet, then under the flood, and both tables are
+printed. Locally every client is the one local account, so the validate-only loops are one
+account flooding; the account's quotas and upload budget are raised for the submitters unless
+``--deployed-quotas`` (then the flood meets the upload door's per-account budget, ``ui/uploads.py``,
+as it would on a deployment).
 
 Before the clock starts, one page and one submission per benchmark warm the app up (the scoring
 worker's start, first renders; ``--no-warmup`` to skip): CPU per page is the steady state, on

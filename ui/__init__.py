@@ -25,8 +25,6 @@ from ui.about import AboutFiles, AboutTab
 from ui.admin import AdminTab, Maintainers
 from ui.auth import Auth
 from ui.board_page import GRADIO_PAGE, BoardBaker, routes
-from ui.compare import CompareTab, Comparisons
-from ui.compare_door import compare_door, compare_events_of
 from ui.downloads import Downloads
 from ui.eval_results_route import EvalResultsFiles
 from ui.gradio_pin import serves
@@ -39,7 +37,6 @@ from ui.page import launch_extras
 from ui.saved_states import NoSavedStates
 from ui.style import CSS, theme
 from ui.submit import SubmitTab, Submitter
-from ui.throttle import trusted
 from ui.uploads import DELETE_CACHE, UPLOAD_PATH, UploadBudget, UploadGate, UploadPolicy, upload_budget
 
 log = logging.getLogger(__name__)
@@ -58,9 +55,10 @@ def intro() -> str:
 
 
 def build_app(leaderboard: Leaderboard | PublishedLeaderboard, settings: UiSettings) -> gr.Blocks:
-    """The Gradio part of the app: what is interactive (Submit, My submissions, Compare,
-    Maintainers) and About, as tabs of the page at ``/app`` (a route of the Blocks: its home page
-    at ``/`` is shadowed by the board page, :mod:`ui.board_page`). A reader (``settings.reader``, a
+    """The Gradio part of the app: what is interactive (Submit, My submissions, Maintainers) and
+    About, as tabs of the page at ``/app`` (a route of the Blocks: its home page at ``/`` is
+    shadowed by the board page, :mod:`ui.board_page`, whose Compare is computed in the browser:
+    ``ui/static/compare.js``). A reader (``settings.reader``, a
     :class:`PublishedLeaderboard`) gets About only; no write path is mounted (docs/topology.md).
 
     With sign-in on, only the real OAuth routes are mounted (:mod:`ui.oauth`): Gradio builds
@@ -77,19 +75,17 @@ def build_app(leaderboard: Leaderboard | PublishedLeaderboard, settings: UiSetti
             reader_note(settings)
         else:
             header(auth, page)
-        comparisons, compare = Comparisons(leaderboard, proxies=trusted(settings.trusted_proxies)), None
         with gr.Tabs(elem_id="main-tabs") as tabs:
             if not settings.reader:
                 submit = SubmitTab.mount(Submitter(leaderboard, auth))  # the board page re-bakes itself
                 mine = MySubmissions(leaderboard, auth, downloads)
                 MineTab.mount(mine, after=submit.finished)
-                compare = CompareTab.mount(comparisons)  # needs per-question answers: not on a reader
             AboutTab.mount(AboutFiles(leaderboard, downloads))
             if not settings.reader:
                 AdminTab.mount(Maintainers(leaderboard, auth))
         if not settings.reader:
             mine.expose_api()  # outside the Tabs (ui/mine.py)
-        DeepLinks(tabs, compare, comparisons).wire(page)
+        DeepLinks(tabs).wire(page)
     if not settings.reader:  # a reader takes no uploads at all
         policy = UploadPolicy(auth, upload_budget(leaderboard.settings), leaderboard.checks_of)
         page.uploads = policy  # type: ignore[attr-defined]
@@ -145,27 +141,20 @@ def build_server(
     server = FastAPI(routes=[*routes(baker), *inputs], docs_url=None, redoc_url=None, openapi_url=None)
     page.queue(default_concurrency_limit=16)  # reads are thread-safe: many visitors at once
     page.state_session_capacity = launch_extras(settings.session_capacity)["state_session_capacity"]  # launch's own
-    compare = compare_events_of(page.get_config_file())
-    options = mount_options(settings, max_upload_bytes, getattr(page, "uploads", None), compare)
+    options = mount_options(settings, max_upload_bytes, getattr(page, "uploads", None))
     gr.mount_gradio_app(server, page, path="/", **options)
     if not serves(server, UPLOAD_PATH):  # a gate in front of a route Gradio moved would gate nothing
         log.error("Gradio %s serves no %s: the upload gate (ui.uploads) guards nothing", gr.__version__, UPLOAD_PATH)
     return server, baker
 
 
-def mount_options(
-    settings: UiSettings,
-    max_upload_bytes: int,
-    uploads: UploadPolicy | None = None,
-    compare_events: frozenset[int] = frozenset(),
-) -> dict:
+def mount_options(settings: UiSettings, max_upload_bytes: int, uploads: UploadPolicy | None = None) -> dict:
     """Keyword arguments of ``gr.mount_gradio_app``: the upload limit Gradio enforces while the
     upload streams in (nothing larger reaches the disk), the page's look, the page's root URL
     pinned from configuration (:mod:`ui.origin`), and, through FastAPI's ``middleware=`` argument
     of Gradio's own app, the refusal of foreign-origin writes (:class:`ui.origin.OriginGuard`),
-    who may upload and how much (:mod:`ui.uploads`; ``uploads`` None: no one), a visitor's excess
-    Compare events (``compare_events``, their ``fn_index``) refused before Gradio's queue
-    (:mod:`ui.compare_door`) and the closed save-a-session endpoint
+    who may upload and how much (:mod:`ui.uploads`; ``uploads`` None: no one) and the closed
+    save-a-session endpoint
     (:class:`ui.saved_states.NoSavedStates`)."""
     port = serving_port(settings)
     origin = PublicOrigin.of(settings, port)
@@ -184,7 +173,6 @@ def mount_options(
         "middleware": [
             Middleware(OriginGuard, origin=origin),
             Middleware(UploadGate, auth=uploads.auth, budget=uploads.budget, checks=uploads.checks),
-            Middleware(compare_door, events=compare_events, proxies=trusted(settings.trusted_proxies)),
             Middleware(NoSavedStates),
         ]
     }

@@ -278,7 +278,10 @@ def benchmark_data(read: ReadSide, bench: Benchmark, filters: list[BoardFilter] 
             {"name": m.name, "label": m.label, "abbrev": m.abbrev, "decimals": m.decimals, "about": m.description}
             for m in bench.metrics
         ],
-        "groupings": [{"name": g.name, "label": g.label, "labels": list(g.order)} for g in bench.groupings],
+        "groupings": [
+            {"name": g.name, "label": g.label, "labels": list(g.order), "shown": [g.show(v) for v in g.order]}
+            for g in bench.groupings
+        ],
         "view_metrics": list(bench.view_metrics),
         "headline": headline(bench),
         "sizes": read.group_sizes(bench.id),

@@ -13,8 +13,9 @@ the public lists (``/questions/<bench>.jsonl``, what teams download) in the brow
 no more than they do.
 
 Old deep links keep working: a board's ``?bench=..&view=..`` (and ``&model=``) is read by the
-page itself; ``?tab=<tab>`` and ``?bench=..&compare=..`` are redirected to the Gradio page at
-``app`` with the same query (its tabs and the comparison live there).
+page itself, and so are ``?tab=compare`` and ``?bench=..&compare=..`` (Compare is computed in the
+browser from the page's data, ``ui/static/compare.js``); ``?tab=<tab>`` of a Gradio tab is
+redirected to the Gradio page at ``app`` with the same query (its tabs live there).
 
 :class:`BoardBaker` polls the boards' fingerprints (cheap) every ``POLL_SECONDS`` and re-bakes
 when one moved, at most every ``BAKE_AT_MOST_EVERY`` seconds; a failed bake keeps serving the last
@@ -50,6 +51,7 @@ log = logging.getLogger(__name__)
 STATIC = Path(__file__).parent / "static"
 ASSETS = {
     "board.js": (STATIC / "board.js", "text/javascript; charset=utf-8"),
+    "compare.js": (STATIC / "compare.js", "text/javascript; charset=utf-8"),
     "board.css": (STATIC / "board.css", "text/css; charset=utf-8"),
     "tabulator.min.js": (STATIC / "vendor" / "tabulator" / "tabulator.min.js", "text/javascript; charset=utf-8"),
     "tabulator.min.css": (STATIC / "vendor" / "tabulator" / "tabulator.min.css", "text/css; charset=utf-8"),
@@ -64,11 +66,12 @@ ASSET_SLOTS = {  # the page template's $names for the static files
     "licence": "tabulator-LICENSE.txt",
     "tabulator_js": "tabulator.min.js",
     "board_js": "board.js",
+    "compare_js": "compare.js",
 }
 PAGE = Template((STATIC / "board.html").read_text())  # $-placeholders: the page holds no request text
 QUESTIONS_PAGE = Template((STATIC / "questions.html").read_text())  # the question browser, no data in it
-GRADIO_PAGE = "app"  # the Gradio page's path (ui.build_app's route): Submit, My submissions, Compare, About
-GRADIO_TABS = ("submit", "mine", "compare", "about", "admin")
+GRADIO_PAGE = "app"  # the Gradio page's path (ui.build_app's route): Submit, My submissions, About, Maintainers
+GRADIO_TABS = ("submit", "mine", "about", "admin")  # Compare is this page's own (ui/static/compare.js)
 POLL_SECONDS = 0.25
 BAKE_AT_MOST_EVERY = 2.0
 TITLE = "Cultural VLM Leaderboard"
@@ -119,14 +122,17 @@ def site_links(settings: UiSettings) -> str:
     if settings.reader:
         writer = html.escape(settings.writer_url or "", quote=True)
         submit = f'<a class="primary" href="{writer}" rel="noopener">Submit</a>' if writer else ""
-        return submit + tab("about", "About")
+        return submit + COMPARE_LINK + tab("about", "About")
     return (
         tab("submit", "Submit", ' class="primary"')
         + tab("mine", "My submissions")
-        + tab("compare", "Compare")
+        + COMPARE_LINK
         + tab("about", "About")
         + tab("admin", "Maintainers", ' class="wide-only"')
     )
+
+
+COMPARE_LINK = '<a href="?tab=compare" id="compare-link">Compare</a>'  # this page's own (compare.js)
 
 
 def inputs_html() -> str:
@@ -261,10 +267,10 @@ class BoardBaker:
 
 
 def old_link_target(query: dict[str, str], reader: bool = False) -> str | None:
-    """Where an old deep link of a Gradio tab now lives (``app?...``), or None for the board's own.
-    A reader has About only: its comparison links open the board, as they did."""
+    """Where an old deep link of a Gradio tab now lives (``app?...``), or None for the board's own
+    (its views, and Compare). A reader has About only."""
     tabs = ("about",) if reader else GRADIO_TABS
-    if (query.get("compare") and not reader) or query.get("tab") in tabs:
+    if query.get("tab") in tabs:
         return f"{GRADIO_PAGE}?{urlencode(query)}"
     return None
 

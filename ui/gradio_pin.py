@@ -9,8 +9,7 @@ the app works without it (``tests/ui/test_gradio_pin.py`` starts the app under a
   (off: :class:`ui.origin.OriginGuard` still refuses every foreign write);
 - :func:`ui.oauth.use_real_oauth` replaces ``gradio.routes.attach_oauth`` (off, on a Space:
   Gradio's own real OAuth routes; off a Space sign-in refuses to start, since Gradio's own would
-  sign every visitor in as the machine's account);
-- :mod:`ui.compare_door` reads Gradio's queue-join bodies.
+  sign every visitor in as the machine's account).
 
 The upload gate (:mod:`ui.uploads`) stands in front of a path, Gradio's upload route: it runs on
 any version, and :func:`serves` checks at start that Gradio serves uploads there, saying loudly

@@ -1,7 +1,8 @@
-"""Deep links of the Gradio page (``/app``): which tab is open, and a comparison.
+"""Deep links of the Gradio page (``/app``): which tab is open.
 
-``?tab=submit`` (any tab by its id: ``submit``, ``mine``, ``compare``, ``about``, ``admin``) opens
-that tab; ``?bench=<id>&compare=<id>,<id>`` the comparison. The board's own links (``?bench=..&view=..``,
+``?tab=submit`` (any tab by its id: ``submit``, ``mine``, ``about``, ``admin``) opens that tab;
+``?bench=<id>&compare=<id>,<id>`` and ``?tab=compare`` go to the board page, whose Compare it is.
+The board's own links (``?bench=..&view=..``,
 ``&model=``) are the board page's (:mod:`ui.board_page`, which redirects old Gradio-tab links here).
 This module reads the address once, when the page loads (in the browser; the server hears of it
 only when there is a query string). On the pinned Gradio a click on a tab also puts it in the
@@ -16,20 +17,23 @@ from urllib.parse import parse_qs
 
 import gradio as gr
 
-from scoring.benchmarks import BENCHMARKS
-from ui.compare import CompareTab, Comparisons
 from ui.gradio_pin import internals_allowed
 
-READ_ADDRESS_JS = "() => window.location.search"
+READ_ADDRESS_JS = """() => {
+  const p = new URLSearchParams(window.location.search);
+  if (p.get("compare") || p.get("tab") === "compare") { window.location.replace("./" + window.location.search); }
+  return window.location.search;
+}"""
 """The query string as the visitor opened the page, read in the browser. A browser-only load
 event: only a non-empty query string changes the hidden address box, and only that change asks the
-server to restore the page."""
+server to restore the page. A comparison's link (``app?bench=..&compare=..``, ``app?tab=compare``)
+goes to the board page, where Compare now is (``ui/static/compare.js``)."""
 TAB_SWITCH_JS = """() => {
   if (!window.lbTabBack) {  // Back and Forward open the tab of the address they return to
     window.lbTabBack = true;
     window.addEventListener("popstate", () => {
       const p = new URLSearchParams(window.location.search);
-      const id = p.get("compare") ? "tab-compare" : "tab-" + (p.get("tab") || "submit");
+      const id = "tab-" + (p.get("tab") || "submit");
       const button = document.querySelector(`#main-tabs [data-tab-id="${CSS.escape(id)}"]`);
       if (button) { window.lbTabPopping = true; button.click(); }
     });
@@ -42,14 +46,14 @@ TAB_SWITCH_JS = """() => {
     const id = [...ids][0];
     const kept = window.lbTabAddress = window.lbTabAddress || {};
     const p = new URLSearchParams(window.location.search);
-    kept[p.get("compare") ? "tab-compare" : "tab-" + (p.get("tab") || "")] = window.location.search;
+    kept["tab-" + (p.get("tab") || "")] = window.location.search;
     history.pushState(null, "", (kept[id] || "?tab=" + id.slice(4)) + window.location.hash);
   };
   setTimeout(() => write(40), 0);
   return [];
 }"""
 """A click on a tab puts it in the address bar (client-side, a new history entry): the address
-that tab last had (a comparison), else ``?tab=<id>``; Back and Forward open the tab of the address.
+that tab last had, else ``?tab=<id>``; Back and Forward open the tab of the address.
 The Tabs' select fires on clicks only."""
 TAB_SWITCH = "putting the open tab in the address (ui/links.py TAB_SWITCH_JS, reads Gradio's tab DOM)"
 
@@ -60,49 +64,19 @@ def params_of(search: str | None) -> dict[str, str]:
 
 @dataclass(frozen=True, eq=False)
 class DeepLinks:
-    """Restores the Gradio page from its address once on load: which tab, which comparison."""
+    """Restores the Gradio page's tab from its address once on load."""
 
     tabs: gr.Tabs
-    compare: CompareTab | None  # None on a reader: a ?compare= link then opens About
-    comparisons: Comparisons
 
-    @property
-    def outputs(self) -> list:
-        return [self.tabs, *([self.compare.bench, self.compare.models] if self.compare else [])]
-
-    def restore(self, search: str | None) -> list:
-        """Updates for the address's query string (``search``, as ``window.location.search`` gives it)."""
-        params = params_of(search)
-        no_compare = [gr.skip(), gr.skip()] if self.compare else []
-        bench_id = params.get("bench", "")
-        if params.get("compare") and self.compare and bench_id in BENCHMARKS:
-            picked = params["compare"].split(",")[:4]
-            return [gr.Tabs(selected="tab-compare"), bench_id, self.comparisons.options(bench_id, picked)]
-        tab = f"tab-{params.get('tab', '')}"
+    def restore(self, search: str | None) -> gr.Tabs:
+        """The tab of the address's query string (``search``, as ``window.location.search`` gives it)."""
+        tab = f"tab-{params_of(search).get('tab', '')}"
         known = {t.id for t in self.tabs.children if isinstance(t, gr.Tab)}
-        return [gr.Tabs(selected=tab) if tab in known else gr.skip(), *no_compare]
+        return gr.Tabs(selected=tab) if tab in known else gr.skip()
 
     def wire(self, page: gr.Blocks) -> None:
         if internals_allowed(TAB_SWITCH):
             self.tabs.select(None, None, None, js=TAB_SWITCH_JS, queue=False)
         address = gr.Textbox("", visible="hidden", elem_id="page-address")  # in the DOM: its change fires
         page.load(None, None, address, js=READ_ADDRESS_JS)
-        restored = address.change(self.restore, address, self.outputs, api_visibility="private")
-        if self.compare:
-            restored.then(
-                self._open_compare,
-                [self.compare.bench, self.compare.models],
-                self.compare.result,
-                api_visibility="private",
-            )
-
-    def _open_compare(
-        self,
-        bench_id: str,
-        picked: list[str] | None,
-        profile: gr.OAuthProfile | None = None,
-        request: gr.Request | None = None,
-    ):
-        if not picked or len(picked) < 2:
-            return gr.skip()
-        return self.comparisons.show(bench_id, picked, profile, request)
+        address.change(self.restore, address, self.tabs, api_visibility="private")

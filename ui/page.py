@@ -1,4 +1,4 @@
-"""Gradio's documented knobs for the Gradio app at ``/app`` (Submit, My submissions, Compare,
+"""Gradio's documented knobs for the Gradio app at ``/app`` (Submit, My submissions,
 Admin, About), in one place. The public board is not Gradio: it is one baked page
 (:mod:`ui.board_page`, its data from :mod:`ui.board_data`), re-baked once per data change.
 

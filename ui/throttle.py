@@ -114,11 +114,3 @@ def client_of(request: object, proxies: Proxies = NO_PROXIES) -> str:
         if not proxies.trusts(hop):
             return hop
     return hops[0] if hops else peer
-
-
-def visitor_of(profile: object | None, request: object | None, proxies: Proxies = NO_PROXIES) -> str:
-    """Who a per-visitor bound counts (Compare's turns): the signed-in account, else the
-    caller's address as :func:`client_of` finds it. No account is needed to compare, so an
-    address stands for a visitor; the prefixes keep an account and an address apart."""
-    username = getattr(profile, "username", None)
-    return f"account:{username}" if username else f"address:{client_of(request, proxies)}"

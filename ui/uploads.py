@@ -11,22 +11,25 @@ it: 20 anonymous 5 MB uploads in half a second grew the temp folder by 95 MB. :c
 - each caller gets ``UPLOADS_PER_WINDOW`` uploads and ``UPLOAD_BYTES_FACTOR`` times the upload
   limit in bytes per ``UPLOAD_WINDOW`` seconds (both scaled up when the daily attempts quota is
   larger: a deployment that allows more submissions allows their uploads), charged by
-  ``Content-Length`` (browsers and gradio_client send it; without one, 411); beyond, 429; an
-  upload of which not a byte was read and nothing stored (its sender left while it was held) is
-  given back;
-- an account whose uploads and checks fill its bound of checks (:mod:`ui.upload_line`) has its
-  next upload wait at the door, its body not read, first come first in, until a check ends, at
-  most ``UPLOAD_HOLD`` s: under gradio_client's default read timeout (httpx's 5 s), so README's
-  script still gets an answer; then it goes in, and its check answers ``retry`` if the account still
-  holds two (as before the door held anything). Six validate-only loops used to send 27 MB each
-  into the web process only to be told to send it again; a refusal is held ``REFUSAL_HOLD`` s
-  before it is answered, so a loop cannot make the web process read and throw away 27 MB forty
-  times a second (:mod:`ui.door_holds`; beyond its places, at once); an upload let in that sends
-  nothing for ``BODY_IDLE`` s is answered 408 and stops counting for its account;
+  ``Content-Length`` (browsers and gradio_client send it; without one, 411) before a byte of the
+  body is read; beyond, 429, held ``REFUSAL_HOLD`` s before it is answered, its body unread. The
+  budgets are fixed windows of the ``limits`` library (:class:`UploadBudget`), kept in memory;
+- an upload within the budget waits, unread, while its account's uploads streaming in and checks
+  running or waiting fill its bound of checks (:data:`submissions.fair_queue.PER_IDENTITY`), at
+  most ``UPLOAD_HOLD`` s; then it goes in (its check answers ``retry`` if the account is still busy).
+  A held upload or refusal takes a place: ``HELD_PER_CALLER`` per caller, ``HELD_IN_ALL`` in all;
+  beyond, it is answered (or let in) at once;
 - every upload is deleted ``UPLOAD_MAX_AGE`` seconds after it arrived, by Gradio's own
   ``delete_cache`` sweep (:data:`DELETE_CACHE`, a ``gr.Blocks`` argument), which also removes the
-  copies of per-search downloads Gradio serves; the files baked into the page are kept
-  (Gradio's ``keep_in_cache``). A stored submission has its own copy in the store.
+  copies of per-search downloads Gradio serves. A stored submission has its own copy in the store.
+
+What an upload costs once in is bounded where it runs: its size by Gradio while it streams in
+(``max_file_size``), its check by the scoring worker's deadline and memory cap and the account's
+bound of checks (:mod:`submissions.fair_queue`). Of the hand-made doors (``ui/upload_line.py``,
+``ui/door_holds.py``, ``ui/compare_door.py``, gone in issue 30) only what a measured flood still
+needs is left (``perf/flood_doors.py``, README "Benchmarks"): with refusals answered at once and no
+wait, six validate-only loops of one account drew 302 refusals in 15 s and took the board page's
+p95 under the flood to 115 ms, against 41 ms with the old door in the same run.
 """
 
 from __future__ import annotations
@@ -35,110 +38,73 @@ import asyncio
 import json
 import threading
 import time
-from collections import OrderedDict
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
-from starlette.requests import ClientDisconnect, Request
+from limits import RateLimitItemPerSecond
+from limits.storage import MemoryStorage
+from limits.strategies import FixedWindowRateLimiter
+from starlette.requests import Request
 
 from leaderboard.config import Settings
-from submissions.fair_queue import Checks
+from submissions.fair_queue import PER_IDENTITY, Checks
 from ui.auth import HUB_UNAVAILABLE, Auth
-from ui.door_holds import Holds
-from ui.upload_line import UploadLine, no_checks
 
 UPLOAD_PATH = "/gradio_api/upload"
-UPLOAD_WINDOW = 600.0  # seconds
+UPLOAD_WINDOW = 600  # seconds
 UPLOADS_PER_WINDOW = 20
 UPLOAD_BYTES_FACTOR = 4  # times LEADERBOARD_MAX_UPLOAD_MB per caller and window
 UPLOAD_MAX_AGE = 900  # seconds an uploaded file is kept
 DELETE_CACHE = (300, UPLOAD_MAX_AGE)  # gr.Blocks(delete_cache=(every, older than)) in seconds
-MAX_CALLERS = 10_000
-UPLOAD_HOLD = 4.0
-"""Seconds an upload waits at most for its account's checks (a 27 MB check takes ~2 s): under the
-5 s read timeout gradio_client gives httpx unless told otherwise (README's ``Client(url)``)."""
-REFUSAL_HOLD = 3.0  # seconds a refused upload waits before it is answered (its body unread meanwhile)
-HELD_PER_CALLER = 8  # an unread upload holds its sender's socket buffers (MBs): few places
-HELD_IN_ALL = 64
-BODY_IDLE = 30.0
-"""Seconds an upload let in may send nothing before it is answered 408: uvicorn has no read
-timeout, and a body that stopped coming kept its upload counted (its account busy) for as long as
-the socket stayed open, which also bought a caller its held places for no bytes at all."""
-POLL = 0.1  # seconds between looks at a held upload's account (the checks run on threads)
-LANDING = 2.0
-"""Seconds an arrived upload counts for its account at most while no check has matched it (the
-client's submit call comes after the upload's answer; :mod:`ui.upload_line`)."""
 
 UPLOAD_REFUSED = "Upload refused. "  # then what ui.auth says (e.g. ui.auth.NO_TOKEN: how to send a token)
 NO_UPLOADS = "This copy of the leaderboard takes no uploads."
 TOO_MANY_UPLOADS = "Too many uploads from your account: {why}. Try again in {wait} s."
 LENGTH_REQUIRED = "An upload must say its size (Content-Length)."
-BODY_STOPPED = "Upload stopped: nothing of the file came for {idle:g} s. Please send it again."
-
-
-@dataclass
-class _Spent:
-    started: float
-    uploads: int = 0
-    bytes: int = 0
+REFUSAL_HOLD = 3.0  # seconds a refused upload waits before its answer, its body unread (a flood's pace)
+UPLOAD_HOLD = 4.0
+"""Seconds an upload waits at most, unread, for its account's uploads and checks to leave room: under
+the 5 s read timeout gradio_client gives httpx unless told otherwise (README's ``Client(url)``)."""
+POLL = 0.1  # seconds between looks at a waiting upload's account (its checks run on threads)
+HELD_PER_CALLER = 8  # an unread upload holds its sender's socket buffers (MBs): few places
+HELD_IN_ALL = 64
 
 
 class UploadBudget:
-    """Per caller: at most ``uploads`` uploads and ``max_bytes`` bytes per ``window`` seconds
-    (a fixed window from the caller's first upload in it). Thread-safe, bounded in callers."""
+    """Per caller: at most ``uploads`` uploads and ``max_bytes`` bytes per ``window`` seconds, two
+    fixed windows of ``limits`` (each from the caller's first upload in it; memory is freed as
+    windows expire). An upload is counted in both or in neither."""
 
     def __init__(
         self,
         max_bytes: int,
         uploads: int = UPLOADS_PER_WINDOW,
-        window: float = UPLOAD_WINDOW,
-        clock: Callable[[], float] = time.monotonic,
+        window: int = UPLOAD_WINDOW,
+        clock: Callable[[], float] = time.time,  # the clock the limits library's windows are on
     ) -> None:
         self.max_bytes, self.uploads, self.window, self.clock = max_bytes, uploads, window, clock
-        self._spent: OrderedDict[str, _Spent] = OrderedDict()
-        self._lock = threading.Lock()
+        self.files = RateLimitItemPerSecond(uploads, window, namespace="upload-files")
+        self.bytes = RateLimitItemPerSecond(max_bytes, window, namespace="upload-bytes")
+        self.limiter = FixedWindowRateLimiter(MemoryStorage())
+        self._lock = threading.Lock()  # test-then-hit of the two windows as one step
 
     def charge(self, caller: str, size: int) -> str:
         """Count one upload of ``size`` bytes: "" if within the budget, else why not (nothing counted)."""
         with self._lock:
-            spent = self._spent_of(caller)
-            refusal = self._refusal(spent, size)
-            if not refusal:
-                spent.uploads += 1
-                spent.bytes += size
-            return refusal
+            if not self.limiter.test(self.files, caller):
+                return self._refusal(self.files, caller, f"{self.uploads} files")
+            if size > self.max_bytes or not self.limiter.test(self.bytes, caller, cost=max(size, 1)):
+                return self._refusal(self.bytes, caller, f"{self.max_bytes // 2**20} MB")
+            self.limiter.hit(self.files, caller)
+            self.limiter.hit(self.bytes, caller, cost=max(size, 1))
+            return ""
 
-    def refund(self, caller: str, size: int, charged_at: float) -> None:
-        """Give back an upload of ``size`` bytes charged at ``charged_at`` (its sender left before
-        a byte was read), unless the caller's window has started anew since."""
-        with self._lock:
-            spent = self._spent.get(caller)
-            if spent is not None and spent.started <= charged_at:
-                spent.uploads, spent.bytes = max(0, spent.uploads - 1), max(0, spent.bytes - size)
-
-    def refusal(self, caller: str, size: int) -> str:
-        """Why an upload of ``size`` bytes would be refused now ("" if it would not); nothing counted."""
-        with self._lock:
-            return self._refusal(self._spent_of(caller), size)
-
-    def _spent_of(self, caller: str) -> _Spent:
-        now = self.clock()
-        spent = self._spent.pop(caller, None)
-        if spent is None or now - spent.started >= self.window:
-            spent = _Spent(now)
-        self._spent[caller] = spent
-        while len(self._spent) > MAX_CALLERS:
-            self._spent.popitem(last=False)
-        return spent
-
-    def _refusal(self, spent: _Spent, size: int) -> str:
-        wait = max(1, round(spent.started + self.window - self.clock()))
-        if spent.uploads + 1 > self.uploads:
-            return TOO_MANY_UPLOADS.format(why=f"{self.uploads} files in {self.window / 60:.0f} minutes", wait=wait)
-        if spent.bytes + size > self.max_bytes:
-            why = f"{self.max_bytes // 2**20} MB in {self.window / 60:.0f} minutes"
-            return TOO_MANY_UPLOADS.format(why=why, wait=wait)
-        return ""
+    def _refusal(self, item, caller: str, what: str) -> str:
+        reset = self.limiter.get_window_stats(item, caller).reset_time
+        wait = max(1, round(reset - self.clock()))
+        return TOO_MANY_UPLOADS.format(why=f"{what} in {self.window / 60:.0f} minutes", wait=wait)
 
 
 def upload_budget(settings: Settings) -> UploadBudget:
@@ -146,6 +112,10 @@ def upload_budget(settings: Settings) -> UploadBudget:
     uploads = max(UPLOADS_PER_WINDOW, settings.max_attempts_per_day)
     scale = uploads / UPLOADS_PER_WINDOW  # a larger allowance of files brings their bytes along
     return UploadBudget(round(UPLOAD_BYTES_FACTOR * settings.max_upload_bytes * scale), uploads)
+
+
+def no_checks(who: str) -> Checks:
+    return Checks(0, 0)
 
 
 @dataclass(frozen=True)
@@ -158,17 +128,6 @@ class UploadPolicy:
     checks: Callable[[str], Checks] = no_checks
 
 
-@dataclass(frozen=True)
-class DoorTimes:
-    """How long the door holds an upload for its account's checks, and a refusal (module doc)."""
-
-    upload: float = UPLOAD_HOLD
-    refusal: float = REFUSAL_HOLD
-    poll: float = POLL
-    landing: float = LANDING
-    body_idle: float = BODY_IDLE
-
-
 class UploadGate:
     """ASGI middleware for ``POST /gradio_api/upload`` (see module doc); all else passes. Without
     an ``auth`` (a reader, which has no write path) every upload is refused."""
@@ -179,11 +138,11 @@ class UploadGate:
         auth: Auth | None,
         budget: UploadBudget,
         checks: Callable[[str], Checks] = no_checks,
-        times: DoorTimes = DoorTimes(),
+        refusal_hold: float = REFUSAL_HOLD,
     ) -> None:
-        self.app, self.auth, self.budget, self.times = app, auth, budget, times
-        self.line = UploadLine(checks, times.landing)
-        self.holds = Holds(HELD_PER_CALLER, HELD_IN_ALL)
+        self.app, self.auth, self.budget, self.checks, self.refusal_hold = app, auth, budget, checks, refusal_hold
+        self.held: Counter[str] = Counter()  # uploads held now, per caller (one event loop: no lock)
+        self.streaming: Counter[str] = Counter()  # uploads let in and not yet answered, per caller
 
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] != "http" or scope["method"] != "POST" or scope["path"].rstrip("/") != UPLOAD_PATH:
@@ -197,68 +156,41 @@ class UploadGate:
         if size is None:
             await refuse(send, 411, LENGTH_REQUIRED)
             return
-        refusal = self.budget.refusal(caller, size)
-        if refusal:  # over its budget: no use waiting for a turn
-            await self.held_refusal(caller, refusal, send)
+        refusal = self.budget.charge(caller, size)
+        if refusal:
+            async with self.place(caller) as held:
+                await asyncio.sleep(self.refusal_hold if held else 0)
+            await refuse(send, 429, refusal)
             return
-        await self.let_in(caller)
-        stored, read, charged_at = False, [0], self.budget.clock()
+        async with self.place(caller) as held:
+            until = time.monotonic() + UPLOAD_HOLD
+            while held and self.busy(caller) and time.monotonic() < until:
+                await asyncio.sleep(POLL)
+        self.streaming[caller] += 1
         try:
-            refusal = self.budget.charge(caller, size)
-            if refusal:
-                await self.held_refusal(caller, refusal, send)
-                return
-            stored = await self.pass_on(scope, counted(receive, read), send)
+            await self.app(scope, receive, send)
         finally:
-            self.line.arrived(caller, stored)
-            if not refusal and not stored and not read[0]:  # e.g. its sender left while it was held
-                self.budget.refund(caller, size, charged_at)
+            self.streaming[caller] -= 1
+            if not self.streaming[caller]:
+                del self.streaming[caller]
 
-    async def let_in(self, caller: str) -> None:
-        """Let ``caller``'s upload in when its turn comes, or after :attr:`DoorTimes.upload` s, or
-        at once when the holds have no place for it to wait in."""
-        with self.holds.place(caller) as held:
-            ticket = self.line.join(caller)
-            try:
-                until = time.monotonic() + self.times.upload
-                while not self.line.may_enter(caller, ticket):
-                    if not held or time.monotonic() >= until:
-                        self.line.enter(caller, ticket)
-                        return
-                    await asyncio.sleep(self.times.poll)
-            finally:
-                self.line.leave(caller, ticket)
+    def busy(self, caller: str) -> bool:
+        """Whether the caller's uploads streaming in and checks held fill its bound of checks."""
+        return self.streaming[caller] + self.checks(caller).held >= PER_IDENTITY
 
-    async def pass_on(self, scope, receive, send) -> bool:
-        """Gradio's upload route; True when it answered 200 (a file is stored to be checked)."""
-        status, idle = [], []
-
-        async def body() -> dict:
-            try:
-                return await asyncio.wait_for(receive(), self.times.body_idle)
-            except TimeoutError:
-                idle.append(True)
-                return {"type": "http.disconnect"}  # Gradio's route stops reading (ClientDisconnect)
-
-        async def watched(message) -> None:
-            if message["type"] == "http.response.start":
-                status.append(message["status"])
-            await send(message)
-
+    @asynccontextmanager
+    async def place(self, caller: str) -> AsyncIterator[bool]:
+        """A place to hold an upload in (True), or none (False: answer at once), per caller and in all."""
+        if self.held[caller] >= HELD_PER_CALLER or self.held.total() >= HELD_IN_ALL:
+            yield False
+            return
+        self.held[caller] += 1
         try:
-            await self.app(scope, body, watched)
-        except ClientDisconnect:
-            if not idle or status:
-                raise
-            await refuse(send, 408, BODY_STOPPED.format(idle=self.times.body_idle))
-        return status == [200]
-
-    async def held_refusal(self, caller: str, refusal: str, send) -> None:
-        """429 with ``refusal``, after :attr:`DoorTimes.refusal` s when a place is free."""
-        with self.holds.place(caller) as held:
-            if held:
-                await asyncio.sleep(self.times.refusal)
-        await refuse(send, 429, refusal)
+            yield True
+        finally:
+            self.held[caller] -= 1
+            if not self.held[caller]:
+                del self.held[caller]
 
     def caller(self, scope) -> tuple[str | None, str]:
         """The caller's account name and "", or None and why no one (what :class:`ui.auth.Auth`
@@ -272,17 +204,6 @@ class UploadGate:
         if caller.identity is None:
             return None, UPLOAD_REFUSED + caller.refusal
         return caller.identity.username, ""
-
-
-def counted(receive, read: list[int]):
-    """``receive`` adding the body bytes it gives to ``read[0]``."""
-
-    async def counting() -> dict:
-        message = await receive()
-        read[0] += len(message.get("body", b""))
-        return message
-
-    return counting
 
 
 def signed_in_user(scope) -> str | None:

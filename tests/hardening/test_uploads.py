@@ -13,6 +13,7 @@ import hashlib
 import secrets
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import httpx
 import pytest
@@ -98,14 +99,22 @@ def test_gradio_client_with_a_token_still_submits(space, tmp_path):
     assert answer["submission_id"], answer
 
 
-def test_the_budget_counts_files_and_bytes_per_caller_and_window():
-    clock = [0.0]
+def test_the_budget_counts_files_and_bytes_per_caller_and_window(monkeypatch):
+    import limits.storage.memory
+
+    clock = [1_000.0]  # the limits library's memory storage reads time.time(): a fake clock for it alone
+    monkeypatch.setattr(limits.storage.memory, "time", SimpleNamespace(time=lambda: clock[0]))
     budget = UploadBudget(max_bytes=100, uploads=3, window=60, clock=lambda: clock[0])
     assert [budget.charge("ann", 10) for _ in range(3)] == ["", "", ""]
-    assert budget.charge("ann", 10).startswith("Too many uploads from your account: 3 files in 1 minutes")
+    assert budget.charge("ann", 10) == "Too many uploads from your account: 3 files in 1 minutes. Try again in 60 s."
     assert budget.charge("bob", 100) == "" and "MB in 1 minutes" in budget.charge("bob", 1)
-    clock[0] = 60.0
-    assert budget.charge("ann", 10) == ""
+    assert budget.charge("cat", 101).startswith("Too many uploads")  # larger than the whole window
+    assert budget.charge("cat", 60) == "" and budget.charge("cat", 41).startswith("Too many uploads")
+    assert budget.charge("cat", 40) == ""  # a refused upload counted nothing: neither its file nor its bytes
+    clock[0] += 30.0
+    assert budget.charge("ann", 10).endswith("Try again in 30 s.")
+    clock[0] += 30.0
+    assert budget.charge("ann", 10) == "" and budget.charge("bob", 100) == ""  # a new window
 
 
 def test_old_uploads_are_swept_by_gradios_delete_cache_and_baked_files_kept(tmp_path):

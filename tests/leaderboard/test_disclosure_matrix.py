@@ -29,10 +29,11 @@ from leaderboard.reader import FolderSource, PublishedLeaderboard
 from leaderboard.table import SCORED_SOURCE
 from submissions.records import Identity
 from tests.support.board_page import ServedPage, model_page_row, row_text, served
+from tests.support.page_compare import page_compare
 from tests.support.submissions import board, form, write_gold, write_submission
 from tests.ui.fakes import Profile, Request, bearer
 from ui.auth import Auth, TokenCheck
-from ui.compare import Comparisons
+from ui.board_data import board_data
 from ui.mine import MySubmissions
 
 ALICE, BOB, MALLORY = Identity("alice"), Identity("bob"), Identity("mallory")
@@ -145,7 +146,8 @@ def surfaces(lb, tmp: Path, viewer: Identity | None, sentinels: list[Sentinel]) 
     out["board page"] = page.text()
     out["model pages"] = model_pages(page, [*rows, *sorted(attacked)])
     scored_rows = list(table.loc[table["source"] == SCORED_SOURCE, "row_id"])
-    out["compare"] = Comparisons(lb).show("scb", scored_rows[:4]) + Comparisons(lb).show("scb", scored_rows[-4:])
+    scb = next(b for b in board_data(lb, "")["benchmarks"] if b["id"] == "scb")  # what compare.js reads
+    out["compare"] = repr(page_compare(scb, scored_rows[:4])) + repr(page_compare(scb, scored_rows[-4:]))
     auth = Auth(lb.settings.ui, whoami=lambda token: TokenCheck(username=token))
     mine = MySubmissions(lb, auth)
     profile, request = (Profile(viewer.username), bearer(viewer.username)) if viewer else (None, Request())

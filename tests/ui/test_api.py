@@ -210,19 +210,3 @@ def test_no_gold_in_config_or_api_info(server, client, tmp_path):
             pair = re.compile(rf'"{record["question_id"]}"\s*,\s*\\?"answer\\?"\s*:')
             assert not pair.search(text), (where, record["question_id"])
             assert f'"width": {record["width"]}, "height": {record["height"]}' not in text
-
-
-def test_compare_events_reach_the_fair_turns_and_are_bounded(lb):
-    """Gradio's queue runs one Compare event more than a visitor's bound at once, so that while
-    one visitor holds its bound another's call still reaches the fair turns (leaderboard.service
-    ``compare_turns``) and goes first, and the flooding visitor's next calls are refused at once;
-    no more, since each event costs Gradio's work whatever it answers (docs/benchmarks.md, floods)."""
-    from leaderboard.config import UiSettings
-    from ui import build_app
-    from ui.compare import COMPARE_EVENTS
-
-    page = build_app(lb, UiSettings())
-    button = next(b for b in page.blocks.values() if getattr(b, "elem_id", None) == "cmp-btn")
-    (event,) = [f for f in page.fns.values() if (button._id, "click") in [(t[0], t[1]) for t in f.targets]]
-    assert event.concurrency_limit == COMPARE_EVENTS
-    assert lb.compare_turns.per_identity + 1 == COMPARE_EVENTS and lb.compare_turns.slots < COMPARE_EVENTS

@@ -27,7 +27,7 @@ LAYOUTS = {
     "390": {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True},
 }
 BOARD_READY = "#board-table .tabulator-row >> text=reported in paper"
-TAB_IDS = {"Submit": "submit", "My submissions": "mine", "Compare": "compare", "About": "about", "Maintainers": "admin"}
+TAB_IDS = {"Submit": "submit", "My submissions": "mine", "About": "about", "Maintainers": "admin"}
 
 
 @pytest.fixture(scope="module")

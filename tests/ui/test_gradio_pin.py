@@ -5,7 +5,6 @@ before the app imports anything (a ``sitecustomize`` on the app's path)."""
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import re
@@ -68,19 +67,6 @@ def test_the_app_works_on_another_gradio_with_the_internals_off(other_gradio, br
         page.wait_for_selector("#board-table .tabulator-row >> text=Pinless-VLM")  # re-baked with the new row
     finally:
         page.close()
-
-
-def test_compares_door_is_off_on_another_gradio(other_gradio):
-    from tests.ui.test_compare_door import client, event_of, join
-    from ui.compare_door import BURST
-
-    assert f"gradio {OTHER} is not the pinned 6.31.0: Compare's door (ui.compare_door) is switched off" in (
-        other_gradio.log_text()
-    )
-    config = json.loads(urllib.request.urlopen(other_gradio.url + "/config", timeout=30).read())
-    compare = event_of(config, "cmp-btn", "click")
-    with client(other_gradio.url, "127.0.0.1") as http:
-        assert [join(http, compare, ["scb", []]).status_code for _ in range(BURST + 4)] == [200] * (BURST + 4)
 
 
 def test_the_upload_gate_stands_where_gradio_serves_uploads():

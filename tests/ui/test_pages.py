@@ -1,34 +1,26 @@
-"""The board page's data and bake, the compare tab and the Gradio page's deep links, on a local
-board (no browser; tests/ui/test_browser_board.py drives the page in Chromium)."""
+"""The board page's data and bake and the Gradio page's deep links, on a local board (no browser;
+tests/ui/test_browser_board.py and tests/ui/test_browser_compare.py drive the page in Chromium)."""
 
 from __future__ import annotations
 
 import gzip
-import html
 import json
 import math
 import re
-from types import SimpleNamespace
 
 import gradio as gr
 import pandas as pd
 from starlette.applications import Starlette
-from starlette.datastructures import Headers
 from starlette.testclient import TestClient
 
 from leaderboard.columns import EVERY_VIEW, Kind, columns
-from leaderboard.compare import BUSY as COMPARE_BUSY
-from leaderboard.compare import TEST
 from leaderboard.config import UiSettings
 from leaderboard.table import SCORED_SOURCE, as_shown
 from scoring.benchmarks import BENCHMARKS, get_benchmark
-from submissions.fair_queue import PER_IDENTITY, FairQueue
 from tests.support.submissions import ALICE, form, write_submission
 from ui.board_data import board_data
 from ui.board_page import BoardBaker, old_link_target, routes
-from ui.compare import Comparisons
 from ui.links import DeepLinks
-from ui.throttle import Proxies, visitor_of
 
 
 def two_models(lb, tmp_path) -> list[str]:
@@ -94,65 +86,21 @@ def test_old_links_to_gradio_tabs_are_redirected_and_board_links_stay(lb):
     baker.refresh()
     moved = client.get("/?tab=submit")
     assert moved.status_code == 307 and moved.headers["location"] == "app?tab=submit"
-    assert client.get("/?bench=scb&compare=a,b").headers["location"] == "app?bench=scb&compare=a%2Cb"
-    for board_link in ("/?bench=scb&view=country&q=qwen", "/?bench=scb&model=abc", "/?tab=nonsense"):
+    assert client.get("/?tab=mine").headers["location"] == "app?tab=mine"
+    compare_links = ("/?bench=scb&compare=a,b", "/?tab=compare")  # Compare is the board page's own (compare.js)
+    for board_link in ("/?bench=scb&view=country&q=qwen", "/?bench=scb&model=abc", "/?tab=nonsense", *compare_links):
         assert client.get(board_link).status_code == 200
     assert old_link_target({"bench": "scb", "view": "type"}) is None
 
 
-def test_compare_renders_aggregates_or_says_what_is_wrong(lb, tmp_path):
-    strong, weak = two_models(lb, tmp_path)
-    compare = Comparisons(lb)
-    assert [r for _, r in compare.options("scb").choices] == [strong, weak]
-    html = compare.show("scb", [strong, weak])
-    assert TEST in html and "95% interval" in html and "Overall" in html  # from the published rows only
-    assert "McNemar" not in html  # no paired statistic leaves the server (leaderboard/compare.py)
-    assert "pick 2 to 4" in compare.show("scb", [strong])
-
-
-def visitor_request(address: str, forwarded: str = "") -> SimpleNamespace:
-    headers = Headers(raw=[(b"x-forwarded-for", forwarded.encode())] if forwarded else [])
-    return SimpleNamespace(headers=headers, client=SimpleNamespace(host=address))
-
-
-def test_a_visitor_over_the_compare_bound_is_told_so_and_others_are_served(lb, tmp_path):
-    """Visitors are told apart as the app tells clients apart (ui.throttle): the signed-in
-    account, else the address (on a Space the one its proxy appended); a refusal is a message
-    in the tab, not an error."""
-    strong, weak = two_models(lb, tmp_path)
-    lb.compare_turns = FairQueue(slots=4)  # room for everyone: only the per-visitor bound refuses
-    compare = Comparisons(lb)
-    flooding = visitor_request("10.0.0.1")
-    held = [lb.compare_turns.enter(visitor_of(None, flooding)) for _ in range(PER_IDENTITY)]
-    for turn in held:
-        turn.__enter__()  # the visitor's comparisons are running
-    busy = compare.show("scb", [strong, weak], None, flooding)
-    assert busy == f'<p class="empty-note">{html.escape(COMPARE_BUSY)}</p>' and "try again in a moment" in busy
-    assert "<table" in compare.show("scb", [strong, weak], None, visitor_request("10.0.0.2"))
-    alice = gr.OAuthProfile({"name": "A", "preferred_username": "alice", "profile": "", "picture": ""})
-    assert "<table" in compare.show("scb", [strong, weak], alice, flooding)  # an account is a visitor of its own
-    on_space = Comparisons(lb, proxies=Proxies(("10.0.0.0/8",)))  # the address the proxy appended, not its own
-    assert "<table" in on_space.show("scb", [strong, weak], None, visitor_request("10.0.0.1", "203.0.113.9"))
-    spoofed = visitor_request("10.0.0.9", "10.0.0.1")  # without a proxy, the header is the caller's invention
-    assert "<table" in compare.show("scb", [strong, weak], None, spoofed)
-    for turn in held:
-        turn.__exit__(None, None, None)
-    assert "<table" in compare.show("scb", [strong, weak], None, flooding)  # its turns given back
-    assert visitor_of(alice, flooding) == "account:alice" and visitor_of(None, flooding) == "address:10.0.0.1"
-
-
-def test_the_gradio_page_restores_a_tab_or_a_comparison_from_its_address(lb, tmp_path):
-    strong, weak = two_models(lb, tmp_path)
+def test_the_gradio_page_restores_a_tab_from_its_address():
     with gr.Blocks(), gr.Tabs() as tabs:
         with gr.Tab("Submit", id="tab-submit"):
             pass
-        with gr.Tab("Compare", id="tab-compare"):
-            from ui.compare import CompareTab
-
-            compare = CompareTab.mount(Comparisons(lb))
-    links = DeepLinks(tabs, compare, Comparisons(lb))
-    opened = links.restore("?tab=submit")[0]
+        with gr.Tab("About", id="tab-about"):
+            pass
+    links = DeepLinks(tabs)
+    opened = links.restore("?tab=submit")
     assert opened.get("selected") == "tab-submit" if isinstance(opened, dict) else opened.selected == "tab-submit"
-    assert links.restore("?tab=<script>")[0] == gr.skip()
-    tab, bench, models = links.restore(f"?bench=scb&compare={strong},{weak}")
-    assert bench == "scb" and models.value == [strong, weak]
+    assert links.restore("?tab=<script>") == gr.skip()
+    assert links.restore("?tab=compare") == gr.skip()  # the board page's now: the page's script goes there

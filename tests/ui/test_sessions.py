@@ -1,6 +1,7 @@
 """An evicted session still works: with ``LEADERBOARD_SESSION_CAPACITY=2`` Gradio forgets a
 session once two others acted after it, including the choices its events gave the My submissions
-and Compare pickers; the pick the page still shows must be accepted and checked by the server
+and Maintainers pickers (Compare is the board page's own now, computed in the browser); the pick
+the page still shows must be accepted and checked by the server
 (ui/page.py ``SURVIVES_EVICTION``), not refused by Gradio as "not in the list of choices"."""
 
 from __future__ import annotations
@@ -82,22 +83,9 @@ def test_publish_from_an_evicted_session(app, config, tmp_path):
     assert refused == "No submission '20990101-000000-kvinope000' of yours."
 
 
-def test_compare_from_an_evicted_session(app, config):
-    tab = secrets.token_hex(6)
-    (models,) = call(app, filling(config, "cmp-models", 2), ["kviscuit", []], tab)
-    rows = [value for _, value in models["choices"]][:2]
-    assert len(rows) == 2, models
-    evict(app, config)
-    compare = fn_index(config, "cmp-btn")
-    (html,) = call(app, compare, ["kviscuit", rows], tab)
-    assert "<h4>" in html and " vs " in html, html[:300]
-    (refused,) = call(app, compare, ["kviscuit", [rows[0], "no-such-row"]], tab)
-    assert "no row &#x27;no-such-row&#x27; on the kviscuit board" in refused, refused
-
-
 def test_every_dropdown_filled_by_events_accepts_what_it_showed(config):
     filled = [c["props"] for c in config["components"] if c.get("type") == "dropdown" and not c["props"]["choices"]]
-    assert {p["elem_id"] for p in filled} >= {"mine-pick", "hide-pick", "cmp-models"}
+    assert {p["elem_id"] for p in filled} >= {"mine-pick", "hide-pick"}
     assert all(p["allow_custom_value"] for p in filled), [p["elem_id"] for p in filled if not p["allow_custom_value"]]
 
 

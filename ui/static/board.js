@@ -585,7 +585,7 @@
       ${twinLinks ? `<p class="model-facts" id="model-twins">The same model on this board: ${twinLinks}.</p>` : ""}
       <table class="model-table"><thead><tr><th>Metric</th><th>Value ± 95% interval</th><th>What it is</th></tr></thead><tbody>${metrics}</tbody></table>${groups}
       <p class="model-facts"><button type="button" id="model-download">Download these figures (CSV)</button></p>
-      <p class="model-facts">Compare it with other models: <a href="app?${esc(new URLSearchParams({ bench: b.id, compare: row.row_id }).toString())}">Compare</a>.</p>
+      <p class="model-facts">Compare it with other models: <a href="?${esc(new URLSearchParams({ bench: b.id, compare: row.row_id }).toString())}">Compare</a>.</p>
       ${row._hub_file ? `<p class="model-facts" id="model-hub-file">On the model's Hub page: <a href="${esc(row._hub_file)}" download>its .eval_results file</a> (Hugging Face Eval Results; the team can open the pull request from My submissions).</p>` : ""}`;
   }
 
