@@ -151,7 +151,7 @@ def upload_budget(settings: Settings) -> UploadBudget:
 @dataclass(frozen=True)
 class UploadPolicy:
     """Who may upload (``auth`` None: no one), how much, and each account's checks (``checks``:
-    account name -> :class:`Checks`, :meth:`leaderboard.service.Leaderboard.checks_of`)."""
+    account name -> :class:`Checks`, :meth:`leaderboard.submitting.Submissions.checks_of`)."""
 
     auth: Auth | None
     budget: UploadBudget

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from leaderboard import service as service_module
+from leaderboard import dates
 from submissions import fields
 from submissions.model_hub import HubModels
 from tests.support.hub_models import QWEN, QWEN_PARAMS, UNINDEXED, publish_models
@@ -128,6 +128,6 @@ def test_an_anonymous_row_shows_no_repo_size_licence_or_revision_until_its_revea
     page = page_rows(lb)["Anonymous submission"]
     assert page["_facts"] == [] and page["_links"] == [] and page["_size"] == fields.UNKNOWN_SIZE
     assert QWEN not in str(page) and "8.3B" not in str(page) and "apache" not in str(page)
-    monkeypatch.setattr(service_module, "_today", lambda: "2030-06-01")  # the reveal date has come
+    monkeypatch.setattr(dates, "today", lambda: "2030-06-01")  # the reveal date has come
     shown = next(r for r in lb.board("scb").rows if r.submission_id == answer.submission_id)
     assert shown.model == "Lab-Secret" and shown.value("model_repo") == QWEN and shown.value("model_params")

@@ -278,13 +278,13 @@ def test_public_table_is_complete_after_concurrent_writers(tmp_path: Path) -> No
     first = board(tmp_path / "data", gold)
     second = Leaderboard(first.settings)
     go = threading.Event()
-    publish = first.intake.on_scored
+    publish = first.publisher.publish
 
-    def late_publish(benchmark: str) -> None:
+    def late_publish(benchmark: str, **kw: bool) -> bool:
         go.wait(30)
-        publish(benchmark)
+        return publish(benchmark, **kw)
 
-    first.intake.on_scored = late_publish
+    first.publisher.publish = late_publish  # the after-scoring pipeline's "publish the board" step
     thread = threading.Thread(
         target=first.submit, args=("scb", write_submission(tmp_path / "a.jsonl", seed=1), form("A"), ALICE)
     )
