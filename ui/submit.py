@@ -52,8 +52,10 @@ def refusal(message: str, quota: QuotaStatus | None = None) -> dict:
 def submission_form(added: Mapping[str, object], **given: object) -> SubmissionForm:
     """The form as ``/submit`` got it: empty values as the form's defaults (an empty box format is
     ``xyxy``, an empty visibility ``private``)."""
-    text = {name: given[name] or "" for name in ("model", "team", "model_type", "paper_url", "code_url", "description")}
+    text = {name: given[name] or "" for name in ("model_type", "paper_url", "code_url", "description")}
     return SubmissionForm.of(
+        model=given["model"],
+        team=given["team"],
         **text,
         **{name: value or "" for name, value in added.items()},
         bbox_format=given["bbox_format"] or "xyxy",

@@ -11,6 +11,7 @@ import pytest
 from leaderboard import dates
 from submissions import fields
 from submissions.model_hub import HubModels
+from submissions.request import SubmitRequest
 from tests.support.hub_models import QWEN, QWEN_PARAMS, UNINDEXED, publish_models
 from tests.support.submissions import ALICE, board, form, write_gold, write_submission
 from ui.board_data import benchmark_data
@@ -31,7 +32,7 @@ def lb(tmp_path, hub):
 
 def submit(lb, tmp_path, name: str, seed: int = 1, **extra):
     path = write_submission(tmp_path / f"{name}.jsonl", accuracy=0.6, seed=seed)
-    return lb.submit("scb", path, form(name, "Hub team", **extra), ALICE)
+    return lb.submissions.submit(SubmitRequest("scb", path, form(name, "Hub team", **extra), ALICE))
 
 
 def row_of(lb, name: str):

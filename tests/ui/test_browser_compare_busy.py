@@ -17,6 +17,7 @@ from gradio import route_utils
 from leaderboard.compare import BUSY
 from leaderboard.config import UiSettings
 from submissions.fair_queue import PER_IDENTITY, FairQueue
+from submissions.request import SubmitRequest
 from tests.support.app_server import free_port
 from tests.support.submissions import ALICE, board, form, write_gold, write_submission
 from tests.ui.conftest import shot
@@ -35,7 +36,9 @@ def served(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("compare-busy")
     lb = board(tmp / "data", write_gold(tmp / "gold.jsonl"))
     for model, accuracy in (("Strong", 0.9), ("Weak", 0.4)):
-        lb.submit("scb", write_submission(tmp / f"{model}.jsonl", accuracy=accuracy), form(model, "T"), ALICE)
+        lb.submissions.submit(
+            SubmitRequest("scb", write_submission(tmp / f"{model}.jsonl", accuracy=accuracy), form(model, "T"), ALICE)
+        )
     lb.compare_turns = FairQueue(slots=PER_IDENTITY + 1)  # the test holds this visitor's turns as running
     settings = replace(UiSettings(), server_port=free_port())
     cors = route_utils.CustomCORSMiddleware
