@@ -9,7 +9,7 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTEST_WORKERS ?= 2
-PYTEST := $(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder
+PYTEST := $(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=25
 
 .PHONY: run test test-busy lint format bench chromium harness-fixtures
 

@@ -18,7 +18,10 @@ import json
 import urllib.request
 from pathlib import Path
 
+from inspect_ai import Task
+from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessageUser, ContentImage, ContentText
+from inspect_ai.solver import generate
 
 MAX_LIST_BYTES = 64 * 1024 * 1024  # a question list larger than this is not one of ours
 
@@ -67,3 +70,24 @@ def user_message(parts, image_refs: list[str] | dict[int, str]) -> ChatMessageUs
         for p in parts
     ]
     return ChatMessageUser(content=content)
+
+
+def _choice_sample(bench, question: dict, images: str) -> Sample:
+    family = bench.family
+    parts = bench.protocol["answer"](str(question[family.question]), family.option_texts(question))
+    metadata = {bench.key_echo: question.get(bench.key_echo, "")} if bench.key_echo else {}
+    return Sample(
+        id=question[bench.key_field],
+        input=[user_message(parts, [image_ref(images, family.image_of(question))])],
+        metadata=metadata,
+    )
+
+
+def multiple_choice_task(benchmark: str, questions: str, images: str) -> Task:
+    """A multiple-choice benchmark's task, from its declaration: the family's fields and prompt, one
+    sample per question, its id the benchmark's key (plugins named in ``LEADERBOARD_PLUGINS`` load first)."""
+    bench = scoring("benchmarks.lmms_eval").declared(benchmark)
+    if not isinstance(bench.family, scoring("benchmarks.families").MultipleChoice):
+        raise ValueError(f"benchmark {benchmark!r} does not declare the multiple-choice family")
+    dataset = MemoryDataset([_choice_sample(bench, q, images) for q in read_questions(questions)], name=bench.id)
+    return Task(dataset=dataset, solver=generate(), name=bench.id)

@@ -33,15 +33,15 @@ from pathlib import Path
 
 from leaderboard.columns import Kind, frame_columns
 from leaderboard.config import REFRESH_AT_LEAST_EVERY, Settings
-from leaderboard.exports import kviscuit_markdown, kviscuit_paper, scb_official
+from leaderboard.exports import SiteRow
 from leaderboard.golds import GoldPreview
-from leaderboard.hub_results import dataset_of, eval_yaml, row_permalink, to_yaml
+from leaderboard.hub_results import dataset_of, eval_yaml_text, row_permalink
 from leaderboard.joined import BundleError, one_upload
 from leaderboard.rescore_report import report_lines
 from leaderboard.service import Leaderboard
 from leaderboard.table import to_csv_bytes
 from scoring import BENCHMARKS, GoldError, load_gold
-from scoring.benchmarks import load_plugins
+from scoring.benchmarks import get_benchmark, load_plugins
 from scoring.geometry import BOX_FORMATS
 from scoring.grounding_formats import describe_formats
 from scoring.leakaudit import report
@@ -145,7 +145,7 @@ def _submit_parser(sub) -> None:
 def _export_parser(sub) -> None:
     """export: a public row in its benchmark site's format, or in the Hub's Eval Results files."""
     ex = sub.add_parser("export", help="a public row in its benchmark site's format")
-    ex.add_argument("--benchmark", required=True, choices=["scb", "kviscuit"])
+    ex.add_argument("--benchmark", required=True, choices=list(BENCHMARKS))
     ex.add_argument("row", nargs="?", default="", help="the row id (the model page's ?model=) or its submission id")
     ex.add_argument(
         "--eval-results", action="store_true", help="the row's entries for a model repo's .eval_results/ (YAML)"
@@ -556,7 +556,7 @@ def _export_hub(lb: Leaderboard, args: argparse.Namespace) -> int:
         print(f"error: {args.benchmark} declares no Hub registration", file=sys.stderr)
         return 1
     if args.eval_yaml:
-        sys.stdout.write(to_yaml(eval_yaml(bench, dataset_of(bench, lb.settings.hub_datasets))))
+        sys.stdout.write(eval_yaml_text(bench, dataset_of(bench, lb.settings.hub_datasets)))
         return 0
     results = lb.visibility.eval_results(args.benchmark, args.row, Identity("cli", is_maintainer=True, source="cli"))
     if results.refusal:
@@ -574,21 +574,21 @@ def _export(lb: Leaderboard, args: argparse.Namespace) -> int:
     if row is None or not row.figures.get("overall"):
         print(f"error: no public {args.benchmark} row {args.row!r} (give its row id or submission id)", file=sys.stderr)
         return 1
-    source = row_permalink(lb.settings.ui.public_url, args.benchmark, row.row_id)
-    if args.benchmark == "scb":
-        out = scb_official(
-            row.figures,
-            model=row.model,
-            model_type=row.model_type,
-            date=row.submitted_at or "",
-            source=source,
-            paper_or_repo=args.paper_or_repo or row.paper_url or row.code_url,
-            contact=args.contact,
-        )
-        print(json.dumps(out, ensure_ascii=False))
-    else:
-        paper = kviscuit_paper(row.figures, model=row.model, source=source)
-        print(kviscuit_markdown(paper) if args.markdown else json.dumps(paper, ensure_ascii=False))
+    site = SiteRow(
+        model=row.model,
+        model_type=row.model_type,
+        date=row.submitted_at or "",
+        source=row_permalink(lb.settings.ui.public_url, args.benchmark, row.row_id),
+        paper_or_repo=args.paper_or_repo or row.paper_url or row.code_url,
+        contact=args.contact,
+        markdown=args.markdown,
+    )
+    export = get_benchmark(args.benchmark).site_export
+    if export is None:
+        print(f"error: {args.benchmark} declares no site format; --eval-results gives the Hub's", file=sys.stderr)
+        return 2
+    out = export(row.figures, site)
+    print(out if isinstance(out, str) else json.dumps(out, ensure_ascii=False))
     return 0
 
 

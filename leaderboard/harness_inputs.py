@@ -5,65 +5,56 @@ rows), fixed per gold version: a harness's ``doc_id`` (lmms-eval) or ``index`` (
 position in it, which is how the site reads their output files back.
 
 - lmms-eval: the list itself as JSONL is the dataset of the shipped tasks (``lmms_eval_tasks/``).
-- VLMEvalKit: a TSV in its dataset convention (``index``, ``question``, ``A``-``D``,
-  ``image_path``, ``category``; no ``answer``), read by the leaderboard's dataset classes
-  (``vlmevalkit/``), which send the benchmark's protocol. SCB's options are images: each option
-  cell is an ``<image>`` placeholder, ``image_path`` lists the four option images in letter order,
-  and ``grounding_prompt`` is stage 2's prompt. An ``image_path`` resolves from any folder: an
+- VLMEvalKit: a TSV in its dataset convention (``index``, ``question``, one column per answer
+  letter, ``image_path``, ``category``, ``l2-category``; no ``answer``), read by the leaderboard's
+  dataset classes (``vlmevalkit/``), which send the benchmark's protocol. Its row shape is the
+  benchmark family's (``scoring.benchmarks.families``): text options on one image, or SCB's option
+  images (each option cell an ``<image>`` placeholder, ``image_path`` the option images in letter
+  order, ``grounding_prompt`` stage 2's prompt). An ``image_path`` resolves from any folder: an
   absolute URL as the list gives it, else the address where the site serves the image
   (``{benchmark}/images/{name}``), relative to the TSV's own (``/questions/{benchmark}.tsv``).
+  A benchmark that declares no family has no TSV.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import json
 from collections.abc import Sequence
 
-LETTERS = "ABCD"
+from scoring.benchmarks import Benchmark, get_benchmark
+from scoring.benchmarks.families import image_ref
+
+__all__ = ["NoHarnessShape", "TSV_COLUMNS", "SCB_TSV_COLUMNS", "has_tsv", "image_ref", "tsv_columns", "vlmevalkit_tsv"]
+
 TSV_COLUMNS = ("index", "question", "A", "B", "C", "D", "image_path", "category", "l2-category")
+"""K-Viscuit's columns (four text options), kept for callers that name them."""
 SCB_TSV_COLUMNS = (*TSV_COLUMNS, "grounding_prompt")
 
 
-def image_ref(benchmark: str, ref: str) -> str:
-    """Where an image of the list is, seen from the TSV's address: an absolute URL as it is, a
-    relative one at the site's image route (``/questions/{benchmark}/images/{name}``)."""
-    if ref.startswith(("http://", "https://")):
-        return ref
-    return f"{benchmark}/images/{ref.rsplit('/', 1)[-1]}"
+class NoHarnessShape(ValueError):
+    """The benchmark declares no family, so there is no harness row shape to write."""
 
 
-def _scb_row(position: int, q: dict) -> dict:
-    return {
-        "index": position,
-        "question": q.get("question", ""),
-        **{letter: "<image>" for letter in LETTERS},
-        "image_path": json.dumps([image_ref("scb", o["url"]) for o in q["options"]]),
-        "category": q.get("category", ""),
-        "l2-category": q.get("country", ""),
-        "grounding_prompt": q.get("grounding_prompt", ""),
-    }
+def has_tsv(benchmark: Benchmark | str) -> bool:
+    """Whether the benchmark's declaration gives a VLMEvalKit row shape (a family)."""
+    bench = benchmark if isinstance(benchmark, Benchmark) else get_benchmark(benchmark)
+    return bench.family is not None
 
 
-def _kviscuit_row(position: int, q: dict) -> dict:
-    return {
-        "index": position,
-        "question": q["question"],
-        **dict(zip(LETTERS, q["options"], strict=True)),
-        "image_path": image_ref("kviscuit", q.get("image_path") or q.get("image_url", "")),
-        "category": q.get("category", ""),
-        "l2-category": str(q.get("question_type", "")),
-    }
+def tsv_columns(bench: Benchmark) -> tuple[str, ...]:
+    if bench.family is None:
+        raise NoHarnessShape(f"{bench.name} declares no benchmark family: it has no VLMEvalKit TSV")
+    return bench.family.tsv_columns(bench.choices)
 
 
-def vlmevalkit_tsv(benchmark: str, questions: Sequence[dict]) -> bytes:
+def vlmevalkit_tsv(benchmark: Benchmark | str, questions: Sequence[dict]) -> bytes:
     """The list as a VLMEvalKit custom MCQ TSV; ``index`` is the position in the published order."""
-    row = _scb_row if benchmark == "scb" else _kviscuit_row
+    bench = benchmark if isinstance(benchmark, Benchmark) else get_benchmark(benchmark)
+    columns = tsv_columns(bench)
     out = io.StringIO()
-    columns = SCB_TSV_COLUMNS if benchmark == "scb" else TSV_COLUMNS
     writer = csv.DictWriter(out, fieldnames=columns, delimiter="\t", lineterminator="\n")
     writer.writeheader()
     for position, q in enumerate(questions):
-        writer.writerow(row(position, q))
+        writer.writerow(bench.family.tsv_row(bench.id, position, q, bench.choices))
     return out.getvalue().encode("utf-8")

@@ -13,20 +13,28 @@ A row gives one entry per task of its benchmark's :class:`~scoring.benchmarks.ba
 where it differs), ``value`` as the board shows it (the metric's decimals), ``source.url`` the
 row's page here. Only figures the disclosure rule shows a visitor are ever given (the callers in
 ``leaderboard.service`` check the entry's state first).
+
+For ``evaluation_framework: inspect-ai`` hub-docs ("Eval.yaml specification") also requires each
+task's ``field_spec``, ``solvers`` and ``scorers``: how Inspect's Hub loader runs the task from the
+dataset (``inspect eval hf/OWNER/DATASET/TASK``), declared per task (``HubInspect``).
 """
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping
 
 import yaml
+from huggingface_hub import EvalResultEntry, eval_result_entries_to_yaml
 
-from scoring.benchmarks.base import Benchmark, HubRegistration
+from scoring.benchmarks.base import Benchmark, HubInspect, HubRegistration, HubTask, InspectStep
 
 SOURCE_NAME = "Cultural VLM Leaderboard"
 """``source.name`` of every entry: the site that verified the figure."""
 LOCAL_ROOT = "http://127.0.0.1:7860"
 """The page's root when no public address is configured (a local run)."""
+INSPECT = "inspect-ai"
+"""The framework whose tasks hub-docs requires to carry ``field_spec``, ``solvers`` and ``scorers``."""
 
 
 def dataset_of(bench: Benchmark, overrides: Mapping[str, str]) -> str:
@@ -63,36 +71,83 @@ def _notes(bench: Benchmark, note_metric: str | None, value: float, figures: Map
 
 
 def entries(bench: Benchmark, figures: Mapping, *, dataset: str, date: str, source_url: str) -> list[dict]:
-    """The ``.eval_results`` entries of a row's figures: one per task with a figure, in task order."""
+    """The ``.eval_results`` entries of a row's figures: one per task with a figure, in task order,
+    written by huggingface_hub's own codec of the format (``EvalResultEntry``)."""
     registration: HubRegistration = bench.hub  # type: ignore[assignment]
     out = []
     for task in registration.tasks:
         value = shown_value(bench, task.metric, figures)
         if value is None:
             continue  # e.g. SCB's mIoU of a row that grounds nothing: no figure, no entry
-        entry: dict = {"dataset": {"id": dataset, "task_id": task.id}, "value": value}
-        if date:
-            entry["date"] = date[:10]
-        entry["source"] = {"url": source_url, "name": SOURCE_NAME}
-        notes = _notes(bench, task.note_metric, value, figures)
-        if notes:
-            entry["notes"] = notes
+        entry = EvalResultEntry(
+            dataset_id=dataset,
+            task_id=task.id,
+            value=value,
+            date=date[:10] or None,
+            source_url=source_url,
+            source_name=SOURCE_NAME,
+            notes=_notes(bench, task.note_metric, value, figures) or None,
+        )
         out.append(entry)
-    return out
+    return eval_result_entries_to_yaml(out)
+
+
+class _Dumper(yaml.SafeDumper):
+    """Safe YAML without anchors (a list two tasks share is written twice) and with text of several
+    lines as a ``|`` block, as people write prompts in ``eval.yaml``."""
+
+    def ignore_aliases(self, data: object) -> bool:
+        return True
+
+
+def _text(dumper: yaml.SafeDumper, text: str) -> yaml.ScalarNode:
+    style = "|" if "\n" in text and not any(line != line.rstrip() for line in text.splitlines()) else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", text, style=style)
+
+
+_Dumper.add_representer(str, _text)
 
 
 def to_yaml(data: object) -> str:
     """One YAML codec for both files: block style, keys in the order given, text as written."""
-    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, default_flow_style=False, width=100)
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False, width=100)
+
+
+def _steps(declared: tuple[InspectStep, ...]) -> list[dict]:
+    return [{"name": step.name, **({"args": dict(step.args)} if step.args else {})} for step in declared]
+
+
+def _inspect_fields(inspect: HubInspect) -> dict:
+    fields = {"field_spec": dict(inspect.field_spec)}
+    return fields | {"solvers": _steps(inspect.solvers), "scorers": _steps(inspect.scorers)}
+
+
+def _task(registration: HubRegistration, task: HubTask) -> dict:
+    out: dict = {"id": task.id, "config": registration.config, "split": registration.split}
+    if registration.evaluation_framework == INSPECT:
+        if task.inspect is None:
+            raise ValueError(f"task {task.id}: evaluation_framework {INSPECT} requires field_spec, solvers, scorers")
+        out |= _inspect_fields(task.inspect)
+    return out
 
 
 def eval_yaml(bench: Benchmark, dataset: str) -> dict:
-    """The ``eval.yaml`` the benchmark's authors add at the root of ``dataset`` to register it."""
+    """The ``eval.yaml`` the benchmark's authors add at the root of ``dataset`` to register it: the
+    hub-docs fields, and for ``inspect-ai`` each task's ``field_spec``, ``solvers`` and ``scorers``."""
     registration: HubRegistration = bench.hub  # type: ignore[assignment]
-    tasks = [{"id": t.id, "config": registration.config, "split": registration.split} for t in registration.tasks]
     return {
         "name": bench.name,
         "description": f"{bench.description} Paper: {bench.paper}.",
         "evaluation_framework": registration.evaluation_framework,
-        "tasks": tasks,
+        "tasks": [_task(registration, t) for t in registration.tasks],
     }
+
+
+def eval_yaml_text(bench: Benchmark, dataset: str) -> str:
+    """The file as printed: what the Hub reads, after comments that say where a run from the Hub
+    differs from the leaderboard's protocol (YAML comments: the Hub and Inspect ignore them)."""
+    registration: HubRegistration = bench.hub  # type: ignore[assignment]
+    caveats = dict.fromkeys(t.inspect.caveat for t in registration.tasks if t.inspect and t.inspect.caveat)
+    said = [f"eval.yaml of {dataset}: registers {bench.name} as a Benchmark on the Hub's Eval Results.", *caveats]
+    header = "\n#\n".join("\n".join(f"# {line}" for line in textwrap.wrap(text, 96)) for text in said)
+    return header + "\n" + to_yaml(eval_yaml(bench, dataset))

@@ -1,5 +1,8 @@
-"""``python -m runner {scb,kviscuit} ...``: from a model behind an OpenAI-compatible endpoint to a
+"""``python -m runner BENCHMARK ...``: from a model behind an OpenAI-compatible endpoint to a
 predictions file the leaderboard scores, in one command.
+
+BENCHMARK is any registered benchmark that declares a family (``scb``, ``kviscuit``, and the
+plugins named in ``LEADERBOARD_PLUGINS``); the family says what is asked and what a line holds.
 
 Exit 0 when every question is in the output file, 1 when some failed after the client's retries
 (run again with ``--resume`` to ask only those), 2 on a wrong command or an unreadable input.
@@ -17,8 +20,25 @@ from pathlib import Path
 
 from runner import protocol
 from runner.images import ImageError, Images
-from runner.questions import QuestionsError, load_kviscuit, load_scb
-from runner.run import Endpoint, chat_with, kviscuit_line, run, scb_line
+from runner.questions import QuestionsError, load_choices, load_scb
+from runner.run import Chat, Endpoint, chat_with, choice_line, run, scb_line
+from scoring.benchmarks import BENCHMARKS, Benchmark, get_benchmark, load_plugins
+from scoring.benchmarks.families import MultipleChoice, TwoStage
+
+
+def runnable() -> list[str]:
+    """The benchmarks the runner can ask: every registered one (plugins too) that declares a family."""
+    load_plugins(m.strip() for m in os.environ.get("LEADERBOARD_PLUGINS", "").split(",") if m.strip())
+    return [b.id for b in BENCHMARKS.values() if b.family is not None]
+
+
+def questions_and_answer(bench: Benchmark, args: argparse.Namespace, chat: Chat, images: Images):
+    """The questions and the function answering one, by the benchmark's family."""
+    if isinstance(bench.family, TwoStage):
+        preset = protocol.GROUNDING_PRESETS[args.grounding_format]
+        return load_scb(args.questions), partial(scb_line, chat=chat, images=images, preset=preset)
+    assert isinstance(bench.family, MultipleChoice)
+    return load_choices(args.questions, bench), partial(choice_line, chat=chat, images=images, bench=bench)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -26,7 +46,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="python -m runner",
         description="Run a model on a benchmark's public questions and write the file the leaderboard scores.",
     )
-    parser.add_argument("benchmark", choices=["scb", "kviscuit"])
+    parser.add_argument("benchmark", choices=runnable())
     parser.add_argument("--questions", required=True, help="the public question list: a file or an http(s) URL")
     parser.add_argument("--images", required=True, help="the folder of the images, or their base URL")
     parser.add_argument("--base-url", required=True, help="the endpoint, e.g. http://127.0.0.1:8000/v1")
@@ -36,7 +56,7 @@ def _parser() -> argparse.ArgumentParser:
         "--grounding-format",
         default="plain",
         choices=sorted(protocol.GROUNDING_PRESETS),
-        help="SCB stage 2: the model family whose box convention to ask for and declare (default plain)",
+        help="two-stage (SCB) stage 2: the model family whose box convention to ask for and declare (default plain)",
     )
     parser.add_argument("--concurrency", type=int, default=8, help="questions in flight at once (default 8)")
     parser.add_argument("--resume", action="store_true", help="keep the lines already in --out, ask only the rest")
@@ -63,21 +83,22 @@ def main(argv: list[str] | None = None) -> int:
         max_tokens=args.max_tokens,
     )
     images = Images(args.images, inline=args.inline_images)
+    bench = get_benchmark(args.benchmark)
     try:
-        if args.benchmark == "scb":
-            questions = load_scb(args.questions)
-            preset = protocol.GROUNDING_PRESETS[args.grounding_format]
-            answer = partial(scb_line, chat=chat_with(endpoint), images=images, preset=preset)
-        else:
-            questions = load_kviscuit(args.questions)
-            answer = partial(kviscuit_line, chat=chat_with(endpoint), images=images)
+        questions, answer = questions_and_answer(bench, args, chat_with(endpoint), images)
     except (QuestionsError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     if args.limit is not None:
         questions = questions[: args.limit]
     outcome = run(
-        questions, answer, args.out, resume=args.resume, concurrency=args.concurrency, progress=not args.no_progress
+        questions,
+        answer,
+        args.out,
+        resume=args.resume,
+        concurrency=args.concurrency,
+        progress=not args.no_progress,
+        key=bench.key_field,
     )
     print(f"{args.out}: {outcome.written} written, {outcome.skipped} kept from before, {len(outcome.failed)} failed")
     for qid, error in list(outcome.failed.items())[:20]:

@@ -9,8 +9,8 @@ import os
 from pathlib import Path
 
 
-def finished(path: Path) -> dict[str, dict]:
-    """The lines already written, by ``question_id`` (as text); a cut-off last line is dropped
+def finished(path: Path, key: str = "question_id") -> dict[str, dict]:
+    """The lines already written, by their ``key`` field (as text); a cut-off last line is dropped
     from the file, so the resumed run appends to whole lines only."""
     if not path.exists():
         return {}
@@ -23,7 +23,7 @@ def finished(path: Path) -> dict[str, dict]:
     for line in keep.splitlines():
         if line.strip():
             record = json.loads(line)
-            done[str(record["question_id"])] = record
+            done[str(record[key])] = record
     return done
 
 

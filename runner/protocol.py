@@ -9,14 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from runner.questions import KviscuitQuestion, ScbQuestion
+from runner.questions import ChoiceQuestion, KviscuitQuestion, ScbQuestion
 from scoring import protocol as shared
+from scoring.benchmarks import Benchmark
 from scoring.protocol import GROUNDING_PRESETS, LETTERS, GroundingPreset, Part
 
 __all__ = [
     "GROUNDING_PRESETS",
     "LETTERS",
     "GroundingPreset",
+    "choice",
     "grounding_fields",
     "kviscuit",
     "kviscuit_prompt",
@@ -46,6 +48,11 @@ def kviscuit_prompt(question: KviscuitQuestion) -> str:
 
 def kviscuit(question: KviscuitQuestion, image: dict) -> list[dict]:
     return _user(shared.kviscuit(question.question, question.options), [image])
+
+
+def choice(question: ChoiceQuestion, image: dict, bench: Benchmark) -> list[dict]:
+    """A multiple-choice question as its benchmark asks it (the declaration's ``answer`` stage)."""
+    return _user(bench.protocol["answer"](question.question, question.options), [image])
 
 
 def grounding_fields(preset: GroundingPreset) -> dict:

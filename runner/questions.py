@@ -1,8 +1,10 @@
 """The public question lists the runner reads, as typed records (a file path or an http(s) URL).
 
-SCB: the leaderboard's published list (``question_id``, ``question``, ``grounding_prompt``,
-``options`` A-D with ``url``, ``width``, ``height``). K-Viscuit: the leaderboard's published list
-or the official ``annotations.jsonl`` (no ``question_id``: a question's key is its 0-based row).
+SCB (the two-stage family): the leaderboard's published list (``question_id``, ``question``,
+``grounding_prompt``, ``options`` A-D with ``url``, ``width``, ``height``). A multiple-choice
+benchmark (K-Viscuit): the leaderboard's published list, or the official file when its rows carry
+the fields the family names (K-Viscuit's ``annotations.jsonl`` has no ``question_id``: a question's
+key is then its 0-based row).
 """
 
 from __future__ import annotations
@@ -12,6 +14,9 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
+from scoring.benchmarks import Benchmark
+from scoring.benchmarks.families import MultipleChoice
+from scoring.benchmarks.kviscuit import KVISCUIT
 from scoring.protocol import DEFAULT_GROUNDING_PROMPT, LETTERS
 
 
@@ -39,11 +44,16 @@ class ScbQuestion:
 
 
 @dataclass(frozen=True)
-class KviscuitQuestion:
-    question_id: int
+class ChoiceQuestion:
+    """A multiple-choice question: text options on one image (``question_id``: the benchmark's key)."""
+
+    question_id: object
     question: str
     options: tuple[str, ...]
     image_ref: str
+
+
+KviscuitQuestion = ChoiceQuestion
 
 
 def read_text(source: str) -> str:
@@ -91,15 +101,20 @@ def _scb(record: dict, where: str) -> ScbQuestion:
         raise QuestionsError(f"{where}: missing or bad field {e}") from e
 
 
-def _kviscuit(record: dict, row: int, where: str) -> KviscuitQuestion:
+def _choice(record: dict, row: int, where: str, bench: Benchmark) -> ChoiceQuestion:
+    family = bench.family
+    assert isinstance(family, MultipleChoice)
     try:
-        options = tuple(str(o) for o in record["options"])
-        if len(options) != len(LETTERS):
-            raise QuestionsError(f"{where}: options must be 4 texts")
-        image = record.get("image_path") or record.get("image_url")
+        options = tuple(family.option_texts(record))
+        if len(options) != len(bench.choices):
+            raise QuestionsError(f"{where}: {family.options} must be {len(bench.choices)} texts")
+        image = family.image_of(record)
         if not image:
-            raise QuestionsError(f"{where}: no image_path or image_url")
-        return KviscuitQuestion(int(record.get("question_id", row)), str(record["question"]), options, str(image))
+            raise QuestionsError(f"{where}: no {' or '.join(family.image)}")
+        key = bench.parse_key(record.get(bench.key_field, row))
+        if key is None:
+            raise QuestionsError(f"{where}: bad {bench.key_field} {record.get(bench.key_field)!r}")
+        return ChoiceQuestion(key, str(record[family.question]), options, image)
     except (KeyError, TypeError, ValueError) as e:
         if isinstance(e, QuestionsError):
             raise
@@ -113,5 +128,10 @@ def load_scb(source: str) -> list[ScbQuestion]:
     return [_scb(r, f"{source}: question {i + 1}") for i, r in enumerate(records)]
 
 
-def load_kviscuit(source: str) -> list[KviscuitQuestion]:
-    return [_kviscuit(r, i, f"{source}: row {i}") for i, r in enumerate(_records(source))]
+def load_choices(source: str, bench: Benchmark) -> list[ChoiceQuestion]:
+    """A multiple-choice benchmark's list, read by the fields its family names."""
+    return [_choice(r, i, f"{source}: row {i}", bench) for i, r in enumerate(_records(source))]
+
+
+def load_kviscuit(source: str) -> list[ChoiceQuestion]:
+    return load_choices(source, KVISCUIT)

@@ -17,8 +17,9 @@ from pathlib import Path
 from runner import protocol
 from runner.images import Images
 from runner.outfile import LineWriter, finished
-from runner.questions import KviscuitQuestion, ScbQuestion
+from runner.questions import ChoiceQuestion, ScbQuestion
 from scoring.answers import read_response
+from scoring.benchmarks import Benchmark
 
 
 @dataclass(frozen=True)
@@ -69,10 +70,11 @@ def scb_line(question: ScbQuestion, chat: Chat, images: Images, preset: protocol
     return line
 
 
-def kviscuit_line(question: KviscuitQuestion, chat: Chat, images: Images) -> dict:
+def choice_line(question: ChoiceQuestion, chat: Chat, images: Images, bench: Benchmark) -> dict:
+    """A multiple-choice question: the model's response under the benchmark's key field."""
     return {
-        "question_id": question.question_id,
-        "response": chat(protocol.kviscuit(question, images.part(question.image_ref))),
+        bench.key_field: question.question_id,
+        "response": chat(protocol.choice(question, images.part(question.image_ref), bench)),
     }
 
 
@@ -91,9 +93,11 @@ def run(
     resume: bool,
     concurrency: int,
     progress: bool = True,
+    key: str = "question_id",
 ) -> Outcome:
-    """Answer every question not in ``out`` (all of them unless ``resume``), ``concurrency`` at a time."""
-    done = finished(out) if resume else {}
+    """Answer every question not in ``out`` (all of them unless ``resume``), ``concurrency`` at a time;
+    ``key``: the field of a line that names its question."""
+    done = finished(out, key) if resume else {}
     todo = [q for q in questions if str(q.question_id) not in done]
     outcome = Outcome(skipped=len(done))
     writer = LineWriter(out, fresh=not resume)

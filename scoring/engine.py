@@ -245,6 +245,35 @@ def _explain_missing_fields(bench: Benchmark, log: IssueLog, objects: int, field
             return
 
 
+def _explain_wrapped_list(bench: Benchmark, log: IssueLog, objects: int, first: dict) -> None:
+    """A file that is one object holding the predictions as a list (``{"predictions": [...]}``):
+    one issue naming the key and asking for one object a line, instead of the lone line's issues."""
+    if objects != 1 or not log.total:
+        return
+    for key, value in first.items():
+        if isinstance(value, list) and value and isinstance(value[0], dict):
+            message = (
+                f"the file is one object whose {str(key)[:30]!r} holds {len(value):,} entries: write one object a "
+                f"line (JSON Lines), each with {bench.key_field!r} and 'answer' or 'response' (docs/submitting.md)"
+            )
+            log.explain(Issue("wrapped_list", 0, "", message), frozenset(log.by_code))
+            return
+
+
+def _explain_numbered_answers(bench: Benchmark, log: IssueLog, numbered: int, example: object) -> None:
+    """Answers written as option numbers on every bad-answer line, more than are listed: one
+    issue saying so and what to write, instead of one identical error a line."""
+    bad = log.by_code.get("bad_answer", 0)
+    if bad < MAX_LISTED or numbered != bad:
+        return
+    message = (
+        f"the answers of {bad:,} lines are numbers (e.g. {example!r}), not letters {describe(bench.choices)}: "
+        "write each option's letter, 'A' for the first option (0 or 1, whichever your numbers count from), "
+        "'B' for the second, and so on"
+    )
+    log.explain(Issue("numbered_answers", 0, "answer", message), frozenset({"bad_answer"}))
+
+
 def _read_per_line(
     bench: Benchmark,
     gold: Gold,
@@ -256,14 +285,16 @@ def _read_per_line(
 ) -> Predictions:
     """Read and check the file line by line, logging every issue (the reference path)."""
     reader = _LineReader(bench, gold, bbox_format, log, grounding_format)
-    objects, first_fields = 0, ()
+    objects, first = 0, {}
     for line_no, obj in read_objects(source, log, limits):
         if not objects:
-            first_fields = tuple(obj)[:12]
+            first = obj
         objects += 1
         reader.read(line_no, obj)
     reader.finish()
-    _explain_missing_fields(bench, log, objects, first_fields)
+    _explain_missing_fields(bench, log, objects, tuple(first)[:12])
+    _explain_wrapped_list(bench, log, objects, first)
+    _explain_numbered_answers(bench, log, reader.numbered, reader.numbered_example)
     if bench.shifted_keys is not None and reader.keys_given:
         message = bench.shifted_keys(reader.keys_given, gold)
         if message is not None:
@@ -278,6 +309,11 @@ def _plain_predictions(bench: Benchmark, gold: Gold, plain: batch.PlainFile) -> 
     submitted = np.zeros(gold.size, dtype=bool)
     submitted[plain.rows] = True
     return Predictions(bench.id, gold.version, letters, submitted, plain.groundings, 0, box_samples=plain.box_samples)
+
+
+def _is_number(value: object) -> bool:
+    """An option number: an int (not a bool) or a string of digits."""
+    return (type(value) is int) or (type(value) is str and value.strip().isdigit())
 
 
 class _LineReader:
@@ -302,6 +338,7 @@ class _LineReader:
         self.unparsed = self.lenient = self.responses = 0
         self.box_samples: list[boxcheck.BoxSample] = []
         self.letters_text = describe(bench.choices)
+        self.numbered, self.numbered_example = 0, None  # bad answers that are option numbers (one hint)
 
     def read(self, line_no: int, obj: dict) -> None:
         row = self._row(line_no, obj)
@@ -368,6 +405,9 @@ class _LineReader:
             else:
                 letter = normalize_answer(value, self.bench.choices)
             if letter is None:
+                if _is_number(value):
+                    self.numbered += 1
+                    self.numbered_example = self.numbered_example if self.numbered > 1 else value
                 got = str(obj["answer"])[:40]
                 self.log.add(
                     "bad_answer", line_no, "answer", f"answer must be a letter {self.letters_text}, got {got!r}"
@@ -417,6 +457,27 @@ def check_coverage(log: IssueLog, submitted: int, questions: int, min_coverage: 
             f"a scored file must answer at least {needed:,} ({min_coverage:.0%}). "
             "A partial file can still be checked with validate only.",
         )
+
+
+def _listed(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def check_grounding_present(log: IssueLog, bench: Benchmark, predictions: Predictions) -> None:
+    """``no_grounding`` when a grounding benchmark's file answers questions and grounds none (an
+    lmms-eval stage-1 samples file sent alone): its grounding metrics would count every question
+    as 0. A warning, not an error: the answers score as they are."""
+    grounded = [m.abbrev for m in bench.metrics if m.needs_grounding]
+    if not grounded or not predictions.answered or predictions.groundings or predictions.grounding_responses:
+        return
+    log.add(
+        "no_grounding",
+        0,
+        "",
+        f"no line grounds its answer, so {_listed(grounded)} would count every question as 0. A harness "
+        "that grounds in a second pass (lmms-eval's stage-2 task) writes a second file: send both files "
+        "as one submission.",
+    )
 
 
 def question_columns(benchmark: str | Benchmark, gold: Gold, predictions: Predictions) -> dict[Stat, np.ndarray]:

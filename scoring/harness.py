@@ -630,16 +630,27 @@ def _lmms(bench: Benchmark, gold: Gold, data: bytes, max_rows: int = MAX_ROWS) -
     return out.converted()
 
 
+def _task_names(bench: Benchmark, stage: str) -> str:
+    """The shipped lmms-eval tasks, other than ``bench``'s, whose prompt asks ``stage`` (a one-stage
+    benchmark's task is named by its id, a stage of a two-stage one ``{id}_{stage}``)."""
+    from scoring.benchmarks import BENCHMARKS  # the registry imports this module's users
+
+    names = [b.id if len(b.protocol) == 1 else f"{b.id}_{stage}" for b in BENCHMARKS.values()]
+    asking = [n for b, n in zip(BENCHMARKS.values(), names, strict=True) if b is not bench and stage in b.protocol]
+    return " or ".join(asking) or "another benchmark's"
+
+
 def _check_other_task(bench: Benchmark, stages: _Stages, records: int) -> None:
-    """ShapeError when most of the ``records`` read are samples of the other benchmark's task."""
+    """ShapeError when most of the ``records`` read are samples whose prompt asks a stage this
+    benchmark's protocol does not have (another family's task)."""
     asked = stages.asked
-    other = sum(n for (benchmark, _), n in asked.items() if benchmark != bench.id)
+    other = sum(n for (_, stage), n in asked.items() if stage not in bench.protocol)
     if other > records // 2:
-        (benchmark, stage), _ = asked.most_common(1)[0]
-        task = "kviscuit" if benchmark == "kviscuit" else f"scb_{stage}"
+        (benchmark, stage), _ = next((k, n) for k, n in asked.most_common() if k[1] not in bench.protocol)
         raise ShapeError(
-            f"these lmms-eval samples are of the {task} task (on {other:,} of {records:,} records its prompt "
-            f"asks {benchmark}'s question), not of {bench.name}: send them as that benchmark's submission"
+            f"these lmms-eval samples are of the {_task_names(bench, stage)} task (on {other:,} of {records:,} "
+            f"records its prompt asks {benchmark}'s question), not of {bench.name}: send them as that "
+            "benchmark's submission"
         )
 
 
@@ -653,10 +664,11 @@ def _check_task(bench: Benchmark, stages: _Stages, records: int) -> None:
             f"doc_id {position}, first in record {first}): a samples file was given twice; send each task's once"
             + (" (SCB: scb_stage1 and scb_stage2)" if bench.grounding else "")
         )
-    if bench.id == "scb" and stages.grounding and not any(stage == 1 for _, stage in stages.seen):
+    if "stage1" in bench.protocol and stages.grounding and not any(stage == 1 for _, stage in stages.seen):
         raise ShapeError(
-            "these are scb_stage2 samples only (every prompt asks for a box): SCB needs the scb_stage1 samples "
-            "with them, which hold the answers; send both files together (or a .zip of lmms-eval's output folder)"
+            f"these are {bench.id}_stage2 samples only (every prompt asks for a box): {bench.name} needs the "
+            f"{bench.id}_stage1 samples with them, which hold the answers; send both files together (or a .zip "
+            "of lmms-eval's output folder)"
         )
 
 

@@ -8,7 +8,9 @@ Zstandard (zip method 93), which Python's ``zipfile`` cannot open before 3.14: t
 read with the ``zstandard`` package (an optional import, as openpyxl is for workbooks).
 
 A sample's ``id`` is the question's id (``inspect_tasks/``: K-Viscuit's row, SCB's
-``question_id``); its response is ``output.completion``. An SCB sample of ``inspect_tasks/scb.py``
+``question_id``), except in a run of a benchmark's ``eval.yaml`` by Inspect's Hub loader (task
+``hf/...``), whose ids are 1-based positions in the split (:data:`HUB_TASK`); its response is
+``output.completion``. An SCB sample of ``inspect_tasks/scb.py``
 keeps both stages in its ``store`` (``scb/stage1``, ``scb/stage2``, ``scb/grounding_format``): the
 stage-1 text is the ``response``, the stage-2 text the ``grounding_response``, read by that family,
 exactly the line the same outputs would be as JSON Lines.
@@ -31,10 +33,15 @@ from collections.abc import Callable
 SAMPLE = re.compile(r"^samples/(?P<id>.+)_epoch_(?P<epoch>\d+)\.json$")
 MAX_SAMPLE_BYTES = 32 * 1024 * 1024  # one sample, unpacked (its events included)
 MAX_LOG_BYTES = 256 * 1024 * 1024  # the whole log, unpacked
+MAX_HEADER_BYTES = 32 * 1024 * 1024  # the run's header (its task's name is read from it)
 EXTRA_MEMBERS = 64  # header, journal, summaries, reductions ...
 ZSTD = 93
 STORE = {"stage1": "scb/stage1", "stage2": "scb/stage2", "family": "scb/grounding_format"}
 """The store keys ``inspect_tasks/scb.py`` writes (its STORE)."""
+HUB_TASK = "hf/"
+"""How Inspect's Hub loader names a task it runs from a dataset's ``eval.yaml`` (``inspect eval
+hf/OWNER/DATASET/TASK``, inspect_ai/_eval/task/hf.py): it numbers the samples 1, 2, ... by their
+position in the split, so sample ``n`` is the split's row ``n - 1`` (K-Viscuit's ``question_id``)."""
 NAME = "Inspect AI log"
 KIND = f"an {NAME} (.eval)"
 
@@ -145,6 +152,36 @@ def sample_line(key_field: str, key: object, sample: dict, key_echo: str = "") -
     return line, ""
 
 
+def _run(z: zipfile.ZipFile) -> dict:
+    """The run the log records (``eval`` of its header, or of its journal's start if unfinished)."""
+    for name in ("header.json", "_journal/start.json"):
+        if name in z.NameToInfo:
+            run = _json(z, z.getinfo(name), MAX_HEADER_BYTES).get("eval")
+            return run if isinstance(run, dict) else {}
+    return {}
+
+
+def _numbered_by_position(run: dict) -> bool:
+    """A run of Inspect's Hub loader (:data:`HUB_TASK`); refused if its samples were shuffled, as
+    their positions then say nothing (Inspect itself will not reuse such samples)."""
+    if not str(run.get("task", "")).startswith(HUB_TASK):
+        return False
+    dataset = run.get("dataset") if isinstance(run.get("dataset"), dict) else {}
+    if dataset.get("shuffled"):
+        raise LogError(
+            f"this {NAME} of {run['task']} ran with its samples shuffled: Inspect's Hub loader numbers samples "
+            "by position, so their ids do not say which question each answers; run it again without shuffling"
+        )
+    return True
+
+
+def _sample_key(sample_id: object, by_position: bool) -> object:
+    """The question id a sample answers: its id, or for the Hub loader's numbering its row."""
+    if by_position and isinstance(sample_id, int) and not isinstance(sample_id, bool):
+        return sample_id - 1
+    return sample_id
+
+
 def read_log(
     data: bytes, key_field: str, parse_key: Callable[[object], object | None], questions: int, key_echo: str = ""
 ) -> tuple[list[tuple[int, dict]], list[tuple[int, str, str]]]:
@@ -156,9 +193,10 @@ def read_log(
         raise LogError(f"this looks like {KIND} but is not a readable zip") from None
     with z:
         lines, issues = [], []
+        by_position = _numbered_by_position(_run(z))
         for record, info in enumerate(_samples(z, questions), 1):
             sample = _json(z, info, MAX_SAMPLE_BYTES)
-            key = parse_key(sample.get("id"))
+            key = parse_key(_sample_key(sample.get("id"), by_position))
             if key is None:
                 issues.append((record, "harness_sample", f"{info.filename}: id {sample.get('id')!r} is no question id"))
                 continue

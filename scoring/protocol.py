@@ -112,15 +112,30 @@ def scb_stage2(grounding_prompt: str, family: str, chosen: int) -> tuple[Part, .
     return (ImagePart(chosen), TextPart(prompt))
 
 
+def multiple_choice_prompt(
+    question: str, options: Sequence[str], letters: str = LETTERS, instruction: str = KVISCUIT_INSTRUCTION
+) -> str:
+    """``run_vqa.py``'s layout for any number of options: the question, the options indented by four
+    spaces after their letters, the instruction."""
+    lines = [f"    {letter}. {option}" for letter, option in zip(letters, options, strict=True)]
+    return "\n".join([question, *lines, f"    {instruction}"])
+
+
+def multiple_choice(
+    question: str, options: Sequence[str], letters: str = LETTERS, instruction: str = KVISCUIT_INSTRUCTION
+) -> tuple[Part, ...]:
+    """A multiple-choice question on one image: the image, then :func:`multiple_choice_prompt`."""
+    return (ImagePart(0), TextPart(multiple_choice_prompt(question, options, letters, instruction)))
+
+
 def kviscuit_prompt(question: str, options: Sequence[str]) -> str:
     """``run_vqa.py``'s prompt: the question, the options indented by four spaces, the instruction."""
-    lines = [f"    {letter}. {option}" for letter, option in zip(LETTERS, options, strict=True)]
-    return "\n".join([question, *lines, f"    {KVISCUIT_INSTRUCTION}"])
+    return multiple_choice_prompt(question, options)
 
 
 def kviscuit(question: str, options: Sequence[str]) -> tuple[Part, ...]:
     """K-Viscuit: the image, then the official prompt."""
-    return (ImagePart(0), TextPart(kviscuit_prompt(question, options)))
+    return multiple_choice(question, options)
 
 
 def text_of(parts: Sequence[Part]) -> tuple[str, ...]:

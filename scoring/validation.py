@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scoring.benchmarks import Benchmark, get_benchmark
-from scoring.engine import UnparsedLine, check_coverage, validate_file
+from scoring.engine import UnparsedLine, check_coverage, check_grounding_present, validate_file
 from scoring.errors import Issue
 from scoring.gold import Gold
 from scoring.jsonl import IssueLog, Limits
@@ -85,6 +85,7 @@ def check_file(
     warnings = IssueLog()
     if min_coverage is not None:
         check_coverage(warnings, predictions.answered, gold.size, min_coverage)
+    check_grounding_present(warnings, bench, predictions)
     return ValidationReport(
         bench.id,
         gold.size,

@@ -31,7 +31,7 @@ from pathlib import Path
 import pytest
 
 from leaderboard import demo
-from tests.support.app_server import ROOT, AppServer
+from tests.support.app_server import ROOT, AppServer, seeded_copy
 from tests.support.harness_files import FIXTURES, lmms_samples, written_name
 
 ABOUT = ROOT / "ui" / "docs" / "about"  # the About tab, which teams copy from too
@@ -196,8 +196,7 @@ def shell(tmp_path_factory):
     (work / "outputs").mkdir()
     for written in VLMEVALKIT.glob("toy_*.xlsx"):
         shutil.copy(written, work / "outputs" / written.name)
-    seeded = run([sys.executable, "-m", "leaderboard", "demo"], work, env)
-    assert seeded.returncode == 0, seeded.stderr
+    seeded_copy(env, tmp / "store", str(tmp / "store"))  # what `python -m leaderboard demo` writes, made once per run
     # docs/teams.md's transfer example presumes the team it moves: one earlier submission under its name
     team = 'submit --benchmark scb --file predictions.jsonl --model MyVLM-7B --team "Vision Lab" --user alice'
     earlier = run([sys.executable, "-m", "leaderboard", *shlex.split(team), "--bbox-format", "xyxy_1000"], work, env)

@@ -23,6 +23,7 @@ from scoring.geometry import BOX_FORMATS
 from ui import display
 from ui.contact import contact_markdown
 from ui.downloads import Downloads
+from ui.public_files import question_links
 
 PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
 
@@ -70,7 +71,20 @@ def paper_rows() -> str:
     return "### Paper rows\n" + "\n\n".join(notes) if notes else ""
 
 
+def harness_inputs() -> str:
+    """Per benchmark, its kind of question and what a model runs on, as its declaration's family gives them."""
+    lines = []
+    for b in BENCHMARKS.values():
+        if b.family is None:
+            lines.append(f"- **{b.name}**: {question_links(b.id)} (no harness shapes declared).")
+            continue
+        commands = f"`python -m runner {b.id}`, `python -m vlmevalkit.run {b.id}`"
+        lines.append(f"- **{b.name}** ({b.family.describe(b.choices)}): {question_links(b.id)}; {commands}.")
+    return "### What a model runs on\n" + "\n".join(lines)
+
+
 GENERATED: dict[str, Callable[[], str]] = {
+    "harness_inputs": harness_inputs,
     "benchmark_list": benchmark_list,
     "metric_table": metric_table,
     "submission_formats": submission_formats,

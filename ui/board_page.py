@@ -132,8 +132,8 @@ def site_links(settings: UiSettings) -> str:
 def inputs_html() -> str:
     """What a team runs its model on, one link from the board (ui.public_files serves them)."""
     links = " · ".join(
-        f'{html.escape(b.name)} <a href="questions/{b.id}.jsonl">questions (JSONL)</a>, '
-        f'<a href="questions/{b.id}.tsv">VLMEvalKit TSV</a>'
+        f'{html.escape(b.name)} <a href="questions/{b.id}.jsonl">questions (JSONL)</a>'
+        + (f', <a href="questions/{b.id}.tsv">VLMEvalKit TSV</a>' if b.family else "")
         for b in BENCHMARKS.values()
     )
     return (

@@ -28,13 +28,15 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from leaderboard.demo.images import demo_image
-from leaderboard.harness_inputs import vlmevalkit_tsv
-from scoring.benchmarks import BENCHMARKS
+from leaderboard.harness_inputs import has_tsv, vlmevalkit_tsv
+from scoring.benchmarks import BENCHMARKS, get_benchmark
+from scoring.benchmarks.families import MultipleChoice
 from ui.board_page import Body
 
-KVISCUIT_DEMO_SIZE = (640, 480)
-"""The size of the embedded default's K-Viscuit images (its list gives none)."""
+KVISCUIT_DEMO_SIZE = MultipleChoice.demo_image_size
+"""The size of the embedded default's K-Viscuit images (its list gives none; the family's default)."""
 NO_LIST = "No question list for this benchmark."
+NO_TSV = "This benchmark declares no VLMEvalKit row shape (no benchmark family): use its question list."
 JSONL, TSV = "application/jsonl; charset=utf-8", "text/tab-separated-values; charset=utf-8"
 RECHECK_SECONDS = 1.0
 """How long served files stand before their list version is checked again (a new gold shows within it)."""
@@ -42,19 +44,11 @@ REVALIDATE = "no-cache"  # a new gold publishes a new list: a client asks again,
 
 
 def question_links(benchmark: str, prefix: str = "") -> str:
-    """Markdown links to a benchmark's inputs (Submit's guide, About)."""
+    """Markdown links to a benchmark's inputs (Submit's guide, About); the TSV only where the
+    declaration gives its row shape."""
     base = f"{prefix}questions/{benchmark}"
-    return f"[question list (JSONL)]({base}.jsonl) · [as a VLMEvalKit TSV]({base}.tsv)"
-
-
-def _sizes(questions: list[dict]) -> dict[str, tuple[int, int]]:
-    """Image file name -> its public (width, height), from an SCB list's options."""
-    out = {}
-    for question in questions:
-        for option in question.get("options", []):
-            name = str(option.get("url", "")).rsplit("/", 1)[-1]
-            out[name] = (int(option["width"]), int(option["height"]))
-    return out
+    tsv = f" · [as a VLMEvalKit TSV]({base}.tsv)" if has_tsv(benchmark) else ""
+    return f"[question list (JSONL)]({base}.jsonl){tsv}"
 
 
 @dataclass
@@ -63,30 +57,28 @@ class ListFiles:
 
     version: str
     jsonl: Body
-    tsv: Body
+    tsv: Body | None  # None: the benchmark declares no row shape for it
     sizes: dict[str, tuple[int, int]]
     images: dict[str, bytes] = field(default_factory=dict)
 
     def image(self, benchmark: str, name: str) -> bytes | None:
         """A demo image's PNG (None: the list names no such image)."""
         if name not in self.images:
-            size = self.sizes.get(name) if benchmark == "scb" else _kviscuit_size(name)
+            size = self.sizes.get(name)
             if size is None:
                 return None
             self.images[name] = demo_image(name.rsplit(".", 1)[0], *size)
         return self.images[name]
 
 
-def _kviscuit_size(name: str) -> tuple[int, int] | None:
-    return KVISCUIT_DEMO_SIZE if name.split(".")[0].isdigit() else None
-
-
 def build_files(benchmark: str, version: str, body: bytes) -> ListFiles:
-    """Everything served for one list version, from the published list's bytes."""
+    """Everything served for one list version, from the published list's bytes; the TSV's rows
+    and the images' sizes are the benchmark family's (none without one)."""
     questions = [json.loads(line) for line in body.decode("utf-8").splitlines() if line.strip()]
-    sizes = _sizes(questions) if benchmark == "scb" else {}
-    tsv = vlmevalkit_tsv(benchmark, questions)
-    return ListFiles(version, Body.of(body, JSONL), Body.of(tsv, TSV), sizes)
+    family = get_benchmark(benchmark).family
+    sizes = family.image_sizes(questions) if family else {}
+    tsv = Body.of(vlmevalkit_tsv(benchmark, questions), TSV) if family else None
+    return ListFiles(version, Body.of(body, JSONL), tsv, sizes)
 
 
 class PublicFiles:
@@ -146,6 +138,8 @@ def routes(read, demo: bool, files: PublicFiles | None = None) -> list[Route]:
         built = await files.current(request.path_params["benchmark"])
         if built is None:
             return Response(NO_LIST, status_code=404)
+        if built.tsv is None:
+            return Response(NO_TSV, status_code=404)
         return built.tsv.response(request, REVALIDATE)
 
     async def image(request: Request) -> Response:

@@ -9,6 +9,8 @@
   model family's output convention. Its prediction file carries both answers (``stage1_prediction``,
   ``prediction``) and the family (``grounding_format``): it is the one SCB file to upload.
 - :class:`KViscuit` (``KViscuit_LB``): the image, then the official ``run_vqa.py`` prompt.
+- :class:`MultipleChoice` (``{ID}_LB``): any benchmark of the multiple-choice family, asked as its
+  declaration says (one column per answer letter); K-Viscuit's class is this one bound to its id.
 
 The prompts are the leaderboard's one declaration (``scoring.protocol``, via :mod:`vlmevalkit.prompts`).
 ``force_use_dataset_prompt`` makes VLMEvalKit send them to every model, also to models that bring
@@ -167,16 +169,35 @@ def _stage1_predictions(path: str) -> dict[str, str]:
     return {str(i): "" if pd.isna(p) else str(p) for i, p in zip(frame["index"], frame["prediction"], strict=True)}
 
 
-class KViscuit(LeaderboardDataset):
-    NAME = "KViscuit_LB"
+class MultipleChoice(LeaderboardDataset):
+    """A multiple-choice benchmark's TSV (``benchmark``: its id; the dataset is named ``{id}_LB``)."""
+
+    BENCHMARK = ""
+
+    def __init__(self, dataset=None, tsv=None, benchmark=None, **_):
+        self.benchmark = benchmark or self.BENCHMARK
+        self.letters = prompts.declared(self.benchmark).choices  # an unknown id stops here, naming the known
+        super().__init__(dataset=dataset or self.NAME or f"{self.benchmark}_LB", tsv=tsv)
 
     def build_prompt(self, line):
         line = self.row(line)
         (image,) = self.dump_image(line)
-        return prompts.kviscuit(line["question"], [line[c] for c in "ABCD"], image)
+        return prompts.multiple_choice(self.benchmark, line["question"], [line[c] for c in self.letters], image)
 
 
-CLASSES = (ScbStage1, ScbStage2, KViscuit)
+class KViscuit(MultipleChoice):
+    NAME = "KViscuit_LB"
+    BENCHMARK = "kviscuit"
+
+
+CLASSES = (ScbStage1, ScbStage2, KViscuit, MultipleChoice)
+
+
+def multiple_choice(benchmark: str, tsv: str) -> MultipleChoice:
+    """The dataset of a multiple-choice benchmark: its own class where one is named for it (K-Viscuit's
+    ``KViscuit_LB``, the name its prediction files carry), else the family's."""
+    cls = next((c for c in CLASSES if issubclass(c, MultipleChoice) and benchmark == c.BENCHMARK), MultipleChoice)
+    return cls(tsv=tsv, benchmark=benchmark)
 
 
 def register() -> None:

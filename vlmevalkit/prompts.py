@@ -55,6 +55,16 @@ def kviscuit(question: str, options: Sequence[str], image_path: str) -> list[dic
     return message(scoring("protocol").kviscuit(question, list(options)), [image_path])
 
 
+def declared(benchmark: str):
+    """A benchmark's declaration (plugins named in ``LEADERBOARD_PLUGINS`` loaded first)."""
+    return scoring("benchmarks.lmms_eval").declared(benchmark)
+
+
+def multiple_choice(benchmark: str, question: str, options: Sequence[str], image_path: str) -> list[dict]:
+    """A multiple-choice benchmark's question as its declaration asks it: the image, then the prompt."""
+    return message(declared(benchmark).protocol["answer"](question, list(options)), [image_path])
+
+
 def chosen_option(stage1_prediction: object) -> int | None:
     """The option (0-3) the site reads from a stage-1 answer, None when it names none."""
     protocol = scoring("protocol")

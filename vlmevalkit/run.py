@@ -4,6 +4,9 @@ the datasets of :mod:`vlmevalkit.datasets`; print the file to upload.
     python -m vlmevalkit.run kviscuit --tsv URL --model NAME [--api-base URL] [--work-dir DIR]
     python -m vlmevalkit.run scb --tsv URL --model NAME --grounding-format FAMILY [--api-base URL]
 
+Any benchmark with a family runs (plugins named in ``LEADERBOARD_PLUGINS`` too): a multiple-choice one
+as K-Viscuit, a two-stage one as SCB.
+
 ``--model``: a model name of VLMEvalKit (``vlmeval.config.supported_VLM``), or, with ``--api-base``,
 the model an OpenAI-compatible endpoint serves (VLMEvalKit's ``OpenAIWrapper``). SCB runs stage 1,
 then stage 2 on the images stage 1 chose; its stage-2 file holds both answers.
@@ -19,9 +22,22 @@ from collections.abc import Sequence
 from vlmevalkit import prompts
 
 
+def families() -> dict[str, str]:
+    """Benchmark id -> its family's kind (``two_stage`` or ``multiple_choice``), for every declared family."""
+    benchmarks = prompts.scoring("benchmarks")
+    prompts.declared(next(iter(benchmarks.BENCHMARKS)))  # loads the plugins
+    two_stage = prompts.scoring("benchmarks.families").TwoStage
+    return {
+        b.id: "two_stage" if isinstance(b.family, two_stage) else "multiple_choice"
+        for b in benchmarks.BENCHMARKS.values()
+        if b.family is not None
+    }
+
+
 def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m vlmevalkit.run", description=__doc__.split("\n\n")[0])
-    parser.add_argument("benchmark", choices=("scb", "kviscuit"))
+    kinds = families()
+    parser.add_argument("benchmark", choices=list(kinds))
     parser.add_argument("--tsv", required=True, help="the site's /questions/{benchmark}.tsv (a URL or a path)")
     parser.add_argument("--model", required=True, help="VLMEvalKit's model name, or the endpoint's model")
     parser.add_argument("--api-base", help="an OpenAI-compatible chat/completions URL (then --model is its model)")
@@ -31,8 +47,9 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--limit", type=int, help="only the first N questions (a trial run)")
     parser.add_argument("--nproc", type=int, default=4, help="parallel API requests")
     args = parser.parse_args(argv)
-    if args.benchmark == "scb" and not args.grounding_format:
-        parser.error("scb needs --grounding-format (the model family, for stage 2)")
+    args.two_stage = kinds[args.benchmark] == "two_stage"
+    if args.two_stage and not args.grounding_format:
+        parser.error(f"{args.benchmark} needs --grounding-format (the model family, for stage 2)")
     return args
 
 
@@ -59,13 +76,13 @@ def infer(model, dataset, args: argparse.Namespace) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parse(argv)
     prompts.scoring("protocol")  # stops here, saying how, when the scoring package is missing
+    args = parse(argv)
     from vlmevalkit import datasets
 
     model = model_of(args)
-    if args.benchmark == "kviscuit":
-        upload = infer(model, datasets.KViscuit(tsv=args.tsv), args)
+    if not args.two_stage:
+        upload = infer(model, datasets.multiple_choice(args.benchmark, args.tsv), args)
     else:
         stage1 = infer(model, datasets.ScbStage1(tsv=args.tsv), args)
         stage2 = datasets.ScbStage2(tsv=args.tsv, stage1=stage1, grounding_format=args.grounding_format)

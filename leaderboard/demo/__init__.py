@@ -21,6 +21,7 @@ from leaderboard.demo.base import (
     DemoFiles,
     DemoTeam,
     Record,
+    choice_submission,
     demo_for,
     dumps_jsonl,
     register,
@@ -79,7 +80,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 __all__ = [
     "BOX_FORMATS", "COUNTRIES", "DEMOS", "DEMO_TEAMS", "GROUNDINGS", "KVISCUIT_CATEGORIES", "KVISCUIT_LAYOUT",
     "LETTERS", "RLE_SHARE", "SCB_CATEGORIES", "SCB_TYPE_SIZES", "DemoData", "DemoFiles", "DemoTeam", "Record",
-    "demo_for", "dumps_jsonl", "format_box", "gold_bbox", "kviscuit_gold", "kviscuit_submission", "main",
-    "polygons_to_rle", "register", "registered", "scb_gold", "scb_questions", "scb_submission", "unregister",
+    "choice_submission", "demo_for", "dumps_jsonl", "format_box", "gold_bbox", "kviscuit_gold", "kviscuit_submission",
+    "main", "polygons_to_rle", "register", "registered", "scb_gold", "scb_questions", "scb_submission", "unregister",
     "write_demo", "write_files", "write_jsonl",
 ]  # fmt: skip

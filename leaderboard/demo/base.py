@@ -148,6 +148,21 @@ def finish_lines(
     return out
 
 
+def choice_submission(team: DemoTeam, gold: Sequence[Record]) -> list[Record]:
+    """The multiple-choice family's demo submission, for any benchmark of it: lines keyed by the
+    declaration's key field (a gold record's own, else its row index), its answer letters (a gold
+    ``answer`` is a letter or an index into them), ``round(accuracy * N)`` right at random."""
+    bench = BENCHMARKS[team.benchmark]
+    rng = np.random.default_rng(team.seed)
+    right = [bench.choices[a] if isinstance(a, int) else str(a) for a in (r["answer"] for r in gold)]
+    letters = answer_letters(rng, right, team.accuracy, bench.choices)
+    lines = [
+        {bench.key_field: record.get(bench.key_field, row), "answer": letter}
+        for row, (record, letter) in enumerate(zip(gold, letters, strict=True))
+    ]
+    return finish_lines(rng, lines, team.missing, team.as_response, bench.key_field)
+
+
 def dumps_jsonl(records: Iterable[Record]) -> bytes:
     """Records as JSON lines (compact separators, UTF-8, a newline after every line)."""
     return "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records).encode("utf-8")

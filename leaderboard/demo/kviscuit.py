@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from leaderboard.demo.base import DemoData, DemoTeam, Record, answer_letters, finish_lines
+from leaderboard.demo.base import DemoData, DemoTeam, Record, answer_letters, choice_submission, finish_lines
 
 LETTERS: str = "ABCD"
 # K-Viscuit: (category, type-1 rows, type-2 rows), in the order of the official file.
@@ -92,7 +92,8 @@ def kviscuit_submission(
 
 
 def _team_submission(team: DemoTeam, gold: Sequence[Record]) -> list[Record]:
-    return kviscuit_submission(gold, team.accuracy, team.seed, missing=team.missing, as_response=team.as_response)
+    """The multiple-choice family's recipe (the same lines as :func:`kviscuit_submission`)."""
+    return choice_submission(team, gold)
 
 
 TEAMS: tuple[DemoTeam, ...] = (

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
+from scoring.benchmarks.families import Family
 from scoring.gold import Gold
 
 
@@ -189,6 +190,30 @@ Plot = Scatter | Heatmap
 
 
 @dataclass(frozen=True)
+class InspectStep:
+    """A solver or scorer of an ``inspect-ai`` task in ``eval.yaml``: a name Inspect's Hub loader
+    knows (``inspect_ai/_eval/task/hf.py``: ``HFSolver``, ``HFScorer``) and its arguments."""
+
+    name: str
+    args: Mapping[str, object] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class HubInspect:
+    """How Inspect AI runs a task from the dataset itself (``inspect eval hf/OWNER/NAME/TASK``), which
+    hub-docs requires of every ``inspect-ai`` benchmark: ``field_spec`` names the dataset's columns
+    (``input``, ``input_image``, ``target``, ``choices``, ``metadata``), then the solvers and scorers.
+
+    ``caveat`` says why a run from the Hub is not the leaderboard's protocol, when it is not (printed
+    as a comment of the file): the exact protocol is ``inspect_tasks/``."""
+
+    field_spec: Mapping[str, object]
+    solvers: tuple[InspectStep, ...]
+    scorers: tuple[InspectStep, ...]
+    caveat: str = ""
+
+
+@dataclass(frozen=True)
 class HubTask:
     """One task of the benchmark's ``eval.yaml`` on the Hub: a sub-leaderboard of one figure.
 
@@ -200,6 +225,8 @@ class HubTask:
     metric: str
     description: str = ""
     note_metric: str | None = None
+    inspect: HubInspect | None = None
+    """What ``evaluation_framework: inspect-ai`` requires of the task (None: another framework)."""
 
 
 @dataclass(frozen=True)
@@ -286,10 +313,18 @@ class Benchmark:
     benchmark should weigh that before declaring one (docs/integrity.md)."""
     hub: HubRegistration | None = None
     """Its registration in the Hub's evaluation system (leaderboard/hub_results.py); None: none."""
+    family: Family | None = None
+    """Its kind of question (``scoring.benchmarks.families``: multiple choice on an image, SCB's two
+    stages) with where a public row keeps each part: what the runner asks, the harness inputs (the
+    VLMEvalKit TSV), the shipped harness tasks and the demo images read. None: no harness inputs
+    (the site offers the question list only)."""
     protocol: Mapping[str, Callable[..., tuple]] = field(default_factory=dict)
     """What a model is asked, one builder per stage (``scoring.protocol``): the parts (text, image
     index) of a question's prompt, which the runner, the lmms-eval tasks and the VLMEvalKit dataset
-    all send; the one place the benchmark's prompts are written."""
+    all send; the one place the benchmark's prompts are written. By default the family's."""
+    site_export: Callable[[dict, object], dict | str] | None = None
+    """The row in the shape of the benchmark's own site or paper (``python -m leaderboard export``):
+    ``(result record, scoring.benchmarks.site_exports.SiteRow) -> a JSON record or a text``; None: none."""
     headline: Mapping[str, float] = field(default_factory=dict)
     """The metrics a team iterates on, each with its Ladder step in points: a team's later private
     submission is shown when it beats the team's best shown figure by more than the step on any
@@ -304,6 +339,8 @@ class Benchmark:
             object.__setattr__(self, "view_metrics", (self.primary_metric,))
         if not self.headline:
             object.__setattr__(self, "headline", {self.primary_metric: HEADLINE_STEP})
+        if not self.protocol and self.family is not None:
+            object.__setattr__(self, "protocol", self.family.protocol(self.choices))
         for check in (self._check_choices, self._check_names, self._check_references):
             check()
 

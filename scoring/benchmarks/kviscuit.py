@@ -16,12 +16,16 @@ from scoring.benchmarks.base import (
     Benchmark,
     Grouping,
     Heatmap,
+    HubInspect,
     HubRegistration,
     HubTask,
+    InspectStep,
     Metric,
     Panel,
     Stat,
 )
+from scoring.benchmarks.families import MultipleChoice
+from scoring.benchmarks.site_exports import kviscuit_site
 from scoring.errors import GoldError, LineError
 from scoring.gold import Gold, content_version, group_codes, read_records
 
@@ -176,6 +180,28 @@ def shifted_ids(given: list[tuple[int, object, object]], gold: Gold) -> str | No
     return None
 
 
+HUB_INSPECT = HubInspect(
+    field_spec={
+        "input": "question",
+        "input_image": "image_url",  # a string column: the loader passes it to ContentImage as is
+        "target": "answer",  # the 0-based index, which the loader turns into its letter
+        "choices": "options",
+        "metadata": ["id_", "category", "question_type"],
+    },
+    solvers=(
+        InspectStep("multiple_choice", {"template": f"{{question}}\n{{choices}}\n{protocol.KVISCUIT_INSTRUCTION}"}),
+    ),
+    scorers=(InspectStep("match", {"location": "exact"}),),  # run_vqa.py: an answer is exactly one letter
+    caveat=(
+        "inspect-ai's Hub loader sends the text before the image and lists the options as 'A) ...'; the "
+        "official prompt (inspect_tasks/kviscuit.py) sends the image first and indents 'A. ...'. The "
+        "scorer counts the official rule (exactly one letter); the leaderboard's headline accuracy also "
+        "reads '(b)' or 'B.'."
+    ),
+)
+"""``eval.yaml``'s inspect-ai fields: the closest Inspect's Hub loader comes to ``run_vqa.py``."""
+
+
 KVISCUIT = Benchmark(
     id="kviscuit",
     name="K-Viscuit",
@@ -209,7 +235,11 @@ KVISCUIT = Benchmark(
         "ddehun/k-viscuit",  # the authors' dataset: 657 rows, split test
         (
             HubTask(
-                "kviscuit_accuracy", "acc", "Accuracy on the 657 multiple-choice questions", note_metric="acc_strict"
+                "kviscuit_accuracy",
+                "acc",
+                "Accuracy on the 657 multiple-choice questions",
+                note_metric="acc_strict",
+                inspect=HUB_INSPECT,
             ),
         ),
     ),
@@ -229,5 +259,7 @@ KVISCUIT = Benchmark(
         "is exactly one option's text is read as that option's letter. No answers."
     ),
     example_lines=('{"question_id": 0, "answer": "A"}', '{"question_id": 1, "answer": "(c)", "id_": "Food.1.1"}'),
+    family=MultipleChoice(subcategory="question_type"),
+    site_export=kviscuit_site,
     protocol={"answer": protocol.kviscuit},
 )

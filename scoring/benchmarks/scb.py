@@ -23,13 +23,17 @@ from scoring.benchmarks.base import (
     Benchmark,
     Grouping,
     Heatmap,
+    HubInspect,
     HubRegistration,
     HubTask,
+    InspectStep,
     Metric,
     Panel,
     Scatter,
     Stat,
 )
+from scoring.benchmarks.families import TwoStage
+from scoring.benchmarks.site_exports import scb_site
 from scoring.boxcheck import BoxSample
 from scoring.errors import GoldError, LineError
 from scoring.geometry import (
@@ -556,6 +560,28 @@ def overlaps(groundings: dict[int, object], gold: Gold, rows: np.ndarray) -> tup
     return inter, union
 
 
+HUB_INSPECT = HubInspect(
+    field_spec={
+        "input": "question",
+        "target": "answer",  # the correct letter: a column the authors' release withholds
+        "choices": ["choice_a", "choice_b", "choice_c", "choice_d"],  # image paths (src/mcq_generator.py)
+        "metadata": ["country", "category", "concept", "type"],
+    },
+    solvers=(
+        InspectStep("multiple_choice", {"template": f"{{question}}\n{{choices}}\n{protocol.SCB_ANSWER_INSTRUCTION}"}),
+    ),
+    scorers=(InspectStep("match", {"location": "exact"}),),
+    caveat=(
+        "inspect-ai's Hub loader cannot run SCB: the release withholds answers and masks, an option is an "
+        "image (the loader takes one image a sample, and reads choice_a-choice_d as text) and stage 2 "
+        "grounds (no Hub scorer computes IoU). These fields register the benchmark; run it with "
+        "inspect_tasks/scb.py and submit the .eval log to the leaderboard, which scores both stages."
+    ),
+)
+"""``eval.yaml``'s inspect-ai fields, which hub-docs requires: the stage-1 question in the columns of
+the authors' generator. A registration, not a runnable task (``caveat``)."""
+
+
 SCB = Benchmark(
     id="scb",
     name="Seeing Culture Benchmark (SCB)",
@@ -607,8 +633,18 @@ SCB = Benchmark(
     hub=HubRegistration(
         "Multimedia-SMU/seeingculture-benchmark",  # the authors' release (CC BY-NC-SA 4.0, test only)
         (
-            HubTask("scb_accuracy", "acc", "Stage 1: accuracy of picking the culturally right image (A-D)"),
-            HubTask("scb_miou", "miou", "Stage 2: mean IoU of the grounding over correctly answered questions"),
+            HubTask(
+                "scb_accuracy",
+                "acc",
+                "Stage 1: accuracy of picking the culturally right image (A-D)",
+                inspect=HUB_INSPECT,
+            ),
+            HubTask(
+                "scb_miou",
+                "miou",
+                "Stage 2: mean IoU of the grounding over correctly answered questions",
+                inspect=HUB_INSPECT,
+            ),
         ),
     ),
     overview=(Panel("acc", by="type"), Panel("miou", by="type"), Panel("gacc50"), Panel("ciou")),
@@ -641,5 +677,7 @@ SCB = Benchmark(
         '{"question_id": "scb-02674", "response": "The answer is (B).", "polygon": [[10, 10, 200, 15, 120, 180]]}',
     ),
     example_fields={"bbox": [250, 250, 750, 750], "bbox_format": "xyxy_1000"},
+    family=TwoStage(),
+    site_export=scb_site,
     protocol={"stage1": protocol.scb_stage1, "stage2": protocol.scb_stage2},
 )

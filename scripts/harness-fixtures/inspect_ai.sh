@@ -3,7 +3,7 @@
 #
 # Installs inspect-ai (INSPECT_VERSION) and the leaderboard's scoring package into its own venv
 # ($INSPECT_VENV), seeds the embedded default's demo store in a temporary folder, writes the app's
-# question lists and the images of their first $LIMIT questions (app_inputs.py, through the app's
+# question lists and the images of their first $LIMIT questions (default: all; app_inputs.py, through the app's
 # own routes), starts `python -m runner.fake_endpoint` on 127.0.0.1:$PORT and runs
 # `inspect eval` of inspect_tasks/kviscuit.py and inspect_tasks/scb.py on those questions
 # (--limit $LIMIT). The logs go to tests/fixtures/harness/inspect_ai-$INSPECT_VERSION/ as
@@ -20,7 +20,7 @@ APP_PY=${APP_PY:-$ROOT/.venv/bin/python}
 INSPECT_VERSION=${INSPECT_VERSION:-0.3.285}
 INSPECT_VENV=${INSPECT_VENV:-/work/venvs/inspect}
 PORT=${PORT:-18003}
-LIMIT=${LIMIT:-40}
+LIMIT=${LIMIT:-100000}  # more than any list holds: every question (LIMIT=40 for a quick run)
 OUT=$ROOT/tests/fixtures/harness/inspect_ai-$INSPECT_VERSION
 WORK=$(mktemp -d)
 ENDPOINT=""

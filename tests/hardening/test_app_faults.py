@@ -133,7 +133,7 @@ def test_kill9_while_scoring_then_restart_finishes_the_submission_once(tmp_path,
 
 
 def test_restart_after_kill9_of_an_idle_app_serves_the_same_board(tmp_path):
-    app = AppServer(tmp_path / "data")
+    app = AppServer(tmp_path / "data", copy_seed=False)  # the app seeds its empty folder itself, as deployed
     app.start()
     try:
         public = app.data_dir / "results" / "data"

@@ -27,6 +27,7 @@ from leaderboard import demo
 from scoring import BENCHMARKS
 from tests.hardening.secrets import GoldSecrets
 from tests.support.app_server import ADMIN_TOKEN, CHROMIUM, CHROMIUM_ARGS, AppServer
+from tests.support.file_field import choose_file
 from ui import display
 
 gradio_client = pytest.importorskip("gradio_client")
@@ -325,13 +326,7 @@ def collect_browser(server: AppServer, golds, tmp_path: Path) -> dict[str, str]:
             '{"question_id": "scb-00001", "answer": "E", "bbox": [0, 0, 99999, 99999]}\n'
         )
         for path in (valid, broken):
-            clear = page.locator("#sub-file button[aria-label='Clear']")
-            if clear.count():
-                clear.first.click()  # the field draws a new file input: wait for it, not the old one
-                page.locator("#sub-file input[type=file]").wait_for(state="attached", timeout=120_000)
-                page.locator("#sub-file button[aria-label='Clear']").wait_for(state="detached", timeout=120_000)
-            page.locator("#sub-file input[type=file]").set_input_files(str(path))
-            page.wait_for_selector(f"#sub-file >> text={path.name}", timeout=120_000)  # a busy host uploads slowly
+            choose_file(page, "#sub-file", path)
             page.fill("#sub-model textarea, #sub-model input", f"Secrecy {path.stem}")
             page.fill("#sub-team textarea, #sub-team input", "Secrecy team")
             page.locator("#sub-btn").click()

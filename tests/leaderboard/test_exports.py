@@ -124,3 +124,20 @@ def test_a_leniently_read_kviscuit_row_is_marked_as_not_the_papers_protocol():
     strict = kviscuit_paper({**result, "counts": {"lenient": 0}}, model="Exact", source="s")
     assert strict["lenient"] == 0 and len(kviscuit_markdown(strict).splitlines()) == 3
     assert "†" not in kviscuit_markdown(strict)
+
+
+def test_each_declaration_carries_its_sites_export():
+    """``python -m leaderboard export`` calls the declaration's ``site_export`` (no branch on the id):
+    SCB's gives the self-report record, K-Viscuit's the paper tables, as a record or as Markdown."""
+    from scoring.benchmarks import get_benchmark
+    from scoring.benchmarks.site_exports import SiteRow
+
+    row = SiteRow(model="GPT-o3", model_type="closed", date="2025-11-03T10:00:00Z", source="s", contact="c")
+    assert get_benchmark("scb").site_export(gpt_o3_result(), row) == scb_official(
+        gpt_o3_result(), model="GPT-o3", model_type="closed", date="2025-11-03T10:00:00Z", source="s", contact="c"
+    )
+    result = {"overall": {"acc": 50.0}, "type": {"1": {"acc": 40.0}}, "category": {"Food": {"acc": 60.0}}}
+    paper = kviscuit_paper(result, model="M", source="s")
+    kviscuit = get_benchmark("kviscuit").site_export
+    assert kviscuit(result, SiteRow(model="M", source="s")) == paper
+    assert kviscuit(result, SiteRow(model="M", source="s", markdown=True)) == kviscuit_markdown(paper)

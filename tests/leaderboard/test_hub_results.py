@@ -4,14 +4,18 @@ on the model repo with their own token, tested against the test Hub (tests/suppo
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import json
+import re
 from pathlib import Path
 
 import pytest
 import yaml
-from huggingface_hub import HfApi
+from huggingface_hub import HfApi, eval_result_entries_to_yaml, parse_eval_result_entries
 
 from leaderboard.config import ConfigError, Settings
-from leaderboard.hub_results import SOURCE_NAME, entries, eval_yaml, results_path
+from leaderboard.hub_results import SOURCE_NAME, entries, eval_yaml, eval_yaml_text, results_path
 from scoring.benchmarks import BENCHMARKS
 from submissions.records import Identity
 from submissions.request import SubmitRequest
@@ -40,7 +44,8 @@ def test_the_cli_prints_entries_the_hub_format_takes_for_a_public_row(tmp_path):
     path = write_submission(tmp_path / "s.jsonl", gold, accuracy=0.7, seed=3, grounding="bbox_good")
     lb.submissions.submit(SubmitRequest("scb", path, form("Exp-VLM", "Lab"), MAINTAINER))
     row = next(r for r in table_json(data) if r["model"] == "Exp-VLM")
-    listed = yaml.safe_load(cli(data, "export", "--benchmark", "scb", row["row_id"], "--eval-results").stdout)
+    printed = cli(data, "export", "--benchmark", "scb", row["row_id"], "--eval-results").stdout
+    listed = yaml.safe_load(printed)
     registration = yaml.safe_load(cli(data, "export", "--benchmark", "scb", "--eval-yaml").stdout)
     assert isinstance(listed, list) and len(listed) == 2
     task_ids = {t["id"] for t in registration["tasks"]}
@@ -54,6 +59,12 @@ def test_the_cli_prints_entries_the_hub_format_takes_for_a_public_row(tmp_path):
             "name": SOURCE_NAME,
         }
         assert entry["date"] == lb.board("scb").row(row["row_id"]).submitted_at[:10]
+    # the format as huggingface_hub reads and writes it (EvalResultEntry): nothing it does not know, nothing lost
+    parsed = parse_eval_result_entries(listed)
+    assert eval_result_entries_to_yaml(parsed) == listed
+    assert all(re.fullmatch(r"[\w.-]+/[\w.-]+", e.dataset_id) and e.source_url for e in parsed)
+    assert all(type(e.value) is float and type(e.date) is str for e in parsed)
+    assert printed.count(f"date: '{parsed[0].date}'") == 2  # quoted: YAML would read a bare date as a date
     assert set(registration) == {"name", "description", "evaluation_framework", "tasks"}
     assert registration["evaluation_framework"] == "inspect-ai"
     assert all({"id", "config", "split"} <= set(t) for t in registration["tasks"])
@@ -73,6 +84,50 @@ def test_a_row_without_grounding_gives_only_its_accuracy_and_kviscuit_notes_its_
     same = entries(kv, {"overall": {"acc": 70.0, "acc_strict": 70.0}}, dataset="o/d", date="", source_url="u")
     assert "notes" not in same[0]
     assert results_path(kv) == ".eval_results/kviscuit.yaml"
+
+
+VALIDATED = Path(__file__).parents[1] / "fixtures" / "harness" / "inspect_ai-0.3.285" / "eval-yaml"
+HF_TASK_KEYS = {"id", "config", "split", "field_spec", "shuffle_choices", "epochs", "epoch_reducer", "solvers"} | {
+    "scorers"
+}
+"""inspect-ai 0.3.285's ``HFTask`` (inspect_ai/_eval/task/hf.py, ``extra="forbid"``): any other key is refused."""
+
+
+@pytest.mark.parametrize("benchmark", ["scb", "kviscuit"])
+def test_eval_yaml_is_the_file_inspect_ais_hub_loader_accepted(benchmark):
+    """hub-docs (docs/hub/eval-results.md, "Eval.yaml specification"): an ``inspect-ai`` benchmark's tasks
+    also need ``field_spec``, ``solvers`` and ``scorers``; inspect-ai's Hub loader refused the file
+    without them. What --eval-yaml prints is byte for byte the file that loader accepted
+    (scripts/harness-fixtures/inspect_hub.sh wrote the fixture and its findings)."""
+    bench = BENCHMARKS[benchmark]
+    printed = eval_yaml_text(bench, bench.hub.dataset_id)
+    report = json.loads((VALIDATED / "validation.json").read_text(encoding="utf-8"))
+    (found,) = [f for f in report["files"] if f["file"] == f"{benchmark}.eval.yaml"]
+    assert report["inspect_ai"] == "0.3.285" and found["accepted"] is True
+    assert printed == (VALIDATED / f"{benchmark}.eval.yaml").read_text(encoding="utf-8")
+    assert hashlib.sha256(printed.encode("utf-8")).hexdigest() == found["sha256"]
+    data = yaml.safe_load(printed)
+    assert data["evaluation_framework"] == "inspect-ai"
+    assert [t["id"] for t in data["tasks"]] == [t.id for t in bench.hub.tasks] == [t["id"] for t in found["tasks"]]
+    for task in data["tasks"]:
+        assert set(task) <= HF_TASK_KEYS and {"field_spec", "solvers", "scorers"} <= set(task)
+        assert {"input", "target", "choices"} <= set(task["field_spec"]) and task["solvers"] and task["scorers"]
+    assert all(t["built"] and t["sample"]["target"] == "B" for t in found["tasks"])  # answer 1 read as its letter
+
+
+def test_an_inspect_ai_registration_without_its_fields_is_refused_and_comments_say_where_a_hub_run_differs():
+    kv = BENCHMARKS["kviscuit"]
+    bare = dataclasses.replace(kv.hub, tasks=tuple(dataclasses.replace(t, inspect=None) for t in kv.hub.tasks))
+    with pytest.raises(ValueError, match="kviscuit_accuracy: evaluation_framework inspect-ai requires field_spec"):
+        eval_yaml(dataclasses.replace(kv, hub=bare), "o/d")
+    other = dataclasses.replace(bare, evaluation_framework="math-arena")
+    assert eval_yaml(dataclasses.replace(kv, hub=other), "o/d")["tasks"] == [
+        {"id": "kviscuit_accuracy", "config": "default", "split": "test"}
+    ]
+    text = eval_yaml_text(BENCHMARKS["scb"], "lab/scb")
+    comments = " ".join(line[2:] for line in text.splitlines() if line.startswith("# "))
+    assert comments.startswith("eval.yaml of lab/scb:") and "inspect-ai's Hub loader cannot run SCB" in comments
+    assert "&id" not in text and "*id" not in text  # no YAML anchors: both tasks spell their lists out
 
 
 def test_the_hub_dataset_is_configured_per_benchmark_and_needs_an_owner():

@@ -147,3 +147,32 @@ def test_raw_qwen2_5_vl_texts_in_the_hub_frames_get_no_hint(golds, records, tmp_
     ]
     assert both(golds, raw, tmp_path, grounding_format="qwen2_5_vl") == []
     assert both(golds, raw, tmp_path, grounding_format="qwen2_5_vl:hub") == []
+
+
+@pytest.mark.parametrize("first", [0, 1])
+def test_numbered_answers_get_one_hint_not_a_line_each(golds, records, tmp_path, first):
+    """A file answering with option numbers (``"answer": 1``) was one identical error per line (3,178 on
+    the demo set); now one hint says what was written and what to write, whether counted from 0 or 1."""
+    lines = [{"question_id": r["question_id"], "answer": first + i % 4} for i, r in enumerate(records)]
+    got = both(golds, lines, tmp_path)
+    assert [i.code for i in got] == ["numbered_answers"]
+    assert got[0].line == 0 and "numbers" in got[0].message and "'A'" in got[0].message
+    assert f"{len(records)}" in got[0].message.replace(",", "")
+
+
+def test_a_few_numbered_answers_keep_their_line_errors(golds, records, tmp_path):
+    lines = [line(r) for r in records]
+    lines[3]["answer"] = 2
+    assert [(i.code, i.line) for i in both(golds, lines, tmp_path)] == [("bad_answer", 4)]
+
+
+def test_a_list_wrapped_in_one_object_gets_one_hint(golds, records, tmp_path):
+    """``{"predictions": [...]}`` in one object: the hint names the key and the count and asks for one
+    object a line, instead of "question_id is missing"."""
+    path = tmp_path / "wrapped.json"
+    path.write_text(json.dumps({"predictions": [line(r) for r in records]}))
+    with pytest.raises(scoring.SubmissionError) as raised:
+        check_file("scb", golds[0], path)
+    assert [i.code for i in raised.value.issues] == ["wrapped_list"]
+    said = raised.value.issues[0].message
+    assert "'predictions'" in said and f"{len(records)}" in said and "one object a line" in said

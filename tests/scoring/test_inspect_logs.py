@@ -42,14 +42,49 @@ def test_an_inspect_log_is_scored_exactly_as_its_responses_in_json_lines(benchma
     from_log = scoring.score_file(benchmark, gold, log, min_coverage=0)
     from_lines = scoring.score_file(benchmark, gold, same, min_coverage=0)
     assert from_log.to_dict() == from_lines.to_dict()
-    assert from_log.counts["submitted"] == 40 == len(same.splitlines())  # the run's --limit 40
+    assert from_log.counts["submitted"] == gold.size == len(same.splitlines())  # every question of the demo list
     converted = harness.as_submission(scoring.get_benchmark(benchmark), gold, log, 10**8)
     assert converted.kind == "an Inspect AI log (.eval)" and converted.issues == ()
     lines = [json.loads(x) for x in converted.data.splitlines()]
-    assert sorted(line["question_id"] for line in lines) == gold.keys[:40]  # sample ids are the question ids
+    assert sorted(line["question_id"] for line in lines) == sorted(gold.keys)  # sample ids are the question ids
     if benchmark == "scb":  # both stages of one sample, stage 2 read in the family the run named
         assert {line["grounding_format"] for line in lines} == {"qwen2_5_vl"}
         assert from_log.overall["miou"] is not None
+
+
+def test_a_log_of_the_benchmarks_eval_yaml_run_from_the_hub_is_scored_as_its_responses_in_json_lines(golds):
+    """``inspect eval hf/ddehun/k-viscuit/kviscuit_accuracy``: the real inspect-ai running K-Viscuit from the
+    eval.yaml --eval-yaml prints, on the test Hub (scripts/harness-fixtures/inspect_hub.sh, all 657 demo
+    rows). Its loader numbers samples 1, 2, ... by position in the split: read as written, sample n is
+    question n - 1, exactly as the JSON Lines in which each response's question was found by what it
+    asked; and the official one-letter rule counts what Inspect's own scorer (match, exact) counted."""
+    gold = golds["kviscuit"]
+    log = (FIXTURES / "hub" / "kviscuit_accuracy.eval").read_bytes()
+    same = (FIXTURES / "hub" / "kviscuit_accuracy.jsonl").read_bytes()
+    from_log = scoring.score_file("kviscuit", gold, log, min_coverage=0)
+    from_lines = scoring.score_file("kviscuit", gold, same, min_coverage=0)
+    assert from_log.to_dict() == from_lines.to_dict()
+    assert from_log.counts["submitted"] == 657 == len(same.splitlines()) == gold.size
+    with zipfile.ZipFile(io.BytesIO(log)) as z:
+        header = inspect_log._json(z, z.getinfo("header.json"), inspect_log.MAX_SAMPLE_BYTES)
+    assert header["eval"]["task"] == "hf/ddehun/k-viscuit/kviscuit_accuracy"
+    (logged,) = header["results"]["scores"]
+    assert logged["scorer"] == "match"
+    inspect_accuracy = logged["metrics"]["accuracy"]["value"]
+    assert from_log.overall["acc_strict"] == pytest.approx(100 * inspect_accuracy, abs=0.005)
+    assert from_log.overall["acc"] > from_log.overall["acc_strict"] > 0  # "The answer is B." counts only leniently
+
+
+def test_a_hub_loader_log_whose_samples_were_shuffled_is_one_error_saying_to_run_it_unshuffled(golds):
+    """Positions are the only link from such a sample to its question: shuffled, they link nothing."""
+    members = _members("kviscuit_accuracy", "hub")
+    for name in ("header.json", "_journal/start.json"):
+        run = json.loads(members[name])
+        run["eval"]["dataset"]["shuffled"] = True
+        members[name] = json.dumps(run).encode()
+    with pytest.raises(scoring.SubmissionError) as e:
+        scoring.score_file("kviscuit", golds["kviscuit"], _zip(members), min_coverage=0)
+    assert e.value.total == 1 and "ran with its samples shuffled" in e.value.issues[0].message
 
 
 def _zip(members: dict[str, bytes]) -> bytes:
@@ -60,9 +95,9 @@ def _zip(members: dict[str, bytes]) -> bytes:
     return out.getvalue()
 
 
-def _members(benchmark: str) -> dict[str, bytes]:
+def _members(benchmark: str, folder: str = "") -> dict[str, bytes]:
     """The fixture's members, unpacked (a log to change in one place)."""
-    with zipfile.ZipFile(FIXTURES / f"{benchmark}.eval") as z:
+    with zipfile.ZipFile(FIXTURES / folder / f"{benchmark}.eval") as z:
         return {i.filename: inspect_log._member(z, i, inspect_log.MAX_LOG_BYTES) for i in z.infolist()}
 
 
@@ -80,7 +115,7 @@ def test_a_sample_that_errored_is_named_and_the_rest_are_read(golds):
     broken["error"] = {"message": "RateLimitError: too many requests", "traceback": ""}
     members["samples/3_epoch_1.json"] = json.dumps(broken).encode()
     converted = harness.as_submission(scoring.get_benchmark("kviscuit"), golds["kviscuit"], _zip(members), 10**8)
-    assert len(converted.data.splitlines()) == 39
+    assert len(converted.data.splitlines()) == golds["kviscuit"].size - 1  # every sample but the broken one
     ((_, code, message),) = converted.issues
     assert code == "bad_response" and "sample 3 ended in an error in the run (RateLimitError" in message
 

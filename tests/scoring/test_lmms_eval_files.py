@@ -20,6 +20,7 @@ import pytest
 
 import scoring
 from scoring import bundle, harness
+from scoring.validation import check_file
 from tests.support.harness_files import LMMS_EVAL, demo_gold_files, lmms_samples, written_name
 from tests.support.scoring import write_lines
 
@@ -310,3 +311,19 @@ def test_a_stage2_asked_in_qwen2_5_vl_is_left_to_the_declared_pixel_preset(golds
     )
     lines = [json.loads(t) for t in converted.data.splitlines()]
     assert [set(x) for x in lines] == [{"question_id", "response", "grounding_response"}] * 2
+
+
+def test_stage1_alone_is_valid_but_warns_that_no_answer_is_grounded(golds):
+    """lmms-eval's SCB stage-1 file sent without its stage-2 file answers every question and grounds
+    none: it may be scored (accuracy is real), but the team is told mIoU counts every question as 0
+    and how to send the grounding; both stages together carry no such warning."""
+    gold = golds["scb"]
+    alone = check_file("scb", gold, lmms_samples("scb_stage1"))
+    assert alone.answered == gold.size
+    assert [w.code for w in alone.warnings] == ["no_grounding"]
+    said = alone.summary()
+    assert "mIoU" in said and "stage-2" in said and "both files" in said
+    both = [bundle.Part(written_name(f"scb_{t}"), lmms_samples(f"scb_{t}")) for t in ("stage1", "stage2")]
+    assert check_file("scb", gold, bundle.gather(both, 10**8), bbox_format="xyxy").warnings == ()
+    kviscuit = check_file("kviscuit", golds["kviscuit"], lmms_samples("kviscuit"))
+    assert kviscuit.warnings == ()  # no grounding metric: nothing to warn about

@@ -2,18 +2,31 @@
 
 Shared by the browser tests, the hardening tests and the app benchmarks: start, wait until
 it answers, stop, kill -9, restart on the same data folder, its log and its memory.
+
+A first start on a new folder seeds the demo (gold, then every demo team's submission scored):
+~10 s of CPU that every app-starting module paid again for the same result. :func:`seeded_copy`
+seeds once per test run and seed settings, in a child by ``python -m leaderboard demo`` (the same
+``Leaderboard.seed_demo`` as the app's first start), and each new folder starts as a copy of it;
+the app then finds a store that is not empty and serves it. ``AppServer(copy_seed=False)`` leaves
+the seeding to the app (tests/hardening/test_app_faults.py keeps one such start).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
+
+from filelock import FileLock
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
@@ -30,6 +43,73 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
+SEEDED_ROOT = Path(tempfile.gettempdir()) / "leaderboard-seeded"
+NOT_SEEDING = frozenset(
+    {
+        "LEADERBOARD_REFRESH_SECONDS",
+        "LEADERBOARD_FEEDBACK",
+        "LEADERBOARD_LOCAL_USER",
+        "LEADERBOARD_ADMIN_TOKEN",
+        "GRADIO_TEMP_DIR",
+    }
+)
+"""Settings the demo seed does not read: apps that differ only in these share one seeded folder."""
+SEED = ["-m", "leaderboard", "demo"]  # the maintainers' command; Leaderboard.seed_demo, as the app's first start
+STALE_RUNS = 6 * 3600  # seconds after which another run's seeded folders are removed
+
+
+def seeds_demo(env: dict[str, str]) -> bool:
+    """Whether an app with ``env`` seeds an empty local folder (app.open_leaderboard's rule)."""
+    demo_off = env.get("LEADERBOARD_DEMO", "1").strip().lower() in {"0", "false", "no", "off"}
+    on_hub = any(name.startswith("LEADERBOARD_") and name.endswith("_REPO") for name in env)
+    return not demo_off and not on_hub and env.get("LEADERBOARD_ROLE", "writer") != "reader"
+
+
+def _run_folder() -> Path:
+    """This test run's seeded folders (pytest-xdist's workers share one run id)."""
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID") or f"pid{os.getpid()}"
+    return SEEDED_ROOT / run
+
+
+def _remove_stale_runs(keep: Path) -> None:
+    for run in SEEDED_ROOT.glob("*"):
+        if run != keep and run.is_dir() and time.time() - run.stat().st_mtime > STALE_RUNS:
+            shutil.rmtree(run, ignore_errors=True)
+
+
+def _seed_key(environment: dict[str, str]) -> str:
+    """The settings of ``environment`` the seed may read (every LEADERBOARD_* but the folder)."""
+    read = {
+        name: value
+        for name, value in environment.items()
+        if (name.startswith("LEADERBOARD_") or name in ("PYTHONPATH", "SHARED_DATA_DIR"))
+        and name not in NOT_SEEDING
+        and name != "LEADERBOARD_DATA_DIR"
+    }
+    return hashlib.sha256(json.dumps(read, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def seeded_copy(environment: dict[str, str], data_dir: Path, setting: str) -> None:
+    """Fill the new folder ``data_dir`` with the demo seed the app would write there: seeded once
+    per run and seed settings by ``app.open_leaderboard`` in a child with ``environment``; the
+    results card names the copy's folder (``setting``), as if seeded there."""
+    run = _run_folder()
+    template = run / _seed_key(environment)
+    run.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(template) + ".lock"):
+        if not template.exists():
+            _remove_stale_runs(run)
+            building = template.with_name(template.name + ".building")
+            shutil.rmtree(building, ignore_errors=True)
+            env = {**environment, "LEADERBOARD_DATA_DIR": str(building)}
+            done = subprocess.run([sys.executable, *SEED], cwd=ROOT, env=env, capture_output=True, text=True)
+            if done.returncode != 0:
+                raise RuntimeError(f"seeding the demo failed ({done.returncode}):\n{done.stderr[-3000:]}")
+            building.rename(template)
+    shutil.copytree(template, data_dir)
+    card = data_dir / "results" / "README.md"
+    if card.exists():
+        card.write_text(card.read_text().replace(str(template / "results"), str(Path(setting) / "results")))
 
 
 def free_port() -> int:
@@ -51,7 +131,9 @@ def port_taken(port: int) -> bool:
 class AppServer:
     """One ``python app.py`` process; its stdout and stderr go to ``log`` (appended on restart)."""
 
-    def __init__(self, data_dir: Path, log: Path | None = None, cwd: Path | None = None, **env: str) -> None:
+    def __init__(
+        self, data_dir: Path, log: Path | None = None, cwd: Path | None = None, copy_seed: bool = True, **env: str
+    ) -> None:
         """``cwd``: run the app there with ``LEADERBOARD_DATA_DIR`` relative to it, as deployed
         (``data`` in the working folder, the default); else in the repo with an absolute path."""
         self.cwd = Path(cwd) if cwd else ROOT
@@ -59,6 +141,7 @@ class AppServer:
         self.data_setting = str(data_dir)
         self.log = log or self.data_dir.parent / "app.log"
         self.env = env
+        self.copy_seed = copy_seed
         self.proc: subprocess.Popen | None = None
         self.port = 0
         self.url = ""
@@ -92,6 +175,11 @@ class AppServer:
         for name in ("SPACE_ID", "LEADERBOARD_OAUTH", "LEADERBOARD_GOLD_REPO"):
             if name not in self.env:  # the machine's, not asked for by the test
                 environment.pop(name, None)
+        new_folder = not self.data_dir.exists() or not any(self.data_dir.iterdir())
+        if new_folder and self.copy_seed and seeds_demo(environment):
+            if self.data_dir.exists():
+                self.data_dir.rmdir()
+            seeded_copy(environment, self.data_dir, self.data_setting)
         self.log.parent.mkdir(parents=True, exist_ok=True)
         with open(self.log, "ab") as out:  # the child keeps its own descriptor
             self.proc = subprocess.Popen(

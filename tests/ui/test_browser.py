@@ -12,6 +12,7 @@ import pytest
 from leaderboard import demo
 from leaderboard.config import Settings
 from leaderboard.service import Leaderboard
+from tests.support.file_field import choose_file
 from tests.ui.conftest import ADMIN_TOKEN, shot, start_app
 
 UI_MODEL = "UITest-Model-9000"
@@ -58,11 +59,7 @@ def board_models(board) -> list[str]:
 
 def submit_file(page, path, model: str, team: str, public: bool = True) -> None:
     open_tab(page, "Submit")
-    clear = page.locator("#sub-file button[aria-label='Clear']")
-    if clear.count():
-        clear.first.click()
-    page.locator("#sub-file input[type=file]").set_input_files(str(path))
-    page.wait_for_selector(f"#sub-file >> text={path.name}")
+    choose_file(page, "#sub-file", path)
     page.fill("#sub-model textarea, #sub-model input", model)
     page.fill("#sub-team textarea, #sub-team input", team)
     if public:  # new submissions are private unless the team chooses otherwise (docs/teams.md)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.support.file_field import choose_file
 from tests.support.harness_files import lmms_samples, written_name
 from tests.ui.conftest import shot, start_app
 
@@ -40,10 +41,8 @@ def _form(browser, server, width: int):
 
 
 def _send(page, files, model: str, validate_only: bool) -> str:
-    page.locator("#sub-file input[type=file]").set_input_files(str(files["scb_stage1"]))
-    page.wait_for_selector(f"#sub-file >> text={files['scb_stage1'].name}", timeout=180_000)  # a loaded host
-    page.locator("#sub-more-files input[type=file]").set_input_files(str(files["scb_stage2"]))
-    page.wait_for_selector(f"#sub-more-files >> text={files['scb_stage2'].name}", timeout=180_000)
+    choose_file(page, "#sub-file", files["scb_stage1"])
+    choose_file(page, "#sub-more-files", files["scb_stage2"])
     page.fill("#sub-model textarea, #sub-model input", model)
     page.fill("#sub-team textarea, #sub-team input", "Harness team")
     if validate_only:

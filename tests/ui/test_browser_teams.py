@@ -27,6 +27,7 @@ from leaderboard.service import Leaderboard
 from scoring.engine import UnparsedLine
 from submissions.records import Identity
 from tests.support.app_server import ADMIN_TOKEN, AppServer
+from tests.support.file_field import choose_file
 from tests.support.gradio_queue import fn_index, queue_call
 from tests.support.scoring import with_options
 from tests.support.submissions import small_gold
@@ -169,13 +170,7 @@ def fill_form(page, path: Path, model: str, team: str, *, bench: str = "", fmt: 
     page.locator("#sub-file").wait_for(state="visible")
     if bench:
         choose(page, "sub-bench", bench)
-    clear = page.locator("#sub-file button[aria-label='Clear']")
-    if clear.count():
-        clear.first.click()
-    page.locator("#sub-file input[type=file]").set_input_files(str(path))
-    page.wait_for_function(  # a narrow screen puts the name's stem and extension on two lines
-        "name => document.querySelector('#sub-file').innerText.replace(/\\s/g, '').includes(name)", arg=path.name
-    )
+    choose_file(page, "#sub-file", path)
     page.fill("#sub-model textarea, #sub-model input", model)
     page.fill("#sub-team textarea, #sub-team input", team)
     if fmt:
