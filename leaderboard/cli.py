@@ -51,6 +51,7 @@ from store.records import HOLD_REASON
 from submissions import fields
 from submissions.probes import held_queue
 from submissions.records import VISIBILITIES, Identity, Status, SubmissionForm
+from submissions.request import SubmitRequest
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -189,7 +190,7 @@ def _team(lb: Leaderboard, args: argparse.Namespace) -> int:
             print(f"{team.name}\t{team.owner}" + ("" if team.claimed else "\t(first user; not yet written down)"))
         return 0
     if args.team_command == "show":
-        team = lb.team(args.name)
+        team = lb.moderation.team(args.name)
         if team is None:
             print(f"no team named like {args.name!r}")
             return 1
@@ -197,7 +198,7 @@ def _team(lb: Leaderboard, args: argparse.Namespace) -> int:
         for event in team.events:
             print(f"  {event.at[:19]} {event.action} -> {event.owner} (by {event.by})")
         return 0
-    current = lb.team(args.name)
+    current = lb.moderation.team(args.name)
     if current is None and not args.create:
         known = difflib.get_close_matches(args.name, [t.name for t in lb.teams.all()], n=3, cutoff=0.6)
         hint = f" Did you mean {', '.join(repr(k) for k in known)}?" if known else ""
@@ -211,7 +212,7 @@ def _team(lb: Leaderboard, args: argparse.Namespace) -> int:
         print(f"{current.name}: already owned by {current.owner}; nothing was changed")
         return 0
     try:
-        team = lb.transfer_team(args.name, args.to, args.by)
+        team = lb.moderation.transfer_team(args.name, args.to, args.by)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
@@ -236,12 +237,12 @@ def _add_gold(lb: Leaderboard, args: argparse.Namespace) -> int:
     shown = None
     try:
         if lb.gold_info(args.benchmark) is not None:
-            shown = lb.preview_gold(args.benchmark, args.file, _fields(args))
+            shown = lb.corrections.preview_gold(args.benchmark, args.file, _fields(args))
             _print_audit(shown.leaks, _fields(args))
             print("\n".join(shown.lines()))
             if shown.needs_confirmation and not args.confirm:
                 return _unconfirmed(shown)
-        update = lb.update_gold(
+        update = lb.corrections.update_gold(
             args.benchmark, args.file, args.by, confirm=args.confirm, withheld=_fields(args), preview=shown
         )
     except UnconfirmedGold as e:
@@ -392,7 +393,7 @@ def _gold(lb: Leaderboard, args: argparse.Namespace) -> int:
     if args.gold_command == "restore":
         return _restore_gold(lb, args)
     for b in [args.benchmark] if args.benchmark else BENCHMARKS:
-        info, staged = lb.gold_info(b), lb.staged_gold(b)
+        info, staged = lb.gold_info(b), lb.corrections.staged_gold(b)
         print(f"{b}: " + (f"{info.version} since {info.added_at} by {info.added_by}" if info else "no gold"))
         if staged:
             print(f"  staged: {staged.version} since {staged.added_at} by {staged.added_by} (awaiting the rescore)")
@@ -400,7 +401,7 @@ def _gold(lb: Leaderboard, args: argparse.Namespace) -> int:
         if stored:  # what `gold restore --version` can take
             print(f"  stored versions: {', '.join(stored)}")
         if info:  # the audit of the list teams have now, not only in the run that staged it
-            _print_audit(lb.gold_audit(b), info.withheld)
+            _print_audit(lb.corrections.gold_audit(b), info.withheld)
     return 0
 
 
@@ -412,7 +413,7 @@ def _submit(lb: Leaderboard, args: argparse.Namespace) -> int:
                              grounding_format=args.grounding_format)  # fmt: skip
     try:
         with one_upload(args.file, lb.settings.max_upload_bytes) as (path, name):
-            answer = lb.submit(args.benchmark, path, form, identity, name)
+            answer = lb.submissions.submit(SubmitRequest(args.benchmark, path, form, identity, name))
     except (BundleError, OSError) as e:
         print(f"error: predictions: {e}", file=sys.stderr)
         return 2
@@ -448,7 +449,7 @@ def _table(lb: Leaderboard, args: argparse.Namespace) -> int:
 
 
 def _rescore(lb: Leaderboard, args: argparse.Namespace) -> int:
-    report = lb.rescore(args.benchmark, args.workers)
+    report = lb.corrections.rescore(args.benchmark, args.workers)
     if args.json:
         print(json.dumps({b: {**part, "rank_changes": [vars(c) for c in part["rank_changes"]],
                               "rows": [dataclasses.asdict(r) for r in part["rows"]]}
@@ -460,7 +461,7 @@ def _rescore(lb: Leaderboard, args: argparse.Namespace) -> int:
 
 def _moderate(lb: Leaderboard, args: argparse.Namespace) -> int:
     reason = getattr(args, "reason", "")
-    if not lb.set_hidden(args.submission_id, args.command == "hide", args.by, reason):
+    if not lb.moderation.set_hidden(args.submission_id, args.command == "hide", args.by, reason):
         print(f"error: no submission {args.submission_id}", file=sys.stderr)
         return 1
     why = f" ({reason})" if reason else " (no reason given: the team is told none was given; add --reason)"
@@ -482,10 +483,10 @@ def _held(lb: Leaderboard, args: argparse.Namespace) -> int:
         print(f"error: not held: {', '.join(unknown)} (see `python -m leaderboard held`)", file=sys.stderr)
         return 1
     for sid in args.release:
-        lb.set_hidden(sid, False, args.by)
+        lb.moderation.set_hidden(sid, False, args.by)
         print(f"released: {sid} (its figures are shown to its team as the Ladder allows)")
     for sid in args.hide:
-        lb.set_hidden(sid, True, args.by, args.reason)
+        lb.moderation.set_hidden(sid, True, args.by, args.reason)
         print(f"hidden: {sid} ({args.reason.strip()})")
     if args.release or args.hide:
         _when_shown(lb)
@@ -504,7 +505,7 @@ def _held(lb: Leaderboard, args: argparse.Namespace) -> int:
 
 
 def _resume(lb: Leaderboard, _args: argparse.Namespace) -> int:
-    print(f"finished {lb.resume()} submission(s)")
+    print(f"finished {lb.corrections.resume()} submission(s)")
     return 0
 
 
@@ -520,7 +521,9 @@ def _demo(lb: Leaderboard, _args: argparse.Namespace) -> int:
 
 def _probes(lb: Leaderboard, args: argparse.Namespace) -> int:
     """Print the flags and their evidence; with ``--hold``, hold that submitter's submissions."""
-    found = [f for b in ([args.benchmark] if args.benchmark else list(BENCHMARKS)) for f in lb.probe_report(b)]
+    found = [
+        f for b in ([args.benchmark] if args.benchmark else list(BENCHMARKS)) for f in lb.moderation.probe_report(b)
+    ]
     if args.hold:
         series = {
             name for f in found if args.hold in (f.submitter, *f.submitters) for name in (f.submitter, *f.submitters)
@@ -530,7 +533,7 @@ def _probes(lb: Leaderboard, args: argparse.Namespace) -> int:
             print(f"error: {args.hold!r} is not a flagged submitter", file=sys.stderr)
             return 1
         others = f" and its series ({', '.join(sorted(series - {args.hold}))})" if len(series) > 1 else ""
-        print(f"held {len(lb.hold(ids, args.by))} submission(s) of {args.hold}{others}")
+        print(f"held {len(lb.moderation.hold(ids, args.by))} submission(s) of {args.hold}{others}")
         return 0
     for flag in found:
         linked = f" (series with {', '.join(a for a in flag.submitters if a != flag.submitter)})"
@@ -555,7 +558,7 @@ def _export_hub(lb: Leaderboard, args: argparse.Namespace) -> int:
     if args.eval_yaml:
         sys.stdout.write(eval_yaml_text(bench, dataset_of(bench, lb.settings.hub_datasets)))
         return 0
-    results = lb.eval_results(args.benchmark, args.row, Identity("cli", is_maintainer=True, source="cli"))
+    results = lb.visibility.eval_results(args.benchmark, args.row, Identity("cli", is_maintainer=True, source="cli"))
     if results.refusal:
         print(f"error: {results.refusal} (give a public row's id or submission id)", file=sys.stderr)
         return 1

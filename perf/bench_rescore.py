@@ -4,7 +4,7 @@ Setup (not timed as the target): the full-size demo SCB gold (3,178 questions), 
 submissions of varied quality and formats (``leaderboard.demo.scb_submission``: no grounding,
 good and poor boxes in several box formats, polygons, missing lines, free-text responses),
 stored as raw file + meta record through the store, then scored once on that gold. Timed: a
-new gold version (one answer changed) and ``Leaderboard.rescore("scb")`` end to end: reading
+new gold version (one answer changed) and ``Leaderboard.corrections.rescore("scb")`` end to end: reading
 every raw file, scoring on ``--workers`` processes, writing the result files, rank changes
 and the public table.
 
@@ -91,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
         gold = demo.scb_gold()
         gold_v1 = demo.write_jsonl(root / "gold-v1.jsonl", gold)
         lb = Leaderboard(Settings(data_dir=root / "data", demo=False))
-        lb.add_gold("scb", gold_v1, "bench")
+        lb.corrections.add_gold("scb", gold_v1, "bench")
         pool = make_pool(gold, root / "pool")
         t_setup = time.perf_counter() - t0
         t0 = time.perf_counter()
@@ -102,14 +102,14 @@ def main(argv: list[str] | None = None) -> int:
         lb = Leaderboard(Settings(data_dir=root / "data", demo=False))
         t_catalog = time.perf_counter() - t0
         t0 = time.perf_counter()
-        first = lb.rescore("scb", workers=args.workers)["scb"]
+        first = lb.corrections.rescore("scb", workers=args.workers)["scb"]
         t_first = time.perf_counter() - t0
 
         changed = [dict(r) for r in gold]
         changed[0]["answer"] = "ABCD"[("ABCD".index(changed[0]["answer"]) + 1) % 4]
-        lb.add_gold("scb", demo.write_jsonl(root / "gold-v2.jsonl", changed), "bench")
+        lb.corrections.add_gold("scb", demo.write_jsonl(root / "gold-v2.jsonl", changed), "bench")
         t0 = time.perf_counter()
-        report = lb.rescore("scb", workers=args.workers)["scb"]
+        report = lb.corrections.rescore("scb", workers=args.workers)["scb"]
         t_rescore = time.perf_counter() - t0
 
     verdict = "PASS" if t_rescore <= TARGET_SECONDS * n / 1000 else "FAIL"

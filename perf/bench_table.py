@@ -127,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
 
         data = root / "data"
         lb = Leaderboard(Settings(data_dir=data, demo=False))
-        lb.add_gold("scb", root / "gold.jsonl", "bench")
+        lb.corrections.add_gold("scb", root / "gold.jsonl", "bench")
         write_files(data, all_states)
         t0 = time.perf_counter()
         catalog = Catalog(lb.store)

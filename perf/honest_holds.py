@@ -17,6 +17,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from submissions.records import Identity  # noqa: E402
+from submissions.request import SubmitRequest  # noqa: E402
 from tests.support import honest  # noqa: E402
 from tests.support.submissions import board, form, write_gold  # noqa: E402
 
@@ -32,8 +33,10 @@ def main() -> int:
             held = shown = 0
             for i, (who, team, model, body) in enumerate(series):
                 path = honest.write(d / f"f{i}.jsonl", body)
-                answer = lb.submit("scb", path, form(model, team, visibility="private"), Identity(who))
-                held += bool(answer.submission_id and lb.is_held(answer.submission_id))
+                answer = lb.submissions.submit(
+                    SubmitRequest("scb", path, form(model, team, visibility="private"), Identity(who))
+                )
+                held += bool(answer.submission_id and lb.moderation.is_held(answer.submission_id))
                 shown += answer.result is not None
         totals.update(files=len(series), held=held, shown=shown)
         print(f"| {name} | {seed} | {len(series)} | {held} | {shown} |", flush=True)

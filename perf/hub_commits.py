@@ -26,6 +26,7 @@ from leaderboard import demo  # noqa: E402
 from leaderboard.service import Leaderboard  # noqa: E402
 from store.hub import HubStore, RetryPolicy  # noqa: E402
 from submissions.records import Identity  # noqa: E402
+from submissions.request import SubmitRequest  # noqa: E402
 from tests.leaderboard.test_hub_durability import stored_submissions  # noqa: E402
 from tests.support.hub_server import TOKEN, HubServer  # noqa: E402
 from tests.support.submissions import board, form, small_gold, write_gold, write_submission  # noqa: E402
@@ -86,11 +87,15 @@ def main() -> None:
         root = Path(tmp)
         meter = Meter(hub, ids)
         lb = replica(hub, ids, root / "app")
-        lb.add_gold("scb", write_gold(root / "gold.jsonl"), "maintainer")
+        lb.corrections.add_gold("scb", write_gold(root / "gold.jsonl"), "maintainer")
         lb.flush()
         report("start-up (empty Hub) + gold add", 1, meter)
         for i in range(args.sequential):
-            lb.submit("scb", write_submission(root / f"s{i}.jsonl", seed=i), form(f"s{i}", f"t{i}"), Identity(f"u{i}"))
+            lb.submissions.submit(
+                SubmitRequest(
+                    "scb", write_submission(root / f"s{i}.jsonl", seed=i), form(f"s{i}", f"t{i}"), Identity(f"u{i}")
+                )
+            )
         lb.flush()
         report(f"{args.sequential} sequential submissions + one push", args.sequential, meter)
         paths = [write_submission(root / f"b{i}.jsonl", seed=100 + i) for i in range(args.burst)]
@@ -98,7 +103,7 @@ def main() -> None:
 
         def one(i: int) -> None:
             barrier.wait()
-            lb.submit("scb", paths[i], form(f"b{i}", f"bt{i}"), Identity(f"bu{i}"))
+            lb.submissions.submit(SubmitRequest("scb", paths[i], form(f"b{i}", f"bt{i}"), Identity(f"bu{i}")))
 
         threads = [threading.Thread(target=one, args=(i,)) for i in range(args.burst)]
         for t in threads:
@@ -114,10 +119,10 @@ def main() -> None:
         lb.refresh()
         report(f"refresh after {args.rescore} uploads from another writer", args.rescore, meter)
         gold = small_gold(seed=1)
-        lb.add_gold("scb", demo.write_jsonl(root / "gold2.jsonl", gold), "maintainer")
+        lb.corrections.add_gold("scb", demo.write_jsonl(root / "gold2.jsonl", gold), "maintainer")
         meter.take()
         total = len(lb.catalog.all("scb"))
-        lb.rescore("scb")
+        lb.corrections.rescore("scb")
         lb.flush()
         report(f"rescore of {total} submissions on a new gold + push", total, meter)
         replica(hub, ids, root / "cold")

@@ -37,11 +37,11 @@ from submissions.job_bounds import JobOverBound
 from submissions.lifecycle import Evaluator, known_answer, process
 from submissions.model_hub import LookUp, Lookup
 from submissions.quotas import QuotaPolicy, QuotaStatus, quota_status, tighter
-from submissions.records import Identity, Status, SubmissionForm, SubmissionMeta
+from submissions.records import Identity, SubmissionForm, SubmissionMeta
+from submissions.request import SubmitRequest
 from submissions.seeds import FIXED_SEEDS, Seeds
 from submissions.teams import Teams, TeamTaken, name_key, state_key
 
-Progress = Callable[[float, str], None]
 DUPLICATE_OPTIONS = ("bbox_format", "grounding_format")
 """With the file's sha256 and the declared repeat key (submissions.fields.repeat_key), what
 makes an upload a repeat of an earlier one."""
@@ -136,7 +136,6 @@ class Intake:
         policy: QuotaPolicy,
         limits: Limits,
         lock_dir: Path,
-        on_scored: Callable[[str], None] | None = None,
         min_coverage: float | None = None,
         seeds: Seeds = FIXED_SEEDS,
         model_facts: LookUp | None = None,
@@ -144,7 +143,6 @@ class Intake:
         self.store, self.catalog, self.golds = store, catalog, golds
         self.policy, self.limits = policy, limits
         self.lock_dir = lock_dir
-        self.on_scored = on_scored
         self.evaluator: Evaluator | None = None  # None: score in this process (see submissions/worker.py)
         self.run_check: CheckRunner = run_here  # validate-only and pre-checks: here, or the scoring pool's
         self.checks = FairQueue()  # their turns: fair and bounded per account (one slot per pool worker)
@@ -171,33 +169,23 @@ class Intake:
         with self._locks_guard:
             return self._locks.setdefault(username, threading.Lock())
 
-    def submit(
-        self,
-        benchmark: str,
-        path: Path,
-        form: SubmissionForm,
-        identity: Identity,
-        filename: str = "",
-        progress: Progress | None = None,
-        validate_only: bool = False,
-        confirm_box_format: bool = False,
-    ) -> SubmitAnswer:
-        """Store, validate and score one upload; see module doc. ``validate_only``: run every
-        check and store, count or score nothing. ``confirm_box_format``: the submitter says the
-        box format is right, so a format the boxes do not seem to fit does not stop the file."""
-        step = progress or (lambda _f, _m: None)
+    def submit(self, request: SubmitRequest) -> SubmitAnswer:
+        """Store, validate and score one upload (see module doc and :class:`SubmitRequest`). What
+        follows a scored upload (publishing, a staged gold, holds) is the caller's after-scoring
+        pipeline (leaderboard.submitting): the intake calls nothing back."""
+        benchmark, identity = request.benchmark, request.identity
         if benchmark not in BENCHMARKS:
             return SubmitAnswer.refused(f"Unknown benchmark {benchmark!r}; known: {', '.join(BENCHMARKS)}.")
         if not self.store.ready:  # quotas and duplicates cannot be judged on a partial copy
             return SubmitAnswer.retry(SYNCING)
-        form, issues = self._cleaned(form, identity)
+        form, issues = self._cleaned(request.form, identity)
         lookup = self._look_up(form) if not issues else Lookup()
         if issues or lookup.refusal:
             issues += [lookup.refusal] if lookup.refusal else []
             return SubmitAnswer.refused("Please correct the form.", *issues, quota=self.quota(identity, benchmark))
         if lookup.facts is not None:  # the site's fields, pinned now (submissions.model_hub)
             form = replace(form, info={**form.info, **lookup.facts.info()})
-        answer = self._take(benchmark, path, form, identity, filename, step, validate_only, confirm_box_format)
+        answer = self._take(replace(request, form=form))
         return answer if lookup.warning is None else replace(answer, warnings=(*answer.warnings, lookup.warning))
 
     def _look_up(self, form: SubmissionForm) -> Lookup:
@@ -205,37 +193,26 @@ class Intake:
         repo = form.value(fields.HUB_FIELD)
         return self.model_facts(repo) if repo and self.model_facts is not None else Lookup()
 
-    def _take(
-        self,
-        benchmark: str,
-        path: Path,
-        form: SubmissionForm,
-        identity: Identity,
-        filename: str,
-        step: Progress,
-        validate_only: bool,
-        confirm_box_format: bool,
-    ) -> SubmitAnswer:
+    def _take(self, request: SubmitRequest) -> SubmitAnswer:
         """Check, store and score a cleaned form's upload (:meth:`submit`)."""
+        benchmark, path, form, identity = request.benchmark, Path(request.path), request.form, request.identity
         if (too_large := self._too_large(path)) is not None:
             return SubmitAnswer.refused(too_large.message, too_large, quota=self.quota(identity, benchmark))
         gold = self.golds.get(benchmark)
         if gold is None:
             return SubmitAnswer.unavailable(self.quota(identity, benchmark))
-        step(0.1, "Checking the file")
-        if validate_only:
-            return self._validate_only(gold, path, form, identity, confirm_box_format)
+        request.step(0.1, "Checking the file")
+        if request.validate_only:
+            return self._validate_only(gold, path, form, identity, request.confirm_box_format)
         data = path.read_bytes()
-        meta = self._admit(benchmark, gold, data, form, identity, filename, confirm_box_format)
+        meta = self._admit(request, gold, data)
         if isinstance(meta, SubmitAnswer):  # a duplicate, a pre-check, the quota or storage turned it away
             return meta
-        step(0.3, "Validating and scoring")
+        request.step(0.3, "Validating and scoring")
         answer = process(
             self.store, self.catalog, meta, gold, self.limits, raw=data, evaluator=self.evaluator, seeds=self.seeds
         )
-        step(0.9, "Updating the leaderboard")
-        if answer.status is Status.SCORED and self.on_scored:
-            self.on_scored(benchmark)
+        request.step(0.9, "Updating the leaderboard")
         return answer.with_quota(self.quota(identity, benchmark, team=form.team))
 
     def is_repeat(self, benchmark: str, path: Path, form: SubmissionForm, identity: Identity) -> bool:
@@ -258,19 +235,11 @@ class Intake:
             issues.append(team_issue)  # a name owned by another account, reserved, or mixed-script
         return form, issues
 
-    def _admit(
-        self,
-        benchmark: str,
-        gold: Gold,
-        data: bytes,
-        form: SubmissionForm,
-        identity: Identity,
-        filename: str,
-        confirm_box_format: bool,
-    ) -> SubmissionMeta | SubmitAnswer:
+    def _admit(self, request: SubmitRequest, gold: Gold, data: bytes) -> SubmissionMeta | SubmitAnswer:
         """Store the upload durably, or the answer that turns it away (a duplicate, a pre-check,
         the quota, a taken team name, storage not taking it in time). One upload at a time per
         submitter and per team: the quota and duplicate checks must see each other."""
+        benchmark, form, identity = request.benchmark, request.form, request.identity
         digest = hashlib.sha256(data).hexdigest()
         self.lock_dir.mkdir(parents=True, exist_ok=True)
         safe_user = hashlib.sha256(identity.username.encode()).hexdigest()[:16]
@@ -281,7 +250,7 @@ class Intake:
                 if state.meta.sha256 == digest and same_form(state.meta, form):
                     answer = known_answer(state, gold.version).as_duplicate()
                     return answer.with_quota(self.quota(identity, benchmark, team=form.team))
-            refused = self._pre_check(gold, data, form, identity, confirm_box_format)
+            refused = self._pre_check(gold, data, form, identity, request.confirm_box_format)
             if refused is not None:
                 return refused.with_quota(self.quota(identity, benchmark, team=form.team))
             with FileLock(str(team_lock)):
@@ -291,7 +260,7 @@ class Intake:
                     return SubmitAnswer.refused("Daily limit reached. " + quota.message(), quota=quota)
                 try:
                     owner, claim = self.teams.claim_files(form.team, identity, datetime.now(UTC).isoformat())
-                    meta = self._store(benchmark, data, form, identity, digest, filename, owner, claim)
+                    meta = self._store(benchmark, data, form, identity, digest, request.filename, owner, claim)
                     self.teams.confirmed(form.team, identity)
                     return meta
                 except (TeamTaken, AlreadyExists) as e:  # AlreadyExists: another replica claimed it first

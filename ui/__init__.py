@@ -87,7 +87,7 @@ def build_app(leaderboard: Leaderboard | PublishedLeaderboard, settings: UiSetti
             mine.expose_api()  # outside the Tabs (ui/mine.py)
         DeepLinks(tabs).wire(page)
     if not settings.reader:  # a reader takes no uploads at all
-        policy = UploadPolicy(auth, upload_budget(leaderboard.settings), leaderboard.checks_of)
+        policy = UploadPolicy(auth, upload_budget(leaderboard.settings), leaderboard.submissions.checks_of)
         page.uploads = policy  # type: ignore[attr-defined]
     return page
 

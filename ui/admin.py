@@ -53,7 +53,7 @@ def preview_markdown(leaderboard: Leaderboard) -> str:
     gold facts and every row's figures before -> after)."""
     blocks = []
     for bench in BENCHMARKS.values():
-        shown = leaderboard.preview_staged(bench.id)
+        shown = leaderboard.corrections.preview_staged(bench.id)
         if shown is not None:
             body = "\n".join(line.replace("`", "'") for line in shown.lines())
             blocks.append(f"```\n{body}\n```")
@@ -67,7 +67,7 @@ def staged_markdown(leaderboard: Leaderboard) -> str:
         "is staged; the board switches to it once every submission is scored on it (Rescore all, or the "
         "background job within minutes)."
         for bench in BENCHMARKS.values()
-        if (info := leaderboard.staged_gold(bench.id)) is not None
+        if (info := leaderboard.corrections.staged_gold(bench.id)) is not None
     ]
     return "\n\n### Staged gold\n" + "\n".join(lines) if lines else ""
 
@@ -122,7 +122,7 @@ def rejected_frame(leaderboard: Leaderboard) -> pd.DataFrame:
     rows = []
     for bench in BENCHMARKS.values():
         info = leaderboard.gold_info(bench.id)
-        for state in leaderboard.rejected(bench.id):
+        for state in leaderboard.corrections.rejected(bench.id):
             rejection = state.rejection(info.version) if info else None
             issues = rejection.issues if rejection else ()
             meta = state.meta
@@ -158,13 +158,13 @@ def rescore_plan(leaderboard: Leaderboard) -> str:
     drawn is not rescored on a confirmation of another plan."""
     lines = []
     for bench in BENCHMARKS.values():
-        current, staged = leaderboard.gold_info(bench.id), leaderboard.staged_gold(bench.id)
+        current, staged = leaderboard.gold_info(bench.id), leaderboard.corrections.staged_gold(bench.id)
         if current is None:
             continue
         if staged is not None:
             lines.append(f"{bench.id}: on the staged gold {staged.version[:12]}, then the board switches to it "
                          f"from {current.version[:12]}")  # fmt: skip
-            shown = leaderboard.preview_staged(bench.id)
+            shown = leaderboard.corrections.preview_staged(bench.id)
             if shown is not None:  # the confirmation says what the switch does, rows that would leave first
                 lines.append(f"  the switch: {shown.summary()}")
         else:
@@ -229,7 +229,9 @@ class Maintainers:
     ) -> str:
         self._require(token, profile, request)
         progress(0.05, desc="Rescoring every submission on the staged (else current) gold")
-        return rescore_markdown(self.leaderboard.rescore(on_progress=lambda share, what: progress(share, desc=what)))
+        return rescore_markdown(
+            self.leaderboard.corrections.rescore(on_progress=lambda share, what: progress(share, desc=what))
+        )
 
     def rescore_if_confirmed(
         self,
@@ -298,7 +300,7 @@ class Maintainers:
         state = self.leaderboard.catalog.get(sid)
         was_held = state is not None and state.held
         by = profile.username if profile is not None else "admin-token"
-        done = self.leaderboard.set_hidden(sid, hidden, by, reason or "")
+        done = self.leaderboard.moderation.set_hidden(sid, hidden, by, reason or "")
         if not done:
             msg = f"Unknown submission `{escape_markdown(sid)}`."
         elif hidden:

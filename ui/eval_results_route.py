@@ -1,6 +1,6 @@
 """``/eval_results/{benchmark}/{row_id}.yaml``: a public row's ``.eval_results`` file, the model page's link.
 
-What anyone may download: the entries :meth:`leaderboard.service.Leaderboard.eval_results` gives a
+What anyone may download: the entries :meth:`leaderboard.visibility.Visibility.eval_results` gives a
 visitor (none for a row whose figures or names are not out; the answer then says only that there
 is no such row). Each file is made once per board state: cached by the benchmark's fingerprint and
 the row id, in a bounded cache, so a flood of requests reads the cache.
@@ -36,7 +36,9 @@ class EvalResultsFiles:
             if key in self._files:
                 self._files.move_to_end(key)
                 return self._files[key]
-        made = self.leaderboard.eval_results(benchmark, row_id)  # a visitor's: the disclosure rule's public view
+        made = self.leaderboard.visibility.eval_results(
+            benchmark, row_id
+        )  # a visitor's: the disclosure rule's public view
         with self._lock:
             self._files[key] = made
             while len(self._files) > self.cached:

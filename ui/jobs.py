@@ -32,7 +32,7 @@ RESUME_EVERY = timedelta(minutes=5)
 def repair_then_resume(leaderboard: Leaderboard) -> None:
     """Rebuild corrupted derived files first, so that resuming scores on sound records."""
     leaderboard.repair()
-    leaderboard.resume()
+    leaderboard.corrections.resume()
 
 
 def start_jobs(leaderboard: Leaderboard, refresh_seconds: int) -> BackgroundScheduler:

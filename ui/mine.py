@@ -140,7 +140,7 @@ class MySubmissions:
         identity = self.auth.identity(profile, request)
         if identity is None:
             return SIGN_IN, empty_table()
-        entries = self.leaderboard.entries(identity)
+        entries = self.leaderboard.visibility.entries(identity)
         mine = sum(e.state.meta.submitter == identity.username for e in entries)
         text = f"{len(entries)} submission(s) by **{display.escape_markdown(identity.username)}**"
         text += "." if mine == len(entries) else f" and your teams ({mine} uploaded by you)."
@@ -152,11 +152,11 @@ class MySubmissions:
         """The lines whose answer or grounding could not be read (line number and text; never the gold)."""
         counts = entry.result.counts if entry.result is not None else None
         counted = counts.get("unparsed", 0) + counts.get("grounding_unparsed", 0) if counts is not None else None
-        return {"unparsed lines": unparsed_cell(self.leaderboard.unparsed_lines(entry.state), counted)}
+        return {"unparsed lines": unparsed_cell(self.leaderboard.submissions.unparsed_lines(entry.state), counted)}
 
     def choices(self, request: gr.Request, profile: gr.OAuthProfile | None) -> gr.Dropdown:
         identity = self.auth.identity(profile, request)
-        entries = self.leaderboard.entries(identity) if identity else []
+        entries = self.leaderboard.visibility.entries(identity) if identity else []
         labels = [(f"{e.state.meta.id} · {e.state.meta.model} · {e.visibility}", e.state.meta.id) for e in entries]
         return gr.Dropdown(choices=labels)
 
@@ -164,10 +164,10 @@ class MySubmissions:
         identity = self.auth.identity(profile, request)
         if identity is None:
             return SIGN_IN
-        entry = self.leaderboard.entry(identity, submission_id or "")
+        entry = self.leaderboard.visibility.entry(identity, submission_id or "")
         if entry is None:
             return "Choose one of your submissions."
-        listed = self.leaderboard.unparsed_lines(entry.state)
+        listed = self.leaderboard.submissions.unparsed_lines(entry.state)
         parts = [
             unparsed_markdown([(u.line, u.text) for u in listed if u.kind == kind], kind)
             for kind in ("answer", "grounding")
@@ -184,7 +184,9 @@ class MySubmissions:
         if not submission_id:
             return "Choose one of your submissions first."
         try:
-            return self.leaderboard.set_visibility(identity, submission_id, public, bool(anonymous), reveal_date or "")
+            return self.leaderboard.visibility.set_visibility(
+                identity, submission_id, public, bool(anonymous), reveal_date or ""
+            )
         except (PermissionError, ValueError) as e:
             return str(e)
 
@@ -202,10 +204,10 @@ class MySubmissions:
     ) -> tuple[gr.DownloadButton, str]:
         """The chosen row's ``.eval_results`` file to download, or why it has none."""
         identity = self.auth.identity(profile, request)
-        entry = self.leaderboard.entry(identity, sid or "") if identity else None
+        entry = self.leaderboard.visibility.entry(identity, sid or "") if identity else None
         if entry is None:
             return gr.DownloadButton(value=None, interactive=False), ""
-        results = self.leaderboard.eval_results(entry.state.meta.benchmark, entry.state.meta.id, identity)
+        results = self.leaderboard.visibility.eval_results(entry.state.meta.benchmark, entry.state.meta.id, identity)
         if results.refusal:
             return gr.DownloadButton(value=None, interactive=False), f"For the model's Hub page: {results.refusal}."
         path = self.downloads.write(results.file_name, results.text.encode("utf-8"))
@@ -223,11 +225,13 @@ class MySubmissions:
     ) -> str:
         """Open the pull request adding the file to the row's model repo, with the owner's own token."""
         identity = self.auth.identity(profile, request)
-        entry = self.leaderboard.entry(identity, sid or "") if identity else None
+        entry = self.leaderboard.visibility.entry(identity, sid or "") if identity else None
         if entry is None:
             return SIGN_IN if identity is None else "Choose one of your submissions first."
         token = request_token(request, oauth_token) if self.auth.oauth else ""
-        pr = self.leaderboard.open_eval_results_pr(identity, token, entry.state.meta.benchmark, entry.state.meta.id)
+        pr = self.leaderboard.visibility.open_eval_results_pr(
+            identity, token, entry.state.meta.benchmark, entry.state.meta.id
+        )
         return f"Pull request opened: {pr.url}" if pr.opened else f"No pull request: {pr.refusal}"
 
     # ---- the API (gr.api endpoints: typed parameters, the same identity as /submit) ----
@@ -245,12 +249,12 @@ class MySubmissions:
         identity = self.auth.identity(None, request)
         if identity is None:
             raise gr.Error(SIGN_IN)
-        return [e.to_api() for e in self.leaderboard.entries(identity, benchmark or None)]
+        return [e.to_api() for e in self.leaderboard.visibility.entries(identity, benchmark or None)]
 
     def api_my_result(self, submission_id: str, request: gr.Request = None) -> dict:
         """One submission of yours or your team's: status, visibility, rank, every figure, errors."""
         identity = self.auth.identity(None, request)
-        entry = self.leaderboard.entry(identity, submission_id) if identity else None
+        entry = self.leaderboard.visibility.entry(identity, submission_id) if identity else None
         if entry is None:
             raise gr.Error(f"No submission {submission_id!r} of yours." if identity else SIGN_IN)
         return entry.to_api()
@@ -270,10 +274,12 @@ class MySubmissions:
         if identity is None:
             raise gr.Error(SIGN_IN)
         try:
-            message = self.leaderboard.set_visibility(identity, submission_id, public, bool(anonymous), reveal or "")
+            message = self.leaderboard.visibility.set_visibility(
+                identity, submission_id, public, bool(anonymous), reveal or ""
+            )
         except (PermissionError, ValueError) as e:
             raise gr.Error(str(e)) from None
-        return {"message": message, **self.leaderboard.entry(identity, submission_id).to_api()}
+        return {"message": message, **self.leaderboard.visibility.entry(identity, submission_id).to_api()}
 
 
 @dataclass(frozen=True, eq=False)

@@ -45,7 +45,7 @@ class ProbeFlags:
         refused = self.check(token, profile, request)
         if refused:
             raise gr.Error(refused)
-        return flags_markdown([f for b in BENCHMARKS for f in self.leaderboard.probe_report(b)])
+        return flags_markdown([f for b in BENCHMARKS for f in self.leaderboard.moderation.probe_report(b)])
 
     def mount(self, token: gr.Textbox) -> None:
         """A button and its report, inside the (hidden until unlocked) panel; every click sends

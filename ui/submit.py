@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 
 import gradio as gr
 from gradio.components import Component
@@ -29,6 +30,7 @@ from submissions import fields
 from submissions.answer import SubmitAnswer
 from submissions.quotas import QuotaStatus
 from submissions.records import VISIBILITIES, Identity, SubmissionForm
+from submissions.request import SubmitRequest
 from ui import display
 from ui.auth import Auth
 from ui.contact import contact_markdown
@@ -45,6 +47,23 @@ it (an "auto" column took the message's unwrapped width and ran past the window)
 def refusal(message: str, quota: QuotaStatus | None = None) -> dict:
     """The ``/submit`` answer for a request refused before anything was stored."""
     return SubmitAnswer.refused(message, quota=quota).to_api()
+
+
+def submission_form(added: Mapping[str, object], **given: object) -> SubmissionForm:
+    """The form as ``/submit`` got it: empty values as the form's defaults (an empty box format is
+    ``xyxy``, an empty visibility ``private``)."""
+    text = {name: given[name] or "" for name in ("model_type", "paper_url", "code_url", "description")}
+    return SubmissionForm.of(
+        model=given["model"],
+        team=given["team"],
+        **text,
+        **{name: value or "" for name, value in added.items()},
+        bbox_format=given["bbox_format"] or "xyxy",
+        visibility=given["visibility"] or "private",
+        anonymous=bool(given["anonymous"]),
+        reveal_date=given["reveal_date"] or "",
+        grounding_format=given["grounding_format"] or "",
+    )
 
 
 def quota_markdown(text: str) -> str:
@@ -96,32 +115,40 @@ class Submitter:
         if identity is None:
             return refusal(caller.refusal)
         if not file:
-            quota = self.leaderboard.quota(identity, benchmark) if benchmark in BENCHMARKS else None
-            return refusal("Choose a predictions file.", quota)
-        form = SubmissionForm.of(
+            return refusal("Choose a predictions file.", self._quota(identity, benchmark))
+        form = submission_form(
+            added or {},
             model=model,
             team=team,
-            model_type=model_type or "",
-            paper_url=paper_url or "",
-            code_url=code_url or "",
-            description=description or "",
-            **{name: value or "" for name, value in (added or {}).items()},
-            bbox_format=bbox_format or "xyxy",
-            visibility=visibility or "private",
-            anonymous=bool(anonymous),
-            reveal_date=reveal_date or "",
-            grounding_format=grounding_format or "",
+            model_type=model_type,
+            paper_url=paper_url,
+            code_url=code_url,
+            description=description,
+            bbox_format=bbox_format,
+            visibility=visibility,
+            anonymous=anonymous,
+            reveal_date=reveal_date,
+            grounding_format=grounding_format,
         )
         progress(0.0, desc="Uploading")
         report = lambda fraction, message: progress(fraction, desc=message)  # noqa: E731
+        ask = SubmitRequest(
+            benchmark, Path(), form, identity, "", report, bool(validate_only), bool(confirm_box_format)
+        )
+        return self._upload(ask, [file, *(more_files or [])])
+
+    def _upload(self, request: SubmitRequest, files: list[str]) -> dict:
+        """``request`` with its files as one upload (leaderboard.joined), answered as ``/submit`` answers."""
+        room = self.leaderboard.submissions
         try:
-            with one_upload([file, *(more_files or [])], self.leaderboard.settings.max_upload_bytes) as (path, name):
-                answer = self.leaderboard.submit(
-                    benchmark, path, form, identity, name, report, bool(validate_only), bool(confirm_box_format)
-                )
+            with one_upload(files, self.leaderboard.settings.max_upload_bytes) as (path, name):
+                answer = room.submit(replace(request, path=path, filename=name))
         except BundleError as e:
-            return refusal(f"Not read: {e}", self.leaderboard.quota(identity, benchmark))
+            return refusal(f"Not read: {e}", room.quota(request.identity, request.benchmark))
         return answer.to_api()
+
+    def _quota(self, identity: Identity, benchmark: str) -> QuotaStatus | None:
+        return self.leaderboard.submissions.quota(identity, benchmark) if benchmark in BENCHMARKS else None
 
     def endpoint(self) -> Callable[..., dict]:
         """:meth:`submit` as ``/submit`` serves it: every field declared after the first API
@@ -131,7 +158,7 @@ class Submitter:
         return with_added_fields(self.submit)
 
     def quota_left(self, identity: Identity, benchmark: str) -> str:
-        return self.leaderboard.quota(identity, benchmark).message() if benchmark in BENCHMARKS else ""
+        return quota.message() if (quota := self._quota(identity, benchmark)) is not None else ""
 
     def quota(self, benchmark: str, request: gr.Request, profile: gr.OAuthProfile | None) -> str:
         identity = self.auth.identity(profile, request)
@@ -212,8 +239,10 @@ def with_added_fields(submit: Callable[..., dict]) -> Callable[..., dict]:
     params = [p for p in signature.parameters.values() if p.name != "added"]
     at = next(i for i, p in enumerate(params) if p.name == "oauth_token")
     names = [f.name for f in fields.added_api_fields()]
-    params[at:at] = [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None,
-                                       annotation="str | None") for n in names]  # fmt: skip
+    params[at:at] = [
+        inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None, annotation="str | None")
+        for n in names
+    ]
     served = signature.replace(parameters=params)
 
     def endpoint(*args: object, **kwargs: object) -> dict:
@@ -297,8 +326,19 @@ class FormFields:
     def inputs(self) -> list:
         first = [self.described[name] for name in (*fields.CLASSIC_API[:3], "bbox_format", *fields.CLASSIC_API[3:])]
         added = [self.described[f.name] for f in fields.added_api_fields()]
-        return [self.benchmark, self.file, *first, self.validate_only, self.confirm_box_format, self.visibility,
-                self.anonymous, self.reveal_date, self.grounding_format, *added, self.more_files]  # fmt: skip
+        return [
+            self.benchmark,
+            self.file,
+            *first,
+            self.validate_only,
+            self.confirm_box_format,
+            self.visibility,
+            self.anonymous,
+            self.reveal_date,
+            self.grounding_format,
+            *added,
+            self.more_files,
+        ]
 
     @classmethod
     def create(cls) -> FormFields:
@@ -459,10 +499,11 @@ class SubmitTab:
         finished = submitted
         form.benchmark.change(submitter.quota, form.benchmark, shown.quota, api_visibility="private")
         form.benchmark.change(
-            grounding_fields, form.benchmark,
+            grounding_fields,
+            form.benchmark,
             [form.bbox_format, form.confirm_box_format, form.guide, form.grounding_format],
             api_visibility="private",
-        )  # fmt: skip
+        )
         tab.select(submitter.quota, form.benchmark, shown.quota, api_visibility="private")  # not a page load
         form.validate_only.change(  # the button says what it does, in the browser (no round trip)
             None, form.validate_only, form.button, js=BUTTON_LABEL_JS, api_visibility="private"

@@ -121,7 +121,7 @@ def no_checks(who: str) -> Checks:
 @dataclass(frozen=True)
 class UploadPolicy:
     """Who may upload (``auth`` None: no one), how much, and each account's checks (``checks``:
-    account name -> :class:`Checks`, :meth:`leaderboard.service.Leaderboard.checks_of`)."""
+    account name -> :class:`Checks`, :meth:`leaderboard.submitting.Submissions.checks_of`)."""
 
     auth: Auth | None
     budget: UploadBudget

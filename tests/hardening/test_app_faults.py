@@ -123,7 +123,7 @@ def test_kill9_while_scoring_then_restart_finishes_the_submission_once(tmp_path,
 
         lb = Leaderboard(Settings(data_dir=app.data_dir, demo=False))  # what the store says now
         state = lb.catalog.get(folder.name)
-        assert lb.status(state) is Status.SCORED
+        assert lb.submissions.status(state) is Status.SCORED
         assert any(row.model == MODEL for row in lb.board("scb").rows)
         public = (app.data_dir / "results" / "data" / "scb.csv").read_text()
         assert MODEL in public  # the resume republished the public table

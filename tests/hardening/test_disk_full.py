@@ -17,6 +17,7 @@ import pytest
 from leaderboard.service import Leaderboard
 from store import local
 from submissions.records import Identity, Status
+from submissions.request import SubmitRequest
 from tests.support.submissions import board, form, scored, write_gold, write_submission
 
 ALICE = Identity("alice")
@@ -65,11 +66,11 @@ def test_a_submission_on_a_full_disk_is_not_kept_and_asks_to_retry(
     budget = {"raw+40": raw + 40}.get(free, free)  # the raw file fits, then not its record
     data_dir = tmp_path / "data"
     before = files_under(data_dir)
-    quota_before = lb.quota(ALICE, "scb")
+    quota_before = lb.submissions.quota(ALICE, "scb")
     disk = FullDisk(budget)
     monkeypatch.setattr(local, "open", disk.open, raising=False)
 
-    answer = lb.submit("scb", upload, form("M", "Alice Lab"), ALICE)
+    answer = lb.submissions.submit(SubmitRequest("scb", upload, form("M", "Alice Lab"), ALICE))
 
     assert answer.status is Status.RETRY, answer
     assert disk.free == 0  # the disk did fill up during the write
@@ -77,7 +78,7 @@ def test_a_submission_on_a_full_disk_is_not_kept_and_asks_to_retry(
     assert not [f for f in after if Path(f).name.startswith(local.TMP_PREFIX)], after
     assert [f for f in after if f not in before and f.startswith("submissions")] == []
     assert lb.catalog.all() == [] and not lb.teams.all()
-    quota = lb.quota(ALICE, "scb")
+    quota = lb.submissions.quota(ALICE, "scb")
     assert (quota.scored_used, quota.attempts_used) == (quota_before.scored_used, quota_before.attempts_used)
 
     monkeypatch.undo()  # space freed, the process restarted: nothing of the failed upload comes back
@@ -96,7 +97,7 @@ def test_a_disk_that_fills_after_the_upload_is_stored_acknowledges_it_and_scores
     disk = FullDisk(upload.stat().st_size + 2000)
     monkeypatch.setattr(local, "open", disk.open, raising=False)
 
-    answer = lb.submit("scb", upload, form("M", "Alice Lab"), ALICE)
+    answer = lb.submissions.submit(SubmitRequest("scb", upload, form("M", "Alice Lab"), ALICE))
 
     assert disk.free == 0 and answer.status is Status.RECEIVED, answer
     (state,) = lb.catalog.all()

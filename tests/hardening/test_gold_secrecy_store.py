@@ -14,6 +14,7 @@ from leaderboard import demo
 from leaderboard.config import Settings
 from leaderboard.service import Leaderboard
 from submissions.records import Identity, SubmissionForm
+from submissions.request import SubmitRequest
 from tests.hardening.secrets import GoldSecrets
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,15 +27,15 @@ def test_public_files_cli_and_logs_hold_no_gold(tmp_path, caplog):
     gold_path = tmp_path / "gold.jsonl"
     demo.write_jsonl(gold_path, gold)
     lb = Leaderboard(Settings(data_dir=tmp_path / "data"))
-    lb.add_gold("scb", gold_path, "maintainer")
+    lb.corrections.add_gold("scb", gold_path, "maintainer")
     good = tmp_path / "good.jsonl"
     demo.write_jsonl(good, demo.scb_submission(gold, 0.7, "polygon", seed=1))
     bad = tmp_path / "bad.jsonl"
     probes = probe_lines(gold[:12])
     bad.write_text("\n".join(probes) + "\nnope\n")
     user = Identity("probe")
-    assert lb.submit("scb", good, SubmissionForm("M", "T"), user).result is not None
-    rejected = lb.submit("scb", bad, SubmissionForm("M2", "T"), user)
+    assert lb.submissions.submit(SubmitRequest("scb", good, SubmissionForm("M", "T"), user)).result is not None
+    rejected = lb.submissions.submit(SubmitRequest("scb", bad, SubmissionForm("M2", "T"), user))
     assert len(rejected.issues) == len(probes) + 1
     for issue in rejected.issues[:-1]:  # no message about a line holds a number made of its gold
         text = probes[issue.line - 1]

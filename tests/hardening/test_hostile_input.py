@@ -14,6 +14,7 @@ from leaderboard.config import Settings
 from leaderboard.service import Leaderboard
 from leaderboard.table import to_csv_bytes
 from submissions.records import Identity, Status, SubmissionForm
+from submissions.request import SubmitRequest
 
 GOOD_USER = Identity("good-team")
 
@@ -28,13 +29,15 @@ def board(tmp_path_factory) -> tuple[Leaderboard, list[dict]]:
     lb = Leaderboard(
         Settings(data_dir=folder / "data", max_upload_bytes=20 * 1024 * 1024, max_attempts_per_day=1000, min_coverage=0)
     )
-    lb.add_gold("scb", gold_path, "test")
+    lb.corrections.add_gold("scb", gold_path, "test")
     return lb, gold
 
 
 def _submit(lb: Leaderboard, path: Path, user: str, **form):
     fields = {"model": "M", "team": user} | form
-    return lb.submit("scb", path, SubmissionForm(**fields), Identity(user, is_maintainer=True), path.name)
+    return lb.submissions.submit(
+        SubmitRequest("scb", path, SubmissionForm(**fields), Identity(user, is_maintainer=True), path.name)
+    )
 
 
 def _codes(outcome) -> set[str]:
@@ -160,7 +163,9 @@ def test_path_traversal_in_the_uploaded_file_name_goes_nowhere(board, tmp_path):
     lb, gold = board
     path = tmp_path / "ok.jsonl"
     demo.write_jsonl(path, [{"question_id": gold[0]["question_id"], "answer": "A"}])
-    out = lb.submit("scb", path, SubmissionForm("M", "t"), Identity("user-path"), filename="../../../etc/passwd")
+    out = lb.submissions.submit(
+        SubmitRequest("scb", path, SubmissionForm("M", "t"), Identity("user-path"), filename="../../../etc/passwd")
+    )
     assert out.status is Status.SCORED
     meta = lb.catalog.get(out.submission_id).meta
     assert meta.filename == "passwd"
@@ -172,5 +177,5 @@ def test_other_users_are_unaffected(board, tmp_path):
     lb, gold = board
     path = tmp_path / "good.jsonl"
     demo.write_jsonl(path, [{"question_id": g["question_id"], "answer": g["answer"]} for g in gold])
-    out = lb.submit("scb", path, SubmissionForm("Good", "good"), GOOD_USER)
+    out = lb.submissions.submit(SubmitRequest("scb", path, SubmissionForm("Good", "good"), GOOD_USER))
     assert out.status is Status.SCORED and out.result.overall["acc"] == 100.0

@@ -10,16 +10,19 @@ from leaderboard import demo
 from leaderboard.config import Settings
 from leaderboard.service import Leaderboard
 from submissions.records import Identity, Status, SubmissionForm
+from submissions.request import SubmitRequest
 
 
 def _board(tmp_path):
     gold = demo.kviscuit_gold()
     gold_path = demo.write_jsonl(tmp_path / "gold.jsonl", gold)
     lb = Leaderboard(Settings(data_dir=tmp_path / "data"))
-    lb.add_gold("kviscuit", gold_path, "maintainer")
+    lb.corrections.add_gold("kviscuit", gold_path, "maintainer")
     for n, accuracy in enumerate((0.9, 0.6, 0.3)):
         sub = demo.write_jsonl(tmp_path / f"s{n}.jsonl", demo.kviscuit_submission(gold, accuracy, seed=n))
-        out = lb.submit("kviscuit", sub, SubmissionForm(f"M{n}", f"team{n}"), Identity(f"user{n}"))
+        out = lb.submissions.submit(
+            SubmitRequest("kviscuit", sub, SubmissionForm(f"M{n}", f"team{n}"), Identity(f"user{n}"))
+        )
         assert out.status is Status.SCORED
     return lb
 

@@ -19,6 +19,7 @@ from scoring.benchmarks import get_benchmark
 from submissions import fields
 from submissions.fields import anonymous_allowed_fields
 from submissions.records import Identity
+from submissions.request import SubmitRequest
 from tests.support.board_page import model_page_row, row_text, served
 from tests.support.submissions import board, form, scored, write_gold, write_submission
 from ui.board_data import board_filters, group_intervals
@@ -36,7 +37,7 @@ def two_anonymous(tmp_path: Path):
         f = form(model, team, anonymous=True, reveal_date=REVEAL, visibility="public", bbox_format="xywh",
                  description=about, paper_url="https://example.org/p")  # fmt: skip
         path = write_submission(tmp_path / f"{model}.jsonl", accuracy=accuracy, seed=seed, box_format="xywh")
-        assert lb.submit("scb", path, f, who).result is not None
+        assert lb.submissions.submit(SubmitRequest("scb", path, f, who)).result is not None
     lb.flush()
     return lb
 

@@ -16,6 +16,7 @@ import pytest
 
 from leaderboard.config import REFRESH_AT_LEAST_EVERY
 from submissions.records import Identity
+from submissions.request import SubmitRequest
 from tests.support.submissions import (
     MAINTAINER,
     board,
@@ -99,7 +100,7 @@ def test_rescore_prints_rank_changes(tmp_path: Path) -> None:
         "second": write_submission(tmp_path / "second.jsonl", gold, accuracy=0.55, seed=2),
     }
     for model, path in paths.items():
-        lb.submit("scb", path, form(model, "team"), MAINTAINER)
+        lb.submissions.submit(SubmitRequest("scb", path, form(model, "team"), MAINTAINER))
     unchanged = cli(data, "rescore", "--benchmark", "scb", "--workers", "2").stdout
     assert "scb: nothing needed rescoring" in unchanged and "no rank changed" in unchanged
     assert "{" not in unchanged  # a report in words, not a raw dict (review turn 3, #22)
@@ -132,7 +133,9 @@ def test_hide_and_unhide(tmp_path: Path) -> None:
     data = tmp_path / "data"
     lb = board(data, write_gold(tmp_path / "gold.jsonl"))
     ids = [
-        lb.submit("scb", write_submission(tmp_path / f"{m}.jsonl", seed=i), form(m, "t"), MAINTAINER).submission_id
+        lb.submissions.submit(
+            SubmitRequest("scb", write_submission(tmp_path / f"{m}.jsonl", seed=i), form(m, "t"), MAINTAINER)
+        ).submission_id
         for i, m in enumerate(["keep", "hide-me"])
     ]
     assert sorted(scored_models(data)) == ["hide-me", "keep"]
@@ -152,7 +155,9 @@ def test_hide_and_unhide(tmp_path: Path) -> None:
 def test_team_show_list_and_transfer(tmp_path: Path) -> None:
     data = tmp_path / "data"
     lb = board(data, write_gold(tmp_path / "gold.jsonl"))
-    lb.submit("scb", write_submission(tmp_path / "a.jsonl"), form("M", "Vision Lab"), Identity("alice"))
+    lb.submissions.submit(
+        SubmitRequest("scb", write_submission(tmp_path / "a.jsonl"), form("M", "Vision Lab"), Identity("alice"))
+    )
     assert "Vision Lab\talice" in cli(data, "team", "list").stdout
     moved = cli(data, "team", "transfer", "VISION lab", "--to", "org:vlab", "--by", "root").stdout
     assert moved.splitlines()[0] == "Vision Lab: owned by org:vlab now" and "A running app shows this" in moved
@@ -245,9 +250,18 @@ def test_submit_takes_a_grounding_format_and_the_rescore_keeps_it(tmp_path: Path
 def test_the_held_queue_lists_releases_and_hides_with_reasons(tmp_path: Path) -> None:
     data = tmp_path / "data"
     lb = board(data, write_gold(tmp_path / "gold.jsonl"))
-    ids = [lb.submit("scb", write_submission(tmp_path / f"{i}.jsonl", seed=i), form(f"M{i}", "t", visibility="private"),
-                     Identity("alice")).submission_id for i in range(3)]  # fmt: skip
-    lb.hold(ids[:2], "automatic", "its probe series is flagged (signals: near_copy)")
+    ids = [
+        lb.submissions.submit(
+            SubmitRequest(
+                "scb",
+                write_submission(tmp_path / f"{i}.jsonl", seed=i),
+                form(f"M{i}", "t", visibility="private"),
+                Identity("alice"),
+            )
+        ).submission_id
+        for i in range(3)
+    ]
+    lb.moderation.hold(ids[:2], "automatic", "its probe series is flagged (signals: near_copy)")
     listed = cli(data, "held").stdout
     assert ids[0] in listed and ids[1] in listed and ids[2] not in listed
     assert "by automatic: its probe series is flagged (signals: near_copy)" in listed and "2 held" in listed
@@ -309,7 +323,9 @@ def test_a_cli_change_names_the_running_apps_own_refresh_interval(tmp_path: Path
     more often than REFRESH_AT_LEAST_EVERY seconds, so a smaller setting says that floor."""
     data = tmp_path / "data"
     lb = board(data, write_gold(tmp_path / "gold.jsonl"))
-    sid = lb.submit("scb", write_submission(tmp_path / "s.jsonl"), form("M", "t"), MAINTAINER).submission_id
+    sid = lb.submissions.submit(
+        SubmitRequest("scb", write_submission(tmp_path / "s.jsonl"), form("M", "t"), MAINTAINER)
+    ).submission_id
     monkeypatch.setenv("LEADERBOARD_REFRESH_SECONDS", "17")
     assert "A running app shows this within 17 s" in cli(data, "hide", sid).stdout
     monkeypatch.setenv("LEADERBOARD_REFRESH_SECONDS", "1")

@@ -12,6 +12,7 @@ import pytest
 
 from leaderboard.service import Leaderboard
 from store import layout
+from submissions.request import SubmitRequest
 from tests.support.submissions import ALICE, board, form, small_gold, write_gold, write_submission
 
 
@@ -26,7 +27,12 @@ def compared(tmp_path_factory) -> tuple[Leaderboard, dict[str, Path], list[dict]
         "Twin": write_submission(tmp / "c.jsonl", gold, accuracy=0.8, grounding="bbox_good", seed=1),
     }
     for model, path in files.items():  # Twin: the same file from another team (one team's copy is a duplicate)
-        assert lb.submit("scb", path, form(model, "T2" if model == "Twin" else "T"), ALICE).result is not None
+        assert (
+            lb.submissions.submit(
+                SubmitRequest("scb", path, form(model, "T2" if model == "Twin" else "T"), ALICE)
+            ).result
+            is not None
+        )
     return lb, files, gold
 
 
@@ -155,7 +161,7 @@ def test_an_upload_stored_in_the_first_unsharded_layout_is_compared_and_probed(t
     lb = board(data, write_gold(tmp_path / "gold.jsonl", gold))
     for model, accuracy, seed in (("Old", 0.8, 1), ("New", 0.5, 2)):
         path = write_submission(tmp_path / f"{model}.jsonl", gold, accuracy=accuracy, grounding="bbox_good", seed=seed)
-        assert lb.submit("scb", path, form(model, "T"), ALICE).result is not None
+        assert lb.submissions.submit(SubmitRequest("scb", path, form(model, "T"), ALICE)).result is not None
     old = next(s for s in lb.catalog.all("scb") if s.meta.model == "Old")
     file = layout.SubmissionFile.raw("scb", old.meta.id)
     sharded, legacy = lb.store.file("submissions", file.path), lb.store.file("submissions", file.legacy_path)

@@ -14,6 +14,7 @@ from leaderboard.compare import TryAgain, compare_rows
 from leaderboard.service import Leaderboard
 from leaderboard.table import SCORED_SOURCE
 from submissions.fair_queue import PER_IDENTITY
+from submissions.request import SubmitRequest
 from tests.support.submissions import ALICE, board, form, small_gold, write_gold, write_submission
 
 
@@ -24,7 +25,7 @@ def lb(tmp_path_factory) -> Leaderboard:
     lb = board(tmp / "data", write_gold(tmp / "gold.jsonl", gold))
     for model, accuracy in (("Strong", 0.8), ("Weak", 0.5), ("Middle", 0.65)):
         path = write_submission(tmp / f"{model}.jsonl", gold, accuracy=accuracy, grounding="bbox_good", seed=3)
-        assert lb.submit("scb", path, form(model, "T"), ALICE).result is not None
+        assert lb.submissions.submit(SubmitRequest("scb", path, form(model, "T"), ALICE)).result is not None
     return lb
 
 

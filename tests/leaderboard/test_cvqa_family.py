@@ -30,6 +30,7 @@ from scoring.benchmarks.families import MultipleChoice
 from scoring.benchmarks.lmms_eval import ChoiceTask, aggregate_accuracy
 from scoring.gold import Gold, content_version, group_codes, read_records
 from submissions.records import Identity, Status, SubmissionForm
+from submissions.request import SubmitRequest
 
 LETTERS = "ABCDE"
 COUNTRIES = ("Spain", "Peru")
@@ -92,7 +93,7 @@ def cvqa():
 @pytest.fixture
 def board(cvqa, tmp_path: Path) -> Leaderboard:
     lb = Leaderboard(Settings(data_dir=tmp_path / "data", demo=False))
-    lb.add_gold("cvqa", demo.write_jsonl(tmp_path / "gold.jsonl", gold_rows()), "maintainer")
+    lb.corrections.add_gold("cvqa", demo.write_jsonl(tmp_path / "gold.jsonl", gold_rows()), "maintainer")
     return lb
 
 
@@ -214,9 +215,9 @@ def test_the_family_demo_recipe_fills_its_board(cvqa, tmp_path: Path) -> None:
     assert [set(x) for x in lines] == [{"qid", "answer"}] * 10
     assert sum(x["answer"] == g["answer"] for x, g in zip(lines, gold_rows(), strict=True)) == 7
     lb = Leaderboard(Settings(data_dir=tmp_path / "data", demo=False))
-    lb.add_gold("cvqa", files.gold, "maintainer")
+    lb.corrections.add_gold("cvqa", files.gold, "maintainer")
     form = SubmissionForm(model=team.name, team="demo", model_type="open")
     path = files.submissions[team]
     maintainer = Identity("maintainer", is_maintainer=True, source="cli")
-    assert lb.submit("cvqa", path, form, maintainer, path.name).status is Status.SCORED
+    assert lb.submissions.submit(SubmitRequest("cvqa", path, form, maintainer, path.name)).status is Status.SCORED
     assert list(lb.table("cvqa")["overall.acc"]) == pytest.approx([70.0])

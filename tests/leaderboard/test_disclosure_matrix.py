@@ -28,6 +28,7 @@ from leaderboard.config import UiSettings
 from leaderboard.reader import FolderSource, PublishedLeaderboard
 from leaderboard.table import SCORED_SOURCE
 from submissions.records import Identity
+from submissions.request import SubmitRequest
 from tests.support.board_page import ServedPage, model_page_row, row_text, served
 from tests.support.page_compare import page_compare
 from tests.support.submissions import board, form, write_gold, write_submission
@@ -82,7 +83,7 @@ def world(tmp_path_factory):
     def send(accuracy: float, visibility: str, description: str, who=ALICE, model="AliceNet", team="Alice Lab", **kw):
         path = write_submission(tmp / f"{next(files)}.jsonl", accuracy=accuracy, seed=next(files))
         f = form(model, team, visibility=visibility, description=description, **kw)
-        answer = lb.submit("scb", path, f, who)
+        answer = lb.submissions.submit(SubmitRequest("scb", path, f, who))
         assert answer.submission_id and answer.status.value == "scored", answer.message
         return answer.submission_id
 
@@ -96,10 +97,10 @@ def world(tmp_path_factory):
     anonymous = send(0.671, "public", "BobVision-13B by Bob's lab at Example University, desc-anonymous-q7",
                      who=BOB, model="BobVision-13B", team="Bob Example Lab", anonymous=True, reveal_date=REVEAL,
                      bbox_format="yxyx_1000")  # fmt: skip
-    lb.hold([held], "maint", "test")
-    lb.set_hidden(hidden, True, "maint")
-    lb.set_visibility(ALICE, withdrawn, False)
-    lb.set_visibility(MAINT, anchor, True)  # alice's chosen row again: the newest choice
+    lb.moderation.hold([held], "maint", "test")
+    lb.moderation.set_hidden(hidden, True, "maint")
+    lb.visibility.set_visibility(ALICE, withdrawn, False)
+    lb.visibility.set_visibility(MAINT, anchor, True)  # alice's chosen row again: the newest choice
     lb.flush()
     info = lb.gold_info("scb")
     sids = dict(zip(STATES, (private, withheld, held, hidden, anonymous, withdrawn, anchor)))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from leaderboard.exports import kviscuit_markdown, kviscuit_paper, scb_official
+from submissions.request import SubmitRequest
 
 SELF_REPORT = json.loads(
     """{"model": "YourModel-7B", "group": "Open", "t1_acc": 0.0, "t1_miou": 0.0, "t2_acc": 0.0, "t2_miou": 0.0,
@@ -89,8 +90,14 @@ def test_the_cli_exports_a_public_row_with_a_link_back(tmp_path):
     data = tmp_path / "data"
     gold = small_gold()
     lb = board(data, write_gold(tmp_path / "gold.jsonl", gold))
-    lb.submit("scb", write_submission(tmp_path / "s.jsonl", gold, accuracy=0.7, seed=3, grounding="bbox_good"),
-              form("Exp-VLM", "Lab"), MAINTAINER)  # fmt: skip
+    lb.submissions.submit(
+        SubmitRequest(
+            "scb",
+            write_submission(tmp_path / "s.jsonl", gold, accuracy=0.7, seed=3, grounding="bbox_good"),
+            form("Exp-VLM", "Lab"),
+            MAINTAINER,
+        )
+    )
     row = next(r for r in table_json(data) if r["model"] == "Exp-VLM")
     out = json.loads(cli(data, "export", "--benchmark", "scb", row["row_id"], "--contact", "me@example.org").stdout)
     assert set(out) == set(SELF_REPORT) | set(SITE_ROW)

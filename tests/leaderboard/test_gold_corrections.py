@@ -16,6 +16,7 @@ from scoring import get_benchmark
 from scoring.engine import score_file
 from store.golds import UnconfirmedGold
 from submissions.records import Identity
+from submissions.request import SubmitRequest
 from tests.support.submissions import board, form, scored, small_gold, write_gold, write_submission
 
 TEAMS = {"Team A": Identity("alice"), "Team B": Identity("bob"), "Team C": Identity("carol")}
@@ -39,7 +40,9 @@ def three_teams(tmp_path: Path) -> tuple[Leaderboard, dict[str, Path]]:
     files = {}
     for i, (team, who) in enumerate(TEAMS.items()):
         files[team] = write_submission(tmp_path / f"{team}.jsonl", gold, accuracy=0.8 - 0.1 * i, seed=i + 1)
-        answer = lb.submit("scb", files[team], form(f"model-{i}", team, visibility="public"), who)
+        answer = lb.submissions.submit(
+            SubmitRequest("scb", files[team], form(f"model-{i}", team, visibility="public"), who)
+        )
         assert answer.result is not None, answer.message
     return lb, files
 
@@ -60,14 +63,14 @@ def test_a_correction_keeps_every_row_and_the_restore_gives_the_first_board_back
     removed = {r["question_id"] for r in gold[:REMOVED]}
     v2_path = write_gold(tmp_path / "gold-v2.jsonl", corrected(gold))
 
-    preview = lb.preview_gold("scb", v2_path)
+    preview = lb.corrections.preview_gold("scb", v2_path)
     text = "\n".join(preview.lines())
     assert f"{REMOVED} removed" in text and f"answers changed on kept questions: {CHANGED}" in text
     assert not preview.leaving, preview.lines()  # every row stays
-    assert lb.gold_info("scb").version == v1 and lb.staged_gold("scb") is None  # a preview stores nothing
+    assert lb.gold_info("scb").version == v1 and lb.corrections.staged_gold("scb") is None  # a preview stores nothing
 
-    lb.update_gold("scb", v2_path, "maintainer", confirm=True)
-    report = lb.rescore("scb", workers=1)
+    lb.corrections.update_gold("scb", v2_path, "maintainer", confirm=True)
+    report = lb.corrections.rescore("scb", workers=1)
     assert report["scb"]["counts"].get("rejected", 0) == 0
     rows = scored(lb)
     assert len(rows) == len(TEAMS)
@@ -77,8 +80,8 @@ def test_a_correction_keeps_every_row_and_the_restore_gives_the_first_board_back
         (acc,) = rows[rows["team"] == team]["overall.acc"]
         assert acc == expected.overall["acc"], team  # exactly the scorer's figure of the file without them
 
-    lb.update_gold("scb", tmp_path / "gold-v1.jsonl", "maintainer", confirm=True)  # the restore
-    lb.rescore("scb", workers=1)
+    lb.corrections.update_gold("scb", tmp_path / "gold-v1.jsonl", "maintainer", confirm=True)  # the restore
+    lb.corrections.rescore("scb", workers=1)
     assert lb.gold_info("scb").version == v1
     pd.testing.assert_frame_equal(_board(lb), first_board)
 
@@ -87,13 +90,15 @@ def test_a_correction_keeps_every_row_and_the_restore_gives_the_first_board_back
     ids = []
     for k in range(3):
         path = write_submission(tmp_path / f"a{k}.jsonl", small_gold(), accuracy=0.3 + 0.05 * k, seed=10 + k)
-        answer = lb.submit("scb", path, form(f"ablation-{k}", "Team A", visibility="private"), alice)
+        answer = lb.submissions.submit(
+            SubmitRequest("scb", path, form(f"ablation-{k}", "Team A", visibility="private"), alice)
+        )
         assert answer.submission_id, answer.message
         ids.append(answer.submission_id)
-    lb.set_visibility(alice, ids[0], True)
-    lb.set_visibility(alice, ids[1], True)
+    lb.visibility.set_visibility(alice, ids[0], True)
+    lb.visibility.set_visibility(alice, ids[1], True)
     with pytest.raises(ValueError, match="already made 3 submissions public"):
-        lb.set_visibility(alice, ids[2], True)
+        lb.visibility.set_visibility(alice, ids[2], True)
 
 
 def test_a_gold_that_changes_every_id_is_previewed_and_needs_confirmation(three_teams, tmp_path) -> None:
@@ -102,12 +107,12 @@ def test_a_gold_that_changes_every_id_is_previewed_and_needs_confirmation(three_
     renamed = write_gold(
         tmp_path / "gold-v2.jsonl", [dict(r, question_id=f"scb-9{r['question_id'][-4:]}") for r in gold]
     )
-    preview = lb.preview_gold("scb", renamed)
+    preview = lb.corrections.preview_gold("scb", renamed)
     assert preview.leaving == () and preview.needs_confirmation  # rows stay, every line set aside
     assert all(r.after is not None for r in preview.rows)
     with pytest.raises(UnconfirmedGold):
-        lb.update_gold("scb", renamed, "maintainer", confirm=False)
-    assert lb.staged_gold("scb") is None
+        lb.corrections.update_gold("scb", renamed, "maintainer", confirm=False)
+    assert lb.corrections.staged_gold("scb") is None
 
 
 def _removing(tmp_path: Path, n: int = REMOVED) -> Path:
@@ -117,11 +122,11 @@ def _removing(tmp_path: Path, n: int = REMOVED) -> Path:
 def test_removing_questions_rejects_no_accepted_submission(three_teams, tmp_path) -> None:
     """as-users 3b: a gold removing 2 questions rejected every file and emptied the board."""
     lb, _ = three_teams
-    lb.add_gold("scb", _removing(tmp_path), "maintainer", confirm=True)
-    report = lb.rescore("scb", workers=1)
+    lb.corrections.add_gold("scb", _removing(tmp_path), "maintainer", confirm=True)
+    report = lb.corrections.rescore("scb", workers=1)
     assert report["scb"]["counts"].get("rejected", 0) == 0, report
     assert len(scored(lb)) == len(TEAMS)
-    (entry,) = lb.entries(TEAMS["Team B"], "scb")
+    (entry,) = lb.visibility.entries(TEAMS["Team B"], "scb")
     assert entry.status.value == "scored"
     notes = [n.message for n in entry.notes]
     assert any(
@@ -131,10 +136,12 @@ def test_removing_questions_rejects_no_accepted_submission(three_teams, tmp_path
 
 def test_a_new_upload_answering_retired_questions_is_accepted_with_the_note(three_teams, tmp_path) -> None:
     lb, _ = three_teams
-    lb.add_gold("scb", _removing(tmp_path), "maintainer", confirm=True)
-    lb.rescore("scb", workers=1)
+    lb.corrections.add_gold("scb", _removing(tmp_path), "maintainer", confirm=True)
+    lb.corrections.rescore("scb", workers=1)
     path = write_submission(tmp_path / "late.jsonl", small_gold(), accuracy=0.5, seed=7)  # the first gold's ids
-    answer = lb.submit("scb", path, form("late", "Team C", visibility="private"), TEAMS["Team C"])
+    answer = lb.submissions.submit(
+        SubmitRequest("scb", path, form("late", "Team C", visibility="private"), TEAMS["Team C"])
+    )
     assert answer.status.value == "scored", answer.message
     stored = lb.catalog.get(answer.submission_id).latest_result(lb.gold_info("scb").version)
     assert stored.counts["set_aside"] == REMOVED and stored.counts["submitted"] == len(small_gold()) - REMOVED
@@ -143,13 +150,15 @@ def test_a_new_upload_answering_retired_questions_is_accepted_with_the_note(thre
 
 def test_a_line_for_a_question_no_gold_ever_had_is_still_an_error(three_teams, tmp_path) -> None:
     lb, _ = three_teams
-    lb.add_gold("scb", _removing(tmp_path), "maintainer", confirm=True)
-    lb.rescore("scb", workers=1)
+    lb.corrections.add_gold("scb", _removing(tmp_path), "maintainer", confirm=True)
+    lb.corrections.rescore("scb", workers=1)
     lines = [json.dumps({"question_id": r["question_id"], "answer": "A"}) for r in small_gold()]
     lines.append(json.dumps({"question_id": "scb-77777", "answer": "A"}))
     path = tmp_path / "unknown.jsonl"
     path.write_text("\n".join(lines) + "\n")
-    answer = lb.submit("scb", path, form("unknown", "Team C", visibility="private"), TEAMS["Team C"])
+    answer = lb.submissions.submit(
+        SubmitRequest("scb", path, form("unknown", "Team C", visibility="private"), TEAMS["Team C"])
+    )
     assert answer.result is None and any(i.code == "unknown_question_id" for i in answer.issues)
 
 
@@ -159,10 +168,10 @@ def test_the_team_sees_what_the_rescore_did_to_its_entry(three_teams, tmp_path) 
     lb, _ = three_teams
     gold = small_gold()
     extra = [dict(gold[0], question_id=f"scb-8{k:04d}") for k in range(4)]
-    lb.add_gold("scb", write_gold(tmp_path / "gold-more.jsonl", gold + extra), "maintainer", confirm=True)
-    lb.rescore("scb", workers=1)
+    lb.corrections.add_gold("scb", write_gold(tmp_path / "gold-more.jsonl", gold + extra), "maintainer", confirm=True)
+    lb.corrections.rescore("scb", workers=1)
     info = lb.gold_info("scb")
-    (entry,) = lb.entries(TEAMS["Team A"], "scb")
+    (entry,) = lb.visibility.entries(TEAMS["Team A"], "scb")
     messages = {n.code: n.message for n in entry.notes}
     assert messages["added_questions"].startswith(f"4 questions were added by gold {info.version[:12]}")
     assert messages["rescored"].startswith(f"rescored on gold {info.version[:12]} ({info.added_at[:10]}): accuracy ")
@@ -198,7 +207,7 @@ def test_cli_hide_says_what_it_hid(three_teams) -> None:
     from tests.leaderboard.test_cli import cli
 
     lb, _ = three_teams
-    (entry,) = lb.entries(TEAMS["Team B"], "scb")
+    (entry,) = lb.visibility.entries(TEAMS["Team B"], "scb")
     out = cli(lb.settings.data_dir, "hide", entry.state.meta.id, "--reason", "a test").stdout
     assert "scb: Team B / model-1" in out
 
@@ -210,14 +219,14 @@ def test_the_rescore_report_says_what_happened(three_teams, tmp_path) -> None:
     from leaderboard.rescore_report import report_lines
 
     lb, _ = three_teams
-    lb.add_gold("scb", _removing(tmp_path), "maintainer", confirm=True)
-    text = "\n".join(line.text for line in report_lines(lb.rescore("scb", workers=1)))
+    lb.corrections.add_gold("scb", _removing(tmp_path), "maintainer", confirm=True)
+    text = "\n".join(line.text for line in report_lines(lb.corrections.rescore("scb", workers=1)))
     assert "scb: rescored 3 submission(s): 3 scored, 0 rejected, 0 failed (gold " in text
     assert "rows on the public board: 3 changed, 0 left, 0 came back" in text
-    (entry,) = lb.entries(TEAMS["Team C"], "scb")
-    lb.set_hidden(entry.state.meta.id, True, "maintainer", "checking the paper")
-    lb.add_gold("scb", tmp_path / "gold-v1.jsonl", "maintainer", confirm=True)  # back: nothing to score
-    text = "\n".join(line.text for line in report_lines(lb.rescore("scb", workers=1)))
+    (entry,) = lb.visibility.entries(TEAMS["Team C"], "scb")
+    lb.moderation.set_hidden(entry.state.meta.id, True, "maintainer", "checking the paper")
+    lb.corrections.add_gold("scb", tmp_path / "gold-v1.jsonl", "maintainer", confirm=True)  # back: nothing to score
+    text = "\n".join(line.text for line in report_lines(lb.corrections.rescore("scb", workers=1)))
     assert "nothing needed rescoring" not in text
     assert "scb: no submission needed scoring (gold " in text and "the board changed as listed below" in text
     assert "Team C" not in text  # hidden before the rescore: not the gold's doing
@@ -250,18 +259,18 @@ def test_restoring_a_gold_from_a_resaved_file_or_by_its_version(three_teams, tmp
     lb, _ = three_teams
     v1 = lb.gold_info("scb").version
     first_board = _board(lb)
-    lb.add_gold("scb", _removing(tmp_path), "maintainer", confirm=True)
-    lb.rescore("scb", workers=1)
+    lb.corrections.add_gold("scb", _removing(tmp_path), "maintainer", confirm=True)
+    lb.corrections.rescore("scb", workers=1)
     resaved = tmp_path / "gold-v1-resaved.jsonl"
     resaved.write_text("".join(json.dumps(r, indent=None, separators=(", ", ": ")) + "\n\n" for r in small_gold()))
-    lb.update_gold("scb", resaved, "maintainer", confirm=True)
-    assert lb.staged_gold("scb").version == v1
-    lb.rescore("scb", workers=1)
+    lb.corrections.update_gold("scb", resaved, "maintainer", confirm=True)
+    assert lb.corrections.staged_gold("scb").version == v1
+    lb.corrections.rescore("scb", workers=1)
     pd.testing.assert_frame_equal(_board(lb), first_board)
 
     data = lb.settings.data_dir
-    lb.add_gold("scb", _removing(tmp_path), "maintainer", confirm=True)
-    lb.rescore("scb", workers=1)
+    lb.corrections.add_gold("scb", _removing(tmp_path), "maintainer", confirm=True)
+    lb.corrections.rescore("scb", workers=1)
     assert "stored versions: " in cli(data, "gold", "show", "--benchmark", "scb").stdout
     refused = cli(data, "gold", "restore", "--benchmark", "scb", "--version", v1[:10], ok=False)
     assert (
@@ -287,17 +296,18 @@ def test_what_the_ladder_showed_a_team_stays_shown_after_a_correction(tmp_path) 
         acc: write_submission(tmp_path / f"{acc}.jsonl", gold, accuracy=acc, seed=int(acc * 10)) for acc in (0.5, 0.6)
     }
     first, second = (
-        lb.submit("scb", paths[acc], form(f"m{acc}", "Team A", visibility="private"), alice) for acc in (0.5, 0.6)
+        lb.submissions.submit(SubmitRequest("scb", paths[acc], form(f"m{acc}", "Team A", visibility="private"), alice))
+        for acc in (0.5, 0.6)
     )
     assert first.result is not None and second.result is not None  # each beat the best shown: shown
     lines = {acc: [json.loads(x) for x in paths[acc].read_text().splitlines()] for acc in paths}
     corrected_gold = flipped_gold(gold, better=lines[0.5], worse=lines[0.6], k=8)  # 0.6 now scores below 0.5
-    lb.add_gold("scb", write_gold(tmp_path / "gold-v2.jsonl", corrected_gold), "maintainer")
-    lb.rescore("scb", workers=1)
+    lb.corrections.add_gold("scb", write_gold(tmp_path / "gold-v2.jsonl", corrected_gold), "maintainer")
+    lb.corrections.rescore("scb", workers=1)
     for answer in (first, second):
         state = lb.catalog.get(answer.submission_id)
-        assert lb.result_for_submitter(state) is not None, state.meta.model  # shown once, shown still
-        assert lb.entry(alice, answer.submission_id).reason.code == "shown"
+        assert lb.submissions.result_for_submitter(state) is not None, state.meta.model  # shown once, shown still
+        assert lb.visibility.entry(alice, answer.submission_id).reason.code == "shown"
 
 
 def test_a_rejection_an_earlier_scorer_made_for_removed_questions_is_healed(three_teams, tmp_path) -> None:
@@ -310,14 +320,14 @@ def test_a_rejection_an_earlier_scorer_made_for_removed_questions_is_healed(thre
 
     lb, _ = three_teams
     removed = [r["question_id"] for r in small_gold()[:REMOVED]]
-    lb.add_gold("scb", _removing(tmp_path), "maintainer", confirm=True)
-    staged = lb.golds.compiled(lb.staged_gold("scb"))
-    (entry,) = lb.entries(TEAMS["Team B"], "scb")
+    lb.corrections.add_gold("scb", _removing(tmp_path), "maintainer", confirm=True)
+    staged = lb.golds.compiled(lb.corrections.staged_gold("scb"))
+    (entry,) = lb.visibility.entries(TEAMS["Team B"], "scb")
     issues = tuple(Issue("unknown_question_id", i + 1, "question_id", f"unknown question_id {k!r}; did you mean 'x'?")
                    for i, k in enumerate(removed))  # fmt: skip
     old = SubmitAnswer.of(Status.REJECTED, entry.state.meta.id, issues=issues, total_issues=len(issues))
     lifecycle.record(lb.store, lb.catalog, entry.state.meta, staged, old)  # what the scorer before this fix stored
-    lb.rescore("scb", workers=1)
+    lb.corrections.rescore("scb", workers=1)
     state = lb.catalog.get(entry.state.meta.id)
-    assert lb.status(state) is Status.SCORED and len(scored(lb)) == len(TEAMS)
+    assert lb.submissions.status(state) is Status.SCORED and len(scored(lb)) == len(TEAMS)
     assert not state.refused

@@ -28,6 +28,7 @@ from leaderboard.service import Leaderboard
 from leaderboard.table import SCORED_SOURCE
 from submissions import lifecycle
 from submissions.records import Identity, Status
+from submissions.request import SubmitRequest
 from tests.support.submissions import board, form, scored, small_gold, write_gold, write_submission
 
 TEAMS = ("Team A", "Team B", "Team C")
@@ -81,7 +82,9 @@ class GoldMigrations(RuleBasedStateMachine):
         n = sum(self.uploads.values())
         path = write_submission(self.tmp / f"s{n}.jsonl", self.records, accuracy, "bbox_good", seed)
         visibility = "public" if public else "private"
-        answer = self.lb.submit("scb", path, form(f"m{n}", team, visibility=visibility), Identity(team.lower()))
+        answer = self.lb.submissions.submit(
+            SubmitRequest("scb", path, form(f"m{n}", team, visibility=visibility), Identity(team.lower()))
+        )
         if answer.submission_id and answer.status is Status.SCORED:
             self.accepted.add(answer.submission_id)
             if public:
@@ -96,7 +99,7 @@ class GoldMigrations(RuleBasedStateMachine):
         model = data.draw(st.sampled_from(mine))  # by name: ids carry a random part, a replay must pick the same
         state = next(s for s in self.lb.catalog.all("scb") if s.meta.model == model)
         try:
-            self.lb.set_visibility(Identity(state.meta.submitter), state.meta.id, True)
+            self.lb.visibility.set_visibility(Identity(state.meta.submitter), state.meta.id, True)
         except ValueError:  # over the ration, or held
             return
         self.published[state.meta.team].add(state.meta.id)
@@ -108,7 +111,7 @@ class GoldMigrations(RuleBasedStateMachine):
         shown = {s.meta.model: s.meta.id for s in self.lb.catalog.all("scb") if not s.hidden}
         if not shown:
             return
-        self.lb.set_hidden(shown[data.draw(st.sampled_from(sorted(shown)))], True, "maintainer", "a test")
+        self.lb.moderation.set_hidden(shown[data.draw(st.sampled_from(sorted(shown)))], True, "maintainer", "a test")
         self._remember(forget_others=True)
 
     # ---- gold changes ----
@@ -142,9 +145,9 @@ class GoldMigrations(RuleBasedStateMachine):
 
     def _switch(self, records: list[dict], path: Path | None = None) -> None:
         path = path or write_gold(self.tmp / f"gold-{len(self.files)}.jsonl", records)
-        update = self.lb.update_gold("scb", path, "maintainer", confirm=True)
+        update = self.lb.corrections.update_gold("scb", path, "maintainer", confirm=True)
         self.files.setdefault(update.info.version, path)
-        self.lb.resume()  # the background job: scores what is owed on the staged gold, then switches
+        self.lb.corrections.resume()  # the background job: scores what is owed on the staged gold, then switches
         assert self._version() == update.info.version
         self.records = records
         self.boards.setdefault(self._version(), self.lb.table("scb").reset_index(drop=True))

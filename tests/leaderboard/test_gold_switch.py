@@ -16,6 +16,7 @@ from leaderboard.table import SCORED_SOURCE, baseline_rows
 from scoring import SCORER_VERSION
 from store import layout
 from submissions import lifecycle
+from submissions.request import SubmitRequest
 from tests.support.submissions import MAINTAINER, board, form, scored, small_gold, write_gold, write_submission
 
 ACCURACIES = (0.8, 0.7, 0.62, 0.55, 0.48, 0.4)
@@ -43,8 +44,10 @@ def staged(tmp_path: Path) -> Leaderboard:
     lb = board(tmp_path / "data", write_gold(tmp_path / "gold.jsonl", gold))
     for i, acc in enumerate(ACCURACIES):
         path = write_submission(tmp_path / f"s{i}.jsonl", gold, accuracy=acc, seed=i + 1)
-        lb.submit("scb", path, form(f"model-{i}", "team"), MAINTAINER)
-    lb.add_gold("scb", write_gold(tmp_path / "gold-v2.jsonl", _changed_answers(gold, range(30))), "maintainer")
+        lb.submissions.submit(SubmitRequest("scb", path, form(f"model-{i}", "team"), MAINTAINER))
+    lb.corrections.add_gold(
+        "scb", write_gold(tmp_path / "gold-v2.jsonl", _changed_answers(gold, range(30))), "maintainer"
+    )
     lb.flush()  # the debounced public files catch up first: the watch checks the switch, not the debounce
     return lb
 
@@ -73,7 +76,7 @@ class BoardWatch:
 def test_the_public_board_stays_complete_during_the_rescore(staged: Leaderboard) -> None:
     watch = BoardWatch(staged)
     assert len([r for r in watch.expected if r[0] == SCORED_SOURCE]) == len(ACCURACIES)
-    v1, v2 = staged.gold_info("scb").version, staged.staged_gold("scb").version
+    v1, v2 = staged.gold_info("scb").version, staged.corrections.staged_gold("scb").version
     stop = threading.Event()
 
     def keep_sampling() -> None:
@@ -83,7 +86,9 @@ def test_the_public_board_stays_complete_during_the_rescore(staged: Leaderboard)
     sampler = threading.Thread(target=keep_sampling)
     sampler.start()
     try:
-        report = staged.rescore("scb", workers=1, on_progress=watch.sample)  # also samples after each result
+        report = staged.corrections.rescore(
+            "scb", workers=1, on_progress=watch.sample
+        )  # also samples after each result
     finally:
         stop.set()
         sampler.join()
@@ -92,7 +97,7 @@ def test_the_public_board_stays_complete_during_the_rescore(staged: Leaderboard)
     assert report["scb"]["switched_to"] == v2 and report["scb"]["counts"]["scored"] == len(ACCURACIES)
     assert staged.gold_info("scb").version == v2 and staged.gold_info("scb").previous_version == v1
     assert _rows(staged.table("scb")) == watch.expected == _published_rows(staged)
-    assert staged.staged_gold("scb") is None
+    assert staged.corrections.staged_gold("scb") is None
 
 
 def test_the_background_resume_keeps_the_board_complete_then_switches(
@@ -106,8 +111,8 @@ def test_the_background_resume_keeps_the_board_complete_then_switches(
         return process(*args, **kw)
 
     monkeypatch.setattr(lifecycle, "process", sampled)
-    v2 = staged.staged_gold("scb").version
-    assert staged.resume() == len(ACCURACIES)
+    v2 = staged.corrections.staged_gold("scb").version
+    assert staged.corrections.resume() == len(ACCURACIES)
     assert len(watch.samples) == 3 * len(ACCURACIES) and watch.incomplete() == []
     assert staged.gold_info("scb").version == v2 and _published_rows(staged) == watch.expected
     fresh = Leaderboard(staged.settings)
@@ -115,12 +120,14 @@ def test_the_background_resume_keeps_the_board_complete_then_switches(
 
 
 def test_a_submission_during_the_rescore_is_scored_on_both_golds(staged: Leaderboard, tmp_path: Path) -> None:
-    v1, v2 = staged.gold_info("scb").version, staged.staged_gold("scb").version
-    late = staged.submit("scb", write_submission(tmp_path / "late.jsonl", seed=9), form("late", "team"), MAINTAINER)
+    v1, v2 = staged.gold_info("scb").version, staged.corrections.staged_gold("scb").version
+    late = staged.submissions.submit(
+        SubmitRequest("scb", write_submission(tmp_path / "late.jsonl", seed=9), form("late", "team"), MAINTAINER)
+    )
     assert late.rank is not None and "late" in set(scored(staged)["model"])  # public at once, on the current gold
     state = staged.catalog.get(late.submission_id)
     assert state.result(v1, SCORER_VERSION) is not None and state.result(v2, SCORER_VERSION) is not None
-    report = staged.rescore("scb", workers=1)
+    report = staged.corrections.rescore("scb", workers=1)
     assert report["scb"]["counts"]["scored"] == len(ACCURACIES)  # the late one needed no rescoring
     assert report["scb"]["switched_to"] == v2 and "late" in set(scored(staged)["model"])
 
@@ -138,13 +145,13 @@ def test_the_rank_report_ranks_the_public_board_with_paper_rows(tmp_path: Path) 
     before_acc, after_acc = (paper[0] + paper[1]) / 200, (paper[2] + paper[3]) / 200
     lb = board(tmp_path / "data", write_gold(tmp_path / "gold.jsonl", gold))
     lines = write_submission(tmp_path / "s.jsonl", gold, accuracy=before_acc, seed=3)
-    lb.submit("scb", lines, form("Demo-GPT-o3", "demo"), MAINTAINER)
+    lb.submissions.submit(SubmitRequest("scb", lines, form("Demo-GPT-o3", "demo"), MAINTAINER))
     answers = {line["question_id"]: line["answer"] for line in pd.read_json(lines, lines=True).to_dict("records")}
     right = [i for i, r in enumerate(gold) if answers[r["question_id"]] == r["answer"]]
     lose = right[: len(right) - round(after_acc * n)]
-    lb.add_gold("scb", write_gold(tmp_path / "gold-v2.jsonl", _changed_answers(gold, lose)), "maintainer")
+    lb.corrections.add_gold("scb", write_gold(tmp_path / "gold-v2.jsonl", _changed_answers(gold, lose)), "maintainer")
     public_before = lb.table("scb")
-    report = lb.rescore("scb", workers=1)["scb"]
+    report = lb.corrections.rescore("scb", workers=1)["scb"]
     public_after = lb.table("scb")
     assert list(scored(lb)["rank"]) != [] and len(scored(lb)) == 1  # the only scored row: first among scored
     assert RankChange("demo", "Demo-GPT-o3", 2, 4) in report["rank_changes"]
@@ -162,7 +169,7 @@ def test_a_row_hidden_before_the_rescore_is_no_change_of_the_rescore(staged: Lea
     hidden_row = next(s.meta.id for s in staged.catalog.all("scb") if s.meta.model == "model-0")
     cli = board(staged.settings.data_dir)  # another process on the same store
     assert cli.set_hidden(hidden_row, True, "maintainer", "withdrawn")
-    changes = staged.rescore("scb", workers=1)["scb"]["rank_changes"]
+    changes = staged.corrections.rescore("scb", workers=1)["scb"]["rank_changes"]
     assert ("team", "model-0") not in {(c.team, c.model) for c in changes}, changes
     assert all(c.before is not None and c.after is not None for c in changes), changes  # no row came or went
 
@@ -170,13 +177,13 @@ def test_a_row_hidden_before_the_rescore_is_no_change_of_the_rescore(staged: Lea
 def test_the_maintainers_tab_shows_the_staged_gold_and_the_switch(staged: Leaderboard) -> None:
     from ui.admin import gold_markdown, rescore_markdown
 
-    v1, v2 = staged.gold_info("scb").version, staged.staged_gold("scb").version
+    v1, v2 = staged.gold_info("scb").version, staged.corrections.staged_gold("scb").version
     shown = gold_markdown(staged)
     assert f"`{v1[:12]}`" in shown and "### Staged gold" in shown and f"`{v2[:12]}`" in shown
-    report = rescore_markdown(staged.rescore("scb", workers=1))
+    report = rescore_markdown(staged.corrections.rescore("scb", workers=1))
     assert f"- the board now shows gold `{v2[:12]}`" in report
     assert "### Staged gold" not in gold_markdown(staged)
-    again = rescore_markdown(staged.rescore("scb", workers=1))
+    again = rescore_markdown(staged.corrections.rescore("scb", workers=1))
     assert "- no rank changed on the public board" in again and "now shows" not in again
 
 
@@ -185,12 +192,12 @@ def test_a_switch_between_intake_and_staged_scoring_leaves_no_gap(
 ) -> None:
     """Another writer switches the board right after the intake scored a new upload on the old
     gold: the upload is still scored on the gold that is now current, and keeps its rank."""
-    v2 = staged.staged_gold("scb").version
+    v2 = staged.corrections.staged_gold("scb").version
     intake_submit = staged.intake.submit
 
     def then_switch(*args: object, **kw: object):
         answer = intake_submit(*args, **kw)
-        new_gold = staged.golds.compiled(staged.staged_gold("scb"))
+        new_gold = staged.golds.compiled(staged.corrections.staged_gold("scb"))
         for state in staged.catalog.all("scb"):  # the other writer's rescore, which missed the upload
             if state.meta.id != answer.submission_id:
                 lifecycle.process(staged.store, staged.catalog, state.meta, new_gold, staged.limits)
@@ -198,7 +205,9 @@ def test_a_switch_between_intake_and_staged_scoring_leaves_no_gap(
         return answer
 
     monkeypatch.setattr(staged.intake, "submit", then_switch)
-    late = staged.submit("scb", write_submission(tmp_path / "late.jsonl", seed=9), form("late", "team"), MAINTAINER)
+    late = staged.submissions.submit(
+        SubmitRequest("scb", write_submission(tmp_path / "late.jsonl", seed=9), form("late", "team"), MAINTAINER)
+    )
     assert staged.gold_info("scb").version == v2
     assert staged.catalog.get(late.submission_id).result(v2, SCORER_VERSION) is not None
     assert late.rank is not None and "late" in set(scored(staged)["model"])

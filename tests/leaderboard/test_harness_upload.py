@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 from submissions.records import Status, SubmissionForm
+from submissions.request import SubmitRequest
 from tests.scoring.test_lmms_eval_files import _ours_scb
 from tests.support.harness_files import demo_gold_files, lmms_samples, written_name
 from tests.support.scoring import write_lines
@@ -40,9 +41,11 @@ def test_both_lmms_eval_stage_files_are_one_upload_through_the_service_and_the_c
     (stage1, stage2), gold_path = _lmms_files(tmp_path)
     lb = board(tmp_path / "data", gold_path)
     ours = write_lines(tmp_path / "ours.jsonl", _ours_scb(__import__("scoring").load_gold("scb", gold_path)))
-    expected = lb.submit("scb", ours, SubmissionForm("VLM-jsonl", "Harness Team"), ALICE)
+    expected = lb.submissions.submit(SubmitRequest("scb", ours, SubmissionForm("VLM-jsonl", "Harness Team"), ALICE))
     with one_upload([stage2, stage1], lb.settings.max_upload_bytes) as (path, name):
-        answer = lb.submit("scb", path, SubmissionForm("VLM-lmms", "Harness Team"), ALICE, name)
+        answer = lb.submissions.submit(
+            SubmitRequest("scb", path, SubmissionForm("VLM-lmms", "Harness Team"), ALICE, name)
+        )
     assert answer.status is Status.SCORED and expected.status is Status.SCORED, answer.message
     got, want = answer.result.overall, expected.result.overall
     assert got["acc"] == want["acc"] and abs(got["miou"] - want["miou"]) <= 0.001

@@ -22,6 +22,7 @@ from store import layout
 from store.hub import HubStore, RetryPolicy
 from submissions.intake import new_submission_id
 from submissions.records import Identity, Status, SubmissionMeta
+from submissions.request import SubmitRequest
 from tests.support.hub_server import TOKEN, HubServer
 from tests.support.submissions import board, form, scored, small_gold, write_gold, write_submission
 from tests.support.threads import run_together
@@ -66,9 +67,11 @@ from pathlib import Path
 from leaderboard.config import Settings
 from leaderboard.service import Leaderboard
 from submissions.records import Identity, SubmissionForm
+from submissions.request import SubmitRequest
 lb = Leaderboard(Settings.from_env())
 lb.refresh()
-answer = lb.submit("scb", Path(sys.argv[1]), SubmissionForm(model="Crash-Model", team="T"), Identity("alice"))
+form = SubmissionForm(model="Crash-Model", team="T")
+answer = lb.submissions.submit(SubmitRequest("scb", Path(sys.argv[1]), form, Identity("alice")))
 print("ACK", answer.status.value, answer.submission_id, flush=True)
 time.sleep(600)  # killed -9 before any push of its derived files
 """
@@ -108,12 +111,12 @@ def test_a_burst_of_ten_under_the_commit_quota(
     n = 10
     hub = hub_factory(commit_quota=12, quota_window=60.0)
     lb = replica(hub, hub_repo_ids, tmp_path / "app")
-    lb.add_gold("scb", write_gold(tmp_path / "gold.jsonl"), "maintainer")
+    lb.corrections.add_gold("scb", write_gold(tmp_path / "gold.jsonl"), "maintainer")
     before = commits(hub, hub_repo_ids, "submissions")
     paths = [write_submission(tmp_path / f"{i}.jsonl", seed=i) for i in range(n)]
 
     def one(i: int) -> tuple:
-        answer = lb.submit("scb", paths[i], form(f"m{i}", f"t{i}"), Identity(f"user{i}"))
+        answer = lb.submissions.submit(SubmitRequest("scb", paths[i], form(f"m{i}", f"t{i}"), Identity(f"user{i}")))
         files = hub.files(hub_repo_ids["submissions"])  # the moment it is acknowledged
         return answer, layout.meta("scb", answer.submission_id or "") in files
 
@@ -132,9 +135,13 @@ def test_a_partial_first_sync_decides_and_publishes_nothing(
     hub_server: HubServer, hub_repo_ids: Ids, tmp_path: Path
 ) -> None:
     first = replica(hub_server, hub_repo_ids, tmp_path / "first")
-    first.add_gold("scb", write_gold(tmp_path / "gold.jsonl"), "maintainer")
+    first.corrections.add_gold("scb", write_gold(tmp_path / "gold.jsonl"), "maintainer")
     for i in range(3):
-        first.submit("scb", write_submission(tmp_path / f"{i}.jsonl", seed=i), form(f"M{i}", f"t{i}"), Identity("a"))
+        first.submissions.submit(
+            SubmitRequest(
+                "scb", write_submission(tmp_path / f"{i}.jsonl", seed=i), form(f"M{i}", f"t{i}"), Identity("a")
+            )
+        )
     assert first.flush() == 0
     published = commits(hub_server, hub_repo_ids, "results")
     subs = commits(hub_server, hub_repo_ids, "submissions")
@@ -142,9 +149,11 @@ def test_a_partial_first_sync_decides_and_publishes_nothing(
     hub_server.inject(rf"/resolve/.*{sid}/meta.json", "error", times=1000)  # one file will not come
     second = replica(hub_server, hub_repo_ids, tmp_path / "second", timeout=1.0, deadline=2.0)
     assert not second.store.ready and not second.health().store.ok
-    answer = second.submit("scb", write_submission(tmp_path / "x.jsonl", seed=9), form("X"), Identity("b"))
+    answer = second.submissions.submit(
+        SubmitRequest("scb", write_submission(tmp_path / "x.jsonl", seed=9), form("X"), Identity("b"))
+    )
     assert answer.status is Status.RETRY and "loading" in answer.message
-    assert second.resume() == 0 and second.repair() == []
+    assert second.corrections.resume() == 0 and second.repair() == []
     second.flush()
     assert commits(hub_server, hub_repo_ids, "results") == published  # no partial public table
     assert commits(hub_server, hub_repo_ids, "submissions") == subs  # no failure records
@@ -190,9 +199,9 @@ def test_rescoring_two_hundred_is_a_few_commits(hub_server: HubServer, hub_repo_
     n = 200
     stored_submissions(hub_server, hub_repo_ids, n)
     lb = replica(hub_server, hub_repo_ids, tmp_path / "app")
-    lb.add_gold("scb", write_gold(tmp_path / "gold.jsonl"), "maintainer")
+    lb.corrections.add_gold("scb", write_gold(tmp_path / "gold.jsonl"), "maintainer")
     before = {r: commits(hub_server, hub_repo_ids, r) for r in hub_repo_ids}
-    report = lb.rescore("scb", workers=2)
+    report = lb.corrections.rescore("scb", workers=2)
     assert report["scb"]["counts"]["scored"] == n
     assert lb.flush() == 0
     spent = sum(commits(hub_server, hub_repo_ids, r) - before[r] for r in hub_repo_ids)
@@ -215,8 +224,10 @@ def cli(hub: HubServer, ids: Ids, data_dir: Path, *args: str) -> subprocess.Comp
 
 def test_cli_reads_the_hub_first_and_reports_status(hub_server: HubServer, hub_repo_ids: Ids, tmp_path: Path) -> None:
     lb = replica(hub_server, hub_repo_ids, tmp_path / "app")
-    lb.add_gold("scb", write_gold(tmp_path / "gold.jsonl"), "maintainer")
-    lb.submit("scb", write_submission(tmp_path / "s.jsonl"), form("From-The-Hub"), Identity("a"))
+    lb.corrections.add_gold("scb", write_gold(tmp_path / "gold.jsonl"), "maintainer")
+    lb.submissions.submit(
+        SubmitRequest("scb", write_submission(tmp_path / "s.jsonl"), form("From-The-Hub"), Identity("a"))
+    )
     lb.flush()
     table = cli(hub_server, hub_repo_ids, tmp_path / "empty-disk", "table", "--benchmark", "scb")
     assert table.returncode == 0 and "From-The-Hub" in table.stdout, table.stderr

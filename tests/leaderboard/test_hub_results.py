@@ -18,6 +18,7 @@ from leaderboard.config import ConfigError, Settings
 from leaderboard.hub_results import SOURCE_NAME, entries, eval_yaml, eval_yaml_text, results_path
 from scoring.benchmarks import BENCHMARKS
 from submissions.records import Identity
+from submissions.request import SubmitRequest
 from tests.leaderboard.test_cli import cli, table_json
 from tests.support.hub_models import QWEN, publish_models
 from tests.support.hub_server import User
@@ -41,7 +42,7 @@ def test_the_cli_prints_entries_the_hub_format_takes_for_a_public_row(tmp_path):
     gold = small_gold()
     lb = board(data, write_gold(tmp_path / "gold.jsonl", gold))
     path = write_submission(tmp_path / "s.jsonl", gold, accuracy=0.7, seed=3, grounding="bbox_good")
-    lb.submit("scb", path, form("Exp-VLM", "Lab"), MAINTAINER)
+    lb.submissions.submit(SubmitRequest("scb", path, form("Exp-VLM", "Lab"), MAINTAINER))
     row = next(r for r in table_json(data) if r["model"] == "Exp-VLM")
     printed = cli(data, "export", "--benchmark", "scb", row["row_id"], "--eval-results").stdout
     listed = yaml.safe_load(printed)
@@ -154,7 +155,7 @@ def lb(tmp_path, hub):
 
 def submit(lb, tmp_path, name: str, who: Identity = ALICE, seed: int = 1, **extra) -> str:
     path = write_submission(tmp_path / f"{name}.jsonl", accuracy=0.6, seed=seed, grounding="bbox_good")
-    answer = lb.submit("scb", path, form(name, f"{who.username}-team", **extra), who)
+    answer = lb.submissions.submit(SubmitRequest("scb", path, form(name, f"{who.username}-team", **extra), who))
     assert answer.submission_id, answer.message
     return answer.submission_id
 
@@ -162,14 +163,14 @@ def submit(lb, tmp_path, name: str, who: Identity = ALICE, seed: int = 1, **extr
 def test_the_owner_opens_the_pull_request_with_their_own_token(lb, hub, tmp_path):
     sid = submit(lb, tmp_path, "Alice-VLM", model_repo=OWN_REPO)
     main_before = hub.repo(OWN_REPO, "model").head.oid
-    pr = lb.open_eval_results_pr(ALICE, "alice-oauth", "scb", sid)
+    pr = lb.visibility.open_eval_results_pr(ALICE, "alice-oauth", "scb", sid)
     assert pr.opened, pr.refusal
     assert pr.url.endswith(f"/{OWN_REPO}/discussions/1")
     assert hub.repo(OWN_REPO, "model").head.oid == main_before  # main untouched: only proposed
     (opened,) = hub.pull_requests(OWN_REPO)
     assert opened.author == "alice"
     proposed = yaml.safe_load(opened.commit.files[".eval_results/scb.yaml"].data)
-    assert proposed == list(lb.eval_results("scb", sid).entries)
+    assert proposed == list(lb.visibility.eval_results("scb", sid).entries)
     # the real client reads it back as a pull request on refs/pr/1
     api = HfApi(endpoint=hub.url, token="alice-oauth")
     (listed,) = list(api.get_repo_discussions(OWN_REPO))
@@ -181,35 +182,35 @@ def test_the_owner_opens_the_pull_request_with_their_own_token(lb, hub, tmp_path
 def test_a_repo_the_owner_cannot_write_gets_a_community_pull_request(lb, hub, tmp_path):
     sid = submit(lb, tmp_path, "Qwen-Tuned", model_repo=QWEN)
     assert not TOKENS["alice-oauth"].can_write(QWEN)
-    pr = lb.open_eval_results_pr(ALICE, "alice-oauth", "scb", sid)
+    pr = lb.visibility.open_eval_results_pr(ALICE, "alice-oauth", "scb", sid)
     assert pr.opened, pr.refusal
     assert [p.author for p in hub.pull_requests(QWEN)] == ["alice"]
 
 
 def test_the_hubs_refusals_reach_the_owner_with_the_reason(lb, hub, tmp_path):
     closed = submit(lb, tmp_path, "Closed-VLM", model_repo=CLOSED)
-    refused = lb.open_eval_results_pr(ALICE, "alice-oauth", "scb", closed)
+    refused = lb.visibility.open_eval_results_pr(ALICE, "alice-oauth", "scb", closed)
     assert not refused.opened and "discussions may be closed" in refused.refusal
     own = submit(lb, tmp_path, "Alice-VLM", seed=2, model_repo=OWN_REPO)
-    narrow = lb.open_eval_results_pr(ALICE, "alice-narrow", "scb", own)
+    narrow = lb.visibility.open_eval_results_pr(ALICE, "alice-narrow", "scb", own)
     assert not narrow.opened and "write-discussions" in narrow.refusal
     hub.set_private(OWN_REPO, True, "model")  # bob's sight: gone; alice still sees her own repo
     hub.repo(OWN_REPO, "model").discussions = True
-    assert lb.open_eval_results_pr(ALICE, "alice-oauth", "scb", own).opened
+    assert lb.visibility.open_eval_results_pr(ALICE, "alice-oauth", "scb", own).opened
     assert hub.pull_requests(CLOSED) == []
 
 
 def test_the_pull_request_is_refused_to_anyone_but_the_rows_team(lb, hub, tmp_path):
     sid = submit(lb, tmp_path, "Alice-VLM", model_repo=OWN_REPO)
-    row_id = lb.eval_results("scb", sid).row_id
+    row_id = lb.visibility.eval_results("scb", sid).row_id
     for ref in (sid, row_id):
-        refused = lb.open_eval_results_pr(BOB, "bob-oauth", "scb", ref)
+        refused = lb.visibility.open_eval_results_pr(BOB, "bob-oauth", "scb", ref)
         assert not refused.opened and refused.refusal == "only the row's team may add its figures to the model's page"
-    maintainer = lb.open_eval_results_pr(MAINTAINER, "bob-oauth", "scb", sid)
+    maintainer = lb.visibility.open_eval_results_pr(MAINTAINER, "bob-oauth", "scb", sid)
     assert not maintainer.opened
-    assert lb.open_eval_results_pr(ALICE, "", "scb", sid).refusal.startswith("sign in with Hugging Face")
+    assert lb.visibility.open_eval_results_pr(ALICE, "", "scb", sid).refusal.startswith("sign in with Hugging Face")
     no_repo = submit(lb, tmp_path, "No-Repo", seed=3)
-    assert "names no Hub model repo" in lb.open_eval_results_pr(ALICE, "alice-oauth", "scb", no_repo).refusal
+    assert "names no Hub model repo" in lb.visibility.open_eval_results_pr(ALICE, "alice-oauth", "scb", no_repo).refusal
     assert hub.pull_requests(OWN_REPO) == []
 
 
@@ -218,19 +219,21 @@ def test_rows_whose_figures_are_not_out_give_nothing_and_only_their_team_hears_w
     anonymous = submit(lb, tmp_path, "Anon-VLM", seed=2, model_repo=OWN_REPO, anonymous="true",
                        reveal_date="2099-01-01")  # fmt: skip
     held = submit(lb, tmp_path, "Held-VLM", seed=3, model_repo=OWN_REPO)
-    lb.hold([held], "maintainer")
+    lb.moderation.hold([held], "maintainer")
     reasons = {
         private: "it is private: make it public first",
         anonymous: "it is anonymous until 2099-01-01",
         held: "it is held for review",
     }
     for sid, why in reasons.items():
-        told = lb.eval_results("scb", sid, ALICE)
+        told = lb.visibility.eval_results("scb", sid, ALICE)
         assert not told.entries and why in told.refusal
-        assert lb.eval_results("scb", sid).refusal == f"no public scored scb row {sid!r}"  # a visitor: no row
-        assert lb.eval_results("scb", sid, BOB).refusal == f"no public scored scb row {sid!r}"
-        pr = lb.open_eval_results_pr(ALICE, "alice-oauth", "scb", sid)
+        assert (
+            lb.visibility.eval_results("scb", sid).refusal == f"no public scored scb row {sid!r}"
+        )  # a visitor: no row
+        assert lb.visibility.eval_results("scb", sid, BOB).refusal == f"no public scored scb row {sid!r}"
+        pr = lb.visibility.open_eval_results_pr(ALICE, "alice-oauth", "scb", sid)
         assert not pr.opened and why in pr.refusal
     anonymous_row = next(r for r in lb.board("scb").rows if r.submission_id == anonymous)
-    assert lb.eval_results("scb", anonymous_row.row_id).refusal.startswith("no public scored scb row")
+    assert lb.visibility.eval_results("scb", anonymous_row.row_id).refusal.startswith("no public scored scb row")
     assert hub.pull_requests(OWN_REPO) == []

@@ -15,6 +15,7 @@ from scoring import SCORER_VERSION
 from store import layout
 from store.hub import HubStore, RetryPolicy
 from submissions.records import Identity, Status
+from submissions.request import SubmitRequest
 from tests.support.hub_server import HubServer
 from tests.support.submissions import ALICE, board, form, scored, write_gold, write_submission
 from tests.support.threads import run_together
@@ -46,9 +47,9 @@ def test_gold_submit_and_table_over_the_hub(
     make_board: MakeBoard, hub_server: HubServer, hub_repo_ids: dict[str, str], tmp_path: Path
 ) -> None:
     lb = make_board("app")
-    info = lb.add_gold("scb", write_gold(tmp_path / "gold.jsonl"), "maintainer")
+    info = lb.corrections.add_gold("scb", write_gold(tmp_path / "gold.jsonl"), "maintainer")
     path = write_submission(tmp_path / "s.jsonl", accuracy=0.5, grounding="bbox_good")
-    out = lb.submit("scb", path, form("Hub-Model"), ALICE)
+    out = lb.submissions.submit(SubmitRequest("scb", path, form("Hub-Model"), ALICE))
     assert out.status is Status.SCORED and out.result.overall["acc"] == pytest.approx(50.0)
     assert list(scored(lb)["model"]) == ["Hub-Model"]
     sid = out.submission_id
@@ -72,11 +73,11 @@ def test_concurrent_submissions_share_commits(
 ) -> None:
     n = 8
     lb = make_board("app")
-    lb.add_gold("scb", write_gold(tmp_path / "gold.jsonl"), "maintainer")
+    lb.corrections.add_gold("scb", write_gold(tmp_path / "gold.jsonl"), "maintainer")
     paths = [write_submission(tmp_path / f"{i}.jsonl", seed=i) for i in range(n)]
     hub_server.inject(r"POST /api/datasets/.*/commit/", "conflict", times=3)  # the head "moved" thrice
     outcomes, errors = run_together(
-        n, lambda i: lb.submit("scb", paths[i], form(f"m{i}", f"t{i}"), Identity(f"user{i}"))
+        n, lambda i: lb.submissions.submit(SubmitRequest("scb", paths[i], form(f"m{i}", f"t{i}"), Identity(f"user{i}")))
     )
     assert errors == [] and sorted(o.status for o in outcomes) == [Status.SCORED] * n
     assert lb.flush() == 0
@@ -99,8 +100,10 @@ def test_hub_down_board_serves_and_submissions_are_not_acknowledged(
     make_board: MakeBoard, hub_server: HubServer, hub_repo_ids: dict[str, str], tmp_path: Path
 ) -> None:
     lb = make_board("app")
-    lb.add_gold("scb", write_gold(tmp_path / "gold.jsonl"), "maintainer")
-    lb.submit("scb", write_submission(tmp_path / "before.jsonl", seed=1), form("online"), ALICE)
+    lb.corrections.add_gold("scb", write_gold(tmp_path / "gold.jsonl"), "maintainer")
+    lb.submissions.submit(
+        SubmitRequest("scb", write_submission(tmp_path / "before.jsonl", seed=1), form("online"), ALICE)
+    )
     table = lb.table("scb")
     before = lb.store.list("submissions")
     hub_server.stop()
@@ -108,13 +111,13 @@ def test_hub_down_board_serves_and_submissions_are_not_acknowledged(
     pd.testing.assert_frame_equal(lb.table("scb"), table)
     bob = Identity("bob")
     offline = write_submission(tmp_path / "offline.jsonl", seed=2)
-    out = lb.submit("scb", offline, form("offline", "Bob team"), bob)
+    out = lb.submissions.submit(SubmitRequest("scb", offline, form("offline", "Bob team"), bob))
     assert out.status is Status.RETRY and out.submission_id is None and "again" in out.message
-    assert lb.store.list("submissions") == before and lb.quota(bob, "scb").attempts_used == 0
+    assert lb.store.list("submissions") == before and lb.submissions.quota(bob, "scb").attempts_used == 0
     assert sorted(scored(lb)["model"]) == ["online"]
     hub_server.start()
     lb.refresh()  # the refresh job: tables are published only from a complete copy again
-    again = lb.submit("scb", offline, form("offline", "Bob team"), bob)
+    again = lb.submissions.submit(SubmitRequest("scb", offline, form("offline", "Bob team"), bob))
     assert again.status is Status.SCORED and again.duplicate_of is None
     assert lb.flush() == 0
     files = hub_server.files(hub_repo_ids["submissions"])
@@ -125,22 +128,28 @@ def test_hub_down_board_serves_and_submissions_are_not_acknowledged(
 def test_a_second_replica_sees_the_first_ones_submission_after_refresh(make_board: MakeBoard, tmp_path: Path) -> None:
     first = make_board("first")
     second = make_board("second")  # started (and synced) before the gold was added
-    first.add_gold("scb", write_gold(tmp_path / "gold.jsonl"), "maintainer")
+    first.corrections.add_gold("scb", write_gold(tmp_path / "gold.jsonl"), "maintainer")
     assert second.gold_info("scb") is None
-    sid = first.submit("scb", write_submission(tmp_path / "a.jsonl", seed=1), form("from-first"), ALICE).submission_id
+    sid = first.submissions.submit(
+        SubmitRequest("scb", write_submission(tmp_path / "a.jsonl", seed=1), form("from-first"), ALICE)
+    ).submission_id
     first.push_pending()  # the push job: the result follows the acknowledged upload
     second.refresh()
     assert second.gold_info("scb") == first.gold_info("scb")
     assert list(scored(second)["model"]) == ["from-first"]
-    assert second.status(second.catalog.get(sid)) is Status.SCORED
+    assert second.submissions.status(second.catalog.get(sid)) is Status.SCORED
     # and back: the second replica's submission and a hide reach the first
-    second.submit(
-        "scb", write_submission(tmp_path / "b.jsonl", seed=2), form("from-second", "Bob team"), Identity("bob")
+    second.submissions.submit(
+        SubmitRequest(
+            "scb", write_submission(tmp_path / "b.jsonl", seed=2), form("from-second", "Bob team"), Identity("bob")
+        )
     )
-    second.set_hidden(sid, True, "maintainer")
+    second.moderation.set_hidden(sid, True, "maintainer")
     second.push_pending()
     first.refresh()
     assert list(scored(first)["model"]) == ["from-second"]
     # the duplicate check and the quota see the other replica's uploads
-    again = first.submit("scb", tmp_path / "b.jsonl", form("from-second", "Bob team"), Identity("bob"))
+    again = first.submissions.submit(
+        SubmitRequest("scb", tmp_path / "b.jsonl", form("from-second", "Bob team"), Identity("bob"))
+    )
     assert again.duplicate_of is not None and again.quota.scored_used == 1

@@ -69,7 +69,7 @@ def channel(leaks, name: str) -> leakaudit.Channel:
 
 def test_a_leaky_gold_is_reported_with_its_channel_named(tmp_path: Path):
     lb = board(tmp_path / "data")
-    update = lb.update_gold("scb", write_gold(tmp_path / "gold.jsonl", leaky_records()), "maintainer")
+    update = lb.corrections.update_gold("scb", write_gold(tmp_path / "gold.jsonl", leaky_records()), "maintainer")
     ids = channel(update.leaks, "id pattern of the options")
     assert (ids.decided, ids.right, ids.questions) == (140, 140, 140) and ids.leaky
     assert ids.above_chance == pytest.approx(75.0)
@@ -81,7 +81,7 @@ def test_a_leaky_gold_is_reported_with_its_channel_named(tmp_path: Path):
 
 def test_realistic_decoys_leave_no_id_url_or_size_channel_but_cooccurrence(tmp_path: Path):
     lb = board(tmp_path / "data")
-    update = lb.update_gold("scb", write_gold(tmp_path / "gold.jsonl", realistic_records()), "maintainer")
+    update = lb.corrections.update_gold("scb", write_gold(tmp_path / "gold.jsonl", realistic_records()), "maintainer")
     for name in ("id pattern of the options", "url pattern of the options", "size of the answer option"):
         assert channel(update.leaks, name).decided == 0, name
     # with concept published, the gold image of a concept is found by its concept
@@ -92,22 +92,22 @@ def test_withholding_fields_republishes_the_list_and_audits_what_is_left(tmp_pat
     data = tmp_path / "data"
     gold = write_gold(tmp_path / "gold.jsonl", leaky_records())
     lb: Leaderboard = board(data)
-    lb.update_gold("scb", gold, "maintainer")
+    lb.corrections.update_gold("scb", gold, "maintainer")
     published = [json.loads(x) for x in lb.store.read("results", layout.public_questions("scb")).splitlines()]
     assert {"concept", "country", "type", "category"} <= set(published[0])
-    update = lb.update_gold("scb", gold, "maintainer", withheld=("concept", "country"))
+    update = lb.corrections.update_gold("scb", gold, "maintainer", withheld=("concept", "country"))
     assert update.info.withheld == ("concept", "country") and not update.staged
     published = [json.loads(x) for x in lb.store.read("results", layout.public_questions("scb")).splitlines()]
     assert len(published) == 140 and not {"concept", "country"} & set().union(*published)
     assert not [c for c in update.leaks if "concept" in c.name or "country" in c.name]
     with pytest.raises(ValueError, match="cannot withhold"):
-        lb.update_gold("scb", gold, "maintainer", withheld=("options",))  # a model needs them
+        lb.corrections.update_gold("scb", gold, "maintainer", withheld=("options",))  # a model needs them
 
 
 @pytest.mark.parametrize("records", [leaky_records, realistic_records])
 def test_the_public_list_never_carries_gold_fields(tmp_path: Path, records):
     lb = board(tmp_path / "data")
-    lb.update_gold("scb", write_gold(tmp_path / "gold.jsonl", records()), "maintainer")
+    lb.corrections.update_gold("scb", write_gold(tmp_path / "gold.jsonl", records()), "maintainer")
     for line in lb.store.read("results", layout.public_questions("scb")).splitlines():
         question = json.loads(line)
         assert not set(FORBIDDEN) & set(question), question

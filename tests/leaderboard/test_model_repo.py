@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import pytest
 
-from leaderboard import service as service_module
+from leaderboard import dates
 from submissions import fields
 from submissions.model_hub import HubModels
+from submissions.request import SubmitRequest
 from tests.support.hub_models import QWEN, QWEN_PARAMS, UNINDEXED, publish_models
 from tests.support.submissions import ALICE, board, form, write_gold, write_submission
 from ui.board_data import benchmark_data
@@ -31,7 +32,7 @@ def lb(tmp_path, hub):
 
 def submit(lb, tmp_path, name: str, seed: int = 1, **extra):
     path = write_submission(tmp_path / f"{name}.jsonl", accuracy=0.6, seed=seed)
-    return lb.submit("scb", path, form(name, "Hub team", **extra), ALICE)
+    return lb.submissions.submit(SubmitRequest("scb", path, form(name, "Hub team", **extra), ALICE))
 
 
 def row_of(lb, name: str):
@@ -128,6 +129,6 @@ def test_an_anonymous_row_shows_no_repo_size_licence_or_revision_until_its_revea
     page = page_rows(lb)["Anonymous submission"]
     assert page["_facts"] == [] and page["_links"] == [] and page["_size"] == fields.UNKNOWN_SIZE
     assert QWEN not in str(page) and "8.3B" not in str(page) and "apache" not in str(page)
-    monkeypatch.setattr(service_module, "_today", lambda: "2030-06-01")  # the reveal date has come
+    monkeypatch.setattr(dates, "today", lambda: "2030-06-01")  # the reveal date has come
     shown = next(r for r in lb.board("scb").rows if r.submission_id == answer.submission_id)
     assert shown.model == "Lab-Secret" and shown.value("model_repo") == QWEN and shown.value("model_params")

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from submissions.records import Status, SubmissionForm
+from submissions.request import SubmitRequest
 from tests.support.scoring import with_options
 from tests.support.submissions import ALICE, board, small_gold, write_gold
 from ui.about import about_markdown
@@ -66,6 +67,8 @@ def test_a_new_team_gets_from_the_docs_to_a_scored_submission(tmp_path):
     )
     assert checked.returncode == 0 and checked.stdout.startswith("valid: the file answers 140 of 140")
     # and submit it
-    answer = lb.submit("scb", predictions, SubmissionForm("Fake-VLM", "New Team", bbox_format="yxyx_1000"), ALICE)
+    answer = lb.submissions.submit(
+        SubmitRequest("scb", predictions, SubmissionForm("Fake-VLM", "New Team", bbox_format="yxyx_1000"), ALICE)
+    )
     assert answer.status is Status.SCORED and answer.rank is not None
     assert answer.result.counts["unparsed"] == 0 and answer.result.overall["miou"] is not None

@@ -21,6 +21,7 @@ from leaderboard.ranks import rank_ranges
 from leaderboard.table import frame, to_parquet_bytes
 from scoring.benchmarks import get_benchmark
 from store import layout
+from submissions.request import SubmitRequest
 from tests.support.submissions import ALICE, board, form, write_gold, write_submission
 from ui.board_data import benchmark_data
 
@@ -34,7 +35,10 @@ def writer(tmp_path_factory):
     lb = board(tmp / "data", write_gold(tmp / "gold.jsonl"), publish_seconds=0)
     for seed, accuracy in ((1, 0.5), (2, 0.8), (3, 0.62)):
         path = write_submission(tmp / f"s{seed}.jsonl", accuracy=accuracy, grounding="bbox_good", seed=seed)
-        assert lb.submit("scb", path, form(f"Model-{seed}", team=f"Team-{seed}"), ALICE).result is not None
+        assert (
+            lb.submissions.submit(SubmitRequest("scb", path, form(f"Model-{seed}", team=f"Team-{seed}"), ALICE)).result
+            is not None
+        )
     return lb
 
 

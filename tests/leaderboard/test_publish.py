@@ -62,7 +62,7 @@ def test_a_maintainers_edits_survive_the_next_publish(lb):
     edited = card.replace("license: cc-by-4.0", "license: cc-by-nc-4.0\nannotations_creators:\n- expert-generated")
     edited = edited.replace(pub.BEGIN, "Maintained by the lab.\n" + pub.BEGIN) + "\n## Changelog\nFixed a row.\n"
     lb.store.put("results", {pub.CARD_PATH: edited.encode()}, "edit the card", overwrite=True)
-    lb.publish("scb")
+    lb.publisher.publish("scb")
     again = read_card(lb)
     meta = front_matter(again)
     assert meta["license"] == "cc-by-nc-4.0" and meta["annotations_creators"] == ["expert-generated"]

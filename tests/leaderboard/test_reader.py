@@ -18,6 +18,7 @@ from leaderboard.reader import FolderSource, PublishedLeaderboard
 from leaderboard.table import as_shown, frame, to_parquet_bytes
 from scoring.benchmarks import get_benchmark
 from store import layout
+from submissions.request import SubmitRequest
 from tests.support.board_page import row_filter
 from tests.support.submissions import ALICE, LEAK_KEYS, board, form, write_gold, write_submission
 
@@ -27,7 +28,12 @@ def writer(tmp_path):
     lb = board(tmp_path / "data", write_gold(tmp_path / "gold.jsonl"), publish_seconds=0)
     for seed, accuracy in ((1, 0.5), (2, 0.8), (3, 0.62), (4, 0.62)):
         path = write_submission(tmp_path / f"s{seed}.jsonl", accuracy=accuracy, grounding="bbox_good", seed=seed)
-        assert lb.submit("scb", path, form(f"Model-{seed}", team=f"Team-{seed % 2}"), ALICE).result is not None
+        assert (
+            lb.submissions.submit(
+                SubmitRequest("scb", path, form(f"Model-{seed}", team=f"Team-{seed % 2}"), ALICE)
+            ).result
+            is not None
+        )
     return lb
 
 

@@ -18,6 +18,7 @@ from leaderboard.service import Leaderboard, RankChange
 from scoring import GoldError
 from store import layout
 from submissions.records import Identity
+from submissions.request import SubmitRequest
 from tests.support.submissions import (
     ALICE,
     LEAK_KEYS,
@@ -51,15 +52,17 @@ def published(tmp_path_factory: pytest.TempPathFactory) -> Leaderboard:
     tmp = tmp_path_factory.mktemp("published")
     lb = board(tmp / "data", write_gold(tmp / "gold.jsonl"))
     kv_gold = demo.kviscuit_gold()
-    lb.add_gold("kviscuit", demo.write_jsonl(tmp / "kv.jsonl", kv_gold), "maintainer")
+    lb.corrections.add_gold("kviscuit", demo.write_jsonl(tmp / "kv.jsonl", kv_gold), "maintainer")
     for i, (model, grounding) in enumerate([("Visible-A", "bbox_good"), ("Visible-B", "none"), ("Hidden-C", "none")]):
         path = write_submission(tmp / f"{i}.jsonl", accuracy=0.4 + 0.1 * i, grounding=grounding, seed=i)
-        out = lb.submit("scb", path, form(model, f"team-{i}", paper_url="https://example.org/p"), ALICE)
+        out = lb.submissions.submit(
+            SubmitRequest("scb", path, form(model, f"team-{i}", paper_url="https://example.org/p"), ALICE)
+        )
         if model.startswith("Hidden"):
-            assert lb.set_hidden(out.submission_id, True, "maintainer")
-    lb.submit("scb", write_broken(tmp / "broken.jsonl"), form("Broken-D"), ALICE)
+            assert lb.moderation.set_hidden(out.submission_id, True, "maintainer")
+    lb.submissions.submit(SubmitRequest("scb", write_broken(tmp / "broken.jsonl"), form("Broken-D"), ALICE))
     kv_sub = demo.write_jsonl(tmp / "kv-sub.jsonl", demo.kviscuit_submission(kv_gold, 0.6, 1))
-    lb.submit("kviscuit", kv_sub, form("KV-Model", "kv-team"), ALICE)
+    lb.submissions.submit(SubmitRequest("kviscuit", kv_sub, form("KV-Model", "kv-team"), ALICE))
     lb.flush()  # tables published within the debounce are written now
     return lb
 
@@ -146,18 +149,18 @@ def test_gold_add_validates_and_a_broken_gold_never_becomes_current(tmp_path: Pa
     bad_letter[3]["answer"] = "E"
     for name, records in (("no-answer", no_answer), ("duplicate", duplicate), ("bad-letter", bad_letter)):
         with pytest.raises(GoldError):
-            lb.add_gold("scb", write_gold(tmp_path / f"{name}.jsonl", records), "maintainer")
+            lb.corrections.add_gold("scb", write_gold(tmp_path / f"{name}.jsonl", records), "maintainer")
     not_json = tmp_path / "garbage.jsonl"
     not_json.write_text("{oops\n")
     with pytest.raises(GoldError):
-        lb.add_gold("scb", not_json, "maintainer")
+        lb.corrections.add_gold("scb", not_json, "maintainer")
     with pytest.raises(ValueError):
-        lb.add_gold("scb", tmp_path / "gold.txt", "maintainer")
+        lb.corrections.add_gold("scb", tmp_path / "gold.txt", "maintainer")
     assert lb.gold_info("scb") == info
     assert {p: lb.store.read("gold", p) for p in lb.store.list("gold")} == before
     assert lb.public_questions("scb") == questions
     # the same content again changes nothing
-    assert lb.add_gold("scb", tmp_path / "gold.jsonl", "someone else") == info
+    assert lb.corrections.add_gold("scb", tmp_path / "gold.jsonl", "someone else") == info
 
 
 def _rank_flip_setup(tmp_path: Path) -> tuple[Leaderboard, Path, dict[str, str]]:
@@ -168,7 +171,10 @@ def _rank_flip_setup(tmp_path: Path) -> tuple[Leaderboard, Path, dict[str, str]]
         "first": write_submission(tmp_path / "first.jsonl", gold, accuracy=0.62, seed=1),
         "second": write_submission(tmp_path / "second.jsonl", gold, accuracy=0.55, seed=2),
     }
-    ids = {m: lb.submit("scb", p, form(m, "team"), MAINTAINER).submission_id for m, p in paths.items()}
+    ids = {
+        m: lb.submissions.submit(SubmitRequest("scb", p, form(m, "team"), MAINTAINER)).submission_id
+        for m, p in paths.items()
+    }
     lines = {m: [json.loads(x) for x in p.read_text().splitlines()] for m, p in paths.items()}
     new = flipped_gold(gold, better=lines["second"], worse=lines["first"], k=10)
     return lb, write_gold(tmp_path / "gold-v2.jsonl", new), ids
@@ -178,9 +184,9 @@ def test_rescore_reports_rank_changes_when_the_gold_changes(tmp_path: Path) -> N
     lb, gold_v2, ids = _rank_flip_setup(tmp_path)
     assert list(scored(lb)["model"]) == ["first", "second"]
     public_before = lb.table("scb")
-    lb.add_gold("scb", gold_v2, "maintainer")
+    lb.corrections.add_gold("scb", gold_v2, "maintainer")
     assert lb.table("scb").equals(public_before)  # the board keeps the current gold until the switch
-    report = lb.rescore("scb", workers=2)
+    report = lb.corrections.rescore("scb", workers=2)
     assert list(report) == ["scb"]
     assert report["scb"]["counts"] == {"scored": 2, "rejected": 0, "failed": 0}
     public_after = lb.table("scb")
@@ -195,7 +201,7 @@ def test_rescore_reports_rank_changes_when_the_gold_changes(tmp_path: Path) -> N
     assert list(scored(lb)["model"]) == ["second", "first"]
     published = pd.read_csv(lb.settings.data_dir / "results/data/scb.csv")
     assert list(published.loc[published["source"] == "scored here", "model"]) == ["second", "first"]
-    again = lb.rescore("scb", workers=2)  # the ranks already changed: a second run reports nothing
+    again = lb.corrections.rescore("scb", workers=2)  # the ranks already changed: a second run reports nothing
     assert _counts_and_ranks(again["scb"]) == {"counts": {"scored": 0, "rejected": 0, "failed": 0}, "rank_changes": []}
     assert again["scb"]["kept"] == 2 and not any(r.changed for r in again["scb"]["rows"])  # (issue 29's summary)
 
@@ -213,7 +219,7 @@ def _public_rank(table: pd.DataFrame, model: str) -> int:
 
 def test_rescore_without_a_gold_change_reports_no_rank_change(tmp_path: Path) -> None:
     lb, _, _ = _rank_flip_setup(tmp_path)
-    report = lb.rescore(workers=2)
+    report = lb.corrections.rescore(workers=2)
     assert _counts_and_ranks(report["scb"]) == {"counts": {"scored": 0, "rejected": 0, "failed": 0}, "rank_changes": []}
     assert report["scb"]["kept"] == 2 and not any(r.changed for r in report["scb"]["rows"])
     assert "kviscuit" not in report  # no gold: nothing to do
@@ -221,14 +227,16 @@ def test_rescore_without_a_gold_change_reports_no_rank_change(tmp_path: Path) ->
 
 def test_hide_and_unhide_update_board_and_public_table(tmp_path: Path) -> None:
     lb = board(tmp_path / "data", write_gold(tmp_path / "gold.jsonl"))
-    sid = lb.submit("scb", write_submission(tmp_path / "s.jsonl"), form("Hideable"), ALICE).submission_id
+    sid = lb.submissions.submit(
+        SubmitRequest("scb", write_submission(tmp_path / "s.jsonl"), form("Hideable"), ALICE)
+    ).submission_id
     csv_path = lb.settings.data_dir / "results/data/scb.csv"
-    assert lb.set_hidden(sid, True, "maintainer")
+    assert lb.moderation.set_hidden(sid, True, "maintainer")
     assert scored(lb).empty and "Hideable" not in csv_path.read_text()
     assert scored(Leaderboard(lb.settings)).empty  # a restart keeps it hidden
-    assert lb.set_hidden(sid, False, "maintainer")
+    assert lb.moderation.set_hidden(sid, False, "maintainer")
     assert list(scored(lb)["model"]) == ["Hideable"] and "Hideable" in csv_path.read_text()
-    assert not lb.set_hidden("no-such-id", True, "maintainer")
+    assert not lb.moderation.set_hidden("no-such-id", True, "maintainer")
 
 
 def test_hide_works_whatever_the_maintainer_name(tmp_path: Path) -> None:
@@ -239,8 +247,10 @@ def test_hide_works_whatever_the_maintainer_name(tmp_path: Path) -> None:
     # returns True but the catalog skips the unreadable file: the row stays public.
     # Fix: body = json.dumps({"hidden": hidden, "by": by, "at": datetime.now(UTC).isoformat()}).
     lb = board(tmp_path / "data", write_gold(tmp_path / "gold.jsonl"))
-    sid = lb.submit("scb", write_submission(tmp_path / "s.jsonl"), form("Hideable"), ALICE).submission_id
-    assert lb.set_hidden(sid, True, "DOMAIN\\admin")
+    sid = lb.submissions.submit(
+        SubmitRequest("scb", write_submission(tmp_path / "s.jsonl"), form("Hideable"), ALICE)
+    ).submission_id
+    assert lb.moderation.set_hidden(sid, True, "DOMAIN\\admin")
     body = json.loads(lb.store.read("submissions", layout.moderation(sid)))
     assert body["hidden"] is True and body["by"] == "DOMAIN\\admin"
     assert scored(lb).empty
@@ -255,10 +265,12 @@ def test_refresh_reports_no_change_when_nothing_changed(tmp_path: Path) -> None:
     # cached boards. Fix: in Catalog.refresh skip paths starting with "moderation/" in the main
     # loop (they are handled by _refresh_moderation, which only reports real changes).
     lb = board(tmp_path / "data", write_gold(tmp_path / "gold.jsonl"))
-    sid = lb.submit("scb", write_submission(tmp_path / "s.jsonl"), form(), ALICE).submission_id
+    sid = lb.submissions.submit(
+        SubmitRequest("scb", write_submission(tmp_path / "s.jsonl"), form(), ALICE)
+    ).submission_id
     lb.refresh()
     assert lb.refresh() is False
-    lb.set_hidden(sid, True, "maintainer")
+    lb.moderation.set_hidden(sid, True, "maintainer")
     lb.refresh()
     generation = lb.catalog.generation
     assert lb.refresh() is False and lb.catalog.generation == generation
@@ -278,13 +290,13 @@ def test_public_table_is_complete_after_concurrent_writers(tmp_path: Path) -> No
     first = board(tmp_path / "data", gold)
     second = Leaderboard(first.settings)
     go = threading.Event()
-    publish = first.intake.on_scored
+    publish = first.publisher.publish
 
-    def late_publish(benchmark: str) -> None:
+    def late_publish(benchmark: str, **kw: bool) -> bool:
         go.wait(30)
-        publish(benchmark)
+        return publish(benchmark, **kw)
 
-    first.intake.on_scored = late_publish
+    first.publisher.publish = late_publish  # the after-scoring pipeline's "publish the board" step
     thread = threading.Thread(
         target=first.submit, args=("scb", write_submission(tmp_path / "a.jsonl", seed=1), form("A"), ALICE)
     )
@@ -293,7 +305,9 @@ def test_public_table_is_complete_after_concurrent_writers(tmp_path: Path) -> No
         if any("/result-" in p for p in first.store.list("submissions")):
             break
         threading.Event().wait(0.05)
-    second.submit("scb", write_submission(tmp_path / "b.jsonl", seed=2), form("B", "Bob team"), Identity("bob"))
+    second.submissions.submit(
+        SubmitRequest("scb", write_submission(tmp_path / "b.jsonl", seed=2), form("B", "Bob team"), Identity("bob"))
+    )
     go.set()
     thread.join(30)
     second.refresh()

@@ -34,6 +34,7 @@ from store.records import StoredResult
 from submissions import fields
 from submissions.catalog import SubmissionState
 from submissions.records import Identity, Status, SubmissionForm, SubmissionMeta
+from submissions.request import SubmitRequest
 from ui import display
 from ui.board_data import benchmark_data, column_data
 
@@ -55,13 +56,15 @@ def toy():
 
 def submit(lb: Leaderboard, toy, tmp_path: Path, n_right: int, model: str):
     path = demo.write_jsonl(tmp_path / f"{model}.jsonl", toy.right_first(toy.toy_gold(), n_right))
-    return lb.submit("toy", path, SubmissionForm(model=model, team="lab", model_type="open"), MAINTAINER, path.name)
+    return lb.submissions.submit(
+        SubmitRequest("toy", path, SubmissionForm(model=model, team="lab", model_type="open"), MAINTAINER, path.name)
+    )
 
 
 @pytest.fixture
 def board(toy, tmp_path: Path) -> Leaderboard:
     lb = Leaderboard(Settings(data_dir=tmp_path / "data", demo=False))
-    lb.add_gold("toy", demo.write_jsonl(tmp_path / "gold.jsonl", toy.toy_gold()), "maintainer")
+    lb.corrections.add_gold("toy", demo.write_jsonl(tmp_path / "gold.jsonl", toy.toy_gold()), "maintainer")
     assert submit(lb, toy, tmp_path, 6, "Half").status is Status.SCORED
     assert submit(lb, toy, tmp_path, 9, "Most").status is Status.SCORED
     return lb

@@ -14,6 +14,7 @@ from leaderboard.table import SCORED_SOURCE, to_parquet_bytes
 from store import layout
 from submissions import fields
 from submissions.model_hub import Lookup, ModelFacts
+from submissions.request import SubmitRequest
 from tests.support import v1_reader
 from tests.support.submissions import ALICE, board, form, write_gold, write_submission
 
@@ -27,7 +28,10 @@ def writer(tmp_path):
     for seed, accuracy in ((1, 0.5), (2, 0.8), (3, 0.62)):
         path = write_submission(tmp_path / f"s{seed}.jsonl", accuracy=accuracy, grounding="bbox_good", seed=seed)
         extra = {"model_repo": f"lab/model-{seed}"} if seed != 3 else {}  # an API-only model has none
-        assert lb.submit("scb", path, form(f"Model-{seed}", "Team", **extra), ALICE).result is not None
+        assert (
+            lb.submissions.submit(SubmitRequest("scb", path, form(f"Model-{seed}", "Team", **extra), ALICE)).result
+            is not None
+        )
     return lb
 
 

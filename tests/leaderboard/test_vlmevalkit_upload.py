@@ -14,6 +14,7 @@ import pytest
 import scoring
 from leaderboard import demo
 from submissions.records import Status, SubmissionForm
+from submissions.request import SubmitRequest
 from tests.scoring.test_vlmevalkit_files import KVISCUIT, SCB_STAGE2, same_texts_as_jsonl
 from tests.support.submissions import ALICE, board
 
@@ -33,12 +34,14 @@ def test_a_vlmevalkit_workbook_is_one_upload_scored_as_our_jsonl(bench, written,
         tmp_path / "gold.jsonl", demo.scb_gold(options=True) if bench == "scb" else demo.kviscuit_gold()
     )
     lb = board(tmp_path / "data")
-    lb.add_gold(bench, gold_path, "maintainer")
+    lb.corrections.add_gold(bench, gold_path, "maintainer")
     gold = scoring.load_gold(bench, gold_path)
     ours = same_texts_as_jsonl(bench, gold, written, tmp_path / "ours.jsonl")
     results = {}
     for name, path in (("jsonl", ours), ("vlmevalkit", written)):
-        answer = lb.submit(bench, path, SubmissionForm(f"VLM-{name}", "Harness Team"), ALICE, path.name)
+        answer = lb.submissions.submit(
+            SubmitRequest(bench, path, SubmissionForm(f"VLM-{name}", "Harness Team"), ALICE, path.name)
+        )
         assert answer.status is Status.SCORED, answer.message
         results[name] = _points(answer.result.to_dict())
     assert results["vlmevalkit"] == results["jsonl"]

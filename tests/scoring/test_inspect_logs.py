@@ -16,6 +16,7 @@ import pytest
 import scoring
 from leaderboard import demo
 from scoring import harness, inspect_log
+from submissions.request import SubmitRequest
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "harness" / "inspect_ai-0.3.285"
 BENCHMARKS = ("kviscuit", "scb")
@@ -161,9 +162,16 @@ def test_both_command_lines_and_the_sites_intake_take_the_log_as_written(golds, 
     )  # fmt: skip
     assert json.loads(done.stdout)["overall"]["acc"] == expected.overall["acc"]
     lb = Leaderboard(Settings(data_dir=tmp_path_factory.mktemp("site") / "data", demo=False, min_coverage=0))
-    lb.add_gold("kviscuit", paths["kviscuit_gold"], "maintainer")
-    answer = lb.submit("kviscuit", FIXTURES / "kviscuit.eval", SubmissionForm.of(model="Toy", team="Inspect"),
-                       Identity("ann"), "2026-12-04_kviscuit.eval")  # fmt: skip
+    lb.corrections.add_gold("kviscuit", paths["kviscuit_gold"], "maintainer")
+    answer = lb.submissions.submit(
+        SubmitRequest(
+            "kviscuit",
+            FIXTURES / "kviscuit.eval",
+            SubmissionForm.of(model="Toy", team="Inspect"),
+            Identity("ann"),
+            "2026-12-04_kviscuit.eval",
+        )
+    )
     same = scoring.score_file("kviscuit", golds["kviscuit"], (FIXTURES / "kviscuit.jsonl").read_bytes(), min_coverage=0)
     assert answer.result is not None, answer.message
     assert answer.result.overall["acc"] == same.overall["acc"]

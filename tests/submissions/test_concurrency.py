@@ -15,6 +15,7 @@ from scoring import SCORER_VERSION
 from store import layout
 from submissions import lifecycle
 from submissions.records import Identity, Status
+from submissions.request import SubmitRequest
 from tests.support.submissions import (
     board,
     files_of,
@@ -45,11 +46,11 @@ def _check_all_in(data_dir: Path, outcomes: list[tuple[str, str]]) -> None:
         assert files_of(lb.store, "scb", sid, "result-") == [
             layout.result("scb", sid, gold, SCORER_VERSION).rsplit("/")[-1]
         ]
-        assert lb.status(lb.catalog.get(sid)) is Status.SCORED
+        assert lb.submissions.status(lb.catalog.get(sid)) is Status.SCORED
     rows = scored(lb)
     assert sorted(rows["model"]) == sorted(f"model-{i:02d}" for i in range(N))
     assert not rows.duplicated(["team", "model"]).any()
-    assert lb.resume() == 0
+    assert lb.corrections.resume() == 0
 
 
 def test_twenty_threads_at_once(tmp_path: Path) -> None:
@@ -57,7 +58,9 @@ def test_twenty_threads_at_once(tmp_path: Path) -> None:
     paths = _files(tmp_path)
 
     def one(i: int) -> tuple[str, str | None]:
-        out = lb.submit("scb", paths[i], form(f"model-{i:02d}", f"team-{i:02d}"), Identity(f"user-{i:02d}"))
+        out = lb.submissions.submit(
+            SubmitRequest("scb", paths[i], form(f"model-{i:02d}", f"team-{i:02d}"), Identity(f"user-{i:02d}"))
+        )
         return out.status.value, out.submission_id
 
     outcomes, errors = run_together(N, one)
@@ -69,7 +72,9 @@ def test_twenty_threads_at_once(tmp_path: Path) -> None:
 def _child_submit(data_dir: str, path: str, i: int, barrier, results) -> None:
     lb = Leaderboard(settings(Path(data_dir)))
     barrier.wait()
-    out = lb.submit("scb", Path(path), form(f"model-{i:02d}", f"team-{i:02d}"), Identity(f"user-{i:02d}"))
+    out = lb.submissions.submit(
+        SubmitRequest("scb", Path(path), form(f"model-{i:02d}", f"team-{i:02d}"), Identity(f"user-{i:02d}"))
+    )
     results.put((out.status.value, out.submission_id))
 
 
@@ -98,7 +103,7 @@ def _child_hang_while_scoring(data_dir: str, path: str, scoring) -> None:
 
     lifecycle.evaluate = stuck  # this process hangs in scoring until it is killed
     lb = Leaderboard(settings(Path(data_dir)))
-    lb.submit("scb", Path(path), form("killed-model", "team"), Identity("victim"))
+    lb.submissions.submit(SubmitRequest("scb", Path(path), form("killed-model", "team"), Identity("victim")))
 
 
 def test_process_killed_while_scoring_is_scored_exactly_once_on_restart(tmp_path: Path) -> None:

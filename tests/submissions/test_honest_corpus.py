@@ -13,6 +13,7 @@ import pytest
 from leaderboard.service import Leaderboard
 from submissions.probes import FLAG_AFTER, UNREAD
 from submissions.records import Identity, Status
+from submissions.request import SubmitRequest
 from tests.support import honest
 from tests.support.submissions import board, form, write_gold
 
@@ -22,7 +23,9 @@ def run(tmp_path: Path, series: honest.Series) -> tuple[Leaderboard, list]:
     answers = []
     for i, (who, team, model, body) in enumerate(series):
         path = honest.write(tmp_path / f"f{i}.jsonl", body)
-        answers.append(lb.submit("scb", path, form(model, team, visibility="private"), Identity(who)))
+        answers.append(
+            lb.submissions.submit(SubmitRequest("scb", path, form(model, team, visibility="private"), Identity(who)))
+        )
     return lb, answers
 
 
@@ -33,9 +36,9 @@ CORPUS = list(honest.corpus())
 def test_the_honest_corpus_is_never_held(tmp_path: Path, name: str, seed: int, series: honest.Series) -> None:
     lb, answers = run(tmp_path, series)
     assert all(a.status is Status.SCORED for a in answers), [a.message for a in answers]
-    held = [a.submission_id for a in answers if lb.is_held(a.submission_id)]
+    held = [a.submission_id for a in answers if lb.moderation.is_held(a.submission_id)]
     assert held == [], [lb.catalog.get(s).moderation for s in held]
-    assert lb.probe_report("scb") == []
+    assert lb.moderation.probe_report("scb") == []
     for a in answers:  # every answer says why it is shown or not
         assert a.reason is not None and a.reason.code in {"shown", "ladder_withheld"}, a.message
 
@@ -67,10 +70,10 @@ def test_a_probe_of_a_few_boxes_with_the_same_answers_is_still_flagged(tmp_path:
         return out
 
     lb, answers = probe_series(tmp_path, move_one_box)
-    (flag,) = lb.probe_report("scb")
+    (flag,) = lb.moderation.probe_report("scb")
     assert flag.flagged_at == FLAG_AFTER + 1 and all("boxes moved" in p.reasons[0] for p in flag.evidence)
     last = answers[-1]
-    assert lb.is_held(last.submission_id) and last.reason.code == "held_for_review"
+    assert lb.moderation.is_held(last.submission_id) and last.reason.code == "held_for_review"
     assert "only a few boxes moved" in last.message
 
 
@@ -86,7 +89,7 @@ def test_answer_probes_with_jittered_boxes_are_still_flagged(tmp_path: Path) -> 
         return out
 
     lb, _answers = probe_series(tmp_path, flip_and_jitter)
-    (flag,) = lb.probe_report("scb")
+    (flag,) = lb.moderation.probe_report("scb")
     assert all("differs from own" in p.reasons[0] for p in flag.evidence)
 
 
@@ -99,6 +102,6 @@ def test_refusals_as_padding_do_not_hide_a_partial_probe(tmp_path: Path) -> None
         return out
 
     lb, answers = probe_series(tmp_path, refuse_all_but)
-    (flag,) = lb.probe_report("scb")
+    (flag,) = lb.moderation.probe_report("scb")
     assert any("state no letter" in r for p in flag.evidence for r in p.reasons)
-    assert lb.is_held(answers[-1].submission_id) and "most lines state no answer" in answers[-1].message
+    assert lb.moderation.is_held(answers[-1].submission_id) and "most lines state no answer" in answers[-1].message

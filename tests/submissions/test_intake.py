@@ -15,6 +15,7 @@ from scoring import SCORER_VERSION
 from store import layout
 from store.base import AlreadyExists
 from submissions.records import Identity, Status, SubmissionMeta
+from submissions.request import SubmitRequest
 from tests.support.submissions import (
     ALICE,
     N_QUESTIONS,
@@ -31,7 +32,7 @@ from tests.support.submissions import (
 
 def test_valid_submission_is_scored_with_a_result_record(lb: Leaderboard, tmp_path: Path) -> None:
     path = write_submission(tmp_path / "sub.jsonl", accuracy=0.5, grounding="bbox_good")
-    out = lb.submit("scb", path, form("M-1", "Team A"), ALICE, "sub.jsonl")
+    out = lb.submissions.submit(SubmitRequest("scb", path, form("M-1", "Team A"), ALICE, "sub.jsonl"))
     assert out.status is Status.SCORED and out.message == "Scored."
     assert out.result is not None and out.result.overall["acc"] == pytest.approx(50.0)
     assert out.result.counts["questions"] == N_QUESTIONS and out.issues == ()
@@ -40,13 +41,13 @@ def test_valid_submission_is_scored_with_a_result_record(lb: Leaderboard, tmp_pa
     stored = json.loads(lb.store.read("submissions", layout.result("scb", out.submission_id, gold, SCORER_VERSION)))
     assert stored["submission_id"] == out.submission_id
     assert stored["result"] == out.result.to_dict()
-    assert lb.status(lb.catalog.get(out.submission_id)) is Status.SCORED
+    assert lb.submissions.status(lb.catalog.get(out.submission_id)) is Status.SCORED
     assert list(scored(lb)["model"]) == ["M-1"]
 
 
 def test_broken_file_is_rejected_with_located_issues_stored_and_shown(lb: Leaderboard, tmp_path: Path) -> None:
     path = write_broken(tmp_path / "broken.jsonl")
-    out = lb.submit("scb", path, form(), ALICE, "broken.jsonl")
+    out = lb.submissions.submit(SubmitRequest("scb", path, form(), ALICE, "broken.jsonl"))
     assert out.status is Status.REJECTED and out.result is None
     expected = [("json_decode", 2), ("unknown_question_id", 3), ("bad_answer", 4)]
     assert [(i.code, i.line) for i in out.issues] == expected
@@ -67,8 +68,8 @@ def test_broken_file_is_rejected_with_located_issues_stored_and_shown(lb: Leader
 
 def test_same_file_twice_by_a_team_is_a_duplicate_and_costs_nothing(lb: Leaderboard, tmp_path: Path) -> None:
     path = write_submission(tmp_path / "sub.jsonl")
-    first = lb.submit("scb", path, form(), ALICE)
-    again = lb.submit("scb", path, form(), ALICE)
+    first = lb.submissions.submit(SubmitRequest("scb", path, form(), ALICE))
+    again = lb.submissions.submit(SubmitRequest("scb", path, form(), ALICE))
     assert again.duplicate_of == first.submission_id == again.submission_id
     assert again.status is Status.SCORED and again.result == first.result
     assert "already submitted" in again.message
@@ -77,19 +78,22 @@ def test_same_file_twice_by_a_team_is_a_duplicate_and_costs_nothing(lb: Leaderbo
     # the same bytes under another name are the same file
     copy = tmp_path / "renamed.jsonl"
     copy.write_bytes(path.read_bytes())
-    assert lb.submit("scb", copy, form(), ALICE, "renamed.jsonl").duplicate_of == first.submission_id
+    assert (
+        lb.submissions.submit(SubmitRequest("scb", copy, form(), ALICE, "renamed.jsonl")).duplicate_of
+        == first.submission_id
+    )
     # another team of the same submitter, or another submitter (under a team of its own: the
     # name "Team" is alice's, tests/submissions/test_teams.py), is a new submission
-    other_team = lb.submit("scb", path, form(team="Other team"), ALICE)
-    other_user = lb.submit("scb", path, form(team="Bob team"), Identity("bob"))
+    other_team = lb.submissions.submit(SubmitRequest("scb", path, form(team="Other team"), ALICE))
+    other_user = lb.submissions.submit(SubmitRequest("scb", path, form(team="Bob team"), Identity("bob")))
     assert other_team.duplicate_of is None and other_user.duplicate_of is None
     assert len(submission_ids(lb.store)) == 3
 
 
 def test_duplicate_of_a_rejected_file_shows_its_issues_again(lb: Leaderboard, tmp_path: Path) -> None:
     path = write_broken(tmp_path / "broken.jsonl")
-    first = lb.submit("scb", path, form(), ALICE)
-    again = lb.submit("scb", path, form(), ALICE)
+    first = lb.submissions.submit(SubmitRequest("scb", path, form(), ALICE))
+    again = lb.submissions.submit(SubmitRequest("scb", path, form(), ALICE))
     assert again.duplicate_of == first.submission_id and again.status is Status.REJECTED
     assert [(i.code, i.line) for i in again.issues] == [(i.code, i.line) for i in first.issues]
     assert again.total_issues == 3 and again.quota.attempts_used == 1
@@ -118,12 +122,12 @@ def test_form_is_checked_before_anything_is_stored(
 ) -> None:
     path = write_submission(tmp_path / "sub.jsonl")
     values = {"model": "Model", "team": "Team"} | changes
-    out = lb.submit("scb", path, form(**values), ALICE)
+    out = lb.submissions.submit(SubmitRequest("scb", path, form(**values), ALICE))
     assert out.status is Status.REJECTED and out.submission_id is None
     assert (code, field) in [(i.code, i.field) for i in out.issues]
     assert all(i.line == 0 for i in out.issues)
     assert lb.store.list("submissions") == []
-    assert lb.quota(ALICE, "scb").attempts_used == 0
+    assert lb.submissions.quota(ALICE, "scb").attempts_used == 0
 
 
 def test_form_text_is_cleaned_and_good_urls_kept(lb: Leaderboard, tmp_path: Path) -> None:
@@ -135,7 +139,7 @@ def test_form_text_is_cleaned_and_good_urls_kept(lb: Leaderboard, tmp_path: Path
         paper_url="https://arxiv.org/abs/2401.00001",
         code_url="http://example.org/code",
     )
-    out = lb.submit("scb", path, messy, ALICE, "../../etc/passwd")
+    out = lb.submissions.submit(SubmitRequest("scb", path, messy, ALICE, "../../etc/passwd"))
     assert out.status is Status.SCORED
     meta = lb.catalog.get(out.submission_id).meta
     assert (meta.model, meta.team, meta.model_type) == ("Model X", "Team A", "api")
@@ -147,18 +151,18 @@ def test_file_over_the_size_limit_is_refused_without_being_stored(tmp_path: Path
     lb = board(tmp_path / "data", write_gold(tmp_path / "gold.jsonl"), max_upload_bytes=2_000)
     path = write_submission(tmp_path / "big.jsonl")
     assert path.stat().st_size > 2_000
-    out = lb.submit("scb", path, form(), ALICE)
+    out = lb.submissions.submit(SubmitRequest("scb", path, form(), ALICE))
     assert out.status is Status.REJECTED and out.submission_id is None
     assert "limit" in out.message
     assert lb.store.list("submissions") == []
-    assert lb.quota(ALICE, "scb").attempts_used == 0
+    assert lb.submissions.quota(ALICE, "scb").attempts_used == 0
 
 
 def test_unknown_benchmark_and_missing_gold(tmp_path: Path) -> None:
     lb = board(tmp_path / "data")
     path = write_submission(tmp_path / "sub.jsonl")
-    assert lb.submit("nope", path, form(), ALICE).status is Status.REJECTED
-    no_gold = lb.submit("scb", path, form(), ALICE)
+    assert lb.submissions.submit(SubmitRequest("nope", path, form(), ALICE)).status is Status.REJECTED
+    no_gold = lb.submissions.submit(SubmitRequest("scb", path, form(), ALICE))
     assert no_gold.status is Status.UNAVAILABLE and "no gold" in no_gold.message  # not an internal error
     assert no_gold.quota is not None and no_gold.quota.attempts_used == 0
     assert lb.store.list("submissions") == []
@@ -168,7 +172,7 @@ def test_raw_file_and_meta_are_stored_byte_exact_and_immutable(lb: Leaderboard, 
     path = write_submission(tmp_path / "sub.jsonl")
     data = path.read_bytes().replace(b"\n", b"\r\n") + b"\n\n"  # odd but valid bytes, kept as is
     path.write_bytes(data)
-    out = lb.submit("scb", path, form("Mödel ✓", "Téam"), ALICE, "sub.jsonl")
+    out = lb.submissions.submit(SubmitRequest("scb", path, form("Mödel ✓", "Téam"), ALICE, "sub.jsonl"))
     assert out.status is Status.SCORED
     sid = out.submission_id
     raw_path, meta_path = layout.raw("scb", sid), layout.meta("scb", sid)

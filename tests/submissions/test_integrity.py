@@ -20,6 +20,7 @@ from submissions import lifecycle
 from submissions.feedback import LADDER_STEP
 from submissions.probes import FLAG_AFTER
 from submissions.records import Identity, Status
+from submissions.request import SubmitRequest
 from submissions.seeds import FIXED_SEEDS, BootstrapSeeds, load_or_create
 from tests.support.models import ablation, honest_model
 from tests.support.submissions import (
@@ -77,7 +78,9 @@ def test_the_secret_is_stored_once_in_the_gold_repo_and_shared(tmp_path: Path) -
 
 
 def test_rescoring_reproduces_the_intervals_and_they_differ_from_the_public_seed(lb: Leaderboard) -> None:
-    answer = lb.submit("scb", write_submission(lb.settings.data_dir / "s.jsonl"), form(), ALICE)
+    answer = lb.submissions.submit(
+        SubmitRequest("scb", write_submission(lb.settings.data_dir / "s.jsonl"), form(), ALICE)
+    )
     state = lb.catalog.get(answer.submission_id)
     gold = lb.golds.get("scb")
     raw = lb.store.read("submissions", layout.raw("scb", state.meta.id))
@@ -94,7 +97,7 @@ def test_rescoring_reproduces_the_intervals_and_they_differ_from_the_public_seed
 
 def test_answers_are_rounded_and_carry_no_counts_of_right_answers(lb: Leaderboard) -> None:
     path = write_submission(lb.settings.data_dir / "s.jsonl", accuracy=0.6, grounding="bbox_good")
-    result = lb.submit("scb", path, form(), ALICE).to_api()["result"]
+    result = lb.submissions.submit(SubmitRequest("scb", path, form(), ALICE)).to_api()["result"]
     bench = get_benchmark("scb")
     assert set(result["counts"]) <= {"questions", "submitted", "missing", "unparsed", "lenient"}
     groups = [result["overall"], *(s for g in bench.groupings for s in result[g.name].values())]
@@ -109,19 +112,25 @@ def test_the_ladder_withholds_a_submission_that_does_not_beat_the_best_shown_one
     lb = ladder
     d = lb.settings.data_dir
     private = form("M", visibility="private")  # a public one is the team's chosen row: always shown
-    first = lb.submit("scb", write_submission(d / "a.jsonl", accuracy=0.5, seed=1), form("M"), ALICE)
-    again = lb.submit("scb", write_submission(d / "b.jsonl", accuracy=0.5, seed=2), private, ALICE)
-    better = lb.submit("scb", write_submission(d / "c.jsonl", accuracy=0.8, seed=3), form("M2"), ALICE)
+    first = lb.submissions.submit(
+        SubmitRequest("scb", write_submission(d / "a.jsonl", accuracy=0.5, seed=1), form("M"), ALICE)
+    )
+    again = lb.submissions.submit(
+        SubmitRequest("scb", write_submission(d / "b.jsonl", accuracy=0.5, seed=2), private, ALICE)
+    )
+    better = lb.submissions.submit(
+        SubmitRequest("scb", write_submission(d / "c.jsonl", accuracy=0.8, seed=3), form("M2"), ALICE)
+    )
     assert first.result is not None and better.result is not None
     assert again.status is Status.SCORED and again.result is None and again.rank is None
     assert f"more than {LADDER_STEP:g} point," in again.message and first.submission_id in again.message
     assert "1 points" not in again.message and again.reason.code == "ladder_withheld"  # review #13: "1 points"
     assert set(scored(lb)["model"]) == {"M", "M2"}  # the withheld one is private: no row
-    assert lb.rank_of("scb", again.submission_id) is None
+    assert lb.submissions.rank_of("scb", again.submission_id) is None
     withheld = lb.catalog.get(again.submission_id)
-    assert lb.result_for_submitter(withheld) is None
+    assert lb.submissions.result_for_submitter(withheld) is None
     assert withheld.result(lb.golds.info("scb").version, SCORER_VERSION) is not None  # kept for maintainers
-    dup = lb.submit("scb", d / "b.jsonl", private, ALICE)
+    dup = lb.submissions.submit(SubmitRequest("scb", d / "b.jsonl", private, ALICE))
     assert dup.duplicate_of == again.submission_id and dup.result is None
 
 
@@ -129,7 +138,9 @@ def test_maintainers_are_exempt_from_the_ladder(ladder: Leaderboard) -> None:
     lb = ladder
     d = lb.settings.data_dir
     for i in range(2):
-        answer = lb.submit("scb", write_submission(d / f"{i}.jsonl", accuracy=0.5, seed=i), form(f"M{i}"), MAINTAINER)
+        answer = lb.submissions.submit(
+            SubmitRequest("scb", write_submission(d / f"{i}.jsonl", accuracy=0.5, seed=i), form(f"M{i}"), MAINTAINER)
+        )
         assert answer.result is not None and lb.catalog.get(answer.submission_id).meta.maintainer
 
 
@@ -141,21 +152,25 @@ def test_a_probe_series_is_flagged_held_and_withheld(ladder: Leaderboard) -> Non
     d = lb.settings.data_dir
     rng = np.random.default_rng(0)
     base = honest_model(gold_letters(), len(LETTERS), 0.5, rng)
-    lb.submit("scb", write_letters(d / "base.jsonl", base), form("Base"), ALICE)
+    lb.submissions.submit(SubmitRequest("scb", write_letters(d / "base.jsonl", base), form("Base"), ALICE))
     ids = []
     for i in range(FLAG_AFTER):
         probe = base.copy()
         probe[i] = (probe[i] + 1) % len(LETTERS)
         private = form("Base", visibility="private")  # public ones would use up the team's publications
-        ids.append(lb.submit("scb", write_letters(d / f"p{i}.jsonl", probe), private, ALICE).submission_id)
-    (flag,) = lb.probe_report("scb")
+        ids.append(
+            lb.submissions.submit(
+                SubmitRequest("scb", write_letters(d / f"p{i}.jsonl", probe), private, ALICE)
+            ).submission_id
+        )
+    (flag,) = lb.moderation.probe_report("scb")
     assert flag.submitter == ALICE.username and flag.flagged_at == FLAG_AFTER + 1
     assert all("differs from own" in p.reasons[0] for p in flag.evidence)
-    assert lb.hold(ids, "maintainer") == ids and all(lb.is_held(i) for i in ids)
-    (flag,) = lb.probe_report("scb")
+    assert lb.moderation.hold(ids, "maintainer") == ids and all(lb.moderation.is_held(i) for i in ids)
+    (flag,) = lb.moderation.probe_report("scb")
     assert flag.held == tuple(ids)
     state = lb.catalog.get(ids[0])
-    assert state.hidden and lb.result_for_submitter(state) is None
+    assert state.hidden and lb.submissions.result_for_submitter(state) is None
 
 
 def test_one_letter_files_are_degenerate_and_sybil_copies_are_compared_across_submitters(lb: Leaderboard) -> None:
@@ -163,14 +178,20 @@ def test_one_letter_files_are_degenerate_and_sybil_copies_are_compared_across_su
     n = len(small_gold())
     for i in range(FLAG_AFTER):
         letters = np.full(n, i % 2, dtype=np.int8)
-        lb.submit("scb", write_letters(d / f"a{i}.jsonl", letters), form("M", f"team-{i}"), Identity(f"s{i}"))
-    assert lb.probe_report("scb") == []  # one degenerate file each: no submitter has a series
+        lb.submissions.submit(
+            SubmitRequest("scb", write_letters(d / f"a{i}.jsonl", letters), form("M", f"team-{i}"), Identity(f"s{i}"))
+        )
+    assert lb.moderation.probe_report("scb") == []  # one degenerate file each: no submitter has a series
     base = np.zeros(n, dtype=np.int8)
     for i in range(FLAG_AFTER):
         probe = base.copy()
         probe[i] = 2
-        lb.submit("scb", write_letters(d / f"c{i}.jsonl", probe), form("M", "mallory's team"), Identity("mallory"))
-    (flag,) = lb.probe_report("scb")
+        lb.submissions.submit(
+            SubmitRequest(
+                "scb", write_letters(d / f"c{i}.jsonl", probe), form("M", "mallory's team"), Identity("mallory")
+            )
+        )
+    (flag,) = lb.moderation.probe_report("scb")
     assert flag.submitter == "mallory" and any("another submitter" in r for p in flag.evidence for r in p.reasons)
 
 
@@ -181,11 +202,13 @@ def test_an_honest_series_of_ablations_is_not_flagged(lb: Leaderboard, seed: int
     rng = np.random.default_rng(seed)
     gold = gold_letters()
     base = honest_model(gold, len(LETTERS), 0.55, rng)
-    lb.submit("scb", write_letters(d / "base.jsonl", base), form("Base"), ALICE)
+    lb.submissions.submit(SubmitRequest("scb", write_letters(d / "base.jsonl", base), form("Base"), ALICE))
     for i, share in enumerate(np.linspace(0.05, 0.20, 8)):
         variant = ablation(base, gold, len(LETTERS), float(share), rng)
-        lb.submit("scb", write_letters(d / f"v{i}.jsonl", variant), form(f"Base-v{i}"), ALICE)
-    assert lb.probe_report("scb") == []
+        lb.submissions.submit(
+            SubmitRequest("scb", write_letters(d / f"v{i}.jsonl", variant), form(f"Base-v{i}"), ALICE)
+        )
+    assert lb.moderation.probe_report("scb") == []
 
 
 def test_the_probes_command_lists_and_holds_a_flagged_submitter(
@@ -200,7 +223,7 @@ def test_the_probes_command_lists_and_holds_a_flagged_submitter(
     for i in range(FLAG_AFTER + 1):
         probe = base.copy()
         probe[:i] = 1
-        lb.submit("scb", write_letters(d / f"p{i}.jsonl", probe), form(), ALICE)
+        lb.submissions.submit(SubmitRequest("scb", write_letters(d / f"p{i}.jsonl", probe), form(), ALICE))
     monkeypatch.setenv("LEADERBOARD_DATA_DIR", str(d))
     monkeypatch.setenv("LEADERBOARD_DEMO", "0")
     assert cli.main(["probes", "--benchmark", "scb"]) == 0

@@ -18,6 +18,7 @@ import pytest
 from leaderboard.service import Leaderboard
 from submissions.job_bounds import JobBounds, JobOverBound
 from submissions.records import Identity, Status
+from submissions.request import SubmitRequest
 from submissions.worker import ScoringPool, WorkerPool
 from tests.support import jobs
 from tests.support.submissions import ALICE, form, submission_ids, write_submission
@@ -74,7 +75,9 @@ def test_a_stalled_check_is_stopped_and_another_accounts_check_then_runs(lb: Lea
     answers = {}
 
     def send(who: Identity, model: str) -> None:
-        answers[who.username] = lb.submit("scb", path, form(model, "Team"), who, "s.jsonl", validate_only=True)
+        answers[who.username] = lb.submissions.submit(
+            SubmitRequest("scb", path, form(model, "Team"), who, "s.jsonl", validate_only=True)
+        )
 
     try:
         (first_worker,) = pool.pids()
@@ -100,7 +103,7 @@ def test_a_scoring_past_its_bound_keeps_the_upload_and_says_so(lb: Leaderboard, 
     lb.intake.evaluator, lb.intake.run_check = pool.evaluate, pool.run_check
     try:
         path = write_submission(tmp_path / "s.jsonl", accuracy=0.6)
-        answer = lb.submit("scb", path, form(), ALICE, "s.jsonl")
+        answer = lb.submissions.submit(SubmitRequest("scb", path, form(), ALICE, "s.jsonl"))
     finally:
         pool.close()
     assert answer.status is Status.REJECTED
@@ -120,11 +123,11 @@ def test_a_resumed_submission_is_evaluated_within_the_bounds(lb: Leaderboard, tm
     pool, not in the web process: at ebb85c5 resume evaluated it in process, with no bound."""
     lb.intake.evaluator = _crash
     path = write_submission(tmp_path / "s.jsonl", accuracy=0.6)
-    first = lb.submit("scb", path, form(), ALICE, "s.jsonl")
+    first = lb.submissions.submit(SubmitRequest("scb", path, form(), ALICE, "s.jsonl"))
     assert first.status is Status.FAILED
     pool = lb.use_scoring_pool(1, JobBounds(seconds=0.001, memory_mb=1024))
     try:
-        assert lb.resume() == 1
+        assert lb.corrections.resume() == 1
     finally:
         pool.close()
     rejection = lb.catalog.get(first.submission_id).rejection(lb.golds.get("scb").version)

@@ -20,6 +20,7 @@ from submissions.feedback import HELD, ladder
 from submissions.probes import FLAG_AFTER
 from submissions.publications import WINDOW, ration, reveals
 from submissions.records import Identity, Status
+from submissions.request import SubmitRequest
 from tests.submissions.test_integrity import gold_letters, write_letters
 from tests.support import honest
 from tests.support.models import honest_model
@@ -42,7 +43,9 @@ def row_ids(lb: Leaderboard) -> list[str]:
 
 def send(lb: Leaderboard, name: str, accuracy: float, seed: int, who: Identity, model: str = "M", **kw: str):
     path = write_submission(lb.settings.data_dir / f"{name}.jsonl", accuracy=accuracy, seed=seed)
-    return lb.submit("scb", path, form(model, kw.pop("team", "VLab"), visibility=kw.pop("visibility", "private")), who)
+    return lb.submissions.submit(
+        SubmitRequest("scb", path, form(model, kw.pop("team", "VLab"), visibility=kw.pop("visibility", "private")), who)
+    )
 
 
 def test_the_ladder_is_the_default_and_shared_by_every_account_of_a_team(lb: Leaderboard) -> None:
@@ -56,7 +59,7 @@ def test_the_ladder_is_the_default_and_shared_by_every_account_of_a_team(lb: Lea
         assert withheld.status is Status.SCORED and withheld.result is None
         assert "your team's best shown" in withheld.message and first.submission_id in withheld.message
     state = lb.catalog.get(again.submission_id)
-    assert lb.result_for_submitter(state) is None
+    assert lb.submissions.result_for_submitter(state) is None
     assert state.result(lb.golds.info("scb").version, SCORER_VERSION) is not None  # kept for maintainers
     assert scored(lb).empty  # all private: no rows
 
@@ -67,8 +70,8 @@ def test_publishing_a_withheld_submission_shows_it_on_the_board_and_uses_a_slot(
     assert worse.result is None
     state = lb.catalog.get(worse.submission_id)
     assert lb.feedback.may_publish(state, datetime.now(UTC)).counted == ()
-    assert "Published" in lb.set_visibility(DAVE, worse.submission_id, public=True)
-    entry = lb.entry(CAROL, worse.submission_id)
+    assert "Published" in lb.visibility.set_visibility(DAVE, worse.submission_id, public=True)
+    entry = lb.visibility.entry(CAROL, worse.submission_id)
     assert entry.result is not None and entry.rank is not None  # its figures, to the team and on the board
     assert row_ids(lb) == [worse.submission_id] and list(scored(lb)["model"]) == ["Ablation"]
     assert len(lb.feedback.ration("scb", "VLab", datetime.now(UTC)).counted) == 1
@@ -77,19 +80,19 @@ def test_publishing_a_withheld_submission_shows_it_on_the_board_and_uses_a_slot(
 def test_the_fourth_publication_in_a_week_is_refused_and_withdrawing_gives_no_slot_back(lb: Leaderboard) -> None:
     ids = [send(lb, f"s{i}", 0.5, i, CAROL if i % 2 else DAVE, model=f"M{i}").submission_id for i in range(5)]
     for sid in ids[:3]:
-        lb.set_visibility(CAROL, sid, public=True)
-    lb.set_visibility(CAROL, ids[0], public=False)  # withdrawn: the slot stays used
+        lb.visibility.set_visibility(CAROL, sid, public=True)
+    lb.visibility.set_visibility(CAROL, ids[0], public=False)  # withdrawn: the slot stays used
     with pytest.raises(ValueError, match=r"already made 3 submissions public on scb in the last 7 days") as refused:
-        lb.set_visibility(DAVE, ids[3], public=True)
+        lb.visibility.set_visibility(DAVE, ids[3], public=True)
     first = min(p.at for p in lb.catalog.get(ids[0]).publications.values())
     next_at = (datetime.fromisoformat(first) + WINDOW).strftime("%Y-%m-%d %H:%M UTC")
     assert f"next publication is allowed from {next_at}" in str(refused.value)
     assert not lb.catalog.get(ids[3]).public and set(scored(lb)["model"]) == {"M1", "M2"}
-    assert "Published" in lb.set_visibility(CAROL, ids[0], public=True)  # public before: free
+    assert "Published" in lb.visibility.set_visibility(CAROL, ids[0], public=True)  # public before: free
     public = send(lb, "late", 0.6, 9, CAROL, model="Late", visibility="public")
     assert public.status is Status.REJECTED and public.submission_id is None
     assert "Submit it as private" in public.message and public.issues[0].code == "publication_limit"
-    assert "Published" in lb.set_visibility(MAINTAINER, ids[4], public=True)  # maintainers are exempt
+    assert "Published" in lb.visibility.set_visibility(MAINTAINER, ids[4], public=True)  # maintainers are exempt
     assert set(scored(lb)["model"]) == {"M0", "M1", "M2", "M4"}
 
 
@@ -115,32 +118,38 @@ def test_a_team_chosen_row_never_disappears_because_of_the_ladder(lb: Leaderboar
     best = send(lb, "a", 0.8, 1, CAROL, visibility="public")
     worse = send(lb, "b", 0.5, 2, DAVE, visibility="public")  # the team's newer choice, below its best
     assert best.result is not None and worse.result is not None  # a public submission is shown
-    assert row_ids(lb) == [worse.submission_id] and lb.rank_of("scb", worse.submission_id) is not None
+    assert row_ids(lb) == [worse.submission_id] and lb.submissions.rank_of("scb", worse.submission_id) is not None
 
 
 def test_a_sybil_series_across_accounts_is_flagged_and_held_until_released(lb: Leaderboard) -> None:
     d = lb.settings.data_dir
     base = honest_model(gold_letters(), len(LETTERS), 0.5, np.random.default_rng(0))
-    lb.submit("scb", write_letters(d / "base.jsonl", base), form("Base", "team-0", visibility="private"),
-              Identity("sybil-0"))  # fmt: skip
+    lb.submissions.submit(
+        SubmitRequest(
+            "scb",
+            write_letters(d / "base.jsonl", base),
+            form("Base", "team-0", visibility="private"),
+            Identity("sybil-0"),
+        )
+    )
     answers = []
     for i in range(1, FLAG_AFTER + 2):
         probe = base.copy()
         probe[i] = (probe[i] + 1) % len(LETTERS)
         who, team = Identity(f"sybil-{i}"), form("Base", f"team-{i}", visibility="private")
-        answers.append(lb.submit("scb", write_letters(d / f"p{i}.jsonl", probe), team, who))
+        answers.append(lb.submissions.submit(SubmitRequest("scb", write_letters(d / f"p{i}.jsonl", probe), team, who)))
     assert all(a.result is not None for a in answers[: FLAG_AFTER - 1])  # each a first: shown
     for held in answers[FLAG_AFTER - 1 :]:
         assert held.status is Status.SCORED and held.result is None and held.message.startswith(HELD)
         assert held.reason.code == "held_for_review" and "near-copies of an earlier file" in held.message
         assert "a maintainer reviews held files" in held.message and "hidden by maintainers" not in held.message
-        assert lb.is_held(held.submission_id)
-    (flag,) = lb.probe_report("scb")
+        assert lb.moderation.is_held(held.submission_id)
+    (flag,) = lb.moderation.probe_report("scb")
     assert set(flag.submitters) == {f"sybil-{i}" for i in range(FLAG_AFTER + 2)}
     assert flag.flagged_at == FLAG_AFTER + 1 and len(flag.held) == 2
     released = answers[-1].submission_id
-    assert lb.set_hidden(released, False, "maintainer")
-    assert lb.result_for_submitter(lb.catalog.get(released)) is not None  # a first of its team: shown
+    assert lb.moderation.set_hidden(released, False, "maintainer")
+    assert lb.submissions.result_for_submitter(lb.catalog.get(released)) is not None  # a first of its team: shown
 
 
 def test_the_automatic_hold_can_be_turned_off(tmp_path: Path) -> None:
@@ -150,9 +159,15 @@ def test_the_automatic_hold_can_be_turned_off(tmp_path: Path) -> None:
     for i in range(FLAG_AFTER + 1):
         probe = base.copy()
         probe[i] = 1
-        lb.submit("scb", write_letters(d / f"p{i}.jsonl", probe), form("M", f"t{i}", visibility="private"),
-                  Identity(f"s{i}"))  # fmt: skip
-    (flag,) = lb.probe_report("scb")
+        lb.submissions.submit(
+            SubmitRequest(
+                "scb",
+                write_letters(d / f"p{i}.jsonl", probe),
+                form("M", f"t{i}", visibility="private"),
+                Identity(f"s{i}"),
+            )
+        )
+    (flag,) = lb.moderation.probe_report("scb")
     assert flag.held == ()
 
 
@@ -174,7 +189,7 @@ def test_resending_a_stored_public_file_after_the_ration_is_used_gets_its_answer
 
 def send_lines(lb: Leaderboard, name: str, body: list[dict], who: Identity, team: str = "VLab", model: str = "M"):
     path = honest.write(lb.settings.data_dir / f"{name}.jsonl", body)
-    return lb.submit("scb", path, form(model, team, visibility="private"), who)
+    return lb.submissions.submit(SubmitRequest("scb", path, form(model, team, visibility="private"), who))
 
 
 def test_the_declarations_name_their_headline_metrics_each_with_its_step() -> None:
@@ -195,12 +210,12 @@ def test_a_grounding_only_improvement_shows_its_miou_without_publishing(lb: Lead
     assert loose.result is not None and tight.result is not None, tight.message
     assert tight.result.overall["acc"] == loose.result.overall["acc"]
     assert tight.result.overall["miou"] > loose.result.overall["miou"] + 1
-    assert lb.result_for_submitter(lb.catalog.get(tight.submission_id)) is not None
+    assert lb.submissions.result_for_submitter(lb.catalog.get(tight.submission_id)) is not None
     assert not lb.catalog.get(tight.submission_id).publications  # nothing was published
     again = send_lines(lb, "again", honest.lines(answers, honest.boxes(rng, 1.01)), CAROL)
     assert again.result is None  # neither figure beats the best shown one by its step
     assert "Accuracy" in again.message and "mIoU" in again.message and tight.submission_id in again.message
-    assert lb.probe_report("scb") == []
+    assert lb.moderation.probe_report("scb") == []
 
 
 def test_a_later_submission_is_shown_when_it_beats_the_best_on_any_headline_metric() -> None:
@@ -227,13 +242,13 @@ def test_a_later_submission_is_shown_when_it_beats_the_best_on_any_headline_metr
 def test_publishing_a_held_entry_is_refused_and_spends_no_publication(lb: Leaderboard) -> None:
     """Review turn 3, #20: it said "Published..." and used a slot while the entry stayed off the board."""
     held = send(lb, "a", 0.5, 1, CAROL)
-    lb.hold([held.submission_id], "automatic", "its probe series is flagged (signals: near_copy)")
+    lb.moderation.hold([held.submission_id], "automatic", "its probe series is flagged (signals: near_copy)")
     with pytest.raises(ValueError, match="cannot be published while it is held or hidden; nothing was published") as e:
-        lb.set_visibility(CAROL, held.submission_id, public=True)
+        lb.visibility.set_visibility(CAROL, held.submission_id, public=True)
     assert "held for review automatically" in str(e.value) and "near-copies" in str(e.value)
     assert lb.feedback.ration("scb", "VLab", datetime.now(UTC)).counted == ()
     assert not lb.catalog.get(held.submission_id).publications
-    entry = lb.entry(CAROL, held.submission_id).to_api()
+    entry = lb.visibility.entry(CAROL, held.submission_id).to_api()
     assert entry["reason"]["code"] == "held_for_review" and entry["result"] is None
 
 
@@ -241,12 +256,20 @@ def test_a_reveal_date_in_the_past_is_refused(lb: Leaderboard) -> None:
     """Review turn 3, #20: /publish(sid, True, "2020-01-01") was accepted silently."""
     sid = send(lb, "a", 0.5, 1, CAROL).submission_id
     with pytest.raises(ValueError, match="reveal_date 2020-01-01 is in the past"):
-        lb.set_visibility(CAROL, sid, public=True, anonymous=True, reveal_date="2020-01-01")
+        lb.visibility.set_visibility(CAROL, sid, public=True, anonymous=True, reveal_date="2020-01-01")
     assert not lb.catalog.get(sid).publications
-    late = lb.submit("scb", write_submission(lb.settings.data_dir / "b.jsonl", seed=3),
-                     form("M", "VLab", anonymous=True, reveal_date="2020-01-01"), CAROL)  # fmt: skip
+    late = lb.submissions.submit(
+        SubmitRequest(
+            "scb",
+            write_submission(lb.settings.data_dir / "b.jsonl", seed=3),
+            form("M", "VLab", anonymous=True, reveal_date="2020-01-01"),
+            CAROL,
+        )
+    )
     assert late.status is Status.REJECTED and late.issues[0].code == "past_reveal_date"
-    assert "Published" in lb.set_visibility(CAROL, sid, public=True, anonymous=True, reveal_date="2099-01-01")
+    assert "Published" in lb.visibility.set_visibility(
+        CAROL, sid, public=True, anonymous=True, reveal_date="2099-01-01"
+    )
 
 
 def test_an_answer_that_sends_a_team_to_a_maintainer_says_where_to_write(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ from submissions import intake, lifecycle
 from submissions.answer import SubmitAnswer
 from submissions.lifecycle import MAX_FAILURES
 from submissions.records import Status
+from submissions.request import SubmitRequest
 from tests.support.submissions import (
     ALICE,
     MAINTAINER,
@@ -37,7 +38,7 @@ def failure_name(lb: Leaderboard, n: int) -> str:
 
 
 def _status(lb: Leaderboard, sid: str) -> Status:
-    return lb.status(lb.catalog.get(sid))
+    return lb.submissions.status(lb.catalog.get(sid))
 
 
 def test_received_then_resume_scores_it(lb: Leaderboard, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -45,7 +46,7 @@ def test_received_then_resume_scores_it(lb: Leaderboard, tmp_path: Path, monkeyp
         return SubmitAnswer.of(Status.RECEIVED, meta.id)
 
     monkeypatch.setattr(intake, "process", stored_only)
-    out = lb.submit("scb", write_submission(tmp_path / "s.jsonl"), form(), ALICE)
+    out = lb.submissions.submit(SubmitRequest("scb", write_submission(tmp_path / "s.jsonl"), form(), ALICE))
     assert out.status is Status.RECEIVED and "pending" in out.message
     sid = out.submission_id
     assert files_of(lb.store, "scb", sid) == ["meta.json", "submission.jsonl"]
@@ -70,7 +71,7 @@ def test_validated_then_resume_scores_it(lb: Leaderboard, tmp_path: Path, monkey
         return real_put(repo, files, message, overwrite=overwrite, durable=durable)
 
     monkeypatch.setattr(lb.store, "put", put)
-    out = lb.submit("scb", write_submission(tmp_path / "s.jsonl"), form(), ALICE)
+    out = lb.submissions.submit(SubmitRequest("scb", write_submission(tmp_path / "s.jsonl"), form(), ALICE))
     sid = out.submission_id
     assert out.status is Status.FAILED and "retried" in out.message
     assert files_of(lb.store, "scb", sid, "validated-") and files_of(lb.store, "scb", sid, "failure-") == [
@@ -78,14 +79,14 @@ def test_validated_then_resume_scores_it(lb: Leaderboard, tmp_path: Path, monkey
     ]
     assert _status(lb, sid) is Status.VALIDATED
     monkeypatch.undo()
-    assert lb.resume() == 1
+    assert lb.corrections.resume() == 1
     assert _status(lb, sid) is Status.SCORED and len(files_of(lb.store, "scb", sid, "result-")) == 1
 
 
 def test_rejected_is_final_and_not_retried(lb: Leaderboard, tmp_path: Path) -> None:
-    out = lb.submit("scb", write_broken(tmp_path / "b.jsonl"), form(), ALICE)
+    out = lb.submissions.submit(SubmitRequest("scb", write_broken(tmp_path / "b.jsonl"), form(), ALICE))
     assert out.status is Status.REJECTED and _status(lb, out.submission_id) is Status.REJECTED
-    assert lb.resume() == 0
+    assert lb.corrections.resume() == 0
     assert files_of(lb.store, "scb", out.submission_id, "validated-") == []
 
 
@@ -97,7 +98,7 @@ def test_internal_error_is_recorded_retried_then_failed(
     lb: Leaderboard, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(lifecycle, "score_predictions", _boom)
-    out = lb.submit("scb", write_submission(tmp_path / "s.jsonl"), form(), ALICE)
+    out = lb.submissions.submit(SubmitRequest("scb", write_submission(tmp_path / "s.jsonl"), form(), ALICE))
     sid = out.submission_id
     assert out.status is Status.FAILED and out.result is None and out.issues == ()
     gold = lb.gold_info("scb").version
@@ -105,36 +106,40 @@ def test_internal_error_is_recorded_retried_then_failed(
     assert "RuntimeError: scorer crashed" in failure["error"] and failure["at"]
     assert _status(lb, sid) is Status.RECEIVED  # not given up yet: resume retries
     for n in range(2, MAX_FAILURES + 1):
-        assert lb.resume() == 1
+        assert lb.corrections.resume() == 1
         assert lb.store.exists("submissions", layout.failure("scb", sid, gold, n))
     assert _status(lb, sid) is Status.FAILED
     assert Leaderboard(lb.settings).status(lb.catalog.get(sid)) is Status.FAILED
-    assert lb.resume() == 0  # given up: no more failure files
+    assert lb.corrections.resume() == 0  # given up: no more failure files
     assert files_of(lb.store, "scb", sid, "failure-") == [failure_name(lb, n) for n in range(1, MAX_FAILURES + 1)]
     assert scored(lb).empty
     # failures count per gold version: a corrected gold gives the submission a new chance
     monkeypatch.undo()
     changed = small_gold()
     changed[0]["answer"] = "ABCD"[("ABCD".index(changed[0]["answer"]) + 1) % 4]
-    lb.add_gold("scb", write_gold(tmp_path / "gold-v2.jsonl", changed), "maintainer")
+    lb.corrections.add_gold("scb", write_gold(tmp_path / "gold-v2.jsonl", changed), "maintainer")
     assert _status(lb, sid) is Status.FAILED  # the new gold is staged: the board's gold is still the old one
-    assert lb.resume() == 1 and _status(lb, sid) is Status.SCORED  # scored on the staged gold, which became current
+    assert (
+        lb.corrections.resume() == 1 and _status(lb, sid) is Status.SCORED
+    )  # scored on the staged gold, which became current
 
 
 def test_a_retry_after_a_transient_failure_scores(
     lb: Leaderboard, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(lifecycle, "score_predictions", _boom)
-    sid = lb.submit("scb", write_submission(tmp_path / "s.jsonl"), form(), ALICE).submission_id
+    sid = lb.submissions.submit(
+        SubmitRequest("scb", write_submission(tmp_path / "s.jsonl"), form(), ALICE)
+    ).submission_id
     monkeypatch.undo()
-    assert lb.resume() == 1
+    assert lb.corrections.resume() == 1
     assert _status(lb, sid) is Status.SCORED
     assert files_of(lb.store, "scb", sid, "failure-") == [failure_name(lb, 1)]
     assert list(scored(lb)["model"]) == ["Model"]
 
 
 def test_process_is_idempotent(lb: Leaderboard, tmp_path: Path) -> None:
-    out = lb.submit("scb", write_submission(tmp_path / "s.jsonl"), form(), ALICE)
+    out = lb.submissions.submit(SubmitRequest("scb", write_submission(tmp_path / "s.jsonl"), form(), ALICE))
     state = lb.catalog.get(out.submission_id)
     gold = lb.golds.get("scb")
     before = snapshot(lb.store)
@@ -152,8 +157,11 @@ def test_rescore_adds_results_and_never_overwrites(lb: Leaderboard, tmp_path: Pa
         "high": write_submission(tmp_path / "high.jsonl", gold, accuracy=0.7, grounding="bbox_good", seed=1),
         "low": write_submission(tmp_path / "low.jsonl", gold, accuracy=0.6, seed=2),
     }
-    ids = {name: lb.submit("scb", path, form(name), MAINTAINER).submission_id for name, path in lines.items()}
-    lb.submit("scb", write_broken(tmp_path / "b.jsonl"), form("broken"), MAINTAINER)
+    ids = {
+        name: lb.submissions.submit(SubmitRequest("scb", path, form(name), MAINTAINER)).submission_id
+        for name, path in lines.items()
+    }
+    lb.submissions.submit(SubmitRequest("scb", write_broken(tmp_path / "b.jsonl"), form("broken"), MAINTAINER))
     v1 = lb.gold_info("scb").version
     before = snapshot(lb.store)
     assert list(scored(lb)["model"]) == ["high", "low"]
@@ -162,9 +170,9 @@ def test_rescore_adds_results_and_never_overwrites(lb: Leaderboard, tmp_path: Pa
         return [json.loads(line) for line in lines[name].read_text().splitlines()]
 
     new_gold = flipped_gold(gold, better=read("low"), worse=read("high"), k=20)
-    v2 = lb.add_gold("scb", write_gold(tmp_path / "gold-v2.jsonl", new_gold), "maintainer").version
-    assert v2 != v1 and lb.staged_gold("scb").previous_version == v1 and lb.gold_info("scb").version == v1
-    report = lb.rescore("scb", workers=2)
+    v2 = lb.corrections.add_gold("scb", write_gold(tmp_path / "gold-v2.jsonl", new_gold), "maintainer").version
+    assert v2 != v1 and lb.corrections.staged_gold("scb").previous_version == v1 and lb.gold_info("scb").version == v1
+    report = lb.corrections.rescore("scb", workers=2)
     assert report["scb"]["switched_to"] == v2 and lb.gold_info("scb").previous_version == v1
     assert report["scb"]["counts"] == {"scored": 2, "rejected": 1, "failed": 0}
     after = snapshot(lb.store)
@@ -180,6 +188,6 @@ def test_rescore_adds_results_and_never_overwrites(lb: Leaderboard, tmp_path: Pa
         assert state.result(v1, SCORER_VERSION) is not None and state.result(v2, SCORER_VERSION) is not None
     assert list(scored(lb)["model"]) == ["low", "high"]  # the table follows the current gold
     # rescoring again adds nothing
-    again = lb.rescore("scb", workers=2)
+    again = lb.corrections.rescore("scb", workers=2)
     assert again["scb"]["counts"] == {"scored": 0, "rejected": 0, "failed": 0}
     assert set(snapshot(lb.store)) == set(after)

@@ -11,6 +11,7 @@ import pytest
 
 from leaderboard.service import Leaderboard
 from submissions.records import Identity, Status
+from submissions.request import SubmitRequest
 from submissions.teams import name_issue, name_key, name_keys
 from tests.support.submissions import board, form, write_gold, write_submission
 
@@ -88,11 +89,13 @@ def test_look_alikes_share_a_skeleton_with_the_name_they_imitate():
 
 
 def test_no_look_alike_of_a_taken_name_is_stored(lb: Leaderboard, tmp_path: Path):
-    own = lb.submit("scb", write_submission(tmp_path / "a.jsonl", accuracy=0.8), form("AliceNet", "Alice Lab"), ALICE)
+    own = lb.submissions.submit(
+        SubmitRequest("scb", write_submission(tmp_path / "a.jsonl", accuracy=0.8), form("AliceNet", "Alice Lab"), ALICE)
+    )
     assert own.status is Status.SCORED
     attack = write_submission(tmp_path / "m.jsonl", accuracy=0.6, seed=3)
     answers = {
-        name: lb.submit("scb", attack, form("AliceNet", name), MALLORY)
+        name: lb.submissions.submit(SubmitRequest("scb", attack, form("AliceNet", name), MALLORY))
         for name in [*LOOK_ALIKES, *REFUSED_ALONE]
         if name != "Alice Lab"
     }
@@ -114,10 +117,12 @@ def test_a_claim_stored_under_an_older_key_still_owns_its_name(lb: Leaderboard, 
     event = TeamEvent("Alice Lab", old_key, "alice", "alice", "2026-01-01T00:00:00Z", "claim")
     lb.store.put("submissions", {TeamFile(team_id(old_key), 0).path: event.to_bytes()}, "old claim", durable=True)
     lb.catalog.refresh()
-    answer = lb.submit("scb", write_submission(tmp_path / "m.jsonl", seed=3), form("M", "AIice Lab"), MALLORY)
+    answer = lb.submissions.submit(
+        SubmitRequest("scb", write_submission(tmp_path / "m.jsonl", seed=3), form("M", "AIice Lab"), MALLORY)
+    )
     assert answer.status is Status.REJECTED and answer.issues[0].code == "team_taken"
-    assert lb.team("alice lab").owner == "alice"
-    transferred = lb.transfer_team("Alice Lab", "carol", "maintainer")
+    assert lb.moderation.team("alice lab").owner == "alice"
+    transferred = lb.moderation.transfer_team("Alice Lab", "carol", "maintainer")
     assert transferred.owner == "carol" and [e.action for e in transferred.events] == ["claim", "transfer"]
 
 
@@ -133,7 +138,9 @@ def test_a_look_alike_stored_before_the_fix_does_not_stand_for_the_team_it_imita
     from submissions.teams import team_id
     from tests.support.submissions import scored
 
-    own = lb.submit("scb", write_submission(tmp_path / "a.jsonl", accuracy=0.5), form("AliceNet", "Alice Lab"), ALICE)
+    own = lb.submissions.submit(
+        SubmitRequest("scb", write_submission(tmp_path / "a.jsonl", accuracy=0.5), form("AliceNet", "Alice Lab"), ALICE)
+    )
     squat = f"Alice Lab{BLANK}"
     later = datetime.now(UTC) + timedelta(seconds=5)
     data = write_submission(tmp_path / "m.jsonl", accuracy=0.9, seed=3).read_bytes()
@@ -154,9 +161,9 @@ def test_a_look_alike_stored_before_the_fix_does_not_stand_for_the_team_it_imita
         durable=True,
     )
     lb.catalog.refresh()
-    assert lb.resume() == 1
-    lb.publish("scb", now=True)
+    assert lb.corrections.resume() == 1
+    lb.publisher.publish("scb", now=True)
     rows = scored(lb)
-    assert list(rows["model"]) == ["AliceNet"] and lb.rank_of("scb", own.submission_id) is not None, rows
-    assert lb.rank_of("scb", meta.id) is None
-    assert lb.team("Alice Lab").owner == "alice"
+    assert list(rows["model"]) == ["AliceNet"] and lb.submissions.rank_of("scb", own.submission_id) is not None, rows
+    assert lb.submissions.rank_of("scb", meta.id) is None
+    assert lb.moderation.team("Alice Lab").owner == "alice"

@@ -14,6 +14,7 @@ from submissions import intake
 from submissions.answer import SubmitAnswer
 from submissions.fair_queue import FairQueue
 from submissions.records import Identity, Status
+from submissions.request import SubmitRequest
 from submissions.worker import ScoringPool
 from tests.support.submissions import ALICE, form, submission_ids, write_submission
 
@@ -37,7 +38,7 @@ def test_validate_only_runs_check_file_in_the_pool(lb: Leaderboard, tmp_path: Pa
     pool = lb.use_scoring_pool(1)
     try:
         path = write_submission(tmp_path / "s.jsonl", accuracy=0.6, grounding="bbox_good")
-        answer = lb.submit("scb", path, form(), ALICE, "s.jsonl", validate_only=True)
+        answer = lb.submissions.submit(SubmitRequest("scb", path, form(), ALICE, "s.jsonl", validate_only=True))
     finally:
         if pool is not None:
             pool.close()
@@ -51,7 +52,7 @@ def test_the_pre_check_of_a_real_upload_runs_in_the_pool(lb: Leaderboard, pool, 
     full = write_submission(tmp_path / "full.jsonl", accuracy=0.6).read_text().splitlines()
     few = tmp_path / "few.jsonl"
     few.write_text("\n".join(full[: len(full) // 2]) + "\n")  # half the questions: below the 95% coverage
-    answer = lb.submit("scb", few, form(), ALICE, "few.jsonl")
+    answer = lb.submissions.submit(SubmitRequest("scb", few, form(), ALICE, "few.jsonl"))
     assert answer.status.value == "rejected" and {i.code for i in answer.issues} == {"too_few_answers"}
     assert submission_ids(lb.store) == []  # turned away before anything was stored
 
@@ -62,8 +63,11 @@ def test_a_configured_pool_checks_and_scores_with_one_turn_per_worker(lb: Leader
     try:
         assert lb.intake.checks.slots == 2
         path = write_submission(tmp_path / "s.jsonl", accuracy=0.6)
-        assert lb.submit("scb", path, form(), ALICE, "s.jsonl", validate_only=True).status.value == "valid"
-        assert lb.submit("scb", path, form(), ALICE, "s.jsonl").status.value == "scored"
+        assert (
+            lb.submissions.submit(SubmitRequest("scb", path, form(), ALICE, "s.jsonl", validate_only=True)).status.value
+            == "valid"
+        )
+        assert lb.submissions.submit(SubmitRequest("scb", path, form(), ALICE, "s.jsonl")).status.value == "scored"
     finally:
         pool.close()
 
@@ -90,7 +94,12 @@ def wait_until(condition, timeout: float = 10.0) -> None:
 
 def validate_in_thread(lb: Leaderboard, path: Path, who: Identity, answers: list) -> threading.Thread:
     def run() -> None:
-        answers.append((who.username, lb.submit("scb", path, form(who.username), who, validate_only=True)))
+        answers.append(
+            (
+                who.username,
+                lb.submissions.submit(SubmitRequest("scb", path, form(who.username), who, validate_only=True)),
+            )
+        )
 
     thread = threading.Thread(target=run, daemon=True)
     thread.start()
@@ -126,8 +135,10 @@ def test_over_the_bound_the_answer_is_retry_and_says_why(lb: Leaderboard, tmp_pa
     answers: list = []
     threads = [validate_in_thread(lb, path, ALICE, answers) for _ in range(2)]
     wait_until(lambda: lb.intake.checks.held("alice") == 2)
-    busy = lb.submit("scb", path, form("alice"), ALICE, validate_only=True)
-    real = lb.submit("scb", path, form("alice"), ALICE)  # a real upload's pre-check: the same bound
+    busy = lb.submissions.submit(SubmitRequest("scb", path, form("alice"), ALICE, validate_only=True))
+    real = lb.submissions.submit(
+        SubmitRequest("scb", path, form("alice"), ALICE)
+    )  # a real upload's pre-check: the same bound
     for answer in (busy, real):
         api = answer.to_api()
         assert api["status"] == "retry" and api["message"] == intake.BUSY
@@ -140,7 +151,9 @@ def test_over_the_bound_the_answer_is_retry_and_says_why(lb: Leaderboard, tmp_pa
         thread.join(10)
     assert lb.intake.checks.held("alice") == 0  # every turn given back
     lb.intake.run_check = intake.run_here
-    scored = lb.submit("scb", path, form("alice"), ALICE)  # and sent again, it is stored and scored once
+    scored = lb.submissions.submit(
+        SubmitRequest("scb", path, form("alice"), ALICE)
+    )  # and sent again, it is stored and scored once
     assert scored.status.value == "scored" and submission_ids(lb.store) == [scored.submission_id]
 
 
@@ -153,7 +166,9 @@ def test_a_worker_dying_on_a_check_answers_retry_and_keeps_nothing(lb: Leaderboa
     lb.intake.run_check = died
     path = write_submission(tmp_path / "s.jsonl")
     for validate_only in (True, False):
-        answer = lb.submit("scb", path, form(), ALICE, "s.jsonl", validate_only=validate_only)
+        answer = lb.submissions.submit(
+            SubmitRequest("scb", path, form(), ALICE, "s.jsonl", validate_only=validate_only)
+        )
         assert (answer.status.value, answer.message) == ("retry", intake.CHECK_CRASHED)
     assert submission_ids(lb.store) == [] and lb.intake.checks.held("alice") == 0
 
@@ -166,7 +181,7 @@ def test_a_check_that_raises_gives_its_turn_back(lb: Leaderboard, tmp_path: Path
     path = write_submission(tmp_path / "s.jsonl")
     for _ in range(3):
         with pytest.raises(RuntimeError):
-            lb.submit("scb", path, form(), ALICE, validate_only=True)
+            lb.submissions.submit(SubmitRequest("scb", path, form(), ALICE, validate_only=True))
     assert lb.intake.checks.held("alice") == 0
 
 

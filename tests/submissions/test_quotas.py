@@ -12,6 +12,7 @@ from leaderboard import demo
 from leaderboard.service import Leaderboard
 from submissions.quotas import QuotaPolicy, day_start, quota_status
 from submissions.records import Identity, Status
+from submissions.request import SubmitRequest
 from tests.support.submissions import (
     ALICE,
     MAINTAINER,
@@ -36,7 +37,11 @@ def _submit_valid(lb: Leaderboard, tmp: Path, n: int, who: Identity = ALICE, sta
     for i in range(start, start + n):
         path = write_submission(tmp / f"valid-{who.username}-{i}.jsonl", seed=100 + i)
         # private: public ones would draw on the team's publication ration (3 a week), not the quota
-        outs.append(lb.submit("scb", path, form(f"M{i}", f"Team {who.username}", visibility="private"), who))
+        outs.append(
+            lb.submissions.submit(
+                SubmitRequest("scb", path, form(f"M{i}", f"Team {who.username}", visibility="private"), who)
+            )
+        )
     return outs
 
 
@@ -56,7 +61,9 @@ def test_five_scored_then_refused_with_what_is_left_and_when_it_resets(lb: Leade
 
 def test_rejected_uploads_count_only_toward_attempts(lb: Leaderboard, tmp_path: Path) -> None:
     for i in range(20):
-        out = lb.submit("scb", write_broken(tmp_path / f"broken-{i}.jsonl", tag=str(i)), form(), ALICE)
+        out = lb.submissions.submit(
+            SubmitRequest("scb", write_broken(tmp_path / f"broken-{i}.jsonl", tag=str(i)), form(), ALICE)
+        )
         assert out.status is Status.REJECTED and out.issues, i
         assert (out.quota.scored_left, out.quota.attempts_left) == (5, 19 - i)
     refused = _submit_valid(lb, tmp_path, 1)[0]
@@ -67,9 +74,12 @@ def test_rejected_uploads_count_only_toward_attempts(lb: Leaderboard, tmp_path: 
 
 def test_limits_are_configurable_and_mix(tmp_path: Path) -> None:
     lb = board(tmp_path / "data", write_gold(tmp_path / "gold.jsonl"), max_scored_per_day=2, max_attempts_per_day=3)
-    assert lb.submit("scb", write_broken(tmp_path / "b.jsonl"), form(), ALICE).status is Status.REJECTED
+    assert (
+        lb.submissions.submit(SubmitRequest("scb", write_broken(tmp_path / "b.jsonl"), form(), ALICE)).status
+        is Status.REJECTED
+    )
     assert [o.status for o in _submit_valid(lb, tmp_path, 2)] == [Status.SCORED] * 2
-    quota = lb.quota(ALICE, "scb")
+    quota = lb.submissions.quota(ALICE, "scb")
     assert (quota.scored_left, quota.attempts_left, quota.allows_submission) == (0, 0, False)
     assert "0 of 2 scored submissions and 0 of 3 attempts" in quota.message()
     assert _submit_valid(lb, tmp_path, 1, start=2)[0].status is Status.REJECTED
@@ -78,24 +88,26 @@ def test_limits_are_configurable_and_mix(tmp_path: Path) -> None:
 def test_maintainers_are_exempt(lb: Leaderboard, tmp_path: Path) -> None:
     outs = _submit_valid(lb, tmp_path, 7, who=MAINTAINER)
     assert [o.status for o in outs] == [Status.SCORED] * 7
-    quota = lb.quota(MAINTAINER, "scb")
+    quota = lb.submissions.quota(MAINTAINER, "scb")
     assert quota.exempt and quota.allows_submission and quota.message() == "Maintainer: no daily limit."
     # the same username without the maintainer role is bound by the quota
-    assert not lb.quota(Identity(MAINTAINER.username), "scb").allows_submission
+    assert not lb.submissions.quota(Identity(MAINTAINER.username), "scb").allows_submission
 
 
 def test_counts_are_per_submitter_and_per_benchmark(lb: Leaderboard, tmp_path: Path) -> None:
     _submit_valid(lb, tmp_path, 5)
-    assert not lb.quota(ALICE, "scb").allows_submission
+    assert not lb.submissions.quota(ALICE, "scb").allows_submission
     bob = Identity("bob")
-    assert lb.quota(bob, "scb").scored_left == 5
+    assert lb.submissions.quota(bob, "scb").scored_left == 5
     assert _submit_valid(lb, tmp_path, 1, who=bob)[0].status is Status.SCORED
     kv_gold = demo.kviscuit_gold()
-    lb.add_gold("kviscuit", demo.write_jsonl(tmp_path / "kv.jsonl", kv_gold), "maintainer")
-    assert lb.quota(ALICE, "kviscuit").scored_left == 5
+    lb.corrections.add_gold("kviscuit", demo.write_jsonl(tmp_path / "kv.jsonl", kv_gold), "maintainer")
+    assert lb.submissions.quota(ALICE, "kviscuit").scored_left == 5
     kv_sub = demo.write_jsonl(tmp_path / "kv-sub.jsonl", demo.kviscuit_submission(kv_gold, 0.6, 1))
-    assert lb.submit("kviscuit", kv_sub, form(), ALICE).status is Status.SCORED
-    assert lb.quota(ALICE, "kviscuit").scored_left == 4 and lb.quota(ALICE, "scb").scored_left == 0
+    assert lb.submissions.submit(SubmitRequest("kviscuit", kv_sub, form(), ALICE)).status is Status.SCORED
+    assert (
+        lb.submissions.quota(ALICE, "kviscuit").scored_left == 4 and lb.submissions.quota(ALICE, "scb").scored_left == 0
+    )
 
 
 def test_rejected_uploads_stay_attempts_after_a_new_gold(lb: Leaderboard, tmp_path: Path) -> None:
@@ -107,12 +119,14 @@ def test_rejected_uploads_stay_attempts_after_a_new_gold(lb: Leaderboard, tmp_pa
     # (3 rejected -> "2 of 5 scored left"). An upload rejected once should stay an attempt:
     # count it as rejected if it has a rejection on any gold version (`bool(s.rejections)`).
     for i in range(3):
-        assert lb.submit("scb", write_broken(tmp_path / f"b{i}.jsonl", tag=str(i)), form(), ALICE).issues
-    assert lb.quota(ALICE, "scb").scored_left == 5
+        assert lb.submissions.submit(
+            SubmitRequest("scb", write_broken(tmp_path / f"b{i}.jsonl", tag=str(i)), form(), ALICE)
+        ).issues
+    assert lb.submissions.quota(ALICE, "scb").scored_left == 5
     gold = small_gold()
     gold[0]["answer"] = "ABCD"[("ABCD".index(gold[0]["answer"]) + 1) % 4]
-    lb.add_gold("scb", write_gold(tmp_path / "gold-v2.jsonl", gold), "maintainer")
-    quota = lb.quota(ALICE, "scb")
+    lb.corrections.add_gold("scb", write_gold(tmp_path / "gold-v2.jsonl", gold), "maintainer")
+    quota = lb.submissions.quota(ALICE, "scb")
     assert (quota.scored_left, quota.attempts_left) == (5, 17)
 
 

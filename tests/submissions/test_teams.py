@@ -14,6 +14,7 @@ from leaderboard.service import Leaderboard
 from store import layout
 from store.layout import TeamFile
 from submissions.records import Identity, Status
+from submissions.request import SubmitRequest
 from submissions.teams import name_issue, name_key
 from tests.support.submissions import board, form, scored, write_gold, write_submission
 
@@ -60,12 +61,14 @@ def test_reserved_and_mixed_script_names_are_refused():
 
 
 def test_no_variant_of_a_taken_name_replaces_its_row(lb: Leaderboard, tmp_path: Path):
-    own = lb.submit("scb", write_submission(tmp_path / "a.jsonl", accuracy=0.8), form("M", "Vision Lab"), ALICE)
+    own = lb.submissions.submit(
+        SubmitRequest("scb", write_submission(tmp_path / "a.jsonl", accuracy=0.8), form("M", "Vision Lab"), ALICE)
+    )
     before = scored(lb)
     attack = write_submission(tmp_path / "m.jsonl", accuracy=0.1, seed=3)
     refused = []
     for variant in VARIANTS:
-        answer = lb.submit("scb", attack, form("M", variant), MALLORY)
+        answer = lb.submissions.submit(SubmitRequest("scb", attack, form("M", variant), MALLORY))
         refused.append((variant, answer.status, answer.issues[0].code if answer.issues else ""))
     assert all(
         status is Status.REJECTED and answer_code in ("team_taken", "mixed_script_team", "invisible_team")
@@ -73,19 +76,21 @@ def test_no_variant_of_a_taken_name_replaces_its_row(lb: Leaderboard, tmp_path: 
     ), refused
     pd.testing.assert_frame_equal(scored(lb), before)
     assert [s.meta.submitter for s in lb.catalog.all()] == ["alice"]  # nothing of mallory's was stored
-    assert lb.rank_of("scb", own.submission_id) is not None
-    message = lb.submit("scb", attack, form("M", "VISION LAB"), MALLORY).issues[0].message
+    assert lb.submissions.rank_of("scb", own.submission_id) is not None
+    message = lb.submissions.submit(SubmitRequest("scb", attack, form("M", "VISION LAB"), MALLORY)).issues[0].message
     assert "belongs to another account" in message and "alice" not in message  # the owner is not named
 
 
 def test_the_first_user_owns_the_name_in_a_stored_claim(lb: Leaderboard, tmp_path: Path):
-    lb.submit("scb", write_submission(tmp_path / "a.jsonl"), form("M", "Vision Lab"), ALICE)
+    lb.submissions.submit(SubmitRequest("scb", write_submission(tmp_path / "a.jsonl"), form("M", "Vision Lab"), ALICE))
     (claim,) = [p for p in lb.store.list("submissions", "teams") if TeamFile.parse(p)]
     assert TeamFile.parse(claim).seq == 0
-    team = lb.team("vision  LAB")
+    team = lb.moderation.team("vision  LAB")
     assert (team.name, team.owner, team.claimed) == ("Vision Lab", "alice", True)
     # a second upload of the owner under a variant is the same team and writes no new claim
-    lb.submit("scb", write_submission(tmp_path / "b.jsonl", seed=4), form("M2", "VISION LAB"), ALICE)
+    lb.submissions.submit(
+        SubmitRequest("scb", write_submission(tmp_path / "b.jsonl", seed=4), form("M2", "VISION LAB"), ALICE)
+    )
     assert len(lb.store.list("submissions", "teams")) == 1
 
 
@@ -93,41 +98,60 @@ def test_an_organisation_shares_its_name_and_a_maintainer_transfers_it(lb: Leade
     carol = Identity("carol", orgs=("vlab",))
     dave = Identity("dave", orgs=("vlab",))
     # a name that is one of the user's organisations belongs to the organisation
-    assert lb.submit("scb", write_submission(tmp_path / "c.jsonl"), form("M", "VLab"), carol).status is Status.SCORED
-    assert lb.team("vlab").owner == "org:vlab"
     assert (
-        lb.submit("scb", write_submission(tmp_path / "d.jsonl", seed=5), form("N", "vlab"), dave).status
+        lb.submissions.submit(
+            SubmitRequest("scb", write_submission(tmp_path / "c.jsonl"), form("M", "VLab"), carol)
+        ).status
+        is Status.SCORED
+    )
+    assert lb.moderation.team("vlab").owner == "org:vlab"
+    assert (
+        lb.submissions.submit(
+            SubmitRequest("scb", write_submission(tmp_path / "d.jsonl", seed=5), form("N", "vlab"), dave)
+        ).status
         is Status.SCORED
     )
     assert (
-        lb.submit("scb", write_submission(tmp_path / "m.jsonl", seed=6), form("N", "VLab"), MALLORY).status
+        lb.submissions.submit(
+            SubmitRequest("scb", write_submission(tmp_path / "m.jsonl", seed=6), form("N", "VLab"), MALLORY)
+        ).status
         is Status.REJECTED
     )
     # alice's personal name goes to the organisation: its members may use it, alice no longer
-    lb.submit("scb", write_submission(tmp_path / "a.jsonl", seed=7), form("A", "Alice Lab"), ALICE)
-    team = lb.transfer_team("alice lab", "org:vlab", "maintainer")
+    lb.submissions.submit(
+        SubmitRequest("scb", write_submission(tmp_path / "a.jsonl", seed=7), form("A", "Alice Lab"), ALICE)
+    )
+    team = lb.moderation.transfer_team("alice lab", "org:vlab", "maintainer")
     assert team.owner == "org:vlab" and [e.action for e in team.events] == ["claim", "transfer"]
     assert (
-        lb.submit("scb", write_submission(tmp_path / "e.jsonl", seed=8), form("B", "Alice Lab"), dave).status
+        lb.submissions.submit(
+            SubmitRequest("scb", write_submission(tmp_path / "e.jsonl", seed=8), form("B", "Alice Lab"), dave)
+        ).status
         is Status.SCORED
     )
     assert (
-        lb.submit("scb", write_submission(tmp_path / "f.jsonl", seed=9), form("C", "Alice Lab"), ALICE).status
+        lb.submissions.submit(
+            SubmitRequest("scb", write_submission(tmp_path / "f.jsonl", seed=9), form("C", "Alice Lab"), ALICE)
+        ).status
         is Status.REJECTED
     )
     with pytest.raises(ValueError):
-        lb.transfer_team("(paper)", "mallory", "maintainer")
+        lb.moderation.transfer_team("(paper)", "mallory", "maintainer")
 
 
 def test_names_used_before_ownership_belong_to_their_first_user(tmp_path: Path):
     """A store written before owners existed: the later hijack of the reviews stays off the board."""
     lb = board(tmp_path / "data", write_gold(tmp_path / "gold.jsonl"))
-    first = lb.submit("scb", write_submission(tmp_path / "a.jsonl", accuracy=0.8), form("M", "Old Lab"), ALICE)
-    hijack = lb.submit(
-        "scb",
-        write_submission(tmp_path / "m.jsonl", accuracy=0.1, seed=3),
-        form("M", "OLD LAB", visibility="public"),
-        Identity("m2", is_maintainer=True),
+    first = lb.submissions.submit(
+        SubmitRequest("scb", write_submission(tmp_path / "a.jsonl", accuracy=0.8), form("M", "Old Lab"), ALICE)
+    )
+    hijack = lb.submissions.submit(
+        SubmitRequest(
+            "scb",
+            write_submission(tmp_path / "m.jsonl", accuracy=0.1, seed=3),
+            form("M", "OLD LAB", visibility="public"),
+            Identity("m2", is_maintainer=True),
+        )
     )
     assert hijack.status is Status.SCORED  # a maintainer may submit under any name
     # rewrite both metas as records older than ownership (no owner) and re-open the store
@@ -149,13 +173,17 @@ def test_a_team_quota_binds_all_its_members(tmp_path: Path):
     lb = board(tmp_path / "data", write_gold(tmp_path / "gold.jsonl"), max_scored_per_day=2)
     members = [Identity(f"member{i}", orgs=("bigteam",)) for i in range(3)]
     answers = [
-        lb.submit("scb", write_submission(tmp_path / f"{i}.jsonl", seed=20 + i), form(f"M{i}", "BigTeam"), m)
+        lb.submissions.submit(
+            SubmitRequest("scb", write_submission(tmp_path / f"{i}.jsonl", seed=20 + i), form(f"M{i}", "BigTeam"), m)
+        )
         for i, m in enumerate(members)
     ]
     assert [a.status for a in answers] == [Status.SCORED, Status.SCORED, Status.REJECTED]
     assert answers[2].message.startswith("Daily limit reached.") and "for team BigTeam" in answers[2].message
     # the third account's own quota is untouched: under a team of its own it may submit
-    assert lb.quota(members[2], "scb").scored_left == 2
-    assert lb.quota(members[2], "scb", team="bigteam").scored_left == 0
-    own = lb.submit("scb", write_submission(tmp_path / "own.jsonl", seed=30), form("X", "Solo"), members[2])
+    assert lb.submissions.quota(members[2], "scb").scored_left == 2
+    assert lb.submissions.quota(members[2], "scb", team="bigteam").scored_left == 0
+    own = lb.submissions.submit(
+        SubmitRequest("scb", write_submission(tmp_path / "own.jsonl", seed=30), form("X", "Solo"), members[2])
+    )
     assert own.status is Status.SCORED

@@ -9,6 +9,7 @@ import pytest
 
 from leaderboard.service import Leaderboard
 from submissions.lifecycle import evaluate
+from submissions.request import SubmitRequest
 from submissions.worker import ScoringPool
 from tests.support.submissions import ALICE, form, write_broken, write_submission
 
@@ -23,7 +24,7 @@ def pool():
 def test_the_pool_scores_in_a_niced_worker_with_the_in_process_figures(lb: Leaderboard, pool, tmp_path: Path):
     lb.intake.evaluator = pool.evaluate
     path = write_submission(tmp_path / "sub.jsonl", accuracy=0.6, grounding="bbox_good", seed=3)
-    answer = lb.submit("scb", path, form("M-1", "Team A"), ALICE, "sub.jsonl")
+    answer = lb.submissions.submit(SubmitRequest("scb", path, form("M-1", "Team A"), ALICE, "sub.jsonl"))
     assert answer.status.value == "scored"
     meta = lb.catalog.get(answer.submission_id).meta
     expected = evaluate(meta, lb.golds.get("scb"), path, lb.limits, lb.seeds)  # the board's secret seeds
@@ -34,7 +35,9 @@ def test_the_pool_scores_in_a_niced_worker_with_the_in_process_figures(lb: Leade
 
 def test_a_rejection_comes_back_from_the_worker_with_its_issues(lb: Leaderboard, pool, tmp_path: Path):
     lb.intake.evaluator = pool.evaluate
-    answer = lb.submit("scb", write_broken(tmp_path / "broken.jsonl"), form(), ALICE, "broken.jsonl")
+    answer = lb.submissions.submit(
+        SubmitRequest("scb", write_broken(tmp_path / "broken.jsonl"), form(), ALICE, "broken.jsonl")
+    )
     assert answer.status.value == "rejected"
     assert answer.issues and all(issue.line > 0 for issue in answer.issues if issue.line)
 
@@ -46,7 +49,9 @@ def test_the_worker_takes_the_retired_questions_a_new_gold_brings(lb: Leaderboar
     import json
 
     gold = lb.golds.get("scb")
-    meta = lb.catalog.get(lb.submit("scb", write_submission(tmp_path / "a.jsonl"), form(), ALICE).submission_id).meta
+    meta = lb.catalog.get(
+        lb.submissions.submit(SubmitRequest("scb", write_submission(tmp_path / "a.jsonl"), form(), ALICE)).submission_id
+    ).meta
     lines = [json.dumps({"question_id": "scb-99999", "answer": "A"})]
     lines += [json.dumps({"question_id": key, "answer": "A"}) for key in gold.keys]
     raw = ("\n".join(lines) + "\n").encode()

@@ -77,7 +77,7 @@ def board(data_dir: Path, gold_path: Path | None = None, store: Store | None = N
     """A Leaderboard on ``data_dir``; with ``gold_path``, that SCB gold added (if not yet current)."""
     lb = Leaderboard(settings(data_dir, **kw), store=store)
     if gold_path is not None:
-        lb.add_gold("scb", gold_path, "maintainer")
+        lb.corrections.add_gold("scb", gold_path, "maintainer")
     return lb
 
 

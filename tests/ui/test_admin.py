@@ -98,11 +98,13 @@ def test_hide_and_unhide_a_submission(lb, tmp_path):
     maintainers = Maintainers(lb, Auth(LOCAL))
     message, picker, _held = maintainers.hide(sid, "duplicate of another row", "open-sesame", None)
     assert message == f"Hidden: `{sid}`. The team is shown your reason: duplicate of another row"
-    assert lb.rank_of("scb", sid) is None
+    assert lb.submissions.rank_of("scb", sid) is None
     assert any(label.endswith("HIDDEN") for label, value in picker.choices if value == sid)
-    reason = lb.entry(Identity(lb.catalog.get(sid).meta.submitter), sid).reason
+    reason = lb.visibility.entry(Identity(lb.catalog.get(sid).meta.submitter), sid).reason
     assert reason.code == "hidden_by_maintainer" and "duplicate of another row" in reason.message
-    assert maintainers.unhide(sid, "", "open-sesame", None)[0] == f"Unhidden: `{sid}`." and lb.rank_of("scb", sid)
+    assert maintainers.unhide(sid, "", "open-sesame", None)[0] == f"Unhidden: `{sid}`." and lb.submissions.rank_of(
+        "scb", sid
+    )
     assert maintainers.hide("", "", "open-sesame", None)[0] == "Choose a submission first."
     unknown = maintainers.hide("no-such-id", "", "open-sesame", None)[0]
     assert unknown == r"Unknown submission `no\-such\-id`."  # escaped, though a code span shows the backslashes
@@ -167,21 +169,21 @@ def test_the_rescore_confirmation_names_the_gold_it_will_use(lb, tmp_path):
     gold = [dict(r) for r in small_gold()]
     for r in gold[:3]:
         r["answer"] = "ABCD"[("ABCD".index(r["answer"]) + 1) % 4]
-    staged = lb.add_gold("scb", write_gold(tmp_path / "v2.jsonl", gold), "m").version
-    assert lb.staged_gold("scb").version == staged != current
+    staged = lb.corrections.add_gold("scb", write_gold(tmp_path / "v2.jsonl", gold), "m").version
+    assert lb.corrections.staged_gold("scb").version == staged != current
     now = rescore_plan(lb)
     assert f"scb: on the staged gold {staged[:12]}, then the board switches to it from {current[:12]}" in now
     quiet = lambda *a, **k: None  # noqa: E731
     stale = maintainers.rescore_if_confirmed("open-sesame", CONFIRMED, plan, None, None, quiet)
     assert stale.startswith("Nothing was rescored: the gold changed") and staged[:12] in stale
-    assert lb.staged_gold("scb").version == staged  # not switched on a confirmation of another plan
+    assert lb.corrections.staged_gold("scb").version == staged  # not switched on a confirmation of another plan
     assert "now shows gold" in maintainers.rescore_if_confirmed("open-sesame", CONFIRMED, now, None, None, quiet)
 
 
 def test_the_held_queue_shows_holds_and_releases_them(lb, tmp_path):
     path = write_submission(tmp_path / "s.jsonl", accuracy=0.8)
     sid = submit(Submitter(lb, Auth(LOCAL)), path, visibility="private")["submission_id"]
-    lb.hold([sid], "automatic", "its probe series is flagged (signals: near_copy)")
+    lb.moderation.hold([sid], "automatic", "its probe series is flagged (signals: near_copy)")
     maintainers = Maintainers(lb, Auth(LOCAL))
     _gold, picker, _rejected, held, _plan = maintainers.view("open-sesame", None)
     assert list(held["id"]) == [sid] and held["why"].iloc[0] == "its probe series is flagged (signals: near_copy)"
@@ -216,7 +218,7 @@ def test_the_hide_picker_lists_one_benchmark_and_hide_asks_first(lb, tmp_path):
     picked = maintainers.describe(sid, "open-sesame", None)
     assert picked.startswith(f"Picked: `{sid}` · scb · ")
     cancelled = maintainers.hide(sid, HIDE_CANCELLED, "open-sesame", None)[0]
-    assert cancelled == f"Nothing was hidden (cancelled). {picked}" and lb.rank_of("scb", sid) is not None
+    assert cancelled == f"Nothing was hidden (cancelled). {picked}" and lb.submissions.rank_of("scb", sid) is not None
     assert "window.confirm" in CONFIRM_HIDE_JS and "#hide-msg" in CONFIRM_HIDE_JS  # quotes what is picked
     assert maintainers.hide(sid, "checked", "open-sesame", None)[0].startswith("Hidden")
 
@@ -226,7 +228,7 @@ def test_the_tab_previews_a_staged_gold_and_its_confirmation_sums_it_up(lb, tmp_
     from ui.admin import gold_markdown
 
     submit(Submitter(lb, Auth(LOCAL)), write_submission(tmp_path / "s.jsonl", accuracy=0.8), visibility="public")
-    lb.add_gold("scb", write_gold(tmp_path / "v2.jsonl", small_gold()[2:]), "m", confirm=True)
+    lb.corrections.add_gold("scb", write_gold(tmp_path / "v2.jsonl", small_gold()[2:]), "m", confirm=True)
     shown = gold_markdown(lb)
     assert "### What the switch would do" in shown and "(0 added, 2 removed)" in shown
     assert "rows on the board (paper rows included): " in shown and "per row (rank and figures" in shown

@@ -21,7 +21,6 @@ from submissions.records import Identity, SubmissionForm
 from tests.support.baked_board import ORIGIN, baked_client, route_to
 from tests.support.submissions import board, write_gold, write_submission
 from tests.ui.conftest import shot
-from ui.compare import pairing_html
 
 TIMEOUT = 60_000
 WIDTHS = {1440: (1440, 900), 390: (390, 844)}
@@ -100,16 +99,6 @@ def test_one_interval_format_on_the_board_the_model_page_and_the_csv(page, store
     metrics = page.locator("#model-page .model-table").first
     assert "± 95% interval" in metrics.inner_text() and shown in metrics.inner_text()
     shot(page, f"details-model-interval-{width}")
-
-
-def test_compare_shows_the_interval_in_the_boards_format(store):
-    bench = get_benchmark("scb")
-    table = store.table("scb")
-    ids = list(table[table["source"] != PAPER_SOURCE]["row_id"])
-    html = pairing_html(bench, store.compare("scb", ids[:2])[0])  # the Compare tab's table
-    cells = re.findall(r"<td>([^<]*±[^<]*)</td>", html)
-    assert cells and all(re.fullmatch(r"± \d+\.\d{2}", c) for c in cells), cells
-    assert "[" not in "".join(re.findall(r"<td>([^<]*)</td>", html))  # no bracketed intervals left
 
 
 def test_a_row_submitted_this_week_is_marked_new_and_newest_first_sorts_by_date(page, store, width):

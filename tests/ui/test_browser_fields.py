@@ -18,6 +18,7 @@ from leaderboard.config import Settings
 from leaderboard.service import Leaderboard
 from submissions.model_hub import HubModels
 from submissions.records import Identity, SubmissionForm
+from submissions.request import SubmitRequest
 from tests.support.app_server import AppServer
 from tests.support.hub_models import LLAMA, QWEN, UNINDEXED, publish_models
 from tests.support.hub_server import HubServer
@@ -51,11 +52,11 @@ def seeded(tmp_path_factory):
         for i, (name, (repo, accuracy)) in enumerate(HUB_ROWS.items()):
             path = demo.write_jsonl(data.parent / f"{name}.jsonl", demo.scb_submission(gold, accuracy, "bbox_good", i))
             form = SubmissionForm.of(model=name, team="Hub lab", model_repo=repo, visibility="public")
-            answer = lb.submit("scb", path, form, Identity("hub-lab"))
+            answer = lb.submissions.submit(SubmitRequest("scb", path, form, Identity("hub-lab")))
             assert answer.result is not None and answer.warnings == (), answer
         path = demo.write_jsonl(data.parent / "lenient.jsonl", kviscuit_lenient_lines())
         form = SubmissionForm.of(model=LENIENT, team="KV lab", visibility="public")
-        answer = lb.submit("kviscuit", path, form, Identity("kv-lab"))
+        answer = lb.submissions.submit(SubmitRequest("kviscuit", path, form, Identity("kv-lab")))
         assert answer.result is not None and answer.result.counts["lenient"] > 0, answer
     finally:
         hub.stop()

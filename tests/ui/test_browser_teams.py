@@ -388,7 +388,10 @@ def test_bob_cannot_see_change_or_take_alices_entries(as_alice, as_bob, browser,
         assert f"No submission '{data[0]}' of yours" in json.dumps(refused["output"]["data"]), refused
     lb.catalog.refresh()
     owner = Identity("alice", source="local")
-    assert (lb.entry(owner, sid).visibility, lb.entry(owner, public_sid).visibility) == ("private", "public")
+    assert (lb.visibility.entry(owner, sid).visibility, lb.visibility.entry(owner, public_sid).visibility) == (
+        "private",
+        "public",
+    )
     assert public_sid in {r.submission_id for r in lb.board("scb").rows}  # still alice's public row
 
     # case and spacing do not make another name (a zero-width character is refused on its own: invisible_team)
@@ -415,8 +418,8 @@ def test_the_board_names_the_new_gold_after_a_switch(as_alice, alice, scb_gold, 
     for r in changed[:10]:
         r["answer"] = "ABCD"[("ABCD".index(r["answer"]) + 1) % 4]
         r["options"] = r["options"][-1:] + r["options"][:-1]  # the gold image follows its letter
-    new = lb.add_gold("scb", demo.write_jsonl(tmp_path / "gold-v2.jsonl", changed), "maintainer")
-    assert lb.staged_gold("scb").version == new.version and lb.gold_info("scb").version == old.version
+    new = lb.corrections.add_gold("scb", demo.write_jsonl(tmp_path / "gold-v2.jsonl", changed), "maintainer")
+    assert lb.corrections.staged_gold("scb").version == new.version and lb.gold_info("scb").version == old.version
 
     before = board_text(page, alice)
     assert old.version[:12] in before and "Alice-Gemini" in before  # staged, not switched: the board is whole

@@ -8,23 +8,24 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from submissions.records import Identity, SubmissionForm
+from submissions.request import SubmitRequest
 from tests.support.submissions import write_submission
 from ui.eval_results_route import EvalResultsFiles
 
 
 def test_a_public_rows_file_is_served_and_an_anonymous_rows_is_not(lb, tmp_path):
     ann = Identity("ann")
-    named = lb.submit("scb", write_submission(tmp_path / "a.jsonl", accuracy=0.8),
-                      SubmissionForm.of(model="Named", team="Ann", visibility="public"), ann)  # fmt: skip
-    hidden = lb.submit("scb", write_submission(tmp_path / "b.jsonl", accuracy=0.7, seed=2),
+    named = lb.submissions.submit(SubmitRequest("scb", write_submission(tmp_path / "a.jsonl", accuracy=0.8),
+                      SubmissionForm.of(model="Named", team="Ann", visibility="public"), ann))  # fmt: skip
+    hidden = lb.submissions.submit(SubmitRequest("scb", write_submission(tmp_path / "b.jsonl", accuracy=0.7, seed=2),
                        SubmissionForm.of(model="Secret", team="Ann", visibility="public", anonymous=True,
-                                         reveal_date="2099-01-01"), ann)  # fmt: skip
+                                         reveal_date="2099-01-01"), ann))  # fmt: skip
     rows = {r.submission_id: r.row_id for r in lb.board("scb").rows}
     files = EvalResultsFiles(lb)
     client = TestClient(Starlette(routes=files.routes()))
     served = client.get(f"/eval_results/scb/{rows[named.submission_id]}.yaml")
     assert served.status_code == 200 and 'filename="scb.yaml"' in served.headers["content-disposition"]
-    assert yaml.safe_load(served.text) == list(lb.eval_results("scb", named.submission_id).entries)
+    assert yaml.safe_load(served.text) == list(lb.visibility.eval_results("scb", named.submission_id).entries)
     refused = client.get(f"/eval_results/scb/{rows[hidden.submission_id]}.yaml")
     assert refused.status_code == 404 and "Secret" not in refused.text and hidden.submission_id not in refused.text
     assert client.get("/eval_results/nope/abc.yaml").status_code == 404

@@ -14,6 +14,10 @@ class Recorder:
     def __init__(self) -> None:
         self.calls: list[str] = []
 
+    @property
+    def corrections(self) -> Recorder:  # the room resume lives in (leaderboard.corrections)
+        return self
+
     def repair(self) -> None:
         self.calls.append("repair")
 

@@ -46,7 +46,7 @@ def test_publish_and_withdraw_by_the_team_only(lb, tmp_path):
     ann, bob = (MySubmissions(lb, Auth(UiSettings(local_user=name))) for name in ("ann", "bob"))
     answer = submit(Submitter(lb, ann.auth), write_submission(tmp_path / "s.jsonl", accuracy=0.8), team="Ann Lab")
     sid = answer["submission_id"]
-    assert lb.rank_of("scb", sid) is None  # private
+    assert lb.submissions.rank_of("scb", sid) is None  # private
     # bob: no detail, no change, no API answer, no row
     assert bob.detail(sid, Request(), None) == "Choose one of your submissions."
     assert bob.publish_button(sid, False, "", Request(), None).startswith("No submission")
@@ -54,7 +54,7 @@ def test_publish_and_withdraw_by_the_team_only(lb, tmp_path):
     for call in (lambda: bob.api_my_result(sid, Request()), lambda: bob.api_publish(sid, False, "", Request())):
         with pytest.raises(gr.Error):
             call()
-    assert lb.rank_of("scb", sid) is None
+    assert lb.submissions.rank_of("scb", sid) is None
     # ann: her full record, then publish and withdraw
     assert "| overall | 140 |" in ann.detail(sid, Request(), None)
     assert [e["submission_id"] for e in ann.api_my_submissions("scb", Request())] == [sid]
@@ -62,9 +62,9 @@ def test_publish_and_withdraw_by_the_team_only(lb, tmp_path):
     assert published["message"].startswith("Published") and published["on_board"] and published["anonymous"]
     with pytest.raises(gr.Error):
         bob.api_unpublish(sid, Request())
-    assert lb.rank_of("scb", sid) is not None
+    assert lb.submissions.rank_of("scb", sid) is not None
     assert ann.withdraw_button(sid, Request(), None).startswith("Withdrawn")
-    assert ann.api_my_result(sid, Request())["visibility"] == "private" and lb.rank_of("scb", sid) is None
+    assert ann.api_my_result(sid, Request())["visibility"] == "private" and lb.submissions.rank_of("scb", sid) is None
 
 
 def test_a_metric_column_no_listed_submission_has_is_left_out():
@@ -93,7 +93,7 @@ def test_the_chosen_public_row_offers_its_eval_results_file_and_a_private_one_sa
     private = submit(Submitter(lb, auth), write_submission(tmp_path / "q.jsonl", accuracy=0.7, seed=2), model="B")
     button, note = mine.eval_results(public["submission_id"], Request(), None)
     assert button.interactive and button.value["orig_name"] == "scb.yaml"
-    expected = lb.eval_results("scb", public["submission_id"], auth.identity(None, Request()))
+    expected = lb.visibility.eval_results("scb", public["submission_id"], auth.identity(None, Request()))
     assert Path(button.value["path"]).read_text(encoding="utf-8") == expected.text and expected.entries
     assert note.startswith("For the model's Hub page: 1 figure(s)")  # no grounding: accuracy only
     button, note = mine.eval_results(private["submission_id"], Request(), None)

@@ -17,6 +17,7 @@ from leaderboard.columns import EVERY_VIEW, Kind, columns
 from leaderboard.config import UiSettings
 from leaderboard.table import SCORED_SOURCE, as_shown
 from scoring.benchmarks import BENCHMARKS, get_benchmark
+from submissions.request import SubmitRequest
 from tests.support.submissions import ALICE, form, write_submission
 from ui.board_data import board_data
 from ui.board_page import BoardBaker, old_link_target, routes
@@ -25,7 +26,11 @@ from ui.links import DeepLinks
 
 def two_models(lb, tmp_path) -> list[str]:
     for model, accuracy in (("Strong</script><b>", 0.9), ("Weak", 0.4)):
-        lb.submit("scb", write_submission(tmp_path / f"{accuracy}.jsonl", accuracy=accuracy), form(model, "T"), ALICE)
+        lb.submissions.submit(
+            SubmitRequest(
+                "scb", write_submission(tmp_path / f"{accuracy}.jsonl", accuracy=accuracy), form(model, "T"), ALICE
+            )
+        )
     table = lb.table("scb")
     return list(table.loc[table["source"] == SCORED_SOURCE, "row_id"])
 
@@ -70,7 +75,9 @@ def test_the_baked_page_is_gzipped_has_an_etag_and_escapes_its_data(lb, tmp_path
     assert any(r["model"] == "Strong</script><b>" for b in baked_data(body)["benchmarks"] for r in b["rows"])
     again = client.get("/", headers={"if-none-match": first.headers["etag"]})
     assert again.status_code == 304 and not again.content
-    lb.submit("scb", write_submission(tmp_path / "third.jsonl", accuracy=0.6), form("Third", "T"), ALICE)
+    lb.submissions.submit(
+        SubmitRequest("scb", write_submission(tmp_path / "third.jsonl", accuracy=0.6), form("Third", "T"), ALICE)
+    )
     assert baker.refresh()
     fresh = client.get("/", headers={"if-none-match": first.headers["etag"]})
     assert fresh.status_code == 200 and b'"Third"' in fresh.content

@@ -27,7 +27,7 @@ def submit(submitter, path, benchmark="scb", model="Model-A", profile=None, team
 def test_a_new_submission_is_private_unless_made_public(lb, tmp_path):
     answer = submit(Submitter(lb, Auth(UiSettings())), write_submission(tmp_path / "s.jsonl", accuracy=0.8))
     assert set(answer) == KEYS and answer["status"] == "scored" and answer["rank"] is None
-    assert "Private" in answer["message"] and lb.rank_of("scb", answer["submission_id"]) is None
+    assert "Private" in answer["message"] and lb.submissions.rank_of("scb", answer["submission_id"]) is None
     assert lb.catalog.get(answer["submission_id"]).meta.visibility == "private"
 
 
@@ -36,7 +36,7 @@ def test_a_valid_file_is_scored_and_ranked(lb, tmp_path):
     answer = submit(Submitter(lb, Auth(UiSettings())), path, visibility="public")
     assert set(answer) == KEYS
     assert answer["status"] == "scored" and answer["errors"] == []
-    assert answer["rank"] == lb.rank_of("scb", answer["submission_id"])
+    assert answer["rank"] == lb.submissions.rank_of("scb", answer["submission_id"])
     table = lb.table("scb")  # the papers' 81.97-85.15 come first in the order, but within 80%'s interval: one rank
     place = list(table["model"]).index("Model-A")
     assert place > 0 and answer["rank"] == table["rank"].iloc[0] == 1

@@ -1,0 +1,238 @@
+"""Gold corrections and rescoring, for maintainers: stage a new gold, preview what it would do to
+the board, rescore every submission on it and switch the board in one step (leaderboard.golds).
+
+A room of the leaderboard (leaderboard.service): what ``python -m leaderboard gold|rescore`` and
+the Maintainers tab call."""
+
+from __future__ import annotations
+
+import logging
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from leaderboard.golds import GoldPreview, RowsWouldLeave, rank_changes, row_moves
+from leaderboard.golds import preview as preview_switch
+from scoring import BENCHMARKS, SCORER_VERSION, Gold
+from scoring.goldcheck import compare
+from store.golds import GoldInfo, GoldUpdate, leak_audit
+from submissions import lifecycle
+from submissions.answer import SubmitAnswer
+from submissions.catalog import SubmissionState
+from submissions.records import Status
+from submissions.request import Progress
+
+if TYPE_CHECKING:
+    from leaderboard.service import Leaderboard
+
+log = logging.getLogger(__name__)
+
+
+class GoldCorrections:
+    """Golds and rescoring (see module doc)."""
+
+    def __init__(self, lb: Leaderboard) -> None:
+        self.lb = lb
+
+    def add_gold(
+        self, benchmark: str, path: Path, added_by: str, confirm: bool = False, withheld: tuple[str, ...] = ()
+    ) -> GoldInfo:
+        return self.update_gold(benchmark, path, added_by, confirm, withheld).info
+
+    def update_gold(
+        self,
+        benchmark: str,
+        path: Path,
+        added_by: str,
+        confirm: bool = False,
+        withheld: tuple[str, ...] = (),
+        preview: GoldPreview | None = None,
+    ) -> GoldUpdate:
+        """Validate and stage a new gold (see store/golds.py): the board keeps the current gold
+        until :meth:`rescore` (or the background :meth:`resume`) switches it. ``withheld``: question
+        fields left out of the public list (the update's leak audit is of the list as published)."""
+        if not confirm and self.lb.golds.info(benchmark) is not None:
+            shown = preview or self.preview_gold(benchmark, path, withheld)
+            if shown.leaving:  # a row would leave the board: the maintainer confirms that first
+                raise RowsWouldLeave(shown)
+        update = self.lb.golds.stage(benchmark, Path(path), added_by, confirm, withheld)
+        if not update.staged:
+            self.lb.publisher.publish(benchmark, now=True)
+        return update
+
+    def preview_gold(self, benchmark: str, path: Path, withheld: tuple[str, ...] = ()) -> GoldPreview:
+        """What switching the board to the gold at ``path`` would do, before anything is stored:
+        the gold's changes and every row's place and figures before -> after (maintainers only;
+        leaderboard.golds). Raises as ``update_gold`` does for a broken file."""
+        lb = self.lb
+        lb.refresh()
+        current = lb.golds.info(benchmark)
+        new, _suffix = lb.golds.read(benchmark, Path(path))
+        new.retired = lb.golds.retired(new)
+        changes = compare(lb.golds.compiled(current), new) if current is not None else None
+
+        def evaluate(state: SubmissionState) -> SubmitAnswer:
+            raw = lifecycle.read_raw(lb.store, benchmark, state.meta.id)
+            return lifecycle.evaluate(state.meta, new, raw, lb.limits, lb.seeds)
+
+        def board_on(states: list[SubmissionState], version: str):
+            return lb.board_on(benchmark, states, version).view()
+
+        states = [s for s in lb.catalog.all(benchmark) if lifecycle.has_raw(lb.store, s.meta)]
+        leaks = leak_audit(benchmark, Path(path), new, tuple(f.strip() for f in withheld if f.strip()))
+        return preview_switch(
+            benchmark, current.version if current else "", new.version, changes, states, evaluate, board_on,
+            lb.table(benchmark), leaks,
+        )  # fmt: skip
+
+    def preview_staged(self, benchmark: str) -> GoldPreview | None:
+        """The preview of switching to the staged gold (None when nothing is staged): what the
+        Maintainers tab shows, and its Rescore all confirmation sums up, before the switch."""
+        staged = self.lb.golds.staged(benchmark)
+        if staged is None:
+            return None
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / Path(staged.file).name
+            path.write_bytes(self.lb.store.read("gold", staged.file))
+            return self.preview_gold(benchmark, path, staged.withheld)
+
+    def gold_audit(self, benchmark: str) -> tuple:
+        """The leak audit of the current gold's public list as published (maintainers only)."""
+        info = self.lb.golds.info(benchmark)
+        if info is None:
+            return ()
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / Path(info.file).name
+            path.write_bytes(self.lb.store.read("gold", info.file))
+            return leak_audit(benchmark, path, self.lb.golds.compiled(info), info.withheld)
+
+    def staged_gold(self, benchmark: str) -> GoldInfo | None:
+        return self.lb.golds.staged(benchmark)
+
+    def rejected(self, benchmark: str) -> list[SubmissionState]:
+        return [s for s in self.lb.catalog.all(benchmark) if self.lb.submissions.status(s) is Status.REJECTED]
+
+    def rescore(
+        self, benchmark: str | None = None, workers: int | None = None, on_progress: Progress | None = None
+    ) -> dict[str, object]:
+        """Score all submissions on the staged gold (else the current one), on all cores, then
+        switch the board to it; report counts and the changes of the public ranking (paper
+        rows included): before = the board as the store holds it when the rescore starts (what
+        other writers, e.g. a CLI hide, changed since this process's last refresh is no change of
+        the rescore), after = the board now."""
+        self.lb.refresh()
+        report: dict[str, object] = {}
+        for b in [benchmark] if benchmark else list(BENCHMARKS):
+            if self.lb.golds.info(b) is not None:
+                report[b] = self._rescore_one(b, workers, on_progress)
+        return report
+
+    def _rescore_one(self, b: str, workers: int | None, on_progress: Progress | None) -> dict[str, object]:
+        """:meth:`rescore` of one benchmark that has a gold: its report."""
+        lb = self.lb
+        current = lb.golds.info(b)
+        target = lb.golds.staged(b) or current
+        before = lb.table(b)
+        counts = self._score_all(b, lb.golds.compiled(target), workers, on_progress)
+        staged = target.version != current.version
+        if staged:
+            self._switch(b, target)
+        lb.publisher.publish(b, now=True)
+        after = lb.table(b)
+        report: dict[str, object] = {
+            "counts": counts,
+            "kept": len(lb.catalog.all(b)) - sum(counts.values()),  # outcomes already stored on it
+            "gold": target.version,
+            "rank_changes": rank_changes(before, after),
+            "rows": row_moves(b, before, after, self._why_not_rows(b, lb.golds.info(b).version)),
+        }
+        if staged:  # did the board switch to it (here, or another writer first)?
+            switched = lb.golds.info(b).version == target.version
+            report["switched_to" if switched else "still_staged"] = target.version
+        return report
+
+    def _why_not_rows(self, benchmark: str, version: str) -> dict[tuple[str, str], str]:
+        """Why each (team, model) whose submissions are all off the board on ``version`` is off it."""
+        why: dict[tuple[str, str], str] = {}
+        for state in self.lb.catalog.all(benchmark):
+            status = state.status(version, SCORER_VERSION, lifecycle.MAX_FAILURES)
+            if state.hidden:
+                why[(state.meta.team, state.meta.model)] = "hidden by a maintainer" + (" (held)" if state.held else "")
+            elif status is Status.REJECTED and (rejection := state.rejection(version)) is not None:
+                first = rejection.issues[0].message if rejection.issues else "no issue listed"
+                why[(state.meta.team, state.meta.model)] = f"rejected on gold {version[:12]}: {first}"
+            elif status is Status.FAILED:
+                why[(state.meta.team, state.meta.model)] = "scoring failed on an internal error (retried)"
+            elif not state.public:
+                why.setdefault((state.meta.team, state.meta.model), "withdrawn by its team (private)")
+        return why
+
+    def _score_all(
+        self, benchmark: str, gold: Gold, workers: int | None, on_progress: Progress | None
+    ) -> dict[str, int]:
+        """Every submission to an outcome (or a recorded failure) on ``gold``: one parallel pass,
+        then the few that arrived meanwhile, one by one."""
+        lb = self.lb
+        done = None if on_progress is None else (lambda n, total: on_progress(n / total, f"{n} of {total} scored"))
+        counts = lifecycle.rescore(lb.store, lb.catalog, gold, lb.limits, workers, done, seeds=lb.seeds)
+        for _ in range(lifecycle.MAX_FAILURES):
+            late = lifecycle.unsettled(lb.catalog.all(benchmark), gold)
+            if not late:
+                break
+            for state in late:
+                status = lifecycle.process(lb.store, lb.catalog, state.meta, gold, lb.limits, seeds=lb.seeds).status
+                counts[status.value] = counts.get(status.value, 0) + 1
+        return counts
+
+    def _switch(self, benchmark: str, staged: GoldInfo) -> bool:
+        """Make ``staged`` current and republish, under the publish lock, if every submission has
+        an outcome or a failure on it; the board's rows change in one step (see Leaderboard.board)."""
+        lb = self.lb
+        with lb.publisher.lock(benchmark):
+            lb.catalog.refresh()
+            if lifecycle.unsettled(lb.catalog.all(benchmark), lb.golds.compiled(staged)):
+                return False
+            before = lb.table(benchmark)
+            if lb.golds.promote(benchmark, staged.version) is None:
+                return False
+            lb.publisher.put_public(benchmark)
+        changes = rank_changes(before, lb.table(benchmark))
+        log.info("%s: gold %s is current; rank changes: %s", benchmark, staged.version[:12], changes or "none")
+        return True
+
+    def score_late_arrival(self, benchmark: str, submission_id: str, scored_on: GoldInfo | None) -> None:
+        """A submission that arrives while a gold is staged is scored on it too, so that it keeps
+        its row when the board switches; and on the current gold if the board switched after
+        ``scored_on`` was read (the intake then scored on the old one)."""
+        lb = self.lb
+        state = lb.catalog.get(submission_id) if submission_id else None
+        if state is None or scored_on is None:
+            return
+        current = lb.golds.info(benchmark)
+        owed = [lb.golds.staged(benchmark), current if current.version != scored_on.version else None]
+        for info in filter(None, owed):
+            lifecycle.process(lb.store, lb.catalog, state.meta, lb.golds.compiled(info), lb.limits, seeds=lb.seeds)
+
+    def resume(self) -> int:
+        """Finish submissions left unscored (a crash, a restart, a new scorer), then those owing
+        a result on a staged gold, and switch the board to it when none is left: the background
+        rescore of a gold added from the CLI or another replica. Each is evaluated where uploads
+        are (the scoring pool, within its job bounds, when the app has one)."""
+        lb = self.lb
+        if not lb.store.consistent:  # only on a complete copy: "unscored" must not mean "not arrived yet"
+            return 0
+        done = 0
+        for b in BENCHMARKS:
+            gold = lb.golds.get(b)
+            if gold is None:
+                continue
+            n = lifecycle.resume(lb.store, lb.catalog, gold, lb.limits, lb.seeds, lb.intake.evaluator)
+            if n:
+                lb.publisher.publish(b)
+            staged = lb.golds.staged(b)
+            if staged is not None:
+                compiled, evaluator = lb.golds.compiled(staged), lb.intake.evaluator
+                n += lifecycle.resume(lb.store, lb.catalog, compiled, lb.limits, lb.seeds, evaluator)
+                self._switch(b, staged)
+            done += n
+        return done

@@ -1,0 +1,106 @@
+"""Moderation, for maintainers: holds and hides, the probe detector's report, team names.
+
+A room of the leaderboard (leaderboard.service): what ``python -m leaderboard hold|hide|team``
+and the Maintainers tab call."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from scoring import BENCHMARKS
+from store.base import NotFound
+from store.layout import ModerationFile
+from store.records import HOLD_REASON, CorruptRecord, Moderation
+from submissions import lifecycle
+from submissions.answer import SubmitAnswer
+from submissions.probes import ProbeFlag
+from submissions.teams import Team
+
+if TYPE_CHECKING:
+    from leaderboard.service import Leaderboard
+
+log = logging.getLogger(__name__)
+
+
+class Moderating:
+    """Holds, hides, probe reports and team names (docs/integrity.md, docs/teams.md)."""
+
+    def __init__(self, lb: Leaderboard) -> None:
+        self.lb = lb
+
+    def probe_report(self, benchmark: str) -> list[ProbeFlag]:
+        """Flagged submitters and their evidence (maintainers only: never shown to a team)."""
+        gold = self.lb.golds.get(benchmark)
+        if gold is None:
+            return []
+        return self.lb.probes.report(self.lb.catalog.all(benchmark), gold, self.is_held)
+
+    def is_held(self, submission_id: str) -> bool:
+        path = ModerationFile(submission_id).path
+        try:
+            return Moderation.from_bytes(self.lb.store.read("submissions", path), path).held
+        except (NotFound, CorruptRecord):
+            return False
+
+    def hold(self, submission_ids: list[str], by: str, why: str = "suspected probing", now: bool = False) -> list[str]:
+        """Hold results off the board and out of the feedback (a moderation record each); returns
+        the ids held (unknown ids are skipped). ``unhide`` releases a hold. ``now``: republish the
+        public table at once (a public submission may just have been published on it)."""
+        catalog = self.lb.catalog
+        held = [sid for sid in submission_ids if catalog.get(sid) is not None]
+        if not held:
+            return []
+        at = lifecycle.now_iso()
+        files = {ModerationFile(sid).path: Moderation(True, by, at, f"{HOLD_REASON} {why}").to_bytes() for sid in held}
+        self.lb.store.put("submissions", files, f"Hold {len(held)} submission(s): {why}", overwrite=True)
+        for path, body in files.items():
+            catalog.note(path, body)
+        for benchmark in sorted({catalog.get(sid).meta.benchmark for sid in held}):
+            self.lb.publisher.publish(benchmark, now=now)
+        return held
+
+    def hold_if_flagged(self, benchmark: str, answer: SubmitAnswer) -> None:
+        """Hold a new scored submission for review when its probe series is flagged
+        (``LEADERBOARD_AUTO_HOLD``; submissions.probes.to_hold)."""
+        lb = self.lb
+        state = lb.catalog.get(answer.submission_id) if answer.submission_id else None
+        if not lb.settings.auto_hold or answer.result is None or answer.duplicate_of or state is None:
+            return
+        gold = lb.golds.get(benchmark)
+        if state.hidden or lb.feedback.is_exempt(state) or gold is None:
+            return
+        try:
+            flagged = lb.probes.should_hold(lb.catalog.all(benchmark), gold, state.meta.id)
+        except Exception:  # the detector must never cost a scored submission its answer
+            log.exception("probe detector failed on %s; not held", state.meta.id)
+            return
+        if flagged:
+            signals = ", ".join(lb.probes.signals(lb.catalog.all(benchmark), gold, state.meta.id))
+            why = "its probe series is flagged" + (f" (signals: {signals})" if signals else "")
+            self.hold([state.meta.id], "automatic", why, now=state.public)
+
+    def set_hidden(self, submission_id: str, hidden: bool, by: str, reason: str = "") -> bool:
+        """Hide (with the maintainer's ``reason``, which the team is shown) or release a submission."""
+        lb = self.lb
+        if lb.catalog.get(submission_id) is None:
+            return False
+        body = Moderation(hidden, by, lifecycle.now_iso(), reason.strip() if hidden else "").to_bytes()
+        path = ModerationFile(submission_id).path
+        verb = "Hide" if hidden else "Unhide"
+        lb.store.put("submissions", {path: body}, f"{verb} {submission_id}", overwrite=True, durable=True)
+        lb.catalog.note(path, body)
+        lb.publisher.publish(lb.catalog.get(submission_id).meta.benchmark, now=True)
+        return True
+
+    def team(self, name: str) -> Team | None:
+        """The team ``name`` (or a name that looks like it) and its owner, if anyone used it."""
+        return self.lb.teams.get(name)
+
+    def transfer_team(self, name: str, to: str, by: str) -> Team:
+        """A maintainer gives a team name to another account (``user`` or ``org:NAME``)."""
+        self.lb.catalog.refresh()
+        team = self.lb.teams.transfer(name, to, by, lifecycle.now_iso())
+        for benchmark in BENCHMARKS:
+            self.lb.publisher.publish(benchmark, now=True)
+        return team
