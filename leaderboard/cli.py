@@ -122,9 +122,13 @@ def _submit_parser(sub) -> None:
     s = sub.add_parser("submit", help="submit a prediction file (as a maintainer: no quota)")
     s.add_argument("--benchmark", required=True, choices=list(BENCHMARKS))
     s.add_argument(
-        "--file", required=True, type=Path, nargs="+", metavar="FILE",
+        "--file",
+        required=True,
+        type=Path,
+        nargs="+",
+        metavar="FILE",
         help="the predictions file; or several lmms-eval samples files together (SCB: scb_stage1 and scb_stage2)",
-    )  # fmt: skip
+    )
     for f in fields.submitted_fields():  # --model, --team, --model-type, ..., --model-repo
         choices = {"choices": list(f.choice_keys)} if f.choices else {}
         s.add_argument(f.flag, required=f.required, default=f.default, help=f.hint or None, **choices)
@@ -273,8 +277,10 @@ def _restore_gold(lb: Leaderboard, args: argparse.Namespace) -> int:
         path = lb.golds.stored_file(args.benchmark, args.version, Path(tmp))
         if path is None:
             known = ", ".join(f.version[:12] for f in lb.golds.versions(args.benchmark)) or "none"
-            print(f"error: no one stored {args.benchmark} gold starts with {args.version!r}; stored: {known}",
-                  file=sys.stderr)  # fmt: skip
+            print(
+                f"error: no one stored {args.benchmark} gold starts with {args.version!r}; stored: {known}",
+                file=sys.stderr,
+            )
             return 1
         info = lb.gold_info(args.benchmark)
         withhold = ",".join(info.withheld) if info else ""
@@ -408,9 +414,14 @@ def _gold(lb: Leaderboard, args: argparse.Namespace) -> int:
 def _submit(lb: Leaderboard, args: argparse.Namespace) -> int:
     identity = Identity(args.user, is_maintainer=not args.as_submitter, source="cli")
     described = {f.name: getattr(args, f.name) for f in fields.submitted_fields()}
-    form = SubmissionForm.of(**described, bbox_format=args.bbox_format, visibility=args.visibility,
-                             anonymous=args.anonymous, reveal_date=args.reveal_date,
-                             grounding_format=args.grounding_format)  # fmt: skip
+    form = SubmissionForm.of(
+        **described,
+        bbox_format=args.bbox_format,
+        visibility=args.visibility,
+        anonymous=args.anonymous,
+        reveal_date=args.reveal_date,
+        grounding_format=args.grounding_format,
+    )
     try:
         with one_upload(args.file, lb.settings.max_upload_bytes) as (path, name):
             answer = lb.submissions.submit(SubmitRequest(args.benchmark, path, form, identity, name))
@@ -451,9 +462,18 @@ def _table(lb: Leaderboard, args: argparse.Namespace) -> int:
 def _rescore(lb: Leaderboard, args: argparse.Namespace) -> int:
     report = lb.corrections.rescore(args.benchmark, args.workers)
     if args.json:
-        print(json.dumps({b: {**part, "rank_changes": [vars(c) for c in part["rank_changes"]],
-                              "rows": [dataclasses.asdict(r) for r in part["rows"]]}
-                          for b, part in report.items()}))  # fmt: skip
+        print(
+            json.dumps(
+                {
+                    b: {
+                        **part,
+                        "rank_changes": [vars(c) for c in part["rank_changes"]],
+                        "rows": [dataclasses.asdict(r) for r in part["rows"]],
+                    }
+                    for b, part in report.items()
+                }
+            )
+        )
     else:
         _print_rescore(report)
     return 0

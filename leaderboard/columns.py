@@ -43,8 +43,14 @@ class Kind(StrEnum):
     PARAMS = "params"  # a parameter count (an integer; shown as "7.6B", sorted by the count)
 
 
-_DATATYPES = {Kind.RANK: "number", Kind.MODEL: "html", Kind.NUMBER: "number", Kind.LINKS: "html", Kind.PARAMS: "number",
-              Kind.MODEL_TYPE: "html"}  # fmt: skip
+_DATATYPES = {
+    Kind.RANK: "number",
+    Kind.MODEL: "html",
+    Kind.NUMBER: "number",
+    Kind.LINKS: "html",
+    Kind.PARAMS: "number",
+    Kind.MODEL_TYPE: "html",
+}
 
 
 @dataclass(frozen=True)
@@ -81,9 +87,15 @@ class Column:
 
 MODEL_GROUP, ABOUT_GROUP = "Model", "About"
 _FIELD_KINDS = {
-    Shown.MODEL: Kind.MODEL, Shown.TEAM: Kind.TEXT, Shown.TYPE: Kind.MODEL_TYPE, Shown.TEXT: Kind.TEXT,
-    Shown.URL: Kind.URL, Shown.HUB: Kind.URL, Shown.PARAMS: Kind.PARAMS, Shown.PAGE: Kind.DATA,
-}  # fmt: skip
+    Shown.MODEL: Kind.MODEL,
+    Shown.TEAM: Kind.TEXT,
+    Shown.TYPE: Kind.MODEL_TYPE,
+    Shown.TEXT: Kind.TEXT,
+    Shown.URL: Kind.URL,
+    Shown.HUB: Kind.URL,
+    Shown.PARAMS: Kind.PARAMS,
+    Shown.PAGE: Kind.DATA,
+}
 _BESIDE_NAME = (Shown.MODEL, Shown.TEAM, Shown.TYPE)
 
 
@@ -156,9 +168,13 @@ def _interval(metric: Metric, group: str) -> Column:
     """The half-width of the overall figure's interval (a data column; shown inside its figure)."""
     assert metric.ci is not None
     return Column(
-        figure_key(metric.ci), f"{metric.abbrev} ±", group, Kind.CI, metric.decimals,
+        figure_key(metric.ci),
+        f"{metric.abbrev} ±",
+        group,
+        Kind.CI,
+        metric.decimals,
         figure=(OVERVIEW, None, metric.ci),
-    )  # fmt: skip
+    )
 
 
 def _panel(bench: Benchmark, panel: Panel) -> list[Column]:

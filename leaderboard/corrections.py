@@ -81,9 +81,16 @@ class GoldCorrections:
         states = [s for s in lb.catalog.all(benchmark) if lifecycle.has_raw(lb.store, s.meta)]
         leaks = leak_audit(benchmark, Path(path), new, tuple(f.strip() for f in withheld if f.strip()))
         return preview_switch(
-            benchmark, current.version if current else "", new.version, changes, states, evaluate, board_on,
-            lb.table(benchmark), leaks,
-        )  # fmt: skip
+            benchmark,
+            current.version if current else "",
+            new.version,
+            changes,
+            states,
+            evaluate,
+            board_on,
+            lb.table(benchmark),
+            leaks,
+        )
 
     def preview_staged(self, benchmark: str) -> GoldPreview | None:
         """The preview of switching to the staged gold (None when nothing is staged): what the

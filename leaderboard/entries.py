@@ -17,10 +17,30 @@ from submissions.catalog import SubmissionState
 from submissions.records import Status
 
 ENTRY_KEYS = (
-    "submission_id", "benchmark", "model", "team", "model_type", "submitter", "submitted_at", "filename",
-    "bbox_format", "status", "visibility", "anonymous", "reveal_date", "hidden", "on_board", "rank",
-    "board_row", "gold_version", "result", "errors", "past_errors", "reason", "notes",
-)  # fmt: skip
+    "submission_id",
+    "benchmark",
+    "model",
+    "team",
+    "model_type",
+    "submitter",
+    "submitted_at",
+    "filename",
+    "bbox_format",
+    "status",
+    "visibility",
+    "anonymous",
+    "reveal_date",
+    "hidden",
+    "on_board",
+    "rank",
+    "board_row",
+    "gold_version",
+    "result",
+    "errors",
+    "past_errors",
+    "reason",
+    "notes",
+)
 """The keys of an entry's API form, in order (docs/teams.md); ``reason`` and ``notes`` are
 ``{"code", "message"}`` (submissions.answer.REASON_CODES)."""
 _FIXED_RESULT_KEYS = ("benchmark", "gold_version", "scorer_version", "counts", "overall")

@@ -235,10 +235,16 @@ def entry_notes(
         then, now = keys_of(first.result.gold_version), keys_of(current.version)
         added = len(now - then) if then is not None and now is not None else 0
         if added:
-            out.append(Reason("added_questions", (
-                f"{added:,} question{'s were' if added != 1 else ' was'} added by gold {current.version[:SHORT]} after "
-                "this file was sent; it has no line for them, so each counts as unanswered (wrong)."
-            )))  # fmt: skip
+            out.append(
+                Reason(
+                    "added_questions",
+                    (
+                        f"{added:,} question{'s were' if added != 1 else ' was'} added by gold "
+                        f"{current.version[:SHORT]} after this file was sent; it has no line for them, so each "
+                        "counts as unanswered (wrong)."
+                    ),
+                )
+            )
     before, after = state.latest_result(current.previous_version), state.latest_result(current.version)
     if shown and before is not None and after is not None:
         moved = _moved(state.meta.benchmark, before.overall, after.overall)

@@ -227,8 +227,13 @@ class RowExtras:
     def to_dict(self) -> dict:
         bounds = {name: _json_numbers(b) for name, b in self.bounds.items()}
         order = {} if self.order is None else {"order": _json_numbers(self.order)}
-        return {"submitted_at": self.submitted_at, "bounds": bounds, "gold_version": self.gold_version,
-                "scorer_version": self.scorer_version, **order}  # fmt: skip
+        return {
+            "submitted_at": self.submitted_at,
+            "bounds": bounds,
+            "gold_version": self.gold_version,
+            "scorer_version": self.scorer_version,
+            **order,
+        }
 
 
 def _json_numbers(values) -> list[float | None]:
@@ -251,13 +256,17 @@ class BoardSnapshot:
     def of(
         cls, benchmark: str, rows: list[BoardRow], gold: GoldInfo | None, sizes: Mapping[str, Mapping[str, int]]
     ) -> BoardSnapshot:
-        public = None if gold is None else GoldInfo(benchmark, layout.gold_key(gold.version), "", gold.added_at, "",
-                                                    gold.questions)  # fmt: skip
+        public = (
+            None
+            if gold is None
+            else GoldInfo(benchmark, layout.gold_key(gold.version), "", gold.added_at, "", gold.questions)
+        )
         bench = BENCHMARKS[benchmark]
         intervals = {c.figure[2]: c.decimals for c in export_columns(bench) if c.kind == Kind.CI and c.figure}
         orders = _orders(rows, bench.primary)
-        return cls(benchmark, {r.row_id: _extras(r, intervals, o) for r, o in zip(rows, orders, strict=True)},
-                   public, sizes)  # fmt: skip
+        return cls(
+            benchmark, {r.row_id: _extras(r, intervals, o) for r, o in zip(rows, orders, strict=True)}, public, sizes
+        )
 
     def to_bytes(self) -> bytes:
         gold = self.gold
@@ -358,8 +367,17 @@ def board_rows(benchmark: str, table: pd.DataFrame, snapshot: BoardSnapshot) -> 
         if named != row_id and model != ANONYMOUS:  # an anonymous row's id is its own, not its shown names'
             raise ValueError(f"row {row_id} of the {benchmark} table does not match its model, team and source")
         key = "" if named == row_id else row_id
-        rows.append(BoardRow(**classic, source=source, figures=figures, submitted_at=extras.submitted_at, key=key,
-                             info={k: v for k, v in info.items() if v}, rank_keys=extras.order))  # fmt: skip
+        rows.append(
+            BoardRow(
+                **classic,
+                source=source,
+                figures=figures,
+                submitted_at=extras.submitted_at,
+                key=key,
+                info={k: v for k, v in info.items() if v},
+                rank_keys=extras.order,
+            )
+        )
     return rows
 
 

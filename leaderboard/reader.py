@@ -162,8 +162,9 @@ class PublishedLeaderboard:
                 return False
             read = {b: self._read(b, head) for b in BENCHMARKS}
         except Exception:  # noqa: BLE001 - the Hub being down must not stop the boards from serving
-            log.warning("cannot read the published results from %s; serving what was read", self.source.where,
-                        exc_info=True)  # fmt: skip
+            log.warning(
+                "cannot read the published results from %s; serving what was read", self.source.where, exc_info=True
+            )
             return False
         with self._lock:
             changed = {b for b, p in read.items() if p is not None and p.fingerprint != self._boards[b].fingerprint}

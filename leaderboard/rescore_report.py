@@ -32,8 +32,13 @@ def report_lines(
         if part.get("switched_to"):
             lines.append(ReportLine(f"the board now shows gold {version(part['switched_to'])}", 1))
         if part.get("still_staged"):
-            lines.append(ReportLine(f"gold {version(part['still_staged'])} stays staged: a submission still owes "
-                                    "a result (rescore again)", 1))  # fmt: skip
+            lines.append(
+                ReportLine(
+                    f"gold {version(part['still_staged'])} stays staged: a submission still owes "
+                    "a result (rescore again)",
+                    1,
+                )
+            )
         lines.extend(_rows(part, name))
         changes = part["rank_changes"]
         if not changes:
@@ -58,8 +63,10 @@ def _headline(benchmark: str, part: Mapping, version: Callable[[str], str]) -> s
         text = f"{benchmark}: rescored {done:,} submission(s): {detail}{on}"
         return text + (f"; {kept:,} already had their outcome on it (kept, not scored again)" if kept else "")
     if part["rank_changes"] or any(r.changed for r in part.get("rows", ())):
-        return (f"{benchmark}: no submission needed scoring{on}: each already had its outcome on that gold "
-                "(kept, not scored again); the board changed as listed below")  # fmt: skip
+        return (
+            f"{benchmark}: no submission needed scoring{on}: each already had its outcome on that gold "
+            "(kept, not scored again); the board changed as listed below"
+        )
     return f"{benchmark}: nothing needed rescoring (every submission already has its outcome on this gold)"
 
 
@@ -72,8 +79,13 @@ def _rows(part: Mapping, name: Callable[[str], str]) -> list[ReportLine]:
     changed = [r for r in rows if r.changed]
     left = [r for r in rows if r.before is not None and r.after is None]
     came = [r for r in rows if r.before is None and r.after is not None]
-    out = [ReportLine(f"rows on the public board: {len(changed) - len(left) - len(came):,} changed, "
-                      f"{len(left):,} left, {len(came):,} came back", 1)]  # fmt: skip
+    out = [
+        ReportLine(
+            f"rows on the public board: {len(changed) - len(left) - len(came):,} changed, "
+            f"{len(left):,} left, {len(came):,} came back",
+            1,
+        )
+    ]
     for verb, group in (("left", left), ("came back", came)):
         out += [ReportLine(f"{name(r.team)} / {name(r.model)} {verb}: {r.reason}", 2) for r in group]
     return out

@@ -397,14 +397,40 @@ class Leaderboard:
 
 
 MOVED = {
-    **dict.fromkeys(("submit", "quota", "checks_of", "rank_of", "status", "unparsed_lines", "result_for_submitter"),
-                    "submissions"),
-    **dict.fromkeys(("entry", "entries", "submissions_of", "set_visibility", "disclosure", "may_see", "may_manage",
-                     "is_member", "eval_results", "open_eval_results_pr"), "visibility"),
-    **dict.fromkeys(("add_gold", "update_gold", "preview_gold", "preview_staged", "gold_audit", "staged_gold",
-                     "rejected", "rescore", "resume"), "corrections"),
+    **dict.fromkeys(
+        ("submit", "quota", "checks_of", "rank_of", "status", "unparsed_lines", "result_for_submitter"), "submissions"
+    ),
+    **dict.fromkeys(
+        (
+            "entry",
+            "entries",
+            "submissions_of",
+            "set_visibility",
+            "disclosure",
+            "may_see",
+            "may_manage",
+            "is_member",
+            "eval_results",
+            "open_eval_results_pr",
+        ),
+        "visibility",
+    ),
+    **dict.fromkeys(
+        (
+            "add_gold",
+            "update_gold",
+            "preview_gold",
+            "preview_staged",
+            "gold_audit",
+            "staged_gold",
+            "rejected",
+            "rescore",
+            "resume",
+        ),
+        "corrections",
+    ),
     **dict.fromkeys(("hold", "set_hidden", "is_held", "probe_report", "team", "transfer_team"), "moderation"),
     "publish": "publisher",
-}  # fmt: skip
+}
 """Where each method the facade had before issue 31 lives now: ``lb.submit(...)`` still answers
 (as ``lb.submissions.submit(SubmitRequest(...))``), so older scripts and tests keep working."""

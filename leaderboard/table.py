@@ -31,9 +31,24 @@ from submissions.disclosure import Disclosure, Viewer, disclose, entry_state
 from submissions.teams import name_key, rightful, state_key
 
 __all__ = [  # the column model is leaderboard.columns; these names stay importable from here
-    "ROW_RULES", "SCORED_SOURCE", "Board", "BoardRow", "Column", "RowFilter", "baseline_rows", "columns", "csv_safe",
-    "export_columns", "figure_getter", "frame", "ranks", "scored_rows", "to_csv_bytes", "to_parquet_bytes", "views",
-]  # fmt: skip
+    "ROW_RULES",
+    "SCORED_SOURCE",
+    "Board",
+    "BoardRow",
+    "Column",
+    "RowFilter",
+    "baseline_rows",
+    "columns",
+    "csv_safe",
+    "export_columns",
+    "figure_getter",
+    "frame",
+    "ranks",
+    "scored_rows",
+    "to_csv_bytes",
+    "to_parquet_bytes",
+    "views",
+]
 
 SCORED_SOURCE = "scored here"
 ROW_RULES = ("latest", "best")

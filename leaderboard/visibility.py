@@ -154,9 +154,14 @@ class Visibility:
             if public and not (ration := feedback.may_publish(state, datetime.now(UTC), identity.is_maintainer)).allows:
                 raise ValueError(ration.message())
             event = Publication(
-                public, identity.username, lifecycle.now_iso(), public, anonymous and public, reveal,
+                public,
+                identity.username,
+                lifecycle.now_iso(),
+                public,
+                anonymous and public,
+                reveal,
                 maintainer=identity.is_maintainer,
-            )  # fmt: skip
+            )
             self._write_publication(state, event)
         self.lb.publisher.publish(state.meta.benchmark, now=True)
         return _visibility_message(state, event)
@@ -173,8 +178,10 @@ class Visibility:
             raise ValueError(f"Submission {submission_id!r} was rejected; only a scored one can be public.")
         if public and state.hidden:  # it would stay off the board, and spend a publication for nothing
             why = self.lb.feedback.reason(state, "", Status.SCORED).message
-            raise ValueError(f"Submission {submission_id!r} cannot be published while it is held or hidden; "
-                             f"nothing was published or counted. {why}")  # fmt: skip
+            raise ValueError(
+                f"Submission {submission_id!r} cannot be published while it is held or hidden; "
+                f"nothing was published or counted. {why}"
+            )
 
     def _write_publication(self, state: SubmissionState, event: Publication) -> None:
         store, catalog = self.lb.store, self.lb.catalog
@@ -207,8 +214,13 @@ class Visibility:
             return replace(nothing, refusal=f"{nothing.refusal}: {why}") if told else nothing
         settings = self.lb.settings
         source = row_permalink(settings.ui.public_url, benchmark, row.row_id)
-        found = entries(bench, row.figures, dataset=dataset_of(bench, settings.hub_datasets),
-                        date=row.submitted_at, source_url=source)  # fmt: skip
+        found = entries(
+            bench,
+            row.figures,
+            dataset=dataset_of(bench, settings.hub_datasets),
+            date=row.submitted_at,
+            source_url=source,
+        )
         if not found:
             return replace(nothing, refusal=f"{nothing.refusal}: it has no figure to report")
         return EvalResults(benchmark, tuple(found), row.row_id, row.info.get(HUB_FIELD, ""), state.meta.id)

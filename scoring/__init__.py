@@ -30,7 +30,20 @@ def load_questions(benchmark: str, path: str | Path) -> Gold:
 
 
 __all__ = [
-    "BENCHMARKS", "SCORER_VERSION", "Benchmark", "Gold", "GoldError", "Issue", "Limits",
-    "Predictions", "ResultRecord", "SubmissionError", "get_benchmark", "load_gold", "load_questions", "score_file",
-    "score_predictions", "validate_file",
-]  # fmt: skip
+    "BENCHMARKS",
+    "SCORER_VERSION",
+    "Benchmark",
+    "Gold",
+    "GoldError",
+    "Issue",
+    "Limits",
+    "Predictions",
+    "ResultRecord",
+    "SubmissionError",
+    "get_benchmark",
+    "load_gold",
+    "load_questions",
+    "score_file",
+    "score_predictions",
+    "validate_file",
+]

@@ -190,8 +190,12 @@ def qwen_preset_advice(samples: Sequence[BoxSample]) -> Issue | None:
         limits = parse_format(declared)
     except LineError:
         return None
-    corners = [((min(a, c), min(b, d), max(a, c), max(b, d)), s.frame) for s in raw if s.grounding_format == declared
-               for a, b, c, d in [s.values]]  # fmt: skip
+    corners = [
+        ((min(a, c), min(b, d), max(a, c), max(b, d)), s.frame)
+        for s in raw
+        if s.grounding_format == declared
+        for a, b, c, d in [s.values]
+    ]
     mine = _frame_evidence(corners, limits.min_pixels, limits.max_pixels)
     fitting = {p: e for p in _QWEN_ORDER if (e := _frame_evidence(corners, *QWEN_PIXEL_PRESETS[p])) is not None}
     if not fitting:

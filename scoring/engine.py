@@ -80,9 +80,13 @@ class ResultRecord:
     def from_dict(cls, d: dict) -> ResultRecord:
         fixed = {"benchmark", "gold_version", "scorer_version", "counts", "overall"}
         return cls(
-            d["benchmark"], d["gold_version"], d["scorer_version"], d["counts"], d["overall"],
+            d["benchmark"],
+            d["gold_version"],
+            d["scorer_version"],
+            d["counts"],
+            d["overall"],
             {k: v for k, v in d.items() if k not in fixed},
-        )  # fmt: skip
+        )
 
 
 def _declaration(benchmark: str | Benchmark) -> Benchmark:
@@ -133,9 +137,14 @@ def score_file(
     """Validate and score a JSONL submission (its path or its bytes); raises SubmissionError."""
     bench = _declaration(benchmark)
     predictions = validate_file(
-        bench, gold, source, bbox_format=bbox_format, limits=limits, min_coverage=min_coverage,
+        bench,
+        gold,
+        source,
+        bbox_format=bbox_format,
+        limits=limits,
+        min_coverage=min_coverage,
         grounding_format=grounding_format,
-    )  # fmt: skip
+    )
     return score_predictions(bench, gold, predictions)
 
 
@@ -437,11 +446,22 @@ class _LineReader:
         submitted = np.array(self.first_line, dtype=np.int64) > 0
         groundings = [UnparsedLine(line, text, "grounding") for line, text in self.raw.unparsed_lines]
         return Predictions(
-            self.bench.id, self.gold.version, letters, submitted, self.groundings, self.unparsed,
-            self.lenient, self.responses, (*self.unparsed_lines, *groundings), tuple(self.box_samples),
-            self.raw.responses, self.raw.unparsed, self.raw.hint(), tuple(self.lenient_rows),
+            self.bench.id,
+            self.gold.version,
+            letters,
+            submitted,
+            self.groundings,
+            self.unparsed,
+            self.lenient,
+            self.responses,
+            (*self.unparsed_lines, *groundings),
+            tuple(self.box_samples),
+            self.raw.responses,
+            self.raw.unparsed,
+            self.raw.hint(),
+            tuple(self.lenient_rows),
             tuple(self.set_aside),
-        )  # fmt: skip
+        )
 
 
 def check_coverage(log: IssueLog, submitted: int, questions: int, min_coverage: float) -> None:
@@ -543,6 +563,4 @@ def score_predictions(
     if bench.grounding:
         counts["grounded"] = int(np.count_nonzero(correct[np.fromiter(groundings, np.int64, len(groundings))]))
     overall = figures.pop("overall")[""]
-    return ResultRecord(
-        bench.id, gold.version, SCORER_VERSION, counts, overall, figures, predictions.unparsed_lines
-    )  # fmt: skip
+    return ResultRecord(bench.id, gold.version, SCORER_VERSION, counts, overall, figures, predictions.unparsed_lines)

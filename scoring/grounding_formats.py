@@ -411,9 +411,10 @@ MIN_UNPARSED_FOR_HINT = 5
 def other_readings(text: str, declared: Family) -> tuple[str, ...]:
     """The families other than ``declared`` (and plain) whose grammar finds a box in ``text``."""
     return tuple(
-        name for name, family in FAMILIES.items() if family.pattern is not None and family is not declared
-        and find_boxes(text, family)
-    )  # fmt: skip
+        name
+        for name, family in FAMILIES.items()
+        if family.pattern is not None and family is not declared and find_boxes(text, family)
+    )
 
 
 def grounding_advice(declared: str, responses: int, unparsed: int, readings: dict[str, int]) -> Issue | None:

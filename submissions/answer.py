@@ -19,9 +19,20 @@ from submissions.quotas import QuotaStatus
 from submissions.records import Status
 
 API_KEYS = (
-    "status", "message", "submission_id", "result", "rank", "errors", "total_errors", "quota", "duplicate_of",
-    "warnings", "unparsed_lines", "reason", "notes",
-)  # fmt: skip
+    "status",
+    "message",
+    "submission_id",
+    "result",
+    "rank",
+    "errors",
+    "total_errors",
+    "quota",
+    "duplicate_of",
+    "warnings",
+    "unparsed_lines",
+    "reason",
+    "notes",
+)
 """The documented keys of a ``/submit`` answer, in order (extended at the end, never renamed):
 ``warnings`` (issues that did not stop the file, e.g. too few answers in validate-only),
 ``unparsed_lines`` (``line`` and ``text`` of responses that state no letter), ``reason`` (why a
@@ -126,9 +137,7 @@ class SubmitAnswer:
             + (f"; {report.grounding_unparsed:,} unparsed groundings" if report.grounding_unparsed else "")
             + "); nothing was scored or stored (validate only)."
         )
-        return cls(
-            Status.VALID, message, quota=quota, warnings=report.warnings, unparsed_lines=report.unparsed_lines
-        )  # fmt: skip
+        return cls(Status.VALID, message, quota=quota, warnings=report.warnings, unparsed_lines=report.unparsed_lines)
 
     @classmethod
     def not_valid(cls, issues: tuple[Issue, ...], total: int, quota: QuotaStatus | None = None) -> SubmitAnswer:

@@ -46,9 +46,19 @@ ENTRY_FIELDS = frozenset(
 """What anyone may see of a public entry besides its declared public fields (submissions.fields):
 its page's description and box format, its line in the row's history, its figures."""
 
-TEAM_ONLY = frozenset({
-    "submitter", "filename", "visibility", "anonymous", "hidden", "errors", "rank", "board_row", "unparsed",
-})  # fmt: skip
+TEAM_ONLY = frozenset(
+    {
+        "submitter",
+        "filename",
+        "visibility",
+        "anonymous",
+        "hidden",
+        "errors",
+        "rank",
+        "board_row",
+        "unparsed",
+    }
+)
 """What its team sees of its own entry in My submissions and ``/my_result`` beyond the public."""
 
 

@@ -219,8 +219,14 @@ def hub_repo_id(value: str) -> str | None:
 # ---------------------------------------------------------------- sizes
 
 SIZE_BUCKETS: tuple[tuple[str, float], ...] = (
-    ("~1.5B", 2.0), ("~3B", 4.5), ("~7B", 10.0), ("~14B", 20.0), ("~35B", 50.0), ("~70B", 80.0), (">70B", math.inf),
-)  # fmt: skip
+    ("~1.5B", 2.0),
+    ("~3B", 4.5),
+    ("~7B", 10.0),
+    ("~14B", 20.0),
+    ("~35B", 50.0),
+    ("~70B", 80.0),
+    (">70B", math.inf),
+)
 """Size filter buckets (label, upper bound in billions of parameters), as on the Open LLM Leaderboard."""
 UNKNOWN_SIZE = "unknown size"
 SIZE_CHOICES = (*(label for label, _ in SIZE_BUCKETS), UNKNOWN_SIZE)
@@ -251,44 +257,118 @@ def size_text(params: object) -> str:
 # ---------------------------------------------------------------- the declarations
 
 MODEL_TYPE = Field(
-    "model_type", "Model type", shown=Shown.TYPE, widget=Widget.CHOICE, default="open", identifying=False,
-    choices=(Choice("open", "open weights", "green"), Choice("closed", "closed weights", "amber"),
-             Choice("api", "API only", "violet")),
-    elem="type", meaning="open (open weights), closed (closed weights) or api (API only)",
+    "model_type",
+    "Model type",
+    shown=Shown.TYPE,
+    widget=Widget.CHOICE,
+    default="open",
+    identifying=False,
+    choices=(
+        Choice("open", "open weights", "green"),
+        Choice("closed", "closed weights", "amber"),
+        Choice("api", "API only", "violet"),
+    ),
+    elem="type",
+    meaning="open (open weights), closed (closed weights) or api (API only)",
     filter=ColumnFilter(label="Model type", param="types", elem="type"),
-)  # fmt: skip
+)
 SIZE_FIELD = "model_params"
 HUB_FIELD = "model_repo"
 REVISION_FIELD = "model_sha"
 
 _DECLARED: list[Field] = [
-    Field("model", "Model name", header="Model", required=True, shown=Shown.MODEL,
-          meaning="the model's name as submitted"),
-    Field("team", "Team", required=True, shown=Shown.TEAM, meaning="the team's name as submitted",
-          keep_invisible=True),  # a team name with invisible characters is refused (submissions.teams), not stripped
-    Field(HUB_FIELD, "Hub model id", 200, hub_repo_id, shown=Shown.HUB, header="Hub", elem="repo",
-          normal=hub_model_id, hint="optional, e.g. Qwen/Qwen2.5-VL-7B-Instruct; empty for an API-only model",
-          meaning="the model's Hugging Face Hub id (empty for API-only models)"),
+    Field(
+        "model", "Model name", header="Model", required=True, shown=Shown.MODEL, meaning="the model's name as submitted"
+    ),
+    Field(
+        "team", "Team", required=True, shown=Shown.TEAM, meaning="the team's name as submitted", keep_invisible=True
+    ),  # a team name with invisible characters is refused (submissions.teams), not stripped
+    Field(
+        HUB_FIELD,
+        "Hub model id",
+        200,
+        hub_repo_id,
+        shown=Shown.HUB,
+        header="Hub",
+        elem="repo",
+        normal=hub_model_id,
+        hint="optional, e.g. Qwen/Qwen2.5-VL-7B-Instruct; empty for an API-only model",
+        meaning="the model's Hugging Face Hub id (empty for API-only models)",
+    ),
     MODEL_TYPE,
-    Field("paper_url", "Paper URL", 300, _named(http_url, "paper_url"), "bad_url", shown=Shown.URL, header="Paper",
-          elem="paper", hint="optional, http/https", meaning="a link to the paper the team gave (may be empty)"),
-    Field("code_url", "Code URL", 300, _named(http_url, "code_url"), "bad_url", shown=Shown.URL, header="Code",
-          elem="code", hint="optional, http/https", meaning="a link to the code the team gave (may be empty)"),
-    Field("description", "Description", 1000, public=False, shown=Shown.NONE, widget=Widget.LONG_TEXT,
-          hint="optional"),
-    Field(SIZE_FIELD, "Parameters", header="Size", shown=Shown.PARAMS, submitted=False, repeat_key=False,
-          meaning="parameter count read from the Hub repo's safetensors at submission (empty if unknown)",
-          filter=ColumnFilter(label="Size (parameters, from the Hub)", param="sizes", elem="size",
-                              choices=tuple((c, c) for c in SIZE_CHOICES), value=size_bucket)),
-    Field("model_license", "Licence", submitted=False, repeat_key=False,
-          meaning="the licence the Hub repo's card declares (empty if unknown)"),
-    Field("model_architecture", "Architecture", shown=Shown.PAGE, submitted=False, repeat_key=False,
-          meaning="the architecture the Hub repo's config names (empty if unknown)"),
-    Field("model_gated", "Gated", shown=Shown.PAGE, submitted=False, repeat_key=False,
-          meaning='whether the Hub repo is gated: "auto", "manual" or empty (not gated, or unknown)'),
-    Field(REVISION_FIELD, "Revision", shown=Shown.PAGE, submitted=False, repeat_key=False,
-          meaning="the Hub repo's commit at submission time (the revision the row was scored as)"),
-]  # fmt: skip
+    Field(
+        "paper_url",
+        "Paper URL",
+        300,
+        _named(http_url, "paper_url"),
+        "bad_url",
+        shown=Shown.URL,
+        header="Paper",
+        elem="paper",
+        hint="optional, http/https",
+        meaning="a link to the paper the team gave (may be empty)",
+    ),
+    Field(
+        "code_url",
+        "Code URL",
+        300,
+        _named(http_url, "code_url"),
+        "bad_url",
+        shown=Shown.URL,
+        header="Code",
+        elem="code",
+        hint="optional, http/https",
+        meaning="a link to the code the team gave (may be empty)",
+    ),
+    Field("description", "Description", 1000, public=False, shown=Shown.NONE, widget=Widget.LONG_TEXT, hint="optional"),
+    Field(
+        SIZE_FIELD,
+        "Parameters",
+        header="Size",
+        shown=Shown.PARAMS,
+        submitted=False,
+        repeat_key=False,
+        meaning="parameter count read from the Hub repo's safetensors at submission (empty if unknown)",
+        filter=ColumnFilter(
+            label="Size (parameters, from the Hub)",
+            param="sizes",
+            elem="size",
+            choices=tuple((c, c) for c in SIZE_CHOICES),
+            value=size_bucket,
+        ),
+    ),
+    Field(
+        "model_license",
+        "Licence",
+        submitted=False,
+        repeat_key=False,
+        meaning="the licence the Hub repo's card declares (empty if unknown)",
+    ),
+    Field(
+        "model_architecture",
+        "Architecture",
+        shown=Shown.PAGE,
+        submitted=False,
+        repeat_key=False,
+        meaning="the architecture the Hub repo's config names (empty if unknown)",
+    ),
+    Field(
+        "model_gated",
+        "Gated",
+        shown=Shown.PAGE,
+        submitted=False,
+        repeat_key=False,
+        meaning='whether the Hub repo is gated: "auto", "manual" or empty (not gated, or unknown)',
+    ),
+    Field(
+        REVISION_FIELD,
+        "Revision",
+        shown=Shown.PAGE,
+        submitted=False,
+        repeat_key=False,
+        meaning="the Hub repo's commit at submission time (the revision the row was scored as)",
+    ),
+]
 
 CLASSIC = ("model", "team", "model_type", "paper_url", "code_url", "description")
 """The fields with their own attributes on the records (every other one is in ``info``)."""

@@ -290,9 +290,14 @@ class Intake:
         return self._in_turn(identity, pre_check_answer, gold, lambda: data, form, confirm)
 
     def _in_turn(
-        self, identity: Identity, check: Callable, gold: Gold, read: Callable[[], bytes], form: SubmissionForm,
+        self,
+        identity: Identity,
+        check: Callable,
+        gold: Gold,
+        read: Callable[[], bytes],
+        form: SubmissionForm,
         confirm: bool,
-    ) -> SubmitAnswer | None:  # fmt: skip
+    ) -> SubmitAnswer | None:
         """What ``check`` answered, run by ``run_check`` in the account's fair turn
         (submissions.fair_queue); ``retry`` when the account holds too many checks or the worker
         running it died (nothing is kept either way). A check stopped at its bounds

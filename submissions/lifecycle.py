@@ -163,9 +163,8 @@ def unfinished(states: Iterable[SubmissionState], gold: Gold) -> list[Submission
     those an earlier scorer rejected only for answering questions ``gold`` retired."""
     owing = (Status.RECEIVED, Status.VALIDATED)
     return [
-        s for s in states
-        if s.status(gold.version, SCORER_VERSION, MAX_FAILURES) in owing or stale_rejection(s, gold)
-    ]  # fmt: skip
+        s for s in states if s.status(gold.version, SCORER_VERSION, MAX_FAILURES) in owing or stale_rejection(s, gold)
+    ]
 
 
 def stale_rejection(state: SubmissionState, gold: Gold) -> bool:

@@ -199,6 +199,22 @@ def _stack_boxes(answers: list[Answers]) -> np.ndarray | None:
     return np.stack([a.boxes for a in answers])
 
 
+def _copy_evidence(reasons: list[str], signals: list[str], closest: tuple, moved_boxes: Callable[[], int]) -> None:
+    """What the closest earlier file (``closest``: whose, its id, answers differing, the bound of
+    near) says: a near copy, or the same answers with a few boxes moved (``moved_boxes``)."""
+    whose, sid, count, near = closest
+    if count is None or count > near:
+        return
+    if count > 0:
+        reasons.append(f"differs from {whose} {sid} in {count} answers")
+        signals.append("near_copy")
+        return
+    moved = moved_boxes()
+    if 0 < moved <= near:
+        reasons.append(f"the same answers as {whose} {sid} with {moved} boxes moved")
+        signals.append("box_probe")
+
+
 def pattern(
     states: list[SubmissionState],
     matrix: np.ndarray,
@@ -224,38 +240,30 @@ def pattern(
     top = int(letters.argmax())
     share = float(counts[top_symbol] / answered) if answered else 0.0
     differ = (matrix[:i] != row).sum(axis=1)
+    mine = submitters[:i] == state.meta.submitter
+    own_id, own = _closest(states, differ, mine)
+    any_id, other = _closest(states, differ, ~mine)
     reasons, signals = [], []
-    own_id, own = _closest(states, differ, submitters[:i] == state.meta.submitter)
-    any_id, other = _closest(states, differ, submitters[:i] != state.meta.submitter)
-    for whose, among, sid, count in (
-        ("own", submitters[:i] == state.meta.submitter, own_id, own),
-        ("another submitter's", submitters[:i] != state.meta.submitter, any_id, other),
-    ):
-        if count is None or count > near:
-            continue
-        if count > 0:
-            reasons.append(f"differs from {whose} {sid} in {count} answers")
-            signals.append("near_copy")
-            continue
-        moved = _fewest_moved(boxes, i, among & (differ == 0))
-        if 0 < moved <= near:
-            reasons.append(f"the same answers as {whose} {sid} with {moved} boxes moved")
-            signals.append("box_probe")
+    for whose, among, sid, count in (("own", mine, own_id, own), ("another submitter's", ~mine, any_id, other)):
+        _copy_evidence(
+            reasons,
+            signals,
+            (whose, sid, count, near),
+            lambda among=among: _fewest_moved(boxes, i, among & (differ == 0)),
+        )
     linked = any_id if other is not None and other <= near else ""
     if answered and share >= ONE_LETTER_SHARE:
-        if top_symbol == len(bench.choices):
-            reasons.append(f"{share:.0%} of answers state no letter")
-            signals.append("no_letter")
-        else:
-            reasons.append(f"{share:.0%} of answers are {bench.choices[top]}")
-            signals.append("one_letter")
+        no_letter = top_symbol == len(bench.choices)
+        reasons.append(f"{share:.0%} of answers " + ("state no letter" if no_letter else f"are {bench.choices[top]}"))
+        signals.append("no_letter" if no_letter else "one_letter")
     if answered < LOW_COVERAGE_SHARE * n:
         reasons.append(f"answers only {answered} of {n} questions")
         signals.append("low_coverage")
     top_share = float(letters[top] / answered) if answered else 0.0
     m = state.meta
-    return Pattern(m.id, m.submitter, m.team, m.model, m.submitted_at, answered, n, bench.choices[top], top_share,
-                   own_id, own, any_id, other, tuple(reasons), linked, tuple(dict.fromkeys(signals)))  # fmt: skip
+    who, closest = (m.id, m.submitter, m.team, m.model, m.submitted_at), (own_id, own, any_id, other)
+    evidence = (tuple(reasons), linked, tuple(dict.fromkeys(signals)))
+    return Pattern(*who, answered, n, bench.choices[top], top_share, *closest, *evidence)
 
 
 def _fewest_moved(boxes: np.ndarray | None, i: int, among: np.ndarray) -> int:

@@ -121,9 +121,14 @@ def reveals(states: Iterable[SubmissionState], limit: int, exempt: Iterable[str]
 
 
 def ration(
-    team_states: Iterable[SubmissionState], granted: dict[str, Reveal], team: str, benchmark: str, limit: int,
-    now: datetime, exempt: bool = False,
-) -> Ration:  # fmt: skip
+    team_states: Iterable[SubmissionState],
+    granted: dict[str, Reveal],
+    team: str,
+    benchmark: str,
+    limit: int,
+    now: datetime,
+    exempt: bool = False,
+) -> Ration:
     """The ration of one team (``team_states``: its submissions on ``benchmark``) at ``now``."""
     used = sorted(
         r.at for s in team_states if (r := granted.get(s.meta.id)) is not None and r.counted and now - WINDOW < r.at

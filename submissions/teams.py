@@ -128,10 +128,12 @@ def name_issue(name: str, field: str = "team") -> Issue | None:
     if (bad := next((ch for ch in shown if _invisible(ch)), None)) is not None:
         what = unicodedata.name(bad, "an unassigned or control character")
         return Issue(
-            "invisible_team", 0, field,
+            "invisible_team",
+            0,
+            field,
             f"{name!r} contains U+{ord(bad):04X} {what}, which is invisible or blank on the board; "
             "write the name with visible characters and plain spaces",
-        )  # fmt: skip
+        )
     visible = _visible(shown)
     unlabelled = _unlabelled(visible)
     reserved = name_key(unlabelled) in RESERVED or name_key(unlabelled).startswith("anonymous until")

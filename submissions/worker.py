@@ -310,8 +310,15 @@ class ScoringPool(WorkerPool):
     def run_check(self, check: Callable[..., T], gold: Gold, *args: object) -> T:
         """``check(gold, *args)`` in a worker (a module-level function: it travels by name);
         the web process only waits. Validate-only and upload pre-checks run here (attacks.md #10)."""
-        return self.run(f"checking a {gold.benchmark} file", _check_in_worker, check, gold.benchmark,
-                         self._gold_file(gold), gold.version, args)  # fmt: skip
+        return self.run(
+            f"checking a {gold.benchmark} file",
+            _check_in_worker,
+            check,
+            gold.benchmark,
+            self._gold_file(gold),
+            gold.version,
+            args,
+        )
 
     def close(self) -> None:
         super().close()

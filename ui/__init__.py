@@ -179,8 +179,9 @@ def mount_options(settings: UiSettings, max_upload_bytes: int, uploads: UploadPo
     return options
 
 
-def launch(page: gr.Blocks, leaderboard: Leaderboard | PublishedLeaderboard, settings: UiSettings,
-           max_upload_bytes: int) -> None:  # fmt: skip
+def launch(
+    page: gr.Blocks, leaderboard: Leaderboard | PublishedLeaderboard, settings: UiSettings, max_upload_bytes: int
+) -> None:
     """Serve the app (``python app.py``): the board page and Gradio on one port, the baker running.
     The port is resolved once, so the root Gradio is told and the port uvicorn binds are the same."""
     settings = replace(settings, server_port=serving_port(settings))

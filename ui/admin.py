@@ -162,8 +162,10 @@ def rescore_plan(leaderboard: Leaderboard) -> str:
         if current is None:
             continue
         if staged is not None:
-            lines.append(f"{bench.id}: on the staged gold {staged.version[:12]}, then the board switches to it "
-                         f"from {current.version[:12]}")  # fmt: skip
+            lines.append(
+                f"{bench.id}: on the staged gold {staged.version[:12]}, then the board switches to it "
+                f"from {current.version[:12]}"
+            )
             shown = leaderboard.corrections.preview_staged(bench.id)
             if shown is not None:  # the confirmation says what the switch does, rows that would leave first
                 lines.append(f"  the switch: {shown.summary()}")
@@ -282,8 +284,10 @@ class Maintainers:
         if state is None:
             return ""
         meta = state.meta
-        return (f"Picked: `{meta.id}` · {meta.benchmark} · {escape_markdown(meta.model)} · "
-                f"{escape_markdown(meta.team)}{_flag(state)}")  # fmt: skip
+        return (
+            f"Picked: `{meta.id}` · {meta.benchmark} · {escape_markdown(meta.model)} · "
+            f"{escape_markdown(meta.team)}{_flag(state)}"
+        )
 
     def _set_hidden(
         self, sid: str, hidden: bool, reason: str, token: str, profile: gr.OAuthProfile | None, request
@@ -363,8 +367,12 @@ class AdminTab:
     def _wire(self, maintainers: Maintainers) -> None:
         """Each action sends the token field along: the server checks it every time."""
         for trigger in (self.unlock.click, self.token.submit):
-            trigger(maintainers.unlock, [self.token, self.pick_bench], [self.panel, self.message, *self.view],
-                    api_visibility="private")  # fmt: skip
+            trigger(
+                maintainers.unlock,
+                [self.token, self.pick_bench],
+                [self.panel, self.message, *self.view],
+                api_visibility="private",
+            )
         self.refresh.click(maintainers.view, [self.token, self.pick_bench], self.view, api_visibility="private")
         self.rescore.click(
             maintainers.rescore_if_confirmed,
@@ -372,9 +380,7 @@ class AdminTab:
             self.rescore_report,
             js=CONFIRM_RESCORE_JS,
             api_visibility="private",
-        ).then(  # fmt: skip
-            maintainers.view, [self.token, self.pick_bench], self.view, api_visibility="private"
-        )
+        ).then(maintainers.view, [self.token, self.pick_bench], self.view, api_visibility="private")
         self.pick_bench.change(
             maintainers.pick_benchmark, [self.pick_bench, self.token], self.pick, api_visibility="private"
         )
@@ -384,9 +390,12 @@ class AdminTab:
             (self.unhide, maintainers.unhide, None),
         ):
             button.click(
-                callback, [self.pick, self.reason, self.token], [self.hide_message, self.pick, self.held],
-                js=js, api_visibility="private",
-            )  # fmt: skip
+                callback,
+                [self.pick, self.reason, self.token],
+                [self.hide_message, self.pick, self.held],
+                js=js,
+                api_visibility="private",
+            )
 
 
 def _lock_components(oauth: bool) -> tuple:
@@ -430,8 +439,9 @@ def _panel_components() -> tuple:
             refresh = gr.Button("Refresh", size="sm", scale=0)
         rescore_report = gr.Markdown(elem_id="rescore-report")
         with gr.Row():
-            pick_bench = gr.Radio(list(BENCHMARKS), value=next(iter(BENCHMARKS)), label="Benchmark",
-                                  elem_id="hide-bench", scale=1)  # fmt: skip
+            pick_bench = gr.Radio(
+                list(BENCHMARKS), value=next(iter(BENCHMARKS)), label="Benchmark", elem_id="hide-bench", scale=1
+            )
             pick = gr.Dropdown([], label="Submission", elem_id="hide-pick", scale=3, **SURVIVES_EVICTION)
             reason = gr.Textbox(label="Reason (shown to the team)", elem_id="hide-reason", scale=2)
             hide = gr.Button("Hide", elem_id="hide-btn", scale=0)
@@ -446,5 +456,19 @@ def _panel_components() -> tuple:
         )
         rejected = gr.Dataframe(label="Rejected submissions", interactive=False, wrap=True, elem_id="rejected")
         plan = gr.Textbox(visible="hidden", elem_id="rescore-plan")  # in the page: the confirmation reads it
-    return (panel, gold, rescore, refresh, rescore_report, pick, reason, hide, unhide, hide_message, held, rejected,
-            plan, pick_bench)  # fmt: skip
+    return (
+        panel,
+        gold,
+        rescore,
+        refresh,
+        rescore_report,
+        pick,
+        reason,
+        hide,
+        unhide,
+        hide_message,
+        held,
+        rejected,
+        plan,
+        pick_bench,
+    )

@@ -115,9 +115,15 @@ class BoardFilter:
         return text.strip().lower() if self.lower else text
 
 
-SOURCE_FILTER = BoardFilter("source", fields.ColumnFilter(
-    label="Source", param="sources", elem="source", choices=tuple((s, s) for s in (SCORED_SOURCE, PAPER_SOURCE)),
-))  # fmt: skip
+SOURCE_FILTER = BoardFilter(
+    "source",
+    fields.ColumnFilter(
+        label="Source",
+        param="sources",
+        elem="source",
+        choices=tuple((s, s) for s in (SCORED_SOURCE, PAPER_SOURCE)),
+    ),
+)
 """The one filter not on a submission field: scored here or the papers' rows."""
 
 
@@ -147,8 +153,13 @@ def filter_data(flt: BoardFilter, rows: list[dict]) -> dict:
     spec = flt.spec
     label = spec.label or next((f.label for f in fields.public_fields() if f.name == flt.column), flt.column)
     elem = spec.elem or flt.column
-    return {"param": flt.param, "type": spec.type, "label": label, "id": f"{elem}-choice",
-            "choices": filter_choices(flt, rows)}  # fmt: skip
+    return {
+        "param": flt.param,
+        "type": spec.type,
+        "label": label,
+        "id": f"{elem}-choice",
+        "choices": filter_choices(flt, rows),
+    }
 
 
 def _ordered_bounds(rows: list[BoardRow], bench: Benchmark) -> dict[str, tuple[float, float]]:
@@ -165,10 +176,19 @@ def group_intervals(bench: Benchmark) -> Callable[[BoardRow], dict]:
     the metric's decimals, as :func:`as_shown`): the model page's per-group intervals, no digit more
     than the board shows of an interval."""
     getters = [
-        (g.name, label, m, figure_getter(Column(figure_key(m.ci, g.name, label), "", g.label, Kind.CI, m.decimals,
-                                                figure=(g.name, label, m.ci))))
-        for g in bench.groupings for label in g.order for m in bench.metrics if m.ci
-    ]  # fmt: skip
+        (
+            g.name,
+            label,
+            m,
+            figure_getter(
+                Column(figure_key(m.ci, g.name, label), "", g.label, Kind.CI, m.decimals, figure=(g.name, label, m.ci))
+            ),
+        )
+        for g in bench.groupings
+        for label in g.order
+        for m in bench.metrics
+        if m.ci
+    ]
 
     def of(row: BoardRow) -> dict:
         out: dict[str, dict[str, dict[str, float]]] = {}

@@ -165,7 +165,7 @@ def plot_values(df: pd.DataFrame, bench: Benchmark, sizes: Mapping[str, Mapping[
             bench.heatmap_metric(plot).name,
             title=plot_title(bench, plot),
             sizes=(sizes or {}).get(plot.grouping),
-        )  # fmt: skip
+        )
         for plot in drawn_plots(bench)
     ]
 

@@ -212,8 +212,10 @@ class MySubmissions:
             return gr.DownloadButton(value=None, interactive=False), f"For the model's Hub page: {results.refusal}."
         path = self.downloads.write(results.file_name, results.text.encode("utf-8"))
         where = f"`{results.model_repo}`" if results.model_repo else "your model repo (the row names none)"
-        note = (f"For the model's Hub page: {len(results.entries)} figure(s) as the board shows them, "
-                f"for `.eval_results/` in {where}.")  # fmt: skip
+        note = (
+            f"For the model's Hub page: {len(results.entries)} figure(s) as the board shows them, "
+            f"for `.eval_results/` in {where}."
+        )
         return gr.DownloadButton(value=path, interactive=True), note
 
     def open_pr(

@@ -101,13 +101,19 @@ def place_labels(points: list[Point], canvas: Canvas) -> list[tuple[float, float
         text = short_name(point.model, canvas.max_chars)
         width = len(text) * canvas.font * CHAR_WIDTH
         spots = [
-            (cx + gap, cy - height / 2), (cx - gap - width, cy - height / 2),
-            (cx - width / 2, cy - gap - height), (cx - width / 2, cy + gap),
-            (cx + gap, cy - gap - height + 3), (cx + gap, cy + gap - 3),
-            (cx - gap - width, cy - gap - height + 3), (cx - gap - width, cy + gap - 3),
-            (cx - width + 4, cy - gap - height), (cx - 4, cy - gap - height),
-            (cx - width + 4, cy + gap), (cx - 4, cy + gap),
-        ]  # fmt: skip
+            (cx + gap, cy - height / 2),
+            (cx - gap - width, cy - height / 2),
+            (cx - width / 2, cy - gap - height),
+            (cx - width / 2, cy + gap),
+            (cx + gap, cy - gap - height + 3),
+            (cx + gap, cy + gap - 3),
+            (cx - gap - width, cy - gap - height + 3),
+            (cx - gap - width, cy + gap - 3),
+            (cx - width + 4, cy - gap - height),
+            (cx - 4, cy - gap - height),
+            (cx - width + 4, cy + gap),
+            (cx - 4, cy + gap),
+        ]
         spot = next(
             (
                 (left, top)

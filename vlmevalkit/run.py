@@ -70,8 +70,9 @@ def infer(model, dataset, args: argparse.Namespace) -> str:
     from vlmeval.smp import get_pred_file_path
 
     os.makedirs(args.work_dir, exist_ok=True)
-    infer_data_job(model, work_dir=args.work_dir, model_name=args.model, dataset=dataset, api_nproc=args.nproc,
-                   limit=args.limit)  # fmt: skip
+    infer_data_job(
+        model, work_dir=args.work_dir, model_name=args.model, dataset=dataset, api_nproc=args.nproc, limit=args.limit
+    )
     return get_pred_file_path(args.work_dir, args.model, dataset.dataset_name, use_env_format=True)
 
 

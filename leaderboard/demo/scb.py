@@ -394,9 +394,14 @@ def scb_submission(
 
 def _team_submission(team: DemoTeam, gold: Sequence[Record]) -> list[Record]:
     return scb_submission(
-        gold, team.accuracy, team.grounding, team.seed, team.box_format, missing=team.missing,
+        gold,
+        team.accuracy,
+        team.grounding,
+        team.seed,
+        team.box_format,
+        missing=team.missing,
         as_response=team.as_response,
-    )  # fmt: skip
+    )
 
 
 TEAMS: tuple[DemoTeam, ...] = (

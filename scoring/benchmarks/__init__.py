@@ -82,6 +82,20 @@ register(SCB)
 register(KVISCUIT)
 
 __all__ = [
-    "BENCHMARKS", "Benchmark", "DeclarationError", "Grouping", "Heatmap", "Metric", "Panel", "Plot", "Scatter",
-    "Stat", "UnknownName", "get_benchmark", "load_plugins", "loaded_plugins", "register", "unregister",
-]  # fmt: skip
+    "BENCHMARKS",
+    "Benchmark",
+    "DeclarationError",
+    "Grouping",
+    "Heatmap",
+    "Metric",
+    "Panel",
+    "Plot",
+    "Scatter",
+    "Stat",
+    "UnknownName",
+    "get_benchmark",
+    "load_plugins",
+    "loaded_plugins",
+    "register",
+    "unregister",
+]

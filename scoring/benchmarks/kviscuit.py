@@ -30,9 +30,17 @@ from scoring.errors import GoldError, LineError
 from scoring.gold import Gold, content_version, group_codes, read_records
 
 CATEGORIES = (
-    "Food", "Beverage", "GamePlayPerformance", "Celebrations", "Religion",
-    "Tool", "Clothes", "Heritage", "ArchitecturePlaces", "Agriculture",
-)  # fmt: skip
+    "Food",
+    "Beverage",
+    "GamePlayPerformance",
+    "Celebrations",
+    "Religion",
+    "Tool",
+    "Clothes",
+    "Heritage",
+    "ArchitecturePlaces",
+    "Agriculture",
+)
 CHOICES = "ABCD"  # four textual options
 PAPER_NAMES = {"GamePlayPerformance": "Game", "ArchitecturePlaces": "Architecture"}
 """The paper prints two category labels shorter than the data has them."""
