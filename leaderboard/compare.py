@@ -31,22 +31,11 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from scoring.benchmarks import Benchmark, Metric, get_benchmark
-from submissions.fair_queue import PER_IDENTITY
+from scoring.benchmarks import Benchmark, Metric
 
 MIN_MODELS, MAX_MODELS = 2, 4
 Z95 = 1.959963984540054  # the normal quantile of a 95% interval
 TEST = "from the published intervals"
-BUSY = (
-    f"Busy: at most {PER_IDENTITY} comparisons per visitor run or wait at once, and yours are still running; "
-    "nothing was compared. Please try again in a moment."
-)
-"""Why a visitor holding its bound of comparisons gets none more (submissions.fair_queue)."""
-CRASHED = "The worker comparing these models stopped; nothing was compared. Please try again in a moment."
-
-
-class TryAgain(Exception):
-    """A comparison not made now (the visitor's bound, a worker that died): its message says so."""
 
 
 @dataclass(frozen=True)
@@ -141,8 +130,3 @@ def compare(bench: Benchmark, rows: Sequence[tuple[str, Mapping]]) -> tuple[Pair
         raise ValueError(f"compare {MIN_MODELS} to {MAX_MODELS} models, not {len(rows)}")
     (ref, ref_figures), *others = rows
     return tuple(compare_pair(bench, ref_figures, figures, (ref, name)) for name, figures in others)
-
-
-def compare_rows(benchmark: str, rows: Sequence[tuple[str, Mapping]]) -> tuple[Pairing, ...]:
-    """:func:`compare` on a benchmark named by id: what a compare worker runs (module doc)."""
-    return compare(get_benchmark(benchmark), rows)

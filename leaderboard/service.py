@@ -22,26 +22,22 @@ sync. Publishing is debounced (leaderboard.publishing), since every publish is a
 
 from __future__ import annotations
 
-import functools
 import io
 import logging
 import tempfile
 import threading
-from collections.abc import Callable
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from leaderboard import dates
-from leaderboard.compare import BUSY, CRASHED, MAX_MODELS, MIN_MODELS, Pairing, TryAgain, compare_rows
 from leaderboard.config import Settings
 from leaderboard.corrections import GoldCorrections
 from leaderboard.golds import RankChange as RankChange  # re-exported: scripts and tests import it here
 from leaderboard.moderation import Moderating
 from leaderboard.publishing import Publisher
 from leaderboard.submitting import Submissions
-from leaderboard.table import SCORED_SOURCE, Board, BoardRow, baseline_rows, scored_rows
+from leaderboard.table import Board, BoardRow, baseline_rows, scored_rows
 from leaderboard.visibility import EvalResults as EvalResults  # re-exported: ui and tests import it here
 from leaderboard.visibility import Visibility
 from scoring import BENCHMARKS, SCORER_VERSION, Limits
@@ -69,13 +65,7 @@ if TYPE_CHECKING:
     from submissions.worker import ScoringPool, WorkerPool
 
 log = logging.getLogger(__name__)
-CompareRunner = Callable[..., tuple[Pairing, ...]]
-"""Runs ``compare_rows(benchmark, rows)``: in this process, or in the compare pool's worker."""
 DEMO_USER = Identity("demo", is_maintainer=True, source="local")
-
-
-def compare_here(fn: Callable[..., tuple[Pairing, ...]], *args: object) -> tuple[Pairing, ...]:
-    return fn(*args)
 
 
 def make_store(settings: Settings) -> Store:
@@ -141,8 +131,6 @@ class Leaderboard:
         )
         self.probes = ProbeDetector(lambda s: lifecycle.read_raw(self.store, s.meta.benchmark, s.meta.id))
         self._boards: dict[str, tuple[tuple, Board]] = {}
-        self.run_compare: CompareRunner = compare_here  # here, or the compare pool's worker
-        self.compare_turns = FairQueue()  # Compare's turns: fair and bounded per visitor (one slot per worker)
         self._lock = threading.Lock()
         self.publisher = Publisher(self)
         self.submissions = Submissions(self)
@@ -219,42 +207,6 @@ class Leaderboard:
         times = [r.submitted_at for r in self.board(benchmark).rows if r.submitted_at]
         times += [info.added_at] if info else []
         return max(times, default="")
-
-    def compare(self, benchmark: str, row_ids: list[str], visitor: str = "") -> tuple[Pairing, ...]:
-        """The first row against each other one (2-4 rows scored here), from the rows' published
-        figures only (leaderboard.compare: it discloses nothing the rows do not); ValueError
-        says what is wrong. The figures are combined by ``run_compare`` in ``visitor``'s fair
-        turn (submissions.fair_queue: Compare is free and needs no account); TryAgain when the
-        visitor already holds its bound of comparisons or the worker died."""
-        rows = self._compared_rows(benchmark, row_ids)
-        turn = self.compare_turns.enter(visitor)
-        if turn is None:
-            log.info(
-                "a comparison of %s refused: %d already running or waiting", visitor, self.compare_turns.per_identity
-            )
-            raise TryAgain(BUSY)
-        with turn:
-            try:
-                return self.run_compare(compare_rows, benchmark, rows)
-            except BrokenProcessPool:  # the pool has started anew
-                raise TryAgain(CRASHED) from None
-
-    def _compared_rows(self, benchmark: str, row_ids: list[str]) -> list[tuple[str, dict]]:
-        """(name, published figures) of each picked row; ValueError says what is wrong."""
-        if not MIN_MODELS <= len(row_ids) <= MAX_MODELS:
-            raise ValueError(f"pick {MIN_MODELS} to {MAX_MODELS} models to compare, not {len(row_ids)}")
-        board = self.board(benchmark)
-        if self.golds.info(benchmark) is None:
-            raise ValueError(f"{benchmark} has no gold yet: nothing is scored here to compare")
-        rows = []
-        for row_id in row_ids:
-            row = board.row(row_id)
-            if row is None:
-                raise ValueError(f"no row {row_id!r} on the {benchmark} board")
-            if row.source != SCORED_SOURCE:
-                raise ValueError(f"{row.model} is a paper's published row: it has no intervals to compare")
-            rows.append((f"{row.model} ({row.team})", row.figures))
-        return rows
 
     # ---- upkeep: sync, publish, repair, worker pools, first start ----
     def refresh(self) -> bool:
@@ -354,17 +306,6 @@ class Leaderboard:
 
         pool = WorkerPool(workers)
         self.intake.model_facts = PooledModels(pool.run, self.settings.hub_endpoint)
-        return pool
-
-    def use_compare_pool(self, workers: int, bounds: JobBounds = JobBounds()) -> WorkerPool:
-        """Combine Compare's figures in ``workers`` lower-priority processes of their own (never
-        behind a scoring job, never holding a gold); visitors take fair turns, one per worker."""
-        from submissions.worker import WorkerPool
-
-        pool = WorkerPool(workers, bounds=bounds)
-        pool.start()  # the first visitor to compare does not wait for a spawn
-        self.run_compare = functools.partial(pool.run, "comparing")
-        self.compare_turns = FairQueue(slots=workers)
         return pool
 
     # ---- first start ----

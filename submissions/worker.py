@@ -7,9 +7,8 @@ two polygon files scored). :class:`ScoringPool` runs :func:`submissions.lifecycl
 benchmark plugins, so browsing keeps the CPU when both want it. Validate-only and the pre-check
 of an upload run there too (:meth:`ScoringPool.run_check`, in turns from
 submissions.fair_queue). The caller still waits for the answer (same contract); only where the
-CPU work happens changes. The parent keeps writing files. Compare has a :class:`WorkerPool` of
-its own (``Leaderboard.use_compare_pool``): it never waits behind a scoring job, and its worker
-never holds a gold.
+CPU work happens changes. The parent keeps writing files. (Compare runs in the visitor's browser,
+from the board page's own data: no worker of its own.)
 
 A gold reaches the workers once per version, through a pickle file in the pool's folder (as
 rescoring does); each worker keeps the last gold it loaded per benchmark.

