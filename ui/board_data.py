@@ -326,6 +326,7 @@ def board_data(read: ReadSide, empty_board: str) -> dict:
         "type_tones": {c.key: c.tone for c in fields.MODEL_TYPE.choices},
         "lenient": {"key": LENIENT_KEY, "mark": display.LENIENT_MARK},
         "paper_source": PAPER_SOURCE,
+        "scored_source": SCORED_SOURCE,
         "empty_board": empty_board,
         "benchmarks": benches,
     }

@@ -170,3 +170,23 @@ def test_too_few_models_say_what_is_wrong(page, server):
     page.locator("#cmp-model-0").select_option(index=1)
     page.locator("#cmp-btn").click()
     assert page.locator("#cmp-result .empty-note").inner_text() == "pick 2 to 4 models to compare, not 1"
+
+
+def test_paper_rows_and_unknown_rows_are_refused_clearly(page, server):
+    """The refusals Leaderboard.compare gave before Compare moved into the page (its test went with it)."""
+    page.goto(server.url + "/")
+    page.wait_for_function("() => window.lbCompare !== undefined")
+    bench = next(b for b in page_data(page)["benchmarks"] if b["id"] == "scb")
+    scored = scored_ids(bench)
+    paper = next(r["row_id"] for r in bench["rows"] if r["row_id"] not in scored)
+
+    def refusal(ids: list[str]) -> str:
+        return page.evaluate(
+            "([b, ids]) => { try { window.lbCompare.compare(b, ids); return ''; } catch (e) { return e.message; } }",
+            [bench["id"], ids],
+        )
+
+    assert "is a paper's published row: it has no intervals to compare" in refusal([scored[0], paper])
+    assert refusal([scored[0], "nope"]) == "no row nope on the scb board"
+    assert refusal([scored[0]]) == "pick 2 to 4 models to compare, not 1"
+    assert refusal(scored[:2]) == ""

@@ -11,7 +11,7 @@
   const MIN_MODELS = 2, MAX_MODELS = 4;
   const Z95 = 1.959963984540054; // leaderboard/compare.py Z95
   const TEST = "from the published intervals";
-  const SCORED = DATA.sources[0];
+  const SCORED = DATA.scored_source;
   const el = (id) => document.getElementById(id);
   // The address as opened: board.js, which runs next, rewrites it to its own view's state.
   const OPENED = window.location.search;
