@@ -172,23 +172,8 @@ def validate_file(
     is set aside (``Predictions.set_aside``), not an error: a file accepted on an earlier gold
     stays accepted when a correction removes questions."""
     bench = _declaration(benchmark)
-    if gold.benchmark != bench.id:
-        raise ValueError(f"gold is for {gold.benchmark!r}, not {bench.id!r}")
-    if min_coverage is not None and not 0 <= min_coverage <= 1:
-        raise ValueError(f"min_coverage must be a share between 0 and 1, got {min_coverage!r}")
+    _check_settings(bench, gold, bbox_format, grounding_format, min_coverage)
     log = IssueLog()
-    if bench.grounding and bbox_format not in BOX_FORMATS:
-        log.add(
-            "unknown_bbox_format",
-            0,
-            "bbox_format",
-            f"unknown box format {bbox_format!r}; known: {', '.join(BOX_FORMATS)}",
-        )
-        log.raise_if_any()
-    if bench.grounding and grounding_format and not known_format(grounding_format):
-        message = f"unknown grounding format {grounding_format[:40]!r}; known: {describe_formats()}"
-        log.add("unknown_grounding_format", 0, "grounding_format", message)
-        log.raise_if_any()
     limits = _limits_for(gold, limits)
     try:
         shaped = harness.as_submission(bench, gold, source, limits.max_bytes, limits.max_lines)
@@ -207,15 +192,39 @@ def validate_file(
     if min_coverage is not None:
         check_coverage(log, predictions.answered, gold.size, min_coverage)
     if bench.grounding and (log.total or check_box_format):  # the advice matters only then
-        advice = boxcheck.advice(predictions.box_samples, bbox_format)
-        qwen = boxcheck.qwen_preset_advice(predictions.box_samples)
-        for hint in (qwen, predictions.grounding_hint, advice):
-            if hint is not None:
-                log.add_first(hint)
+        _add_format_advice(log, predictions, bbox_format)
     if converted is not None:
         _name_records(log, predictions, converted)
     log.raise_if_any()
     return predictions
+
+
+def _check_settings(
+    bench: Benchmark, gold: Gold, bbox_format: str, grounding_format: str, min_coverage: float | None
+) -> None:
+    """The call's own settings, before a line is read: a wrong gold or share is the caller's error
+    (ValueError); an unknown box or grounding format is the submission's (one issue)."""
+    if gold.benchmark != bench.id:
+        raise ValueError(f"gold is for {gold.benchmark!r}, not {bench.id!r}")
+    if min_coverage is not None and not 0 <= min_coverage <= 1:
+        raise ValueError(f"min_coverage must be a share between 0 and 1, got {min_coverage!r}")
+    log = IssueLog()
+    if bench.grounding and bbox_format not in BOX_FORMATS:
+        message = f"unknown box format {bbox_format!r}; known: {', '.join(BOX_FORMATS)}"
+        log.add("unknown_bbox_format", 0, "bbox_format", message)
+    elif bench.grounding and grounding_format and not known_format(grounding_format):
+        message = f"unknown grounding format {grounding_format[:40]!r}; known: {describe_formats()}"
+        log.add("unknown_grounding_format", 0, "grounding_format", message)
+    log.raise_if_any()
+
+
+def _add_format_advice(log: IssueLog, predictions: Predictions, bbox_format: str) -> None:
+    """Whole-file hints, listed first: another Qwen2.5-VL preset, another grounding family, another box format."""
+    advice = boxcheck.advice(predictions.box_samples, bbox_format)
+    qwen = boxcheck.qwen_preset_advice(predictions.box_samples)
+    for hint in (qwen, predictions.grounding_hint, advice):
+        if hint is not None:
+            log.add_first(hint)
 
 
 def _name_records(log: IssueLog, predictions: Predictions, converted: harness.Converted) -> None:
