@@ -158,8 +158,8 @@ def test_chromium_as_the_victim_loads_nothing_from_the_attacker(server, attacker
     try:
         page.goto(server.public_url + "/")  # the board page, then the Gradio page it links
         page.wait_for_selector(".tabulator-row >> text=reported in paper")
-        page.goto(server.public_url + "/app?tab=compare")
-        page.wait_for_selector("#tab-compare")  # an event-driven page: its API calls follow the root
+        page.goto(server.public_url + "/app?tab=submit")  # Compare left Gradio for the board page
+        page.wait_for_selector("#tab-submit")  # an event-driven page: its API calls follow the root
         assert page.evaluate("window.gradio_config.root") == server.public_url
         assert page.evaluate("window.__pwned === undefined")
         shot(page, "root-poisoning-victim")
