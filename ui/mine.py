@@ -30,11 +30,12 @@ SIGN_IN = "Sign in to see your submissions."
 
 
 def figure_text(value: object, interval: object = None, decimals: int = 2) -> str:
-    """``80.00 [76.43, 83.57]``, or the figure alone, or ``-``."""
-    text = display.fmt_number(value, decimals)
-    if text != display.MISSING and isinstance(interval, list | tuple) and len(interval) == 2:
-        text += f" [{display.fmt_number(interval[0], decimals)}, {display.fmt_number(interval[1], decimals)}]"
-    return text
+    """``80.00 ± 3.57`` (the board's one interval format: half the interval its rounded bounds
+    give, as leaderboard.table shows it), or the figure alone, or ``-``."""
+    half = None
+    if isinstance(interval, list | tuple) and len(interval) == 2 and not any(map(display.is_missing, interval)):
+        half = (round(interval[1], decimals) - round(interval[0], decimals)) / 2
+    return display.fmt_with_ci(value, half, decimals)
 
 
 def metric_columns() -> dict[str, tuple[str, int]]:

@@ -29,7 +29,8 @@ def test_own_submissions_newest_first(lb, tmp_path):
     assert list(table["status"]) == ["rejected", "scored"]
     assert list(table["rank"]) == ["-", scored["rank"]]
     acc, (low, high) = scored["result"]["overall"]["acc"], scored["result"]["overall"]["acc_ci"]
-    assert table["Acc"].iloc[1] == f"{acc:.2f} [{low:.2f}, {high:.2f}]"  # with its interval
+    half = (round(high, 2) - round(low, 2)) / 2
+    assert table["Acc"].iloc[1] == f"{acc:.2f} ± {half:.2f}"  # with its interval, as the board shows it
     assert list(table["visibility"]) == ["private", "public"] and table["board"].iloc[1].startswith("public row")
     assert list(table["errors"]) == [3, 0] and list(table["box_format"]) == ["xyxy", "xyxy"]
 
