@@ -164,7 +164,10 @@ class Visibility:
             )
             self._write_publication(state, event)
         self.lb.publisher.publish(state.meta.benchmark, now=True)
-        return _visibility_message(state, event)
+        if not public:
+            return _visibility_message(state, event)
+        left = self.lb.feedback.ration(state.meta.benchmark, state.meta.team, datetime.now(UTC), identity.is_maintainer)
+        return f"{_visibility_message(state, event)} {left.message()}"
 
     def _check_may_publish(
         self, identity: Identity, state: SubmissionState | None, submission_id: str, public: bool

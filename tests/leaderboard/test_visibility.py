@@ -146,3 +146,16 @@ def test_my_submissions_keeps_every_record_and_past_errors(lb: Leaderboard, tmp_
         lb.visibility.entries(BOB) == [] and lb.visibility.entries(MAINTAINER) == []
     )  # a maintainer's list is its own
     assert lb.visibility.entry(MAINTAINER, kept.submission_id) is not None  # and it can look one up
+
+
+def test_publishing_says_how_many_publications_are_left(lb: Leaderboard, tmp_path: Path):
+    """The "Published" confirmation says what the week's ration has left (issue 33: it did not)."""
+    first = private(lb, write_submission(tmp_path / "a.jsonl", accuracy=0.8))
+    second = private(lb, write_submission(tmp_path / "b.jsonl", accuracy=0.6, seed=2))
+    said = lb.visibility.set_visibility(ALICE, first.submission_id, True)
+    assert said.startswith(f"Published: {first.submission_id}") and "2 of 3 left" in said, said
+    assert "1 of 3 left" in lb.visibility.set_visibility(ALICE, second.submission_id, True)
+    lb.visibility.set_visibility(ALICE, first.submission_id, False)
+    again = lb.visibility.set_visibility(ALICE, first.submission_id, True)  # public before: free
+    assert "1 of 3 left" in again, again
+    assert "no limit (maintainer)" in lb.visibility.set_visibility(MAINTAINER, first.submission_id, True)
