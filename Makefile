@@ -1,14 +1,14 @@
 # Two commands for a fresh machine (see README):
 #   make run    installs the app into .venv and starts it on the embedded default (./data)
 #   make test   installs the app, the test tools and Chromium, then lints and runs every test
-#               (two pytest-xdist workers, a module to one worker; PYTEST_WORKERS=0 runs in one process)
+#               (three pytest-xdist workers, a module to one worker; PYTEST_WORKERS=0 runs in one process)
 #   make test-busy  the same beside a busy-looping process (scripts/with_cpu_hog.py): run it before a push
 #   make harness-fixtures  (not part of make test) installs lmms-eval 0.7.3 and VLMEvalKit (ms-vlmeval) each in
 #               its own environment under .harness/, runs them against the toy endpoint and rewrites
 #               tests/fixtures/harness/lmms-eval-0.7.3/ and tests/fixtures/harness/vlmevalkit-0.0.20/
 VENV ?= .venv
 PY := $(VENV)/bin/python
-PYTEST_WORKERS ?= 2
+PYTEST_WORKERS ?= 3
 PYTEST := $(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=25
 
 .PHONY: run test test-busy lint format bench chromium harness-fixtures
