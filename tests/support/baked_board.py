@@ -4,6 +4,8 @@ the test, a store built in it), with no app process to start."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from urllib.parse import urlparse
 
 from starlette.applications import Starlette
@@ -14,6 +16,9 @@ from ui.board_data import ReadSide
 from ui.board_page import BoardBaker, routes
 
 ORIGIN = "http://board.test"
+WIDTHS = {1440: (1440, 900), 390: (390, 844)}  # the desktop and phone viewports the board is tested at
+ROWS = "#board-table .tabulator-row"
+TIMEOUT = 60_000  # ms: a bound on a hang on a loaded host, not a speed check
 
 
 def baked_client(read: ReadSide) -> TestClient:
@@ -37,3 +42,25 @@ def route_to(context, client: TestClient) -> None:
         route.fulfill(status=got.status_code, headers=dict(got.headers), body=got.content)
 
     context.route(f"{ORIGIN}/**", answer)
+
+
+@contextmanager
+def baked_page(browser, client: TestClient, width: int, **context_options) -> Iterator:
+    """A page in a new context of ``width`` (a key of :data:`WIDTHS`) whose requests to :data:`ORIGIN`
+    ``client`` answers; the context is closed after."""
+    w, h = WIDTHS[width]
+    context = browser.new_context(viewport={"width": w, "height": h}, **context_options)
+    route_to(context, client)
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT)
+    try:
+        yield page
+    finally:
+        context.close()
+
+
+def open_board(page, query: str = "") -> None:
+    """The baked board at ``query``, once its table has drawn."""
+    page.goto(f"{ORIGIN}/{query}")
+    page.wait_for_selector(ROWS)
+    page.wait_for_function("() => Number(document.getElementById('board').dataset.drawn) >= 1")

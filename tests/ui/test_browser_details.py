@@ -18,13 +18,10 @@ import pytest
 from leaderboard.baselines import PAPER_SOURCE
 from scoring.benchmarks import get_benchmark
 from submissions.records import Identity, SubmissionForm
-from tests.support.baked_board import ORIGIN, baked_client, route_to
+from tests.support.baked_board import ROWS, WIDTHS, baked_client, baked_page, open_board
 from tests.support.submissions import board, write_gold, write_submission
 from tests.ui.conftest import shot
 
-TIMEOUT = 60_000
-WIDTHS = {1440: (1440, 900), 390: (390, 844)}
-ROWS = "#board-table .tabulator-row"
 TWIN = "GPT-o3"  # a paper row of SCB's declaration has this name too
 OTHER = "Fresh-Model"
 INTERVAL = re.compile(r"^(\d+\.\d{2}) ± (\d+\.\d{2})$")
@@ -54,19 +51,8 @@ def width(request):
 
 @pytest.fixture
 def page(browser, client, width):
-    w, h = WIDTHS[width]
-    context = browser.new_context(viewport={"width": w, "height": h}, accept_downloads=True)
-    route_to(context, client)
-    page = context.new_page()
-    page.set_default_timeout(TIMEOUT)
-    yield page
-    context.close()
-
-
-def open_board(page, query: str = "") -> None:
-    page.goto(f"{ORIGIN}/{query}")
-    page.wait_for_selector(ROWS)
-    page.wait_for_function("() => Number(document.getElementById('board').dataset.drawn) >= 1")
+    with baked_page(browser, client, width, accept_downloads=True) as page:
+        yield page
 
 
 def row(page, model: str):

@@ -13,13 +13,19 @@ import pytest
 from leaderboard.config import UiSettings
 from submissions import fields
 from submissions.records import Identity, SubmissionForm
-from tests.support.baked_board import ORIGIN, baked, baked_client, route_to
+from tests.support.baked_board import (
+    ROWS,
+    TIMEOUT,
+    WIDTHS,
+    baked,
+    baked_client,
+    baked_page,
+    open_board,
+    route_to,
+)
 from tests.support.submissions import board, write_gold, write_submission
 from tests.ui.conftest import shot
 
-TIMEOUT = 60_000
-WIDTHS = {1440: (1440, 900), 390: (390, 844)}
-ROWS = "#board-table .tabulator-row"
 REGION = fields.Field("compute_region", "Compute region", 40, filter=fields.ColumnFilter("dropdown"))
 WEIGHTS = fields.Field(
     "weights_licence", "Weights licence", widget=fields.Widget.CHOICE, default="permissive",
@@ -56,19 +62,8 @@ def width(request):
 
 @pytest.fixture
 def page(browser, client, width):
-    w, h = WIDTHS[width]
-    context = browser.new_context(viewport={"width": w, "height": h})
-    route_to(context, client)
-    page = context.new_page()
-    page.set_default_timeout(TIMEOUT)
-    yield page
-    context.close()
-
-
-def open_board(page, query: str = "") -> None:
-    page.goto(f"{ORIGIN}/{query}")
-    page.wait_for_selector(ROWS)
-    page.wait_for_function("() => Number(document.getElementById('board').dataset.drawn) >= 1")
+    with baked_page(browser, client, width) as page:
+        yield page
 
 
 def ours(page) -> list[str]:
