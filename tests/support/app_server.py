@@ -51,9 +51,25 @@ NOT_SEEDING = frozenset(
         "LEADERBOARD_LOCAL_USER",
         "LEADERBOARD_ADMIN_TOKEN",
         "GRADIO_TEMP_DIR",
+        # the seed submits as a maintainer: no daily or weekly quota applies to it
+        "LEADERBOARD_MAX_SCORED_PER_DAY",
+        "LEADERBOARD_MAX_ATTEMPTS_PER_DAY",
+        "LEADERBOARD_PUBLICATIONS_PER_WEEK",
+        "LEADERBOARD_MAINTAINERS",
+        # serving only: addresses, sessions, sign-in, proxies, Compare's pool, the publish debounce
+        "LEADERBOARD_PUBLIC_URL",
+        "LEADERBOARD_SESSION_CAPACITY",
+        "LEADERBOARD_SESSION_SECRET",
+        "LEADERBOARD_OAUTH",
+        "LEADERBOARD_CONTACT",
+        "LEADERBOARD_TRUSTED_PROXIES",
+        "LEADERBOARD_COMPARE_WORKERS",
+        "LEADERBOARD_PUBLISH_SECONDS",
     }
 )
-"""Settings the demo seed does not read: apps that differ only in these share one seeded folder."""
+"""Settings the demo seed does not read: apps that differ only in these share one seeded folder.
+Checked by seeding with and without them and comparing the stored files and every board's rows
+(tests/support/test_seed_key.py). Not LEADERBOARD_MAX_UPLOAD_MB: the seed's polygon file is over 1 MB."""
 SEED = ["-m", "leaderboard", "demo"]  # the maintainers' command; Leaderboard.seed_demo, as the app's first start
 STALE_RUNS = 6 * 3600  # seconds after which another run's seeded folders are removed
 
