@@ -33,8 +33,10 @@ Ids = dict[str, str]
 
 
 def replica(hub: HubServer, ids: Ids, folder: Path, **policy: float) -> Leaderboard:
-    """A facade on its own (empty or not) disk, after the start-up sync."""
-    retry = RetryPolicy.fast(**policy) if policy else RetryPolicy.fast(timeout=5.0, deadline=20.0)
+    """A facade on its own (empty or not) disk, after the start-up sync. Without a ``policy`` the
+    bounds are for a hang, not a speed check: pulling 400 files took over 20 s at load 13 on 2 cores
+    and left a fresh replica empty (test_rescoring_two_hundred_is_a_few_commits)."""
+    retry = RetryPolicy.fast(**policy) if policy else RetryPolicy.fast(timeout=30.0, deadline=180.0)
     store = HubStore(folder / "cache", ids, TOKEN, endpoint=hub.url, retry=retry)
     lb = board(folder, store=store)
     lb.refresh()
