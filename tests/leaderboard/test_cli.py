@@ -1,5 +1,6 @@
-"""The maintainer command line, run as ``python -m leaderboard`` in a subprocess on a data
-folder given by LEADERBOARD_DATA_DIR: gold add, submit, table, rescore, hide/unhide."""
+"""The maintainer command line on a data folder given by LEADERBOARD_DATA_DIR: gold add, submit,
+table, rescore, hide/unhide. The first test runs ``python -m leaderboard`` in child processes, as
+typed; the rest call the same ``main`` in this process."""
 
 from __future__ import annotations
 
@@ -10,10 +11,13 @@ import os
 import re
 import subprocess
 import sys
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
+from unittest import mock
 
 import pytest
 
+from leaderboard.cli import main
 from leaderboard.config import REFRESH_AT_LEAST_EVERY
 from submissions.records import Identity
 from submissions.request import SubmitRequest
@@ -31,17 +35,36 @@ from tests.support.submissions import (
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def cli(data_dir: Path, *args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
-    env = os.environ | {
-        "LEADERBOARD_DATA_DIR": str(data_dir),
-        "LEADERBOARD_DEMO": "0",
-        "PYTHONPATH": str(ROOT),
-    }
-    for var in ("LEADERBOARD_GOLD_REPO", "LEADERBOARD_SUBMISSIONS_REPO", "LEADERBOARD_RESULTS_REPO"):
-        env.pop(var, None)
+HUB_VARIABLES = ("LEADERBOARD_GOLD_REPO", "LEADERBOARD_SUBMISSIONS_REPO", "LEADERBOARD_RESULTS_REPO")
+
+
+def cli_environment(data_dir: Path) -> dict[str, str]:
+    env = os.environ | {"LEADERBOARD_DATA_DIR": str(data_dir), "LEADERBOARD_DEMO": "0", "PYTHONPATH": str(ROOT)}
+    return {name: value for name, value in env.items() if name not in HUB_VARIABLES}
+
+
+def cli_process(data_dir: Path, *args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
+    """``python -m leaderboard ...`` in a child process, as a maintainer types it."""
     done = subprocess.run(
-        [sys.executable, "-m", "leaderboard", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
-    )
+        [sys.executable, "-m", "leaderboard", *args],
+        cwd=ROOT, env=cli_environment(data_dir), capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    if ok:
+        assert done.returncode == 0, done.stderr
+    return done
+
+
+def cli(data_dir: Path, *args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
+    """The same command through ``leaderboard.cli.main`` in this process: what ``python -m
+    leaderboard`` runs (``leaderboard/__main__.py``), without a second of interpreter start a call
+    (46 calls in this module alone). Its exit code is main's return value or argparse's exit."""
+    out, err = io.StringIO(), io.StringIO()
+    with mock.patch.dict(os.environ, cli_environment(data_dir), clear=True), redirect_stdout(out), redirect_stderr(err):
+        try:
+            code = main(list(args))
+        except SystemExit as stop:  # argparse: --help, an unknown choice
+            code = stop.code if isinstance(stop.code, int) else 1
+    done = subprocess.CompletedProcess(["python", "-m", "leaderboard", *args], code, out.getvalue(), err.getvalue())
     if ok:
         assert done.returncode == 0, done.stderr
     return done
@@ -58,25 +81,29 @@ def scored_models(data_dir: Path) -> list[str]:
 def test_gold_add_submit_and_table(tmp_path: Path) -> None:
     data = tmp_path / "data"
     gold = write_gold(tmp_path / "gold.jsonl")
-    added = cli(data, "gold", "add", "--benchmark", "scb", "--file", str(gold))
+    added = cli_process(data, "gold", "add", "--benchmark", "scb", "--file", str(gold))
     assert re.search(r"scb: gold [0-9a-f]{64} is current \(140 questions\)", added.stdout)
     broken_gold = tmp_path / "broken-gold.jsonl"
     broken_gold.write_text('{"question_id": "x"}\n')
-    refused = cli(data, "gold", "add", "--benchmark", "scb", "--file", str(broken_gold), ok=False)
+    refused = cli_process(data, "gold", "add", "--benchmark", "scb", "--file", str(broken_gold), ok=False)
     assert refused.returncode == 1 and refused.stderr.startswith("error:")
 
     sub = write_submission(tmp_path / "sub.jsonl", accuracy=0.5, grounding="bbox_good")
-    out = cli(data, "submit", "--benchmark", "scb", "--file", str(sub), "--model", "=HYPERLINK(1)", "--team", "T",
-              "--user", "u", "--model-type", "closed", "--paper-url", "https://example.org/p")  # fmt: skip
+    form = ("--model", "=HYPERLINK(1)", "--team", "T", "--user", "u", "--model-type", "closed")
+    out = cli_process(
+        data, "submit", "--benchmark", "scb", "--file", str(sub), *form, "--paper-url", "https://example.org/p"
+    )
     match = re.match(r"scored: Scored\. \(id (\S+)\)", out.stdout)
     assert match, out.stdout
     assert json.loads(out.stdout.splitlines()[1])["acc"] == pytest.approx(50.0)
-    bad = cli(data, "submit", "--benchmark", "scb", "--file", str(write_broken(tmp_path / "b.jsonl")),
-              "--model", "M2", "--team", "T", "--user", "u", ok=False)  # fmt: skip
+    broken = str(write_broken(tmp_path / "b.jsonl"))
+    bad = cli_process(
+        data, "submit", "--benchmark", "scb", "--file", broken, "--model", "M2", "--team", "T", "--user", "u", ok=False
+    )
     assert bad.returncode == 2 and bad.stdout.startswith("rejected:")
     assert "line 2: not valid JSON" in bad.stdout and "line 3 [question_id]" in bad.stdout
 
-    rows = list(csv.DictReader(io.StringIO(cli(data, "table", "--benchmark", "scb", "--format", "csv").stdout)))
+    rows = list(csv.DictReader(io.StringIO(cli_process(data, "table", "--benchmark", "scb", "--format", "csv").stdout)))
     mine = [r for r in rows if r["source"] == "scored here"]
     assert [(r["model"], r["team"], r["model_type"]) for r in mine] == [("'=HYPERLINK(1)", "T", "closed")]
     assert float(mine[0]["overall.acc"]) == pytest.approx(50.0) and mine[0]["overall.miou"]
@@ -85,9 +112,9 @@ def test_gold_add_submit_and_table(tmp_path: Path) -> None:
     ranks = [r["rank"] for r in records]  # honest ranks: shared where intervals overlap, so ascending, not strict
     assert len(records) == len(rows) and ranks[0] == 1 and ranks == sorted(ranks)
     assert [r["model"] for r in records if r["source"] == "scored here"] == ["=HYPERLINK(1)"]  # JSON: as is
-    text = cli(data, "table", "--benchmark", "scb").stdout
+    text = cli_process(data, "table", "--benchmark", "scb").stdout
     assert "=HYPERLINK(1)" in text and "reported in paper" in text
-    shown = cli(data, "gold", "show").stdout
+    shown = cli_process(data, "gold", "show").stdout
     assert "scb: " in shown and "kviscuit: no gold" in shown
 
 
