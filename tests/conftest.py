@@ -18,20 +18,29 @@ collect_ignore = ["toy_benchmark.py"]
 test (test_third_benchmark registers it for one test at a time)."""
 
 SLOWEST_FIRST = (
-    "tests/leaderboard/test_cli.py",
-    "tests/hardening/test_gold_secrecy_app.py",
-    "tests/hardening/test_app_faults.py",
-    "tests/hardening/test_identity_app.py",
+    "tests/ui/test_browser_a11y.py",
+    "tests/leaderboard/test_third_benchmark.py",
+    "tests/leaderboard/test_hub_durability.py",
+    "tests/ui/test_browser_teams.py",
+    "tests/ui/test_browser_board.py",
     "tests/test_docs_snippets.py",
-    "tests/ui/test_browser_fairness.py",
-    "tests/hardening/test_hub_app.py",
-    "tests/hardening/test_geometry_secrecy.py",
-    "tests/hardening/test_gold_secrecy_store.py",
+    "tests/leaderboard/test_vlmevalkit_upload.py",
+    "tests/leaderboard/test_gold_corrections.py",
+    "tests/scoring/test_vlmevalkit_files.py",
+    "tests/ui/test_browser_context.py",
+    "tests/leaderboard/test_harness_upload.py",
+    "tests/scoring/test_inspect_logs.py",
+    "tests/hardening/test_identity_app.py",
+    "tests/hardening/test_app_faults.py",
     "tests/runner/test_end_to_end.py",
+    "tests/ui/test_browser_compare.py",
+    "tests/scoring/test_lmms_eval_files.py",
+    "tests/ui/test_browser_fields.py",
+    "tests/hardening/test_gold_secrecy_app.py",
 )
-"""Modules measured slowest (``pytest --durations``), in that order. Under ``make test``'s two
-workers (pytest-xdist, a module to one worker) a long module dealt last keeps one worker busy
-while the other idles: the slowest go first, then every module that starts the app, then the rest
+"""Modules measured slowest (their tests' ``pytest --durations=0`` summed), in that order. Under
+``make test``'s workers (pytest-xdist, a module to one worker) a long module dealt last keeps one
+worker busy while the others idle: the slowest go first, then every module that starts the app, then the rest
 in their usual order to fill the gaps."""
 
 
