@@ -95,12 +95,6 @@ def multiple_choice_task(benchmark: str, questions: str, images: str) -> Task:
     return Task(dataset=dataset, solver=generate(), name=bench.id)
 
 
-def store_keys(benchmark: str) -> dict[str, str]:
-    """The store keys of a two-stage sample's two responses and grounding family (``scb/stage1``,
-    ``scb/stage2``, ``scb/grounding_format``): what the leaderboard reads back (scoring/inspect_log.py)."""
-    return {"stage1": f"{benchmark}/stage1", "stage2": f"{benchmark}/stage2", "family": f"{benchmark}/grounding_format"}
-
-
 def _two_stage_sample(bench, question: dict, images: str) -> Sample:
     family = bench.family
     refs = [image_ref(images, ref) for ref in family.option_images(question)]
@@ -115,7 +109,7 @@ def two_stages_of(bench):
     """The two-stage solver of ``bench``: stage 1 on the sample's input; stage 2 on the chosen image
     (read as the site reads the stage-1 answer), as its own request. Inspect logs a solver's
     arguments: only ``grounding_format`` is one, the declaration is this closure's."""
-    family, letters, store = bench.family, bench.choices, store_keys(bench.id)
+    family, letters, store = bench.family, bench.choices, scoring("inspect_log").store_keys(bench.id)
 
     @solver(name="two_stages")
     def two_stages(grounding_format: str):

@@ -9,7 +9,8 @@ convention of the model family named by ``grounding_format`` (one of the family'
         -T grounding_format=qwen2_5_vl --model openai-api/<name>/<model>
 
 Sample ids are the question ids. Each sample keeps its stage-1 and stage-2 responses and the family
-in its store (``scb/stage1``, ``scb/stage2``, ``scb/grounding_format``); its output is stage 2's.
+in its store (``scb/stage1``, ``scb/stage2``, ``scb/grounding_format``: ``scoring.inspect_log.store_keys``,
+what the leaderboard reads back); its output is stage 2's.
 The gold is hidden, so the task only predicts: upload the ``.eval`` log to the leaderboard.
 """
 
@@ -21,10 +22,7 @@ from pathlib import Path
 from inspect_ai import Task, task
 
 sys.path.insert(0, str(Path(__file__).parent))  # inspect loads a task by its path: _inputs lies beside it
-from _inputs import store_keys, two_stage_task  # noqa: E402
-
-STORE = store_keys("scb")
-"""The store keys of a sample's two responses and family (what the leaderboard reads back)."""
+from _inputs import two_stage_task  # noqa: E402
 
 
 @task
