@@ -1,5 +1,6 @@
-"""What both Inspect AI tasks share: the question list and images, from files or URLs, and the
-leaderboard's protocol turned into Inspect messages.
+"""What the Inspect AI tasks share: the question list and images, from files or URLs, the
+leaderboard's protocol turned into Inspect messages, and each benchmark family's task, read from
+the benchmark's declaration (:func:`multiple_choice_task`, :func:`two_stage_task`).
 
 ``questions``: the public question list as JSON Lines (the app's ``/questions/<benchmark>.jsonl``,
 or a downloaded copy). ``images``: a folder, or an address to which an image's file name is
@@ -7,8 +8,8 @@ appended (the app's ``/questions/<benchmark>/images`` on the embedded default, o
 benchmark publishes its images): an option's ``url`` (SCB) or ``image_path`` / ``image_url``
 (K-Viscuit) is looked up there by its path, then by its file name.
 
-The prompts are the leaderboard's own (``scoring.protocol``, the one declaration the runner and the
-other harnesses read), so Inspect's environment needs the leaderboard's scoring package:
+The prompts are the leaderboard's own (the benchmark's declaration in ``scoring.benchmarks``, which
+the runner and the other harnesses read), so Inspect's environment needs the leaderboard's scoring package:
 ``pip install ./scoring`` from a checkout. Without it the task stops and says so.
 """
 
@@ -20,8 +21,9 @@ from pathlib import Path
 
 from inspect_ai import Task
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.model import ChatMessageUser, ContentImage, ContentText
-from inspect_ai.solver import generate
+from inspect_ai.model import ChatMessageUser, ContentImage, ContentText, get_model
+from inspect_ai.solver import Generate, TaskState, generate, solver
+from inspect_ai.util import materialize_media
 
 MAX_LIST_BYTES = 64 * 1024 * 1024  # a question list larger than this is not one of ours
 
@@ -91,3 +93,52 @@ def multiple_choice_task(benchmark: str, questions: str, images: str) -> Task:
         raise ValueError(f"benchmark {benchmark!r} does not declare the multiple-choice family")
     dataset = MemoryDataset([_choice_sample(bench, q, images) for q in read_questions(questions)], name=bench.id)
     return Task(dataset=dataset, solver=generate(), name=bench.id)
+
+
+def _two_stage_sample(bench, question: dict, images: str) -> Sample:
+    family = bench.family
+    refs = [image_ref(images, ref) for ref in family.option_images(question)]
+    return Sample(
+        id=question[bench.key_field],
+        input=[user_message(bench.protocol["stage1"](question.get(family.question, "")), refs)],
+        metadata={"images": refs, "grounding_prompt": question.get(family.grounding_prompt, "")},
+    )
+
+
+def two_stages_of(bench):
+    """The two-stage solver of ``bench``: stage 1 on the sample's input; stage 2 on the chosen image
+    (read as the site reads the stage-1 answer), as its own request. Inspect logs a solver's
+    arguments: only ``grounding_format`` is one, the declaration is this closure's."""
+    family, letters, store = bench.family, bench.choices, scoring("inspect_log").store_keys(bench.id)
+
+    @solver(name="two_stages")
+    def two_stages(grounding_format: str):
+        family.grounding_preset(grounding_format)  # an unknown family stops the task here, naming the known
+
+        async def solve(state: TaskState, generate: Generate) -> TaskState:
+            state = await generate(state)
+            first = state.output.completion
+            chosen = family.chosen_index(family.chosen_letter(first, letters), letters)
+            parts = bench.protocol["stage2"](state.metadata["grounding_prompt"], grounding_format, chosen)
+            image = await materialize_media(state.metadata["images"][chosen])  # inspect inlines the input's; ours
+            second = await get_model().generate([user_message(parts, {chosen: image})])
+            state.store.set(store["stage1"], first)
+            state.store.set(store["stage2"], second.completion)
+            state.store.set(store["family"], grounding_format)
+            state.output = second
+            return state
+
+        return solve
+
+    return two_stages
+
+
+def two_stage_task(benchmark: str, questions: str, images: str, grounding_format: str) -> Task:
+    """A two-stage benchmark's task, from its declaration: both stages in one sample, its id the
+    benchmark's key, stage 2 asked in the convention of ``grounding_format`` (one of the family's
+    grounding presets); plugins named in ``LEADERBOARD_PLUGINS`` load first."""
+    bench = scoring("benchmarks.lmms_eval").declared(benchmark)
+    if not isinstance(bench.family, scoring("benchmarks.families").TwoStage):
+        raise ValueError(f"benchmark {benchmark!r} does not declare the two-stage family")
+    dataset = MemoryDataset([_two_stage_sample(bench, q, images) for q in read_questions(questions)], name=bench.id)
+    return Task(dataset=dataset, solver=two_stages_of(bench)(grounding_format), name=bench.id)

@@ -557,7 +557,8 @@ def _vlmevalkit_answers(bench: Benchmark, row: dict) -> dict:
 def _from_inspect(bench: Benchmark, gold: Gold, data: bytes) -> Converted:
     """An Inspect AI ``.eval`` log (scoring/inspect_log.py): one line per sample, by its id."""
     try:
-        lines, issues = inspect_log.read_log(data, bench.key_field, bench.parse_key, gold.size, bench.key_echo)
+        stages = inspect_log.store_keys(bench.id)
+        lines, issues = inspect_log.read_log(data, bench.key_field, bench.parse_key, gold.size, bench.key_echo, stages)
     except inspect_log.LogError as e:
         raise ShapeError(str(e)) from None
     return _converted(inspect_log.KIND, lines, issues)

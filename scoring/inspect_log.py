@@ -10,10 +10,10 @@ read with the ``zstandard`` package (an optional import, as openpyxl is for work
 A sample's ``id`` is the question's id (``inspect_tasks/``: K-Viscuit's row, SCB's
 ``question_id``), except in a run of a benchmark's ``eval.yaml`` by Inspect's Hub loader (task
 ``hf/...``), whose ids are 1-based positions in the split (:data:`HUB_TASK`); its response is
-``output.completion``. An SCB sample of ``inspect_tasks/scb.py``
-keeps both stages in its ``store`` (``scb/stage1``, ``scb/stage2``, ``scb/grounding_format``): the
-stage-1 text is the ``response``, the stage-2 text the ``grounding_response``, read by that family,
-exactly the line the same outputs would be as JSON Lines.
+``output.completion``. A sample of a two-stage benchmark's task (``inspect_tasks/scb.py``)
+keeps both stages in its ``store`` (:func:`store_keys`: ``scb/stage1``, ``scb/stage2``,
+``scb/grounding_format``): the stage-1 text is the ``response``, the stage-2 text the
+``grounding_response``, read by that family, exactly the line the same outputs would be as JSON Lines.
 
 Bounded where it runs: members are counted (at most two per question plus the run's own), each
 sample's declared size is capped and the whole log's too, and a member is never read past its
@@ -28,7 +28,7 @@ import re
 import struct
 import zipfile
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 SAMPLE = re.compile(r"^samples/(?P<id>.+)_epoch_(?P<epoch>\d+)\.json$")
 MAX_SAMPLE_BYTES = 32 * 1024 * 1024  # one sample, unpacked (its events included)
@@ -36,8 +36,16 @@ MAX_LOG_BYTES = 256 * 1024 * 1024  # the whole log, unpacked
 MAX_HEADER_BYTES = 32 * 1024 * 1024  # the run's header (its task's name is read from it)
 EXTRA_MEMBERS = 64  # header, journal, summaries, reductions ...
 ZSTD = 93
-STORE = {"stage1": "scb/stage1", "stage2": "scb/stage2", "family": "scb/grounding_format"}
-"""The store keys ``inspect_tasks/scb.py`` writes (its STORE)."""
+
+
+def store_keys(benchmark: str) -> dict[str, str]:
+    """The store keys a two-stage benchmark's Inspect task writes (``inspect_tasks/_inputs.py``):
+    its two responses and the grounding family, under the benchmark's id."""
+    return {"stage1": f"{benchmark}/stage1", "stage2": f"{benchmark}/stage2", "family": f"{benchmark}/grounding_format"}
+
+
+STORE = store_keys("scb")
+"""SCB's store keys (the default of the readers below, for callers that name no benchmark)."""
 HUB_TASK = "hf/"
 """How Inspect's Hub loader names a task it runs from a dataset's ``eval.yaml`` (``inspect eval
 hf/OWNER/DATASET/TASK``, inspect_ai/_eval/task/hf.py): it numbers the samples 1, 2, ... by their
@@ -127,20 +135,23 @@ def _text(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def sample_line(key_field: str, key: object, sample: dict, key_echo: str = "") -> tuple[dict | None, str]:
-    """One sample's line (None and why, for a sample that has no response)."""
+def sample_line(
+    key_field: str, key: object, sample: dict, key_echo: str = "", store_keys: Mapping[str, str] = STORE
+) -> tuple[dict | None, str]:
+    """One sample's line (None and why, for a sample that has no response); ``store_keys`` are where
+    a two-stage sample keeps its stages (:func:`store_keys` of the benchmark)."""
     if sample.get("error"):
         message = str((sample["error"] or {}).get("message", "")) if isinstance(sample["error"], dict) else ""
         return None, f"sample {key!r} ended in an error in the run ({message[:200]}): it has no response"
     store = sample.get("store") if isinstance(sample.get("store"), dict) else {}
     output = sample.get("output") if isinstance(sample.get("output"), dict) else {}
-    stage1 = _text(store.get(STORE["stage1"]))
-    if stage1 is not None:  # inspect_tasks/scb.py: both stages
+    stage1 = _text(store.get(store_keys["stage1"]))
+    if stage1 is not None:  # a two-stage task (inspect_tasks/scb.py): both stages
         line = {key_field: key, "response": stage1}
-        if _text(store.get(STORE["stage2"])) is not None:
-            line["grounding_response"] = store[STORE["stage2"]]
-            if _text(store.get(STORE["family"])):
-                line["grounding_format"] = store[STORE["family"]]
+        if _text(store.get(store_keys["stage2"])) is not None:
+            line["grounding_response"] = store[store_keys["stage2"]]
+            if _text(store.get(store_keys["family"])):
+                line["grounding_format"] = store[store_keys["family"]]
         return line, ""
     completion = _text(output.get("completion"))
     if completion is None:
@@ -183,7 +194,12 @@ def _sample_key(sample_id: object, by_position: bool) -> object:
 
 
 def read_log(
-    data: bytes, key_field: str, parse_key: Callable[[object], object | None], questions: int, key_echo: str = ""
+    data: bytes,
+    key_field: str,
+    parse_key: Callable[[object], object | None],
+    questions: int,
+    key_echo: str = "",
+    store_keys: Mapping[str, str] = STORE,
 ) -> tuple[list[tuple[int, dict]], list[tuple[int, str, str]]]:
     """The log's lines as ``(record, line)`` in the log's sample order (a record is a sample,
     1-based) and the samples that could not become a line, as ``(record, code, message)``."""
@@ -200,7 +216,7 @@ def read_log(
             if key is None:
                 issues.append((record, "harness_sample", f"{info.filename}: id {sample.get('id')!r} is no question id"))
                 continue
-            line, why = sample_line(key_field, key, sample, key_echo)
+            line, why = sample_line(key_field, key, sample, key_echo, store_keys)
             if line is None:
                 issues.append((record, "bad_response", why))
             else:

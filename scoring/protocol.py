@@ -20,7 +20,7 @@ Stdlib only: lmms-eval's and VLMEvalKit's environments get it with ``pip install
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 LETTERS = "ABCD"
@@ -88,26 +88,30 @@ class UnknownFamily(ValueError):
     """A grounding family that is not a preset: the message lists the known ones."""
 
 
-def grounding_preset(family: str) -> GroundingPreset:
-    """The preset of ``family``, or :class:`UnknownFamily` naming the known ones."""
+def grounding_preset(family: str, presets: Mapping[str, GroundingPreset] = GROUNDING_PRESETS) -> GroundingPreset:
+    """The preset of ``family`` among ``presets`` (a benchmark's own, by default these), or
+    :class:`UnknownFamily` naming the known ones."""
     try:
-        return GROUNDING_PRESETS[family]
+        return presets[family]
     except KeyError:
-        raise UnknownFamily(f"unknown grounding family {family!r}; known: {', '.join(GROUNDING_PRESETS)}") from None
+        raise UnknownFamily(f"unknown grounding family {family!r}; known: {', '.join(presets)}") from None
 
 
-def scb_stage1(question: str) -> tuple[Part, ...]:
-    """Stage 1: every option image after its label, then the question and the answer instruction."""
+def scb_stage1(question: str, letters: str = LETTERS, instruction: str = SCB_ANSWER_INSTRUCTION) -> tuple[Part, ...]:
+    """Stage 1: every option image after its letter's label, then the question and the answer instruction."""
     parts: list[Part] = []
-    for index, letter in enumerate(LETTERS):
+    for index, letter in enumerate(letters):
         parts += [TextPart(f"Image {letter}:"), ImagePart(index)]
-    parts.append(TextPart(f"{question}\n{SCB_ANSWER_INSTRUCTION}"))
+    parts.append(TextPart(f"{question}\n{instruction}"))
     return tuple(parts)
 
 
-def scb_stage2(grounding_prompt: str, family: str, chosen: int) -> tuple[Part, ...]:
-    """Stage 2: the chosen option's image, then the grounding prompt with the family's instruction."""
-    preset = grounding_preset(family)
+def scb_stage2(
+    grounding_prompt: str, family: str, chosen: int, presets: Mapping[str, GroundingPreset] = GROUNDING_PRESETS
+) -> tuple[Part, ...]:
+    """Stage 2: the chosen option's image, then the grounding prompt with the family's instruction
+    (``family`` one of ``presets``)."""
+    preset = grounding_preset(family, presets)
     prompt = f"{grounding_prompt or DEFAULT_GROUNDING_PROMPT} {preset.instruction}".strip()
     return (ImagePart(chosen), TextPart(prompt))
 

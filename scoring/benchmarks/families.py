@@ -12,18 +12,19 @@ served demo images (``ui/public_files.py``).
 - :class:`TwoStage`: pick the right image among option images, then ground the artifact in the
   chosen one (SCB).
 
-Stdlib and :mod:`scoring.protocol` only: the harness tasks import it in their own environments.
+Stdlib, :mod:`scoring.protocol` and :mod:`scoring.answers` only: the harness tasks import it in
+their own environments.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 
-from scoring import protocol
-from scoring.protocol import Part
+from scoring import answers, protocol
+from scoring.protocol import GroundingPreset, Part
 
 TSV_HEAD = ("index", "question")
 TSV_TAIL = ("image_path", "category", "l2-category")
@@ -101,13 +102,19 @@ class MultipleChoice:
 class TwoStage:
     """Pick the image (among option images, in letter order) that shows what is asked, then ground
     the artifact in the image chosen (SCB). ``options`` holds ``{"url", "width", "height"}`` per
-    letter; ``grounding_prompt`` stage 2's prompt (the paper's when a row has none)."""
+    letter; ``grounding_prompt`` stage 2's prompt (the paper's when a row has none); ``instruction``
+    ends stage 1; ``grounding_presets`` are the model families stage 2 can ask in their own box
+    convention (a team names one; the site reads the answer in its grammar)."""
 
     question: str = "question"
     options: str = "options"
     grounding_prompt: str = "grounding_prompt"
     category: str = "category"
     subcategory: str = "country"
+    instruction: str = protocol.SCB_ANSWER_INSTRUCTION
+    grounding_presets: Mapping[str, GroundingPreset] = field(
+        default_factory=lambda: protocol.GROUNDING_PRESETS, hash=False
+    )
 
     stages = ("stage1", "stage2")
 
@@ -116,7 +123,30 @@ class TwoStage:
 
     def protocol(self, letters: str) -> dict[str, Callable[..., tuple[Part, ...]]]:
         """Stage 1 ``(question) -> parts``; stage 2 ``(grounding prompt, family, chosen index) -> parts``."""
-        return {"stage1": protocol.scb_stage1, "stage2": protocol.scb_stage2}
+        return {
+            "stage1": partial(protocol.scb_stage1, letters=letters, instruction=self.instruction),
+            "stage2": partial(protocol.scb_stage2, presets=self.grounding_presets),
+        }
+
+    def grounding_preset(self, name: str) -> GroundingPreset:
+        """The preset a team names for stage 2, or :class:`scoring.protocol.UnknownFamily` naming the known."""
+        return protocol.grounding_preset(name, self.grounding_presets)
+
+    def option_images(self, row: Mapping) -> list[str]:
+        """The row's option image addresses, in letter order."""
+        return [str(option["url"]) for option in row[self.options]]
+
+    @staticmethod
+    def chosen_letter(response: str, letters: str) -> str | None:
+        """The letter a stage-1 response picks, read as the site reads it (:mod:`scoring.answers`), so
+        that stage 2 grounds the image the site scores the grounding on; None when it names none."""
+        return answers.read_response(response, letters).letter
+
+    @staticmethod
+    def chosen_index(letter: str | None, letters: str) -> int:
+        """The option stage 2 grounds: the chosen letter's, option A's (0) when stage 1 named none (the
+        site then counts the answer wrong and ignores the grounding)."""
+        return letters.index(letter) if letter else 0
 
     def tsv_columns(self, letters: str) -> tuple[str, ...]:
         return (*TSV_HEAD, *letters, *TSV_TAIL, "grounding_prompt")
@@ -127,7 +157,7 @@ class TwoStage:
             "index": position,
             "question": row.get(self.question, ""),
             **{letter: "<image>" for letter in letters},
-            "image_path": json.dumps([image_ref(benchmark, o["url"]) for o in row[self.options]]),
+            "image_path": json.dumps([image_ref(benchmark, ref) for ref in self.option_images(row)]),
             "category": row.get(self.category, ""),
             "l2-category": row.get(self.subcategory, ""),
             "grounding_prompt": row.get(self.grounding_prompt, ""),

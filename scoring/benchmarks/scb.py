@@ -679,5 +679,4 @@ SCB = Benchmark(
     example_fields={"bbox": [250, 250, 750, 750], "bbox_format": "xyxy_1000"},
     family=TwoStage(),
     site_export=scb_site,
-    protocol={"stage1": protocol.scb_stage1, "stage2": protocol.scb_stage2},
 )

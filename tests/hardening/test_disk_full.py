@@ -83,9 +83,10 @@ def test_a_submission_on_a_full_disk_is_not_kept_and_asks_to_retry(
 
     monkeypatch.undo()  # space freed, the process restarted: nothing of the failed upload comes back
     again = board(data_dir)
-    assert again.resume() == 0
+    assert again.corrections.resume() == 0
     assert again.catalog.all() == [] and scored(again).empty
-    assert again.submit("scb", upload, form("M", "Alice Lab"), ALICE).status is Status.SCORED  # the retry works
+    retry = again.submissions.submit(SubmitRequest("scb", upload, form("M", "Alice Lab"), ALICE))
+    assert retry.status is Status.SCORED  # the retry works
 
 
 def test_a_disk_that_fills_after_the_upload_is_stored_acknowledges_it_and_scores_it_later(
@@ -105,7 +106,7 @@ def test_a_disk_that_fills_after_the_upload_is_stored_acknowledges_it_and_scores
     assert not [f for f in files_under(tmp_path / "data") if Path(f).name.startswith(local.TMP_PREFIX)]
     monkeypatch.undo()
     again = board(tmp_path / "data")
-    assert again.resume() == 1 and again.resume() == 0
+    assert again.corrections.resume() == 1 and again.corrections.resume() == 0
     assert len(scored(again)) == 1
 
 

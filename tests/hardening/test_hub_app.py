@@ -86,7 +86,9 @@ def hub(hub_factory: Callable[..., HubServer]) -> HubServer:
 def test_ten_submissions_under_the_commit_quota_then_kill_9_and_a_wiped_disk(
     hub: HubServer, hub_repo_ids: dict[str, str], tmp_path: Path
 ) -> None:
-    maintainer(hub, hub_repo_ids, tmp_path / "maintainer").add_gold("scb", write_gold(tmp_path / "g.jsonl"), "m")
+    maintainer(hub, hub_repo_ids, tmp_path / "maintainer").corrections.add_gold(
+        "scb", write_gold(tmp_path / "g.jsonl"), "m"
+    )
     data = tmp_path / "space" / "data"
     app = AppServer(data, log=tmp_path / "app.log", **app_env(hub, hub_repo_ids)).start()
     paths = [write_submission(tmp_path / f"s{i}.jsonl", accuracy=0.3 + 0.05 * i, seed=i) for i in range(N)]

@@ -170,7 +170,7 @@ def test_hide_and_unhide(tmp_path: Path) -> None:
     assert hidden.startswith(f"hide: {ids[1]} (the paper was withdrawn)")
     assert "A running app shows this within 60 s" in hidden  # its refresh poll (review turn 3, #22)
     assert scored_models(data) == ["keep"]
-    reason = board(data).entry(MAINTAINER, ids[1]).reason
+    reason = board(data).visibility.entry(MAINTAINER, ids[1]).reason
     assert reason.code == "hidden_by_maintainer" and "the paper was withdrawn" in reason.message
     assert "hide-me" not in (data / "results/data/scb.csv").read_text()
     cli(data, "unhide", ids[1], "--by", "someone")
@@ -199,11 +199,15 @@ def test_team_show_list_and_transfer(tmp_path: Path) -> None:
     assert created.startswith("New Lab: owned by bob now (a new name)")
     same = cli(data, "team", "transfer", "New Lab", "--to", "bob").stdout
     assert "already owned by bob; nothing was changed" in same
-    assert len(board(data).team("New Lab").events) == 1  # not recorded again
+    assert len(board(data).moderation.team("New Lab").events) == 1  # not recorded again
     again = board(data)
     member, former = Identity("carol", orgs=("vlab",)), Identity("alice")
-    assert again.submit("scb", write_submission(tmp_path / "b.jsonl", seed=3), form("N", "Vision Lab"), member).result
-    assert again.submit("scb", write_submission(tmp_path / "c.jsonl", seed=4), form("O", "Vision Lab"), former).issues
+    assert again.submissions.submit(
+        SubmitRequest("scb", write_submission(tmp_path / "b.jsonl", seed=3), form("N", "Vision Lab"), member)
+    ).result
+    assert again.submissions.submit(
+        SubmitRequest("scb", write_submission(tmp_path / "c.jsonl", seed=4), form("O", "Vision Lab"), former)
+    ).issues
     # the maintainer's submit command takes the new options; private stays off the table
     private = cli(
         data,
@@ -298,8 +302,8 @@ def test_the_held_queue_lists_releases_and_hides_with_reasons(tmp_path: Path) ->
     assert f"released: {ids[0]}" in done and f"hidden: {ids[1]} (probing confirmed)" in done
     assert "A running app shows this within" in done
     after = board(data)
-    assert after.entry(Identity("alice"), ids[0]).reason.code in {"shown", "ladder_withheld"}
-    hidden = after.entry(Identity("alice"), ids[1]).reason
+    assert after.visibility.entry(Identity("alice"), ids[0]).reason.code in {"shown", "ladder_withheld"}
+    hidden = after.visibility.entry(Identity("alice"), ids[1]).reason
     assert hidden.code == "hidden_by_maintainer" and "probing confirmed" in hidden.message
     assert "0 held submission(s)" in cli(data, "held").stdout
 

@@ -160,4 +160,4 @@ def test_an_upload_stored_in_the_first_unsharded_layout_is_compared_and_probed(t
     fresh = board(data)  # a new process: nothing of the old upload is cached
     (pairing,) = published_compare(fresh, "scb", [row_id(fresh, "Old"), row_id(fresh, "New")])
     assert any(d.metric == "acc" and d.grouping == "overall" and d.difference > 0 for d in pairing.differences)
-    assert fresh.probe_report("scb") == []
+    assert fresh.moderation.probe_report("scb") == []

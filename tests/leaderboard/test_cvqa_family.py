@@ -132,7 +132,9 @@ def test_the_runners_requests_and_file_reach_the_board(board: Leaderboard, tmp_p
     lines = sorted((json.loads(x) for x in out.read_text().splitlines()), key=lambda r: r["qid"])
     assert set(lines[0]) == {"qid", "response"}
     form = SubmissionForm(model="Runner", team="lab", model_type="open")
-    outcome = board.submit("cvqa", out, form, Identity("maintainer", is_maintainer=True, source="cli"), out.name)
+    outcome = board.submissions.submit(
+        SubmitRequest("cvqa", out, form, Identity("maintainer", is_maintainer=True, source="cli"), out.name)
+    )
     assert outcome.status is Status.SCORED
     table = board.table("cvqa")
     assert list(table["model"]) == ["Runner"] and list(table["overall.acc"]) == pytest.approx([70.0])
@@ -200,7 +202,9 @@ def test_its_lmms_eval_samples_are_its_own_not_another_benchmarks(board: Leaderb
     path = tmp_path / "2026_samples_cvqa.jsonl"
     path.write_text("".join(json.dumps(s) + "\n" for s in samples))
     form = SubmissionForm(model="Harness", team="lab", model_type="open")
-    outcome = board.submit("cvqa", path, form, Identity("maintainer", is_maintainer=True, source="cli"), path.name)
+    outcome = board.submissions.submit(
+        SubmitRequest("cvqa", path, form, Identity("maintainer", is_maintainer=True, source="cli"), path.name)
+    )
     assert outcome.status is Status.SCORED, outcome
     assert list(board.table("cvqa")["overall.acc"]) == pytest.approx([100.0])
 

@@ -116,7 +116,7 @@ def test_the_background_resume_keeps_the_board_complete_then_switches(
     assert len(watch.samples) == 3 * len(ACCURACIES) and watch.incomplete() == []
     assert staged.gold_info("scb").version == v2 and _published_rows(staged) == watch.expected
     fresh = Leaderboard(staged.settings)
-    assert all(fresh.status(s).value == "scored" for s in fresh.catalog.all("scb"))
+    assert all(fresh.submissions.status(s).value == "scored" for s in fresh.catalog.all("scb"))
 
 
 def test_a_submission_during_the_rescore_is_scored_on_both_golds(staged: Leaderboard, tmp_path: Path) -> None:
@@ -168,7 +168,7 @@ def test_a_row_hidden_before_the_rescore_is_no_change_of_the_rescore(staged: Lea
     assert (top.team, top.model) == ("team", "model-0")
     hidden_row = next(s.meta.id for s in staged.catalog.all("scb") if s.meta.model == "model-0")
     cli = board(staged.settings.data_dir)  # another process on the same store
-    assert cli.set_hidden(hidden_row, True, "maintainer", "withdrawn")
+    assert cli.moderation.set_hidden(hidden_row, True, "maintainer", "withdrawn")
     changes = staged.corrections.rescore("scb", workers=1)["scb"]["rank_changes"]
     assert ("team", "model-0") not in {(c.team, c.model) for c in changes}, changes
     assert all(c.before is not None and c.after is not None for c in changes), changes  # no row came or went

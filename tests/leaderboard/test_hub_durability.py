@@ -82,7 +82,9 @@ time.sleep(600)  # killed -9 before any push of its derived files
 def test_kill_9_after_acknowledgement_then_restart_on_an_empty_disk(
     hub_server: HubServer, hub_repo_ids: Ids, tmp_path: Path
 ) -> None:
-    replica(hub_server, hub_repo_ids, tmp_path / "maintainer").add_gold("scb", write_gold(tmp_path / "g.jsonl"), "m")
+    replica(hub_server, hub_repo_ids, tmp_path / "maintainer").corrections.add_gold(
+        "scb", write_gold(tmp_path / "g.jsonl"), "m"
+    )
     data = tmp_path / "space"
     upload = write_submission(tmp_path / "s.jsonl", accuracy=0.5)
     env = hub_env(hub_server, hub_repo_ids, data)
@@ -101,8 +103,8 @@ def test_kill_9_after_acknowledgement_then_restart_on_an_empty_disk(
     assert not any("/result-" in p for p in on_hub)  # its result died with the process
     shutil.rmtree(data)  # the Space restarts on an empty disk
     restarted = replica(hub_server, hub_repo_ids, data)
-    assert restarted.status(restarted.catalog.get(sid)) is Status.RECEIVED
-    assert restarted.resume() == 1
+    assert restarted.submissions.status(restarted.catalog.get(sid)) is Status.RECEIVED
+    assert restarted.corrections.resume() == 1
     assert list(scored(restarted)["model"]) == ["Crash-Model"]
 
 

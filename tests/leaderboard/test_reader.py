@@ -116,7 +116,7 @@ def test_a_new_row_appears_after_refresh_and_only_its_board_changes(writer, tmp_
     before = {b: reader.fingerprint(b) for b in ("scb", "kviscuit")}
     assert reader.refresh() is False  # nothing moved: no download, no change
     path = write_submission(tmp_path / "new.jsonl", accuracy=0.9, seed=9)
-    writer.submit("scb", path, form("Newcomer", team="Fresh"), ALICE)
+    writer.submissions.submit(SubmitRequest("scb", path, form("Newcomer", team="Fresh"), ALICE))
     assert "Newcomer" not in set(reader.table("scb")["model"])
     assert reader.refresh() is True
     assert "Newcomer" in set(reader.table("scb")["model"])
@@ -212,9 +212,11 @@ def test_readers_on_the_hub_read_the_public_results_repo_only(hub_server, hub_re
                      retry=RetryPolicy.fast())  # fmt: skip
     writer = board(tmp_path / "w", store=store, publish_seconds=0)
     writer.refresh()
-    writer.add_gold("scb", write_gold(tmp_path / "gold.jsonl"), "maintainer")
+    writer.corrections.add_gold("scb", write_gold(tmp_path / "gold.jsonl"), "maintainer")
     for seed in (1, 2):
-        writer.submit("scb", write_submission(tmp_path / f"s{seed}.jsonl", seed=seed), form(f"Hub-{seed}"), ALICE)
+        writer.submissions.submit(
+            SubmitRequest("scb", write_submission(tmp_path / f"s{seed}.jsonl", seed=seed), form(f"Hub-{seed}"), ALICE)
+        )
     assert writer.flush() == 0  # the public table and snapshot are on the Hub
     settings = Settings.from_env({"LEADERBOARD_ROLE": "reader", "LEADERBOARD_RESULTS_REPO": hub_repo_ids["results"],
                                   "HF_ENDPOINT": hub_server.url})  # fmt: skip  # no token
@@ -225,7 +227,9 @@ def test_readers_on_the_hub_read_the_public_results_repo_only(hub_server, hub_re
     assert [r.refresh() for r in readers] == [False, False]
     idle = hub_server.log[seen:]
     assert len(idle) == 2 and all(hub_repo_ids["results"] in e and "/resolve/" not in e for e in idle)  # heads only
-    writer.submit("scb", write_submission(tmp_path / "s3.jsonl", seed=3), form("Hub-3"), ALICE)
+    writer.submissions.submit(
+        SubmitRequest("scb", write_submission(tmp_path / "s3.jsonl", seed=3), form("Hub-3"), ALICE)
+    )
     assert writer.flush() == 0
     seen = len(hub_server.log)
     assert [r.refresh() for r in readers] == [True, True]

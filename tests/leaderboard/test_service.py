@@ -298,7 +298,8 @@ def test_public_table_is_complete_after_concurrent_writers(tmp_path: Path) -> No
 
     first.publisher.publish = late_publish  # the after-scoring pipeline's "publish the board" step
     thread = threading.Thread(
-        target=first.submit, args=("scb", write_submission(tmp_path / "a.jsonl", seed=1), form("A"), ALICE)
+        target=first.submissions.submit,
+        args=(SubmitRequest("scb", write_submission(tmp_path / "a.jsonl", seed=1), form("A"), ALICE),),
     )
     thread.start()
     for _ in range(200):  # until A is scored (its result file exists)

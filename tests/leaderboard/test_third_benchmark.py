@@ -120,7 +120,7 @@ def test_a_letter_outside_the_choices_is_a_format_error(toy, board: Leaderboard,
     lines = [{"id": "t00", "answer": "D"}, {"id": "t01", "response": "The answer is (D)."}]
     path = demo.write_jsonl(tmp_path / "d.jsonl", lines)
     form = SubmissionForm(model="D", team="lab", model_type="open")
-    outcome = board.submit("toy", path, form, MAINTAINER, path.name)
+    outcome = board.submissions.submit(SubmitRequest("toy", path, form, MAINTAINER, path.name))
     assert outcome.status is Status.REJECTED
     assert [(i.code, i.line) for i in outcome.issues] == [("bad_answer", 1)]
     assert "A-C" in outcome.issues[0].message

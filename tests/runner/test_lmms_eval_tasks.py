@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 import scoring
+from scoring.benchmarks.lmms_eval import TwoStageTask
 from scoring.protocol import GROUNDING_PRESETS
 from tests.runner.conftest import image_index
 
@@ -98,8 +99,6 @@ def test_scb_stage2_grounds_the_image_stage1_chose(scb_case, tmp_path, monkeypat
         )
     )
     monkeypatch.setenv("SCB_STAGE1_SAMPLES", str(samples))
-    scb.chosen_letters.cache_clear()
-    scb._chosen_by_question.cache_clear()
     assert scb.chosen_letters(str(samples)) == {0: "B", 1: None, 2: "D"}
     picked = scb.stage2_visual(rows[0])[0]
     expected = int(rows[0]["options"][1]["image_id"][4:])
@@ -165,6 +164,78 @@ def test_stage2_grounds_for_every_question_the_image_the_site_reads_from_the_rea
     scb = load("scb")
     samples = [json.loads(x) for x in stage1.read_text().splitlines()]
     site = {s["doc_id"]: read_response(s["filtered_resps"], "ABCD").letter for s in samples}
-    chosen = {k: "ABCD"[scb._chosen(row)] for k, row in enumerate(rows)}
+    task = TwoStageTask.of(scb.BENCHMARK)  # what the shipped task binds (scb.stage2_visual shows one pick above)
+    chosen = {k: "ABCD"[task.chosen(row)] for k, row in enumerate(rows)}
     assert chosen == site
     assert min(Counter(chosen.values()).values()) > len(rows) // 8  # every letter, not A for all
+
+
+COLOURS = {"A": (200, 0, 0), "B": (0, 200, 0), "C": (0, 0, 200)}
+
+
+@pytest.fixture
+def three_way(tmp_path, monkeypatch):
+    """A two-stage benchmark of its own declaration: three option images (A-C) under ``pictures``,
+    its question in ``ask``, its grounding prompt in ``hint``, its own answer instruction and one
+    grounding preset of its own; two questions, the option images one colour per letter."""
+    from dataclasses import replace
+
+    from scoring.benchmarks import SCB, register, unregister
+    from scoring.benchmarks.families import TwoStage
+    from scoring.protocol import GroundingPreset
+
+    boxy = GroundingPreset("boxy", "plain", "Answer as [x1, y1, x2, y2] in 0-1.", bbox_format="xyxy_norm")
+    fields = {"question": "ask", "options": "pictures", "grounding_prompt": "hint"}
+    family = TwoStage(**fields, instruction="Pick A, B or C.", grounding_presets={"boxy": boxy})
+    bench = register(replace(SCB, id="sc3", choices="ABC", family=family, protocol={}))
+    from PIL import Image
+
+    rows = []
+    for q in range(2):
+        options = []
+        for letter, colour in COLOURS.items():
+            Image.new("RGB", (8, 8), colour).save(tmp_path / f"{letter}{q}.png")
+            options.append({"url": f"release/{letter}{q}.png", "width": 8, "height": 8})
+        rows.append({"question_id": f"s-{q}", "ask": f"Which shows kite {q}?", "pictures": options, "hint": "Find it."})
+    questions = tmp_path / "sc3-questions.jsonl"
+    questions.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    monkeypatch.setenv("SC3_IMAGES", str(tmp_path))
+    monkeypatch.setenv("SC3_QUESTIONS", str(questions))
+    yield bench, rows
+    unregister(bench.id)
+
+
+def test_a_two_stage_task_asks_what_its_benchmarks_declaration_says(three_way, tmp_path, monkeypatch):
+    """TwoStageTask reads the declaration, not SCB's protocol by name: the letters, the family's fields
+    and instruction, its grounding presets; stage 2 grounds the image stage 1 chose among its letters."""
+    from scoring.benchmarks.lmms_eval import TwoStageTask, aggregate_nothing
+    from scoring.protocol import UnknownFamily
+
+    _, rows = three_way
+    task = TwoStageTask.of("sc3")
+    stage1 = ["Image A:", "Image B:", "Image C:", "Which shows kite 0?", "Pick A, B or C."]
+    assert task.stage1_text(rows[0]).splitlines() == stage1
+    messages = task.stage1_messages(rows[0])
+    assert [p["type"] for p in messages[0]["content"]] == ["text", "image"] * 3 + ["text"]
+    images = [p["url"] for p in messages[0]["content"] if p["type"] == "image"]
+    assert [im.getpixel((0, 0)) for im in images] == list(COLOURS.values())
+    samples = tmp_path / "samples_sc3_stage1.jsonl"
+    samples.write_text(
+        "\n".join(json.dumps({"doc_id": i, "filtered_resps": [t]}) for i, t in enumerate(["The answer is C.", "D"]))
+    )
+    with pytest.raises(RuntimeError, match="sc3_stage2 needs SC3_STAGE1_SAMPLES"):
+        task.stage2_visual(rows[0])
+    monkeypatch.setenv("SC3_STAGE1_SAMPLES", str(samples))
+    assert task.chosen_letters(str(samples)) == {0: "C", 1: None}  # D is no letter of this benchmark
+    assert task.stage2_visual(rows[0])[0].getpixel((0, 0)) == COLOURS["C"]
+    assert task.stage2_visual(rows[1])[0].getpixel((0, 0)) == COLOURS["A"]  # none named: option A's image
+    assert task.stage2_text(rows[0], {"grounding_format": "boxy"}) == "Find it. Answer as [x1, y1, x2, y2] in 0-1."
+    stage2 = task.stage2_messages(rows[0], {"grounding_format": "boxy"})[0]["content"]
+    assert [p["type"] for p in stage2] == ["image", "text"] and stage2[0]["url"].getpixel((0, 0)) == COLOURS["C"]
+    with pytest.raises(UnknownFamily, match="known: boxy"):
+        task.stage2_text(rows[0], {"grounding_format": "plain"})  # SCB's preset, not this benchmark's
+    with pytest.raises(RuntimeError, match="--tasks sc3_stage2_plain"):
+        task.stage2_text(rows[0])
+    assert task.process_results(rows[0], ["x"]) == {"sc3_bypass": 0.0} and aggregate_nothing([]) == 0.0
+    with pytest.raises(RuntimeError, match="does not declare the two-stage family"):
+        TwoStageTask.of("kviscuit")

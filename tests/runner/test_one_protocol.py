@@ -12,6 +12,7 @@ import pytest
 from runner import protocol as runner_protocol
 from runner.questions import KviscuitQuestion, load_scb
 from scoring.benchmarks import get_benchmark
+from scoring.benchmarks.lmms_eval import TwoStageTask
 from scoring.protocol import GROUNDING_PRESETS, ImagePart, TextPart
 from tests.runner.conftest import image_index
 from tests.runner.test_lmms_eval_tasks import load
@@ -88,12 +89,13 @@ def test_kviscuit_sends_the_same_parts_through_every_path():
     assert declared[1][1].endswith(f"    D. 차 마시기\n    {instruction}")
 
 
-def test_scb_stage1_sends_the_same_parts_through_every_path(scb_paths):
+def test_scb_stage1_sends_the_same_parts_through_every_path(scb_paths, monkeypatch):
     question, doc, ids, task, images = scb_paths
     declared = _declared("scb", "stage1", doc["question"])
     runner = _runner_parts(runner_protocol.scb_stage1(question, [images[letter] for letter in "ABCD"]), ids)
     visuals = task.stage1_visual(doc)
-    task.stage1_visual = lambda _doc: visuals  # the same PIL objects, so images are named by identity
+    # the same PIL objects, so images are named by identity (the task's hooks are its family's)
+    monkeypatch.setattr(TwoStageTask, "stage1_visual", lambda _self, _doc: visuals)
     lmms = _lmms_parts(task.stage1_messages(doc), visuals)
     assert declared == runner == lmms
     assert [kind for kind, _ in declared] == ["text", "image"] * 4 + ["text"]

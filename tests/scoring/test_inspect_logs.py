@@ -201,3 +201,23 @@ def test_the_logged_requests_are_the_benchmarks_one_protocol(golds, tmp_path_fac
         expected = protocol.scb_stage2(question["grounding_prompt"], "qwen2_5_vl", chosen)
         assert tuple(p["text"] for p in request["content"] if p["type"] == "text") == protocol.text_of(expected)
         assert [p["type"] for p in request["content"]] == ["image", "text"]
+
+
+def test_a_two_stage_sample_is_read_from_its_own_benchmarks_store_keys():
+    """The Inspect task of any two-stage benchmark keeps its stages under its own id
+    (``inspect_log.store_keys``, what ``inspect_tasks/_inputs.two_stage_task`` writes), and the reader
+    takes them from there: another two-stage benchmark's log is not read as a one-stage answer."""
+    keys = inspect_log.store_keys("cv2")
+    assert keys == {"stage1": "cv2/stage1", "stage2": "cv2/stage2", "family": "cv2/grounding_format"}
+    assert inspect_log.store_keys("scb") == inspect_log.STORE
+    store = {keys["stage1"]: "The answer is (B).", keys["stage2"]: "[1, 2, 3, 4]", keys["family"]: "plain"}
+    sample = {"id": "cv2-1", "store": store, "output": {"completion": "[1, 2, 3, 4]"}}
+    line, why = inspect_log.sample_line("qid", "cv2-1", sample, store_keys=keys)
+    assert why == "" and line == {
+        "qid": "cv2-1",
+        "response": "The answer is (B).",
+        "grounding_response": "[1, 2, 3, 4]",
+        "grounding_format": "plain",
+    }
+    # under SCB's keys the same sample has only its output: stage 2's text as the answer
+    assert inspect_log.sample_line("qid", "cv2-1", sample)[0] == {"qid": "cv2-1", "response": "[1, 2, 3, 4]"}

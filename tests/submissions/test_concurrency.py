@@ -123,11 +123,11 @@ def test_process_killed_while_scoring_is_scored_exactly_once_on_restart(tmp_path
         child.join(30)
     assert child.exitcode == -signal.SIGKILL
     restarted = Leaderboard(settings(data_dir))
-    assert restarted.status(restarted.catalog.get(sid)) is Status.RECEIVED
-    assert restarted.resume() == 1
-    assert restarted.resume() == 0  # finished: a second restart scores nothing again
+    assert restarted.submissions.status(restarted.catalog.get(sid)) is Status.RECEIVED
+    assert restarted.corrections.resume() == 1
+    assert restarted.corrections.resume() == 0  # finished: a second restart scores nothing again
     assert len(files_of(restarted.store, "scb", sid, "result-")) == 1
     assert files_of(restarted.store, "scb", sid, "failure-") == []
     assert list(scored(restarted)["model"]) == ["killed-model"]
-    assert Leaderboard(settings(data_dir)).resume() == 0
+    assert Leaderboard(settings(data_dir)).corrections.resume() == 0
     assert submission_ids(restarted.store) == [sid]  # not lost, not duplicated

@@ -46,7 +46,9 @@ def test_the_honest_corpus_is_never_held(tmp_path: Path, name: str, seed: int, s
 def test_refusals_count_as_answers_not_as_missing(tmp_path: Path) -> None:
     """An honest API model refusing 7 % of the questions is no partial file (review turn 3, #3)."""
     lb, answers = run(tmp_path, honest.refusals(0)[:1])
-    (found,) = [p for p in lb.probes.report(lb.catalog.all("scb"), lb.golds.get("scb"), lb.is_held)] or [None]
+    (found,) = [p for p in lb.probes.report(lb.catalog.all("scb"), lb.golds.get("scb"), lb.moderation.is_held)] or [
+        None
+    ]
     state = lb.catalog.get(answers[0].submission_id)
     letters = lb.probes.answers(state, lb.golds.get("scb")).letters
     assert (letters == UNREAD).sum() > 0 and (letters == -1).sum() == 0

@@ -59,10 +59,10 @@ def test_broken_file_is_rejected_with_located_issues_stored_and_shown(lb: Leader
     assert files_of(lb.store, "scb", out.submission_id, "result-") == []
     # ... and shown again after a restart (the maintainers' list, the submitter's own list)
     again = Leaderboard(lb.settings)
-    [state] = again.rejected("scb")
-    assert state.meta.id == out.submission_id and again.status(state) is Status.REJECTED
+    [state] = again.corrections.rejected("scb")
+    assert state.meta.id == out.submission_id and again.submissions.status(state) is Status.REJECTED
     assert [(i.code, i.line) for i in state.rejection(gold).issues] == expected
-    assert [s.meta.id for s in again.submissions_of(ALICE)] == [out.submission_id]
+    assert [s.meta.id for s in again.visibility.submissions_of(ALICE)] == [out.submission_id]
     assert scored(again).empty
 
 

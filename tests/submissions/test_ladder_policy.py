@@ -281,5 +281,5 @@ def test_an_answer_that_sends_a_team_to_a_maintainer_says_where_to_write(tmp_pat
     assert issue.message.endswith("Write to the maintainers at lb-maintainers@example.org.")
     assert taken.message.endswith("Write to the maintainers at lb-maintainers@example.org.")
     empty = board(tmp_path / "empty")
-    none = empty.submit("kviscuit", write_submission(tmp_path / "k.jsonl"), form(), CAROL)
+    none = empty.submissions.submit(SubmitRequest("kviscuit", write_submission(tmp_path / "k.jsonl"), form(), CAROL))
     assert none.status is Status.UNAVAILABLE and "LEADERBOARD_CONTACT" in none.message

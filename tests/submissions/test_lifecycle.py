@@ -54,11 +54,11 @@ def test_received_then_resume_scores_it(lb: Leaderboard, tmp_path: Path, monkeyp
     monkeypatch.undo()
     restarted = Leaderboard(lb.settings)
     assert _status(restarted, sid) is Status.RECEIVED
-    assert restarted.resume() == 1
+    assert restarted.corrections.resume() == 1
     assert _status(restarted, sid) is Status.SCORED
     assert len(files_of(restarted.store, "scb", sid, "result-")) == 1
     assert list(scored(restarted)["model"]) == ["Model"]
-    assert restarted.resume() == 0
+    assert restarted.corrections.resume() == 0
 
 
 def test_validated_then_resume_scores_it(lb: Leaderboard, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -109,7 +109,7 @@ def test_internal_error_is_recorded_retried_then_failed(
         assert lb.corrections.resume() == 1
         assert lb.store.exists("submissions", layout.failure("scb", sid, gold, n))
     assert _status(lb, sid) is Status.FAILED
-    assert Leaderboard(lb.settings).status(lb.catalog.get(sid)) is Status.FAILED
+    assert Leaderboard(lb.settings).submissions.status(lb.catalog.get(sid)) is Status.FAILED
     assert lb.corrections.resume() == 0  # given up: no more failure files
     assert files_of(lb.store, "scb", sid, "failure-") == [failure_name(lb, n) for n in range(1, MAX_FAILURES + 1)]
     assert scored(lb).empty

@@ -162,10 +162,12 @@ def test_names_used_before_ownership_belong_to_their_first_user(tmp_path: Path):
     for path in lb.store.list("submissions", "teams"):
         (lb.store.root / "submissions" / path).unlink()
     again = Leaderboard(lb.settings)
-    assert again.team("old lab").owner == "alice" and not again.team("old lab").claimed
-    assert again.rank_of("scb", first.submission_id) is not None
-    assert again.rank_of("scb", hijack.submission_id) is None
-    refused = again.submit("scb", write_submission(tmp_path / "n.jsonl", seed=11), form("M", "Old Lab"), MALLORY)
+    assert again.moderation.team("old lab").owner == "alice" and not again.moderation.team("old lab").claimed
+    assert again.submissions.rank_of("scb", first.submission_id) is not None
+    assert again.submissions.rank_of("scb", hijack.submission_id) is None
+    refused = again.submissions.submit(
+        SubmitRequest("scb", write_submission(tmp_path / "n.jsonl", seed=11), form("M", "Old Lab"), MALLORY)
+    )
     assert refused.status is Status.REJECTED
 
 

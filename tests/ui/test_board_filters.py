@@ -11,6 +11,7 @@ from leaderboard.baselines import PAPER_SOURCE
 from leaderboard.table import SCORED_SOURCE
 from submissions import fields
 from submissions.records import Identity, SubmissionForm
+from submissions.request import SubmitRequest
 from tests.support.submissions import write_submission
 from ui.board_data import board_data, board_filters
 
@@ -36,7 +37,9 @@ def test_a_field_declared_with_a_filter_offers_the_values_its_rows_have(lb, tmp_
     with fields.declaring(REGION):
         for i, region in enumerate(("EU", "US")):
             form = SubmissionForm.of(model=f"M-{region}", team="T", compute_region=region, visibility="public")
-            answer = lb.submit("scb", write_submission(tmp_path / f"{i}.jsonl", seed=i), form, Identity("t"))
+            answer = lb.submissions.submit(
+                SubmitRequest("scb", write_submission(tmp_path / f"{i}.jsonl", seed=i), form, Identity("t"))
+            )
             assert answer.result is not None, answer
         data = board_data(lb, "")
     region = next(f for f in data["filters"] if f["param"] == "compute_region")

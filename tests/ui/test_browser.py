@@ -161,7 +161,7 @@ def test_a_change_made_elsewhere_shows_up_without_a_restart(board, server):
     board.wait_for_selector(f"#board-table >> text={target}")
     other = Leaderboard(Settings(data_dir=server.data_dir))
     state = next(s for s in other.catalog.all("scb") if s.meta.model == target)
-    assert other.set_hidden(state.meta.id, True, "cli-test")
+    assert other.moderation.set_hidden(state.meta.id, True, "cli-test")
     board.wait_for_function(
         f"() => !document.querySelector('#board-table').innerText.includes('{target}')", timeout=30_000
     )

@@ -15,6 +15,7 @@ from leaderboard import demo
 from leaderboard.config import Settings
 from leaderboard.service import Leaderboard
 from submissions.records import Identity
+from submissions.request import SubmitRequest
 from tests.support.submissions import form
 from tests.ui.conftest import shot, start_app
 
@@ -32,7 +33,9 @@ def server(tmp_path_factory):
     path = demo.write_jsonl(tmp / "formula.jsonl", lines)
     writer = Leaderboard(Settings(data_dir=app.data_dir))  # another process of the same store, as the CLI is
     who = Identity("sybil3")
-    answer = writer.submit("scb", path, form(FORMULA_MODEL, FORMULA_TEAM, visibility="public"), who)
+    answer = writer.submissions.submit(
+        SubmitRequest("scb", path, form(FORMULA_MODEL, FORMULA_TEAM, visibility="public"), who)
+    )
     assert answer.result is not None, answer
     yield app
     app.stop()

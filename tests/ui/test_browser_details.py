@@ -18,6 +18,7 @@ import pytest
 from leaderboard.baselines import PAPER_SOURCE
 from scoring.benchmarks import get_benchmark
 from submissions.records import Identity, SubmissionForm
+from submissions.request import SubmitRequest
 from tests.support.baked_board import ROWS, WIDTHS, baked_client, baked_page, open_board
 from tests.support.submissions import board, write_gold, write_submission
 from tests.ui.conftest import shot
@@ -33,8 +34,8 @@ def store(tmp_path_factory):
     lb = board(root / "data", write_gold(root / "gold.jsonl"))
     for i, model in enumerate((TWIN, OTHER)):
         form = SubmissionForm.of(model=model, team="Detail lab", visibility="public")
-        assert lb.submit("scb", write_submission(root / f"{i}.jsonl", accuracy=0.6 + 0.1 * i, seed=i), form,
-                         Identity("detail-lab")).result is not None  # fmt: skip
+        path = write_submission(root / f"{i}.jsonl", accuracy=0.6 + 0.1 * i, seed=i)
+        assert lb.submissions.submit(SubmitRequest("scb", path, form, Identity("detail-lab"))).result is not None
     return lb
 
 

@@ -35,7 +35,7 @@ LETTERS = "ABCD"
 @pytest.fixture(scope="module")
 def app(tmp_path_factory) -> Iterator[AppServer]:
     data = tmp_path_factory.mktemp("fairness-browser") / "data"
-    Leaderboard(Settings(data_dir=data, demo=False)).add_gold(
+    Leaderboard(Settings(data_dir=data, demo=False)).corrections.add_gold(
         "scb", demo.write_jsonl(data.parent / "scb-gold.jsonl", small_gold()), "maintainer"
     )
     server = AppServer(data, log=data.parent / "app.log", LEADERBOARD_LOCAL_USER="grounder", LEADERBOARD_DEMO="0",
@@ -122,7 +122,7 @@ def test_a_held_file_says_it_was_held_automatically_why_and_what_next(page, app,
     withheld = next(e for e in entries if e["reason"]["code"] == "ladder_withheld")
     assert withheld["result"] is None and "nor its best shown mIoU" in withheld["reason"]["message"]
     # the probe detector's hold, as the app writes it (another process: the app sees it on its poll)
-    Leaderboard(Settings(data_dir=app.data_dir, demo=False)).hold(
+    Leaderboard(Settings(data_dir=app.data_dir, demo=False)).moderation.hold(
         [withheld["submission_id"]], "automatic", "its probe series is flagged (signals: box_probe)"
     )
     sid = withheld["submission_id"]

@@ -13,6 +13,7 @@ import pytest
 from leaderboard.config import UiSettings
 from submissions import fields
 from submissions.records import Identity, SubmissionForm
+from submissions.request import SubmitRequest
 from tests.support.baked_board import (
     ROWS,
     TIMEOUT,
@@ -49,7 +50,7 @@ def client(tmp_path_factory):
             form = SubmissionForm.of(model=model, team="Rig lab", compute_region=region, weights_licence=weights,
                                      visibility="public")  # fmt: skip
             path = write_submission(root / f"{i}.jsonl", accuracy=0.5 + 0.1 * i, seed=i)
-            assert lb.submit("scb", path, form, Identity("rig-lab")).result is not None
+            assert lb.submissions.submit(SubmitRequest("scb", path, form, Identity("rig-lab"))).result is not None
         served = baked_client(lb)
     with served:
         yield served
@@ -148,7 +149,7 @@ def test_a_value_new_in_refreshed_data_is_kept_by_a_filter_left_as_it_was(browse
         def submit(model: str, where: str, seed: int) -> None:
             form = SubmissionForm.of(model=model, team="Site lab", compute_site=where, visibility="public")
             path = write_submission(tmp_path / f"{seed}.jsonl", seed=seed)
-            assert lb.submit("scb", path, form, Identity("site-lab")).result is not None
+            assert lb.submissions.submit(SubmitRequest("scb", path, form, Identity("site-lab"))).result is not None
 
         submit("Site-A-model", "Lab A", 1)
         client, baker = baked(lb, UiSettings(refresh_seconds=1))

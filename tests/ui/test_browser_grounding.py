@@ -32,8 +32,10 @@ def scb_gold() -> list[dict]:
 def app(tmp_path_factory, scb_gold) -> Iterator[AppServer]:
     data = tmp_path_factory.mktemp("grounding-browser") / "data"
     golds = Leaderboard(Settings(data_dir=data, demo=False))
-    golds.add_gold("scb", demo.write_jsonl(data.parent / "scb-gold.jsonl", scb_gold), "maintainer")
-    golds.add_gold("kviscuit", demo.write_jsonl(data.parent / "kv-gold.jsonl", demo.kviscuit_gold(0)), "maintainer")
+    golds.corrections.add_gold("scb", demo.write_jsonl(data.parent / "scb-gold.jsonl", scb_gold), "maintainer")
+    golds.corrections.add_gold(
+        "kviscuit", demo.write_jsonl(data.parent / "kv-gold.jsonl", demo.kviscuit_gold(0)), "maintainer"
+    )
     server = AppServer(data, log=data.parent / "app.log", LEADERBOARD_LOCAL_USER="carol", LEADERBOARD_DEMO="0")
     server.start()
     yield server

@@ -55,8 +55,10 @@ def users(tmp_path_factory, scb_gold) -> Iterator[dict[str, AppServer]]:
     """alice's and bob's apps on one store with the two golds, started side by side (CI time)."""
     data = tmp_path_factory.mktemp("teams-browser") / "data"
     golds = Leaderboard(Settings(data_dir=data, demo=False))
-    golds.add_gold("scb", demo.write_jsonl(data.parent / "scb-gold.jsonl", scb_gold), "maintainer")
-    golds.add_gold("kviscuit", demo.write_jsonl(data.parent / "kv-gold.jsonl", demo.kviscuit_gold(0)), "maintainer")
+    golds.corrections.add_gold("scb", demo.write_jsonl(data.parent / "scb-gold.jsonl", scb_gold), "maintainer")
+    golds.corrections.add_gold(
+        "kviscuit", demo.write_jsonl(data.parent / "kv-gold.jsonl", demo.kviscuit_gold(0)), "maintainer"
+    )
     apps = {
         name: AppServer(data, log=data.parent / f"{name}.log", LEADERBOARD_LOCAL_USER=name, LEADERBOARD_DEMO="0",
                         LEADERBOARD_REFRESH_SECONDS="2")

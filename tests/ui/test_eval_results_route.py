@@ -31,8 +31,8 @@ def test_a_public_rows_file_is_served_and_an_anonymous_rows_is_not(lb, tmp_path)
     assert client.get("/eval_results/nope/abc.yaml").status_code == 404
     assert client.get("/eval_results/scb/..%2Fx.yaml").status_code == 404
     calls = []
-    real = lb.eval_results
-    lb.eval_results = lambda *a, **k: calls.append(a) or real(*a, **k)
+    real = lb.visibility.eval_results
+    lb.visibility.eval_results = lambda *a, **k: calls.append(a) or real(*a, **k)
     for _ in range(3):
         client.get(f"/eval_results/scb/{rows[named.submission_id]}.yaml")
     assert calls == []  # made once for this board state (the first request above)
