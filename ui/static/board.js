@@ -589,6 +589,94 @@
       ${row._hub_file ? `<p class="model-facts" id="model-hub-file">On the model's Hub page: <a href="${esc(row._hub_file)}" download>its .eval_results file</a> (Hugging Face Eval Results; the team can open the pull request from My submissions).</p>` : ""}`;
   }
 
+  // ------------------------------------------------------------------ the charts
+  // The plots are built once per data change (ui/board_data.py plots_html); each point and heatmap
+  // row carries its table row's key (data-row). The charts follow the rows the filters keep by
+  // hiding the others' marks, and a point tapped, clicked or focused shows its details in the panel
+  // under its chart (aria-live: read out), so nothing needs hover.
+  const SHOWN_OUT = "filtered-out";
+  function followFilters(b, rows) {
+    const keep = new Set(rows.map((r) => r.row_id));
+    for (const mark of el("plots").querySelectorAll("[data-row]")) mark.classList.toggle(SHOWN_OUT, !keep.has(mark.dataset.row));
+    for (const scatter of el("plots").querySelectorAll(".board-scatter")) scatterFollows(scatter, rows);
+    for (const heat of el("plots").querySelectorAll("table.heatmap")) heatmapFollows(heat, keep, rows.length);
+  }
+  function scatterFollows(scatter, rows) {
+    const svg = scatter.querySelector(".scatter-svg");
+    const plotted = new Set(svg ? [...svg.querySelectorAll("g.point")].map((g) => g.dataset.row) : []);
+    const onChart = rows.filter((r) => plotted.has(r.row_id));
+    const note = el(`${scatter.id}-note`);
+    const leftOut = rows.filter((r) => !plotted.has(r.row_id)).map((r) => r.model);
+    note.textContent = `${onChart.length} of ${rows.length} rows plotted.` + (leftOut.length ? ` Not plotted (${note.dataset.why}): ${leftOut.join(", ")}.` : "");
+    // each layout's count of the points it shows and labels (a label left out for room stays out)
+    for (const count of scatter.querySelectorAll(".scatter-count")) {
+      const layout = scatter.querySelector(`svg.${count.classList.contains("scatter-narrow") ? "scatter-narrow" : "scatter-wide"}`);
+      const shownPoints = [...layout.querySelectorAll(`g.point:not(.${SHOWN_OUT})`)];
+      const labelled = shownPoints.filter((g) => g.querySelector("text.label")).length;
+      const all = labelled === shownPoints.length;
+      const labels = shownPoints.length === 1 ? (all ? "labelled" : "not labelled") : `${all ? "all" : labelled} labelled`;
+      count.textContent = `${shownPoints.length} ${shownPoints.length === 1 ? "point" : "points"} shown, ${labels}` +
+        `${all ? "" : " (a label with no room in the whole chart stays out)"}; tap, click or focus a point for its figures.`;
+    }
+    const picked = scatter.querySelector("g.point.picked");
+    if (picked && picked.classList.contains(SHOWN_OUT)) clearDetails(scatter);
+  }
+  // A heatmap holds the board's top rows (ui/display.py heatmap_html): it shows the first data-shown of those kept.
+  function heatmapFollows(heat, keep, kept) {
+    const note = heat.parentElement.querySelector(".heat-note");
+    const most = Number(note?.dataset.shown || Infinity);
+    let shownRows = 0, held = 0;
+    for (const tr of heat.tBodies[0].rows) {
+      const on = keep.has(tr.dataset.row);
+      held += on ? 1 : 0;
+      tr.hidden = !(on && shownRows < most);
+      if (!tr.hidden) shownRows += 1;
+    }
+    if (!note) return;
+    note.textContent = `${shownRows} of ${kept} rows shown` + (shownRows < held ? ` (the first ${most})` : "") +
+      (held < kept ? `; the heatmap holds the board's top ${note.dataset.held} rows only` : "") + ".";
+  }
+
+  function clearDetails(scatter) {
+    scatter.querySelector("g.point.picked")?.classList.remove("picked");
+    const panel = el(`${scatter.id}-details`);
+    if (panel) panel.innerHTML = '<p class="point-hint">Tap, click or focus a point (Tab) for its model, team and figures.</p>';
+  }
+  function showPoint(g) {
+    const scatter = g.closest(".board-scatter");
+    const b = BENCHES[state.bench];
+    const row = b.rows.find((r) => r.row_id === g.dataset.row);
+    const panel = scatter && el(`${scatter.id}-details`);
+    if (!row || !panel) return;
+    for (const other of scatter.querySelectorAll("g.point.picked")) other.classList.remove("picked");
+    g.classList.add("picked");
+    const overall = viewOf(b, "overall").columns;
+    const figure = (axis) => {
+      const key = scatter.dataset[`${axis}Key`], c = overall.find((x) => x.key === key);
+      return `${esc(scatter.dataset[`${axis}Label`])} <b>${fmtCi(row[key], c && c.ci ? row[c.ci] : null, c ? c.decimals : 2)}</b>`;
+    };
+    const href = searchOf({ ...state, model: row.row_id });
+    const paper = row.source === DATA.paper_source ? ' <span class="paper-tag">reported in paper</span>' : "";
+    panel.innerHTML = `<p><b>${lenientMark(row)}${esc(row.model)}</b>${paper} · ${esc(row.team)} · ${esc(row.source)}</p>` +
+      `<p>${figure("y")} · ${figure("x")} · rank ${esc(rankText(ranked(b, b.rows).find((r) => r.row_id === row.row_id)))} of ${b.rows.length}</p>` +
+      `<p><a href="${esc(href)}" data-model="${esc(row.row_id)}">Open the model page of ${esc(row.model)}</a></p>`;
+  }
+  function wireCharts() {
+    const plots = el("plots");
+    const pointOf = (e) => e.target.closest && e.target.closest("g.point");
+    plots.addEventListener("click", (e) => {
+      const a = e.target.closest("a[data-model]");
+      if (a && !e.metaKey && !e.ctrlKey) { e.preventDefault(); go({ model: a.dataset.model }); return; }
+      const g = pointOf(e);
+      if (g) showPoint(g);
+    });
+    plots.addEventListener("focusin", (e) => { const g = pointOf(e); if (g) showPoint(g); });
+    plots.addEventListener("keydown", (e) => {
+      const g = pointOf(e);
+      if (g && (e.key === "Enter" || e.key === " ")) { e.preventDefault(); showPoint(g); }
+    });
+  }
+
   // ------------------------------------------------------------------ render
   let drawn = 0, plotsShown = null;
   let renders = 0;
@@ -618,6 +706,7 @@
       el("summary").innerHTML = `Showing ${rows.length} of ${b.rows.length} rows${b.gold_questions ? ` · gold: ${b.gold_questions.toLocaleString("en")} questions` : ""}.${note}`;
       el("context").textContent = b.context;
       if (plotsShown !== b.plots) { el("plots").innerHTML = b.plots; plotsShown = b.plots; } // the bench's, not the view's
+      followFilters(b, rows);
       await drawTable(b, view, rows, () => mine === renders);
     }
     drawn += 1;
@@ -640,5 +729,6 @@
   }, 1000 * DATA.refresh_seconds);
   if (!PHONE.matches) el("filters-box").open = true;
   wireControls();
+  wireCharts();
   render();
 })();
