@@ -175,3 +175,28 @@ def test_tab_reaches_a_point_and_enter_shows_its_details(page, store, width):
     page.keyboard.press("Enter")
     page.wait_for_selector("#model-page:not([hidden]) h2")
     assert "Beta-2" in page.locator("#model-page h2").inner_text()
+
+
+def test_the_model_pages_group_bars_are_legible_and_in_sight(page, store, width):
+    """The model page's per-group bars (issue 33: "tiny bars"): each at least 12 px tall on a
+    track at least 110 px wide that starts in sight (a phone draws it under the group's name),
+    labelled with the group's figure, with its 95% interval drawn across it."""
+    open_board(page, "?bench=scb&q=gamma")
+    wait_rows(page, 1)
+    page.locator(ROWS).first.locator(".tabulator-cell[tabulator-field='rank']").click()
+    page.wait_for_selector("#model-page:not([hidden]) h2")
+    first = page.locator("#model-page .scroll-x table").first
+    rows = first.locator("tbody tr")
+    assert rows.count() >= 3
+    viewport = page.viewport_size["width"]
+    for i in range(rows.count()):
+        row = rows.nth(i)
+        track = row.locator(".bar-track").filter(visible=True)
+        assert track.count() == 1  # one bar per group, whichever place the width gives it
+        box = track.bounding_box()
+        assert box["height"] >= 12 and box["width"] >= 110 and box["x"] + box["width"] <= viewport, box
+        accuracy = row.locator("td").nth(1).inner_text().split(" ± ")[0]
+        assert row.locator(".bar-value").filter(visible=True).inner_text() == accuracy
+        assert row.locator(".bar-ci").filter(visible=True).count() == 1
+    first.scroll_into_view_if_needed()
+    shot(page, f"charts-model-bars-{width}")

@@ -555,6 +555,21 @@
     setTimeout(() => URL.revokeObjectURL(a.href), 10000);
   }
 
+  // A group's primary figure as a bar on a 0-100 track with quarter marks, its 95% interval as a
+  // line across it and the figure at its end; it repeats the figures beside it, so screen readers skip it.
+  function groupBar(b, l) {
+    if (missing(l.primary)) return "-";
+    const clamp = (v) => Math.max(0, Math.min(100, v));
+    const c = l.cells.find((x) => `overall.${x.metric.name}` === b.primary.key);
+    let ci = "";
+    if (c && !missing(c.ci)) {
+      const lo = clamp(l.primary - c.ci), hi = clamp(l.primary + c.ci);
+      ci = `<span class="bar-ci" style="left:${lo.toFixed(1)}%;width:${(hi - lo).toFixed(1)}%"></span>`;
+    }
+    return `<span class="bar-box" aria-hidden="true"><span class="bar-track"><span class="bar" style="width:${clamp(l.primary).toFixed(1)}%"></span>${ci}</span>` +
+      `<span class="bar-value">${fmt(l.primary, c ? c.metric.decimals : 2)}</span></span>`;
+  }
+
   function modelPage(b, row) {
     const overall = viewOf(b, "overall").columns;
     const ciOf = Object.fromEntries(overall.filter((c) => c.ci).map((c) => [c.key, c.ci]));
@@ -571,11 +586,13 @@
       const heads = metricNames.map((n) => `<th>${esc((b.metrics.find((m) => m.name === n) || { label: n }).label)}</th>`).join("");
       const body = lines.map((l) => {
         const cells = metricNames.map((name) => { const c = l.cells.find((x) => x.metric.name === name); return `<td>${c ? fmtCi(c.value, c.ci, c.metric.decimals) : "-"}</td>`; }).join("");
-        const bar = missing(l.primary) ? "-" : `<span class="bar" style="width:${Math.max(0, Math.min(100, l.primary)).toFixed(1)}%"></span>`;
+        const bar = groupBar(b, l);
         const place = l.place ? `${l.place.best === l.place.worst ? l.place.best : `${l.place.best}–${l.place.worst}`} of ${l.place.of}` : "-";
-        return `<tr><th>${esc(l.label)}</th><td>${missing(l.n) ? "-" : l.n.toLocaleString("en")}</td>${cells}<td class="place">${place}</td><td class="bar-cell">${bar}</td></tr>`;
+        // a phone draws the bar under the group's name (the bar column would sit off screen)
+        return `<tr><th>${esc(l.label)}<span class="bar-under">${bar}</span></th><td>${missing(l.n) ? "-" : l.n.toLocaleString("en")}</td>${cells}<td class="place">${place}</td><td class="bar-cell">${bar}</td></tr>`;
       }).join("");
-      return `<h3>By ${esc(g.label.toLowerCase())}</h3><div class="scroll-x" tabindex="0" role="region" aria-label="${esc(row.model)} by ${esc(g.label.toLowerCase())}"><table class="model-table"><thead><tr><th>${esc(g.label)}</th><th>Questions</th>${heads}<th title="${esc(b.primary.label)}: the row's place among the board's rows with this figure (ties share it)">Place</th><th>${esc(b.primary.label)}</th></tr></thead><tbody>${body}</tbody></table></div>`;
+      const scale = `${esc(b.primary.label)} <span class="bar-scale">0–100, line: 95% interval</span>`;
+      return `<h3>By ${esc(g.label.toLowerCase())}</h3><div class="scroll-x" tabindex="0" role="region" aria-label="${esc(row.model)} by ${esc(g.label.toLowerCase())}"><table class="model-table"><thead><tr><th>${esc(g.label)}</th><th>Questions</th>${heads}<th title="${esc(b.primary.label)}: the row's place among the board's rows with this figure (ties share it)">Place</th><th class="bar-cell">${scale}</th></tr></thead><tbody>${body}</tbody></table></div>`;
     }).join("");
     const twins = (row._twins || []).map((id) => b.rows.find((r) => r.row_id === id)).filter(Boolean);
     const twinLinks = twins.map((t) => `<a href="${esc(searchOf({ ...state, model: t.row_id }))}" data-model="${esc(t.row_id)}">${esc(t.model)} (${esc(t.source)})</a>`).join(", ");
