@@ -9,9 +9,9 @@ on one of twelve spots around their point without overlapping another label or p
 point keeps its hover text and the caption says how many are labelled.
 
 A point needs no hover: it is a tab stop named by that text (``aria-label``) with a wider
-transparent circle to tap, and carries its table row's key (``data-row``), so the page's script
-hides the points of rows the filters leave out and shows a tapped or focused point's details
-(ui/static/board.js) while the SVG stays built once per data change.
+transparent circle to tap (its radius in ui/static/board.css), and carries its table row's key
+(``data-row``), so the page's script hides the points of rows the filters leave out and shows a
+tapped or focused point's details (ui/static/board.js) while the SVG stays built once per data change.
 """
 
 from __future__ import annotations
@@ -53,7 +53,6 @@ class Canvas:
 WIDE = Canvas("wide", 880, 440, 52, 20, 14, 44, 12, 32, 10)
 NARROW = Canvas("narrow", 320, 380, 38, 14, 12, 42, 11, 17, 20)
 POINT_RADIUS = 4.5
-HIT_RADIUS = 11  # the tap target around a point, in SVG units (a phone draws the narrow SVG at about 1.2 px each)
 CHAR_WIDTH = 0.6  # of the font size: a generous estimate for the system sans-serif
 SCORED_COLOUR, PAPER_COLOUR = "#ea580c", "#2563eb"  # orange filled / blue hollow: shape tells them apart too
 
@@ -181,7 +180,7 @@ def _svg(points: list[Point], canvas: Canvas, x_label: str, y_label: str) -> tup
             f'<g class="point" data-row="{html.escape(point.row)}" tabindex="0" role="button" aria-label="{named}">'
             f'<title>{named}</title><circle cx="{cx:.1f}" cy="{cy:.1f}" '
             f'r="{POINT_RADIUS}" fill="{fill}" stroke="{colour}" stroke-width="2"/>{text}'
-            f'<circle class="hit" cx="{cx:.1f}" cy="{cy:.1f}" r="{HIT_RADIUS}" fill="transparent"/></g>'
+            f'<circle class="hit" cx="{cx:.1f}" cy="{cy:.1f}"/></g>'  # its radius and fill: board.css (bytes x 1,000s)
         )
     svg = (  # a group, not an image: its points are controls (an image's children are presentational)
         f'<svg class="scatter-svg scatter-{canvas.name}" viewBox="0 0 {canvas.width} {canvas.height}" '
