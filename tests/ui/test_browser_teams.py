@@ -19,6 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from leaderboard import demo
@@ -540,6 +541,8 @@ def test_my_submissions_headers_do_not_wrap_letter_by_letter_on_a_phone(browser,
                 .map((cells) => [...cells].map((c) => Math.round(c.getBoundingClientRect().left)))"""
         )
         assert after[0] == after[1]  # and scrolled, the headers stay over their columns
+        found = Axe().run(page).response["violations"]
+        assert [(v["id"], v["impact"]) for v in found if v["impact"] in ("serious", "critical")] == []
         shot(page, shots, "g2-mine-headers-scrolled-390")
     finally:
         page.context.close()
