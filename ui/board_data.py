@@ -288,10 +288,11 @@ def scatter_section(rows: pd.DataFrame, bench: Benchmark, plot: Scatter, plot_id
     )
     why = html.escape(f"no {x.label} or {y.label}")
     note = html.escape(display.scatter_note(rows, bench, plot))
-    hint = "Tap, click or focus a point (Tab) for its model, team and figures."
+    hint = "Tap or click a point, or Tab to the chart and move with the arrow keys, for its model, team and figures."
     return (
         f'<section class="plot"><h3>{title}</h3><div id="{plot_id}" class="board-scatter" {axes}>{svg}</div>'
-        f'<div class="point-details" id="{plot_id}-details" aria-live="polite"><p class="point-hint">{hint}</p></div>'
+        f'<div class="point-details" id="{plot_id}-details" aria-live="polite" data-hint="{hint}">'
+        f'<p class="point-hint">{hint}</p></div>'
         f'<p class="plot-note" id="{plot_id}-note" data-why="{why}">{note}</p></section>'
     )
 

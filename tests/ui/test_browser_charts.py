@@ -200,3 +200,34 @@ def test_the_model_pages_group_bars_are_legible_and_in_sight(page, store, width)
         assert row.locator(".bar-ci").filter(visible=True).count() == 1
     first.scroll_into_view_if_needed()
     shot(page, f"charts-model-bars-{width}")
+
+
+def test_a_chart_is_one_tab_stop_and_the_arrow_keys_move_among_its_points(page, store, width):
+    """A thousand points are not a thousand Tabs: Tab reaches the chart's first point shown, the
+    arrow keys step through the points shown in rank order (Enter explains each), Tab leaves."""
+    open_board(page, "?bench=scb")
+    page.locator("#query").focus()
+    for _ in range(80):
+        page.keyboard.press("Tab")
+        if page.evaluate("() => document.activeElement.matches('g.point')"):
+            break
+    name = "() => document.activeElement.getAttribute('aria-label') || ''"
+    first = page.evaluate(name)
+    shown = page.evaluate(
+        """sel => [...document.querySelectorAll(sel + ' g.point')].filter((g) => g.getClientRects().length > 0)
+            .map((g) => g.getAttribute('aria-label'))""",
+        SCATTER,
+    )
+    assert first == shown[0] and len(shown) >= 3
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    assert page.evaluate(name) == shown[2]
+    page.keyboard.press("Enter")
+    model = shown[2].split(" (")[0]
+    page.wait_for_function("([sel, m]) => document.querySelector(sel).textContent.includes(m)", arg=[DETAILS, model])
+    page.keyboard.press("End")
+    assert page.evaluate(name) == shown[-1]
+    page.keyboard.press("Shift+Tab")  # out of the chart in one step, whichever point had the focus
+    assert not page.evaluate("() => document.activeElement.matches('g.point')")
+    page.keyboard.press("Tab")
+    assert page.evaluate(name) == shown[-1]  # back on the point it left (the one explained last)

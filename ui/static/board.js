@@ -637,6 +637,7 @@
     }
     const picked = scatter.querySelector("g.point.picked");
     if (picked && picked.classList.contains(SHOWN_OUT)) clearDetails(scatter);
+    for (const svg of scatter.querySelectorAll(".scatter-svg")) rovingStop(svg);
   }
   // A heatmap holds the board's top rows (ui/display.py heatmap_html): it shows the first data-shown of those kept.
   function heatmapFollows(heat, keep, kept) {
@@ -654,10 +655,27 @@
       (held < kept ? `; the heatmap holds the board's top ${note.dataset.held} rows only` : "") + ".";
   }
 
+  // One tab stop per chart (a thousand points are not a thousand Tabs): the picked point, else the
+  // first one shown; the arrow keys, Home and End move among the points shown, in rank order.
+  const shownPoints = (svg) => [...svg.querySelectorAll(`g.point:not(.${SHOWN_OUT})`)];
+  function rovingStop(svg, current) {
+    const points = shownPoints(svg);
+    const stop = current || points.find((g) => g.classList.contains("picked")) || points[0];
+    for (const g of svg.querySelectorAll("g.point")) g.tabIndex = g === stop ? 0 : -1;
+  }
+  const STEPS = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 };
+  function movePoint(g, key) {
+    const svg = g.closest(".scatter-svg"), points = shownPoints(svg), i = points.indexOf(g);
+    const next = key === "Home" ? points[0] : key === "End" ? points[points.length - 1] : points[i + STEPS[key]];
+    if (!next) return;
+    rovingStop(svg, next);
+    next.focus();
+  }
+
   function clearDetails(scatter) {
     scatter.querySelector("g.point.picked")?.classList.remove("picked");
     const panel = el(`${scatter.id}-details`);
-    if (panel) panel.innerHTML = '<p class="point-hint">Tap, click or focus a point (Tab) for its model, team and figures.</p>';
+    if (panel) panel.innerHTML = `<p class="point-hint">${esc(panel.dataset.hint)}</p>`;
   }
   function showPoint(g) {
     const scatter = g.closest(".board-scatter");
@@ -667,6 +685,7 @@
     if (!row || !panel) return;
     for (const other of scatter.querySelectorAll("g.point.picked")) other.classList.remove("picked");
     g.classList.add("picked");
+    rovingStop(g.closest(".scatter-svg"), g);
     const overall = viewOf(b, "overall").columns;
     const figure = (axis) => {
       const key = scatter.dataset[`${axis}Key`], c = overall.find((x) => x.key === key);
@@ -690,7 +709,9 @@
     plots.addEventListener("focusin", (e) => { const g = pointOf(e); if (g) showPoint(g); });
     plots.addEventListener("keydown", (e) => {
       const g = pointOf(e);
-      if (g && (e.key === "Enter" || e.key === " ")) { e.preventDefault(); showPoint(g); }
+      if (!g) return;
+      if (e.key === "Enter" || e.key === " ") { e.preventDefault(); showPoint(g); }
+      else if (e.key in STEPS || e.key === "Home" || e.key === "End") { e.preventDefault(); movePoint(g, e.key); }
     });
   }
 
