@@ -692,8 +692,7 @@
       return `${esc(scatter.dataset[`${axis}Label`])} <b>${fmtCi(row[key], c && c.ci ? row[c.ci] : null, c ? c.decimals : 2)}</b>`;
     };
     const href = searchOf({ ...state, model: row.row_id });
-    const paper = row.source === DATA.paper_source ? ' <span class="paper-tag">reported in paper</span>' : "";
-    panel.innerHTML = `<p><b>${lenientMark(row)}${esc(row.model)}</b>${paper} · ${esc(row.team)} · ${esc(row.source)}</p>` +
+    panel.innerHTML = `<p><b>${lenientMark(row)}${esc(row.model)}</b> · ${esc(row.team)} · ${esc(row.source)}</p>` +
       `<p>${figure("y")} · ${figure("x")} · rank ${esc(rankText(ranked(b, b.rows).find((r) => r.row_id === row.row_id)))} of ${b.rows.length}</p>` +
       `<p><a href="${esc(href)}" data-model="${esc(row.row_id)}">Open the model page of ${esc(row.model)}</a></p>`;
   }
