@@ -150,6 +150,8 @@ def test_a_tapped_point_shows_its_details_and_opens_its_model_page(page, store, 
     else:
         point.locator(".hit").click()
     assert_details(page, store, "Gamma-3")
+    rank = page.locator(ROWS).first.locator(".tabulator-cell[tabulator-field='rank']").inner_text().strip()
+    assert f"rank {rank} of 1" in page.locator(DETAILS).inner_text()  # the rank the table shows, among the rows kept
     shot(page, f"charts-details-{width}")
     found = Axe().run(page).response["violations"]
     assert [v["id"] for v in found if v["impact"] in ("serious", "critical")] == []

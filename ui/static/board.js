@@ -612,7 +612,9 @@
   // hiding the others' marks, and a point tapped, clicked or focused shows its details in the panel
   // under its chart (aria-live: read out), so nothing needs hover.
   const SHOWN_OUT = "filtered-out";
+  let chartRows = []; // the rows kept, ranked among themselves as the table ranks them
   function followFilters(b, rows) {
+    chartRows = rows;
     const keep = new Set(rows.map((r) => r.row_id));
     for (const mark of el("plots").querySelectorAll("[data-row]")) mark.classList.toggle(SHOWN_OUT, !keep.has(mark.dataset.row));
     for (const scatter of el("plots").querySelectorAll(".board-scatter")) scatterFollows(scatter, rows);
@@ -628,11 +630,11 @@
     // each layout's count of the points it shows and labels (a label left out for room stays out)
     for (const count of scatter.querySelectorAll(".scatter-count")) {
       const layout = scatter.querySelector(`svg.${count.classList.contains("scatter-narrow") ? "scatter-narrow" : "scatter-wide"}`);
-      const shownPoints = [...layout.querySelectorAll(`g.point:not(.${SHOWN_OUT})`)];
-      const labelled = shownPoints.filter((g) => g.querySelector("text.label")).length;
-      const all = labelled === shownPoints.length;
-      const labels = shownPoints.length === 1 ? (all ? "labelled" : "not labelled") : `${all ? "all" : labelled} labelled`;
-      count.textContent = `${shownPoints.length} ${shownPoints.length === 1 ? "point" : "points"} shown, ${labels}` +
+      const visible = shownPoints(layout);
+      const labelled = visible.filter((g) => g.querySelector("text.label")).length;
+      const all = labelled === visible.length;
+      const labels = visible.length === 1 ? (all ? "labelled" : "not labelled") : `${all ? "all" : labelled} labelled`;
+      count.textContent = `${visible.length} ${visible.length === 1 ? "point" : "points"} shown, ${labels}` +
         `${all ? "" : " (a label with no room in the whole chart stays out)"}; tap, click or focus a point for its figures.`;
     }
     const picked = scatter.querySelector("g.point.picked");
@@ -680,7 +682,7 @@
   function showPoint(g) {
     const scatter = g.closest(".board-scatter");
     const b = BENCHES[state.bench];
-    const row = b.rows.find((r) => r.row_id === g.dataset.row);
+    const row = chartRows.find((r) => r.row_id === g.dataset.row); // a point shown is a row kept
     const panel = scatter && el(`${scatter.id}-details`);
     if (!row || !panel) return;
     for (const other of scatter.querySelectorAll("g.point.picked")) other.classList.remove("picked");
@@ -693,7 +695,7 @@
     };
     const href = searchOf({ ...state, model: row.row_id });
     panel.innerHTML = `<p><b>${lenientMark(row)}${esc(row.model)}</b> · ${esc(row.team)} · ${esc(row.source)}</p>` +
-      `<p>${figure("y")} · ${figure("x")} · rank ${esc(rankText(ranked(b, b.rows).find((r) => r.row_id === row.row_id)))} of ${b.rows.length}</p>` +
+      `<p>${figure("y")} · ${figure("x")} · rank ${esc(rankText(row))} of ${chartRows.length}</p>` +
       `<p><a href="${esc(href)}" data-model="${esc(row.row_id)}">Open the model page of ${esc(row.model)}</a></p>`;
   }
   function wireCharts() {
