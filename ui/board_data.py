@@ -269,16 +269,32 @@ def plots_html(read: ReadSide, bench: Benchmark) -> str:
     for i, (plot, value) in enumerate(zip(display.drawn_plots(bench), values, strict=True)):
         title = html.escape(display.plot_title(bench, plot))
         if isinstance(plot, Scatter):
-            note = html.escape(display.scatter_note(rows, bench, plot))
             plot_id = f"{bench.id}-scatter" if i == 0 else f"{bench.id}-scatter-{i}"
-            parts.append(
-                f'<section class="plot"><h3>{title}</h3><div id="{plot_id}" class="board-scatter">{value}</div>'
-                f'<p class="plot-note" id="{plot_id}-note">{note}</p></section>'
-            )
+            parts.append(scatter_section(rows, bench, plot, plot_id, title, value))
         else:
             suffix = "" if plot.metric == bench.primary_metric else f"-{plot.metric}"
             parts.append(f'<section class="plot" id="{bench.id}-heat-{plot.grouping}{suffix}">{value}</section>')
     return "".join(parts)
+
+
+def scatter_section(rows: pd.DataFrame, bench: Benchmark, plot: Scatter, plot_id: str, title: str, svg: str) -> str:
+    """A scatter with what the page's script needs to follow the filters and explain a point
+    (ui/static/board.js): its axes' figure keys and labels, the panel a tapped or focused point's
+    details go to (read out when they change), and the note it rewrites with the rows plotted."""
+    x, y = bench.metric(plot.x), bench.metric(plot.y)
+    axes = " ".join(
+        f'data-{axis}-key="{html.escape(figure_key(m.name))}" data-{axis}-label="{html.escape(m.label)}"'
+        for axis, m in (("x", x), ("y", y))
+    )
+    why = html.escape(f"no {x.label} or {y.label}")
+    note = html.escape(display.scatter_note(rows, bench, plot))
+    hint = "Tap or click a point, or Tab to the chart and move with the arrow keys, for its model, team and figures."
+    return (
+        f'<section class="plot"><h3>{title}</h3><div id="{plot_id}" class="board-scatter" {axes}>{svg}</div>'
+        f'<div class="point-details" id="{plot_id}-details" aria-live="polite" data-hint="{hint}">'
+        f'<p class="point-hint">{hint}</p></div>'
+        f'<p class="plot-note" id="{plot_id}-note" data-why="{why}">{note}</p></section>'
+    )
 
 
 def benchmark_data(read: ReadSide, bench: Benchmark, filters: list[BoardFilter] | None = None) -> dict:

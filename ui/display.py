@@ -171,9 +171,21 @@ def plot_values(df: pd.DataFrame, bench: Benchmark, sizes: Mapping[str, Mapping[
 
 
 def scatter_svg(df: pd.DataFrame, bench: Benchmark, plot: Scatter) -> str:
-    """The declared scatter of ``df``'s rows, each point labelled with its model where it fits."""
+    """The declared scatter of ``df``'s rows, each point labelled with its model where it fits and
+    keyed by its row (``row_id``), which the page's filters hide it by."""
     x, y = bench.metric(plot.x).label, bench.metric(plot.y).label
-    return scatter.scatter_html(scatter.points_of(scatter_frame(df, bench, plot), x, y, PAPER_SOURCE), x, y, SOURCES)
+    frame = scatter_frame(df, bench, plot)
+    points = scatter.points_of(frame, x, y, PAPER_SOURCE, _plotted(df, bench, plot, "row_id", len(frame)))
+    return scatter.scatter_html(points, x, y, SOURCES)
+
+
+def _plotted(df: pd.DataFrame, bench: Benchmark, plot: Scatter, column: str, count: int) -> list[str]:
+    """``column`` of the rows :func:`scatter_frame` plots (both figures present), in its order;
+    empty keys where the frame has no such column."""
+    keys = [figure_key(bench.metric(plot.x).name), figure_key(bench.metric(plot.y).name)]
+    if column not in df or not set(keys) <= set(df.columns):
+        return [""] * count
+    return [str(v) for v in df[df[keys].notna().all(axis=1)][column]]
 
 
 def scatter_note(df: pd.DataFrame, bench: Benchmark, plot: Scatter) -> str:
@@ -224,6 +236,11 @@ def scatter_frame(df: pd.DataFrame, bench: Benchmark | None = None, plot: Scatte
     ).reset_index(drop=True)
 
 
+HEATMAP_HELD = 50
+"""The board's top rows a heatmap holds for the filters to choose from (it shows 20): a filter
+that keeps rows further down the board finds fewer in it, and its note says so (board.js)."""
+
+
 def _heat_colour(value: float) -> str:
     """Pale yellow (0) to blue (100), one hue ramp that reads for red-green colour blindness and under dark text."""
     v = max(0.0, min(100.0, value)) / 100
@@ -238,10 +255,15 @@ def heatmap_html(
     max_rows: int = 20,
     title: str = "",
     sizes: Mapping[str, int] | None = None,
+    held_rows: int = HEATMAP_HELD,
 ) -> str:
     """An HTML heatmap of ``metric`` (the primary one by default): one row per model (in rank
     order), one column per group label headed by its question count when known, cells with the
-    metric's declared decimals (as the table)."""
+    metric's declared decimals (as the table).
+
+    It holds the board's top ``held_rows`` rows, each keyed by its table row (``data-row``), and
+    shows the first ``max_rows``: the page's script shows instead the first ``max_rows`` of those
+    the filters keep (ui/static/board.js), so a filtered heatmap is built once too."""
     if df.empty:
         return '<p class="empty-note">No rows to plot.</p>'
     labels = list(bench.grouping(grouping).order)
@@ -257,7 +279,7 @@ def heatmap_html(
         return f"<th>{html.escape(short_label(bench, grouping, label))}{n}</th>"
 
     body = []
-    for _, row in df.head(max_rows).iterrows():
+    for i, (_, row) in enumerate(df.head(max(max_rows, held_rows)).iterrows()):
         cells = []
         for key in keys:
             value = row.get(key)
@@ -267,9 +289,13 @@ def heatmap_html(
                 shade = _heat_colour(float(value) if declared.higher_is_better else 100 - float(value))
                 cells.append(f'<td style="background-color:{shade}">{float(value):.{declared.decimals}f}</td>')
         paper = ' <span class="paper-tag">paper</span>' if row.get("source") == SOURCES[1] else ""
-        body.append(f'<tr><th class="model">{html.escape(str(row.get("model")))}{paper}</th>{"".join(cells)}</tr>')
+        key = html.escape(str(row.get("row_id", "")))
+        hidden = " hidden" if i >= max_rows else ""
+        model = html.escape(str(row.get("model")))
+        body.append(f'<tr data-row="{key}"{hidden}><th class="model">{model}{paper}</th>{"".join(cells)}</tr>')
     caption = f"<caption>{html.escape(title)}</caption>" if title else ""
-    more = f'<p class="empty-note">Top {max_rows} rows shown.</p>' if len(df) > max_rows else ""
+    more = f"Top {max_rows} rows shown." if len(df) > max_rows else ""
+    more = f'<p class="empty-note heat-note" data-shown="{max_rows}" data-held="{len(body)}">{more}</p>'
     return (
         # a box that scrolls sideways on a phone is a tab stop, so a keyboard can scroll it (axe)
         f'<div class="heatmap-wrap" tabindex="0" role="region" aria-label="{html.escape(title or "heatmap")}">'

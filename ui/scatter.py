@@ -7,6 +7,11 @@ the CSS swaps at 640 px so labels keep a legible size), labels placed greedily i
 on one of twelve spots around their point without overlapping another label or point, and a ``<title>`` on every point
 (the hover text: model, team, both figures, source). A label that cannot fit is left out; its
 point keeps its hover text and the caption says how many are labelled.
+
+A point needs no hover: it is a tab stop named by that text (``aria-label``) with a wider
+transparent circle to tap (its radius in ui/static/board.css), and carries its table row's key
+(``data-row``), so the page's script hides the points of rows the filters leave out and shows a
+tapped or focused point's details (ui/static/board.js) while the SVG stays built once per data change.
 """
 
 from __future__ import annotations
@@ -60,10 +65,15 @@ class Point:
     x: float
     y: float
     paper: bool
+    row: str = ""  # the key of its table row (the board's row_id): the page's filters hide it by that
 
 
-def points_of(frame: pd.DataFrame, x_label: str, y_label: str, paper_source: str) -> list[Point]:
-    """The points of a :func:`ui.display.scatter_frame` (Model, Team, Source and the two figures), in its order."""
+def points_of(
+    frame: pd.DataFrame, x_label: str, y_label: str, paper_source: str, rows: list[str] | None = None
+) -> list[Point]:
+    """The points of a :func:`ui.display.scatter_frame` (Model, Team, Source and the two figures), in its
+    order; ``rows`` are their table rows' keys, in the same order."""
+    keys = rows if rows is not None else [""] * len(frame)
     return [
         Point(
             str(r["Model"]),
@@ -72,8 +82,9 @@ def points_of(frame: pd.DataFrame, x_label: str, y_label: str, paper_source: str
             float(r[x_label]),
             float(r[y_label]),
             r["Source"] == paper_source,
+            str(key),
         )
-        for _, r in frame.iterrows()
+        for (_, r), key in zip(frame.iterrows(), keys, strict=True)
     ]
 
 
@@ -164,13 +175,16 @@ def _svg(points: list[Point], canvas: Canvas, x_label: str, y_label: str) -> tup
         text = ""
         if label is not None:
             text = f'<text class="label" x="{label[0]:.1f}" y="{label[1]:.1f}">{html.escape(label[2])}</text>'
+        named = html.escape(hover)
         marks.append(
-            f'<g class="point"><title>{html.escape(hover)}</title><circle cx="{cx:.1f}" cy="{cy:.1f}" '
-            f'r="{POINT_RADIUS}" fill="{fill}" stroke="{colour}" stroke-width="2"/>{text}</g>'
+            f'<g class="point" data-row="{html.escape(point.row)}" tabindex="0" role="button" aria-label="{named}">'
+            f'<title>{named}</title><circle cx="{cx:.1f}" cy="{cy:.1f}" '
+            f'r="{POINT_RADIUS}" fill="{fill}" stroke="{colour}" stroke-width="2"/>{text}'
+            f'<circle class="hit" cx="{cx:.1f}" cy="{cy:.1f}"/></g>'  # its radius and fill: board.css (bytes x 1,000s)
         )
-    svg = (
+    svg = (  # a group, not an image: its points are controls (an image's children are presentational)
         f'<svg class="scatter-svg scatter-{canvas.name}" viewBox="0 0 {canvas.width} {canvas.height}" '
-        f'role="img" aria-label="{html.escape(y_label)} against {html.escape(x_label)}" '
+        f'role="group" aria-label="{html.escape(y_label)} against {html.escape(x_label)}" '
         f'style="font-size:{canvas.font}px">{_axes(canvas, x_label, y_label)}{"".join(marks)}</svg>'
     )
     return svg, sum(label is not None for label in labels)
@@ -199,5 +213,8 @@ def scatter_html(points: list[Point], x_label: str, y_label: str, sources: tuple
 
 def _count(labelled: int, total: int) -> str:
     if labelled == total:
-        return f"{total} points, all labelled; hover a point for its figures."
-    return f"{labelled} of {total} points labelled (the rest overlap); hover a point for its model and figures."
+        return f"{total} points, all labelled; tap, click or focus a point for its figures."
+    return (
+        f"{labelled} of {total} points labelled (the rest overlap); tap, click or focus a point for its model "
+        "and figures."
+    )

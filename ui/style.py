@@ -22,6 +22,11 @@ CSS = """
 table.model-table {border-collapse: collapse; font-size: 0.9em; margin: 4px 0 12px;}
 table.model-table th, table.model-table td {
   padding: 3px 8px; border: 1px solid rgba(128,128,128,0.25); text-align: left;}
+/* My submissions' headers break between words, never inside one: at 390 px a narrow column
+   ("rank", "errors") put one letter per line (issue 33, teams). With no rows the headers still
+   share the width (a box that scrolls needs a cell the keyboard can reach: axe) */
+#mine-table:has(tbody td) .header-cell {min-width: min-content;}
+#mine-table:has(tbody td) .header-cell span {word-break: keep-all; overflow-wrap: normal; hyphens: none;}
 /* the code samples' strings (Prism's #690 green on grey reads 3.1:1) */
 .token.string {color: #3f6212 !important;}
 .dark .token.string {color: #bef264 !important;}

@@ -19,6 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from leaderboard import demo
@@ -484,5 +485,66 @@ def test_my_submissions_offers_a_public_rows_eval_results_file(browser, alice, s
         page.wait_for_selector("#mine-eval-note >> text=No pull request: the row names no Hub model repo")
         page.locator("#mine-eval-note").scroll_into_view_if_needed()
         shot(page, shots, f"f1-eval-results-{viewport['width']}")
+    finally:
+        page.context.close()
+
+
+# ---------------------------------------------------------------- g. My submissions on a phone
+
+HEADER_FIT = """cells => cells.map((th) => {
+    // the header's text as drawn: its width against its longest word's in the same font
+    const text = th.innerText.trim();
+    const holder = [...th.querySelectorAll('*')].filter((e) => e.innerText && e.innerText.trim() === text).pop() || th;
+    const style = getComputedStyle(holder);
+    const ctx = document.createElement('canvas').getContext('2d');
+    ctx.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+    const longest = Math.max(...text.split(/\\s+/).map((w) => ctx.measureText(w).width));
+    const lines = holder.getBoundingClientRect().height / parseFloat(style.lineHeight || style.fontSize);
+    return { text, width: holder.getBoundingClientRect().width, longest, lines };
+})"""
+
+
+def test_my_submissions_headers_do_not_wrap_letter_by_letter_on_a_phone(browser, alice, shots, tmp_path):
+    """Issue 33 (teams): at 390 px each header of My submissions is at least as wide as its longest
+    word (no letter-per-line column) and at most two lines tall."""
+    model = "Alice-Phone-Headers"
+    client = gradio_client.Client(alice.url, verbose=False)
+    lines = demo.kviscuit_submission(demo.kviscuit_gold(0), 0.7, seed=7)
+    answer = client.predict(
+        "kviscuit", gradio_client.handle_file(str(demo.write_jsonl(tmp_path / "phone.jsonl", lines))), model, TEAM,
+        "open", "xyxy", "", "", "", visibility="public", api_name="/submit",
+    )  # fmt: skip
+    assert answer["status"] == "scored", answer
+    page = open_page(browser, alice, PHONE)
+    try:
+        mine_table(page, model)
+        heads = page.locator("#mine-table thead th").evaluate_all(HEADER_FIT)
+        assert len(heads) >= 8, heads
+        page.locator("#mine-table").scroll_into_view_if_needed()
+        shot(page, shots, "g1-mine-headers-390")
+        squeezed = [h for h in heads if h["text"] and (h["width"] + 1 < h["longest"] or h["lines"] > 2.5)]
+        assert squeezed == [], squeezed
+        lefts = page.locator("#mine-table").evaluate(
+            """t => [t.querySelectorAll('thead th'), t.querySelector('tbody tr').querySelectorAll('td')]
+                .map((cells) => [...cells].map((c) => Math.round(c.getBoundingClientRect().left)))"""
+        )
+        assert lefts[0] == lefts[1]  # the body's columns stay under their headers
+        scroller = page.locator("#mine-table").evaluate(
+            """t => {
+                const s = [...t.querySelectorAll('*')].find((e) => e.scrollWidth > e.clientWidth + 8
+                    && getComputedStyle(e).overflowX !== 'visible');
+                if (s) s.scrollLeft = 420;
+                return s ? s.scrollLeft : -1;
+            }"""
+        )
+        assert scroller > 0  # the wide table scrolls in its box (no page-wide sideways scroll)
+        after = page.locator("#mine-table").evaluate(
+            """t => [t.querySelectorAll('thead th'), t.querySelector('tbody tr').querySelectorAll('td')]
+                .map((cells) => [...cells].map((c) => Math.round(c.getBoundingClientRect().left)))"""
+        )
+        assert after[0] == after[1]  # and scrolled, the headers stay over their columns
+        found = Axe().run(page).response["violations"]
+        assert [(v["id"], v["impact"]) for v in found if v["impact"] in ("serious", "critical")] == []
+        shot(page, shots, "g2-mine-headers-scrolled-390")
     finally:
         page.context.close()

@@ -6,6 +6,7 @@ import json
 import math
 
 import gradio as gr
+import pandas as pd
 import pytest
 
 from leaderboard.columns import LENIENT_KEY, shown_columns
@@ -184,3 +185,20 @@ def test_the_scatter_note_names_models_as_they_are_written():
     rows = frame("scb", [scb_row("Demo-GPT-o3 (synthetic)", 80.0), scb_row("Alpha", 70.0, miou=30.0)])
     note = display.scatter_note(rows, SCB, SCB.plots[0])
     assert note == "Not plotted (no mIoU or Accuracy): Demo-GPT-o3 (synthetic)."
+
+
+def test_the_plots_carry_each_rows_key_for_the_filters():
+    """The scatter's points and the heatmap's rows are keyed by their table rows (``data-row``);
+    a heatmap holds more rows than it shows so that filtered views still fill it (board.js)."""
+    rows = [
+        {"model": f"M{i}", "team": "t", "source": "scored here", "row_id": f"id{i}", "overall.acc": 50.0 + i,
+         "overall.miou": 20.0 + i, "country.Thailand.acc": 40.0 + i}
+        for i in range(30)
+    ]  # fmt: skip
+    df = pd.DataFrame(rows)
+    scatter = display.scatter_svg(df, SCB, SCB.plots[0])
+    assert all(f'data-row="id{i}"' in scatter for i in range(30))
+    heat = display.heatmap_html(df, SCB, "country", "acc", max_rows=20, held_rows=25)
+    assert heat.count("<tr data-row=") == 25 and heat.count(" hidden>") == 5  # the first 20 shown
+    assert '<tr data-row="id20" hidden>' in heat and '<tr data-row="id19">' in heat
+    assert 'data-shown="20" data-held="25"' in heat

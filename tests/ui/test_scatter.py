@@ -39,3 +39,14 @@ def test_long_names_are_shortened_on_the_label_only():
         and "<title>A-very-long-model-name-that-goes-on-and-on" in html
     )
     assert scatter_html([], "mIoU", "Accuracy", ("a", "b")) == '<p class="empty-note">No rows to plot.</p>'
+
+
+def test_every_point_is_a_named_tab_stop_keyed_by_its_row():
+    """No hover needed (issue 33): each point is focusable, named with its model, team, figures and
+    source, has a wide tap target, and carries its table row's key for the page's filters."""
+    points = [Point(f"M-{i}", "Team <b>", "scored here", 10 * i, 5 * i, False, f"row{i}") for i in range(3)]
+    html = scatter_html(points, "mIoU", "Accuracy", ("scored here", "reported in paper"))
+    for i in range(3):
+        name = f"M-{i} (Team &lt;b&gt;, scored here): Accuracy {5 * i:g}, mIoU {10 * i:g}"
+        assert html.count(f'data-row="row{i}" tabindex="0" role="button" aria-label="{name}"') == 2  # both layouts
+    assert html.count('class="hit"') == 6 and 'role="img"' not in html  # an image's children would be mute

@@ -555,6 +555,21 @@
     setTimeout(() => URL.revokeObjectURL(a.href), 10000);
   }
 
+  // A group's primary figure as a bar on a 0-100 track with quarter marks, its 95% interval as a
+  // line across it and the figure at its end; it repeats the figures beside it, so screen readers skip it.
+  function groupBar(b, l) {
+    if (missing(l.primary)) return "-";
+    const clamp = (v) => Math.max(0, Math.min(100, v));
+    const c = l.cells.find((x) => `overall.${x.metric.name}` === b.primary.key);
+    let ci = "";
+    if (c && !missing(c.ci)) {
+      const lo = clamp(l.primary - c.ci), hi = clamp(l.primary + c.ci);
+      ci = `<span class="bar-ci" style="left:${lo.toFixed(1)}%;width:${(hi - lo).toFixed(1)}%"></span>`;
+    }
+    return `<span class="bar-box" aria-hidden="true"><span class="bar-track"><span class="bar" style="width:${clamp(l.primary).toFixed(1)}%"></span>${ci}</span>` +
+      `<span class="bar-value">${fmt(l.primary, c ? c.metric.decimals : 2)}</span></span>`;
+  }
+
   function modelPage(b, row) {
     const overall = viewOf(b, "overall").columns;
     const ciOf = Object.fromEntries(overall.filter((c) => c.ci).map((c) => [c.key, c.ci]));
@@ -571,11 +586,13 @@
       const heads = metricNames.map((n) => `<th>${esc((b.metrics.find((m) => m.name === n) || { label: n }).label)}</th>`).join("");
       const body = lines.map((l) => {
         const cells = metricNames.map((name) => { const c = l.cells.find((x) => x.metric.name === name); return `<td>${c ? fmtCi(c.value, c.ci, c.metric.decimals) : "-"}</td>`; }).join("");
-        const bar = missing(l.primary) ? "-" : `<span class="bar" style="width:${Math.max(0, Math.min(100, l.primary)).toFixed(1)}%"></span>`;
+        const bar = groupBar(b, l);
         const place = l.place ? `${l.place.best === l.place.worst ? l.place.best : `${l.place.best}–${l.place.worst}`} of ${l.place.of}` : "-";
-        return `<tr><th>${esc(l.label)}</th><td>${missing(l.n) ? "-" : l.n.toLocaleString("en")}</td>${cells}<td class="place">${place}</td><td class="bar-cell">${bar}</td></tr>`;
+        // a phone draws the bar under the group's name (the bar column would sit off screen)
+        return `<tr><th>${esc(l.label)}<span class="bar-under">${bar}</span></th><td>${missing(l.n) ? "-" : l.n.toLocaleString("en")}</td>${cells}<td class="place">${place}</td><td class="bar-cell">${bar}</td></tr>`;
       }).join("");
-      return `<h3>By ${esc(g.label.toLowerCase())}</h3><div class="scroll-x" tabindex="0" role="region" aria-label="${esc(row.model)} by ${esc(g.label.toLowerCase())}"><table class="model-table"><thead><tr><th>${esc(g.label)}</th><th>Questions</th>${heads}<th title="${esc(b.primary.label)}: the row's place among the board's rows with this figure (ties share it)">Place</th><th>${esc(b.primary.label)}</th></tr></thead><tbody>${body}</tbody></table></div>`;
+      const scale = `${esc(b.primary.label)} <span class="bar-scale">0–100, line: 95% interval</span>`;
+      return `<h3>By ${esc(g.label.toLowerCase())}</h3><div class="scroll-x" tabindex="0" role="region" aria-label="${esc(row.model)} by ${esc(g.label.toLowerCase())}"><table class="model-table"><thead><tr><th>${esc(g.label)}</th><th>Questions</th>${heads}<th title="${esc(b.primary.label)}: the row's place among the board's rows with this figure (ties share it)">Place</th><th class="bar-cell">${scale}</th></tr></thead><tbody>${body}</tbody></table></div>`;
     }).join("");
     const twins = (row._twins || []).map((id) => b.rows.find((r) => r.row_id === id)).filter(Boolean);
     const twinLinks = twins.map((t) => `<a href="${esc(searchOf({ ...state, model: t.row_id }))}" data-model="${esc(t.row_id)}">${esc(t.model)} (${esc(t.source)})</a>`).join(", ");
@@ -587,6 +604,116 @@
       <p class="model-facts"><button type="button" id="model-download">Download these figures (CSV)</button></p>
       <p class="model-facts">Compare it with other models: <a href="?${esc(new URLSearchParams({ bench: b.id, compare: row.row_id }).toString())}">Compare</a>.</p>
       ${row._hub_file ? `<p class="model-facts" id="model-hub-file">On the model's Hub page: <a href="${esc(row._hub_file)}" download>its .eval_results file</a> (Hugging Face Eval Results; the team can open the pull request from My submissions).</p>` : ""}`;
+  }
+
+  // ------------------------------------------------------------------ the charts
+  // The plots are built once per data change (ui/board_data.py plots_html); each point and heatmap
+  // row carries its table row's key (data-row). The charts follow the rows the filters keep by
+  // hiding the others' marks, and a point tapped, clicked or focused shows its details in the panel
+  // under its chart (aria-live: read out), so nothing needs hover.
+  const SHOWN_OUT = "filtered-out";
+  let chartRows = []; // the rows kept, ranked among themselves as the table ranks them
+  function followFilters(b, rows) {
+    chartRows = rows;
+    const keep = new Set(rows.map((r) => r.row_id));
+    for (const mark of el("plots").querySelectorAll("[data-row]")) mark.classList.toggle(SHOWN_OUT, !keep.has(mark.dataset.row));
+    for (const scatter of el("plots").querySelectorAll(".board-scatter")) scatterFollows(scatter, rows);
+    for (const heat of el("plots").querySelectorAll("table.heatmap")) heatmapFollows(heat, keep, rows.length);
+  }
+  function scatterFollows(scatter, rows) {
+    const svg = scatter.querySelector(".scatter-svg");
+    const plotted = new Set(svg ? [...svg.querySelectorAll("g.point")].map((g) => g.dataset.row) : []);
+    const onChart = rows.filter((r) => plotted.has(r.row_id));
+    const note = el(`${scatter.id}-note`);
+    const leftOut = rows.filter((r) => !plotted.has(r.row_id)).map((r) => r.model);
+    note.textContent = `${onChart.length} of ${rows.length} rows plotted.` + (leftOut.length ? ` Not plotted (${note.dataset.why}): ${leftOut.join(", ")}.` : "");
+    // each layout's count of the points it shows and labels (a label left out for room stays out)
+    for (const count of scatter.querySelectorAll(".scatter-count")) {
+      const layout = scatter.querySelector(`svg.${count.classList.contains("scatter-narrow") ? "scatter-narrow" : "scatter-wide"}`);
+      const visible = shownPoints(layout);
+      const labelled = visible.filter((g) => g.querySelector("text.label")).length;
+      const all = labelled === visible.length;
+      const labels = visible.length === 1 ? (all ? "labelled" : "not labelled") : `${all ? "all" : labelled} labelled`;
+      count.textContent = `${visible.length} ${visible.length === 1 ? "point" : "points"} shown, ${labels}` +
+        `${all ? "" : " (a label with no room in the whole chart stays out)"}; tap, click or focus a point for its figures.`;
+    }
+    const picked = scatter.querySelector("g.point.picked");
+    if (picked && picked.classList.contains(SHOWN_OUT)) clearDetails(scatter);
+    for (const svg of scatter.querySelectorAll(".scatter-svg")) rovingStop(svg);
+  }
+  // A heatmap holds the board's top rows (ui/display.py heatmap_html): it shows the first data-shown of those kept.
+  function heatmapFollows(heat, keep, kept) {
+    const note = heat.parentElement.querySelector(".heat-note");
+    const most = Number(note?.dataset.shown || Infinity);
+    let shownRows = 0, held = 0;
+    for (const tr of heat.tBodies[0].rows) {
+      const on = keep.has(tr.dataset.row);
+      held += on ? 1 : 0;
+      tr.hidden = !(on && shownRows < most);
+      if (!tr.hidden) shownRows += 1;
+    }
+    if (!note) return;
+    note.textContent = `${shownRows} of ${kept} rows shown` + (shownRows < held ? ` (the first ${most})` : "") +
+      (held < kept ? `; the heatmap holds the board's top ${note.dataset.held} rows only` : "") + ".";
+  }
+
+  // One tab stop per chart (a thousand points are not a thousand Tabs): the picked point, else the
+  // first one shown; the arrow keys, Home and End move among the points shown, in rank order.
+  const shownPoints = (svg) => [...svg.querySelectorAll(`g.point:not(.${SHOWN_OUT})`)];
+  function rovingStop(svg, current) {
+    const points = shownPoints(svg);
+    const stop = current || points.find((g) => g.classList.contains("picked")) || points[0];
+    for (const g of svg.querySelectorAll("g.point")) g.tabIndex = g === stop ? 0 : -1;
+  }
+  const STEPS = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 };
+  function movePoint(g, key) {
+    const svg = g.closest(".scatter-svg"), points = shownPoints(svg), i = points.indexOf(g);
+    const next = key === "Home" ? points[0] : key === "End" ? points[points.length - 1] : points[i + STEPS[key]];
+    if (!next) return;
+    rovingStop(svg, next);
+    next.focus();
+  }
+
+  function clearDetails(scatter) {
+    scatter.querySelector("g.point.picked")?.classList.remove("picked");
+    const panel = el(`${scatter.id}-details`);
+    if (panel) panel.innerHTML = `<p class="point-hint">${esc(panel.dataset.hint)}</p>`;
+  }
+  function showPoint(g) {
+    const scatter = g.closest(".board-scatter");
+    const b = BENCHES[state.bench];
+    const row = chartRows.find((r) => r.row_id === g.dataset.row); // a point shown is a row kept
+    const panel = scatter && el(`${scatter.id}-details`);
+    if (!row || !panel) return;
+    for (const other of scatter.querySelectorAll("g.point.picked")) other.classList.remove("picked");
+    g.classList.add("picked");
+    rovingStop(g.closest(".scatter-svg"), g);
+    const overall = viewOf(b, "overall").columns;
+    const figure = (axis) => {
+      const key = scatter.dataset[`${axis}Key`], c = overall.find((x) => x.key === key);
+      return `${esc(scatter.dataset[`${axis}Label`])} <b>${fmtCi(row[key], c && c.ci ? row[c.ci] : null, c ? c.decimals : 2)}</b>`;
+    };
+    const href = searchOf({ ...state, model: row.row_id });
+    panel.innerHTML = `<p><b>${lenientMark(row)}${esc(row.model)}</b> · ${esc(row.team)} · ${esc(row.source)}</p>` +
+      `<p>${figure("y")} · ${figure("x")} · rank ${esc(rankText(row))} of ${chartRows.length}</p>` +
+      `<p><a href="${esc(href)}" data-model="${esc(row.row_id)}">Open the model page of ${esc(row.model)}</a></p>`;
+  }
+  function wireCharts() {
+    const plots = el("plots");
+    const pointOf = (e) => e.target.closest && e.target.closest("g.point");
+    plots.addEventListener("click", (e) => {
+      const a = e.target.closest("a[data-model]");
+      if (a && !e.metaKey && !e.ctrlKey) { e.preventDefault(); go({ model: a.dataset.model }); return; }
+      const g = pointOf(e);
+      if (g) showPoint(g);
+    });
+    plots.addEventListener("focusin", (e) => { const g = pointOf(e); if (g) showPoint(g); });
+    plots.addEventListener("keydown", (e) => {
+      const g = pointOf(e);
+      if (!g) return;
+      if (e.key === "Enter" || e.key === " ") { e.preventDefault(); showPoint(g); }
+      else if (e.key in STEPS || e.key === "Home" || e.key === "End") { e.preventDefault(); movePoint(g, e.key); }
+    });
   }
 
   // ------------------------------------------------------------------ render
@@ -618,6 +745,7 @@
       el("summary").innerHTML = `Showing ${rows.length} of ${b.rows.length} rows${b.gold_questions ? ` · gold: ${b.gold_questions.toLocaleString("en")} questions` : ""}.${note}`;
       el("context").textContent = b.context;
       if (plotsShown !== b.plots) { el("plots").innerHTML = b.plots; plotsShown = b.plots; } // the bench's, not the view's
+      followFilters(b, rows);
       await drawTable(b, view, rows, () => mine === renders);
     }
     drawn += 1;
@@ -640,5 +768,6 @@
   }, 1000 * DATA.refresh_seconds);
   if (!PHONE.matches) el("filters-box").open = true;
   wireControls();
+  wireCharts();
   render();
 })();
