@@ -103,9 +103,7 @@ class GoldCorrections:
             self.lb.publisher.publish(benchmark, now=True)
         elif shown is not None and shown.new == update.info.version:
             self._keep_preview(shown)  # computed once here: the tab and the confirmation read it
-        else:
-            self.preview_staged(benchmark)
-        return update
+        return update  # staged without a preview (confirmed, none given): the tab's first view starts one
 
     def preview_gold(self, benchmark: str, path: Path, withheld: tuple[str, ...] = ()) -> GoldPreview:
         """What switching the board to the gold at ``path`` would do, before anything is stored:

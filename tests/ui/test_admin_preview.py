@@ -109,3 +109,19 @@ def test_the_kept_preview_lives_in_the_private_gold_area_only(lb, tmp_path):
     assert lb.store.exists("gold", "scb/staged-preview.json")
     public = [p for p in lb.store.list("results", "") if "preview" in p]
     assert public == []
+
+
+def test_a_gold_staged_with_confirmation_is_previewed_once_in_the_background(lb, tmp_path, evaluations):
+    """``update_gold(confirm=True)`` with no preview given (the CLI gives the one it printed)
+    stores none: the tab's first view starts one background job, however many views follow."""
+    _submit_teams(lb, tmp_path)
+    evaluations.clear()
+    lb.corrections.add_gold("scb", _corrected(tmp_path), "m", confirm=True)
+    assert evaluations == []
+    assert "is being computed" in gold_markdown(lb)  # the first view starts the job, and does not wait for it
+    rescore_plan(lb), gold_markdown(lb)  # more views while it runs (or after): no second job's scoring
+    lb.corrections.preview_jobs.wait(timeout=120)
+    assert len(evaluations) <= TEAMS  # one job for every view
+    evaluations.clear()
+    shown = gold_markdown(lb)
+    assert evaluations == [] and _preview_block(lb) in shown
