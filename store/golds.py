@@ -24,6 +24,7 @@ second process does not rasterise every mask again.
 from __future__ import annotations
 
 import json
+import logging
 import tempfile
 import threading
 from dataclasses import dataclass, replace
@@ -38,7 +39,9 @@ from scoring.release import is_release, release_jsonl
 from store import layout
 from store.base import NotFound, Store
 from store.layout import GoldFile
-from store.records import GoldInfo, StagedPreview
+from store.records import CorruptRecord, GoldInfo, StagedPreview
+
+log = logging.getLogger(__name__)
 
 __all__ = ["GOLD_SUFFIXES", "GoldInfo", "GoldRegistry", "GoldUpdate", "UnconfirmedGold", "leak_audit", "public_list"]
 
@@ -213,6 +216,9 @@ class GoldRegistry:
         try:
             return StagedPreview.from_bytes(self.store.read("gold", path), path)
         except NotFound:
+            return None
+        except CorruptRecord as e:  # derived and rebuildable: computed again, not a stop of the tab
+            log.warning("%s: %s; the preview is computed again", e.where, e.why)
             return None
 
     def promote(self, benchmark: str, version: str) -> GoldInfo | None:

@@ -125,3 +125,12 @@ def test_a_gold_staged_with_confirmation_is_previewed_once_in_the_background(lb,
     evaluations.clear()
     shown = gold_markdown(lb)
     assert evaluations == [] and _preview_block(lb) in shown
+
+
+def test_a_corrupt_kept_preview_is_computed_again_not_a_broken_tab(lb, tmp_path):
+    _submit_teams(lb, tmp_path, n=1)
+    lb.corrections.add_gold("scb", _corrected(tmp_path), "m")
+    lb.store.put("gold", {"scb/staged-preview.json": b"{not json"}, "break it", overwrite=True)
+    assert "is being computed" in gold_markdown(lb)
+    lb.corrections.preview_jobs.wait(timeout=120)
+    assert _preview_block(lb) in gold_markdown(lb)
