@@ -62,11 +62,11 @@ class PreviewJobs:
 
 
 def preview_basis(current: str, staged: str, states: list[SubmissionState]) -> str:
-    """What a staged gold's preview depends on besides the golds: which submissions are stored
-    and whether each is hidden or public (the board before and after). A new upload, a hide or a
+    """What a staged gold's preview depends on besides the golds and the scorer: which submissions
+    are stored and whether each is hidden or public (the board before and after). A new upload, a hide or a
     publication changes it, so a kept preview is recomputed rather than shown outdated."""
     parts = sorted(f"{s.meta.id}:{int(s.hidden)}:{int(s.public)}" for s in states)
-    return hashlib.sha256("\n".join([current, staged, *parts]).encode()).hexdigest()
+    return hashlib.sha256("\n".join([SCORER_VERSION, current, staged, *parts]).encode()).hexdigest()
 
 
 class GoldCorrections:

@@ -134,3 +134,17 @@ def test_a_corrupt_kept_preview_is_computed_again_not_a_broken_tab(lb, tmp_path)
     assert "is being computed" in gold_markdown(lb)
     lb.corrections.preview_jobs.wait(timeout=120)
     assert _preview_block(lb) in gold_markdown(lb)
+
+
+def test_hiding_a_row_makes_the_kept_preview_outdated(lb, tmp_path):
+    """The board before and after depends on which rows are hidden: a kept preview is of the
+    stored submissions as they were, not of a board a maintainer has changed since."""
+    _submit_teams(lb, tmp_path, n=2)
+    lb.corrections.add_gold("scb", _corrected(tmp_path), "m")
+    assert "Team-1 / Model-1" in gold_markdown(lb)
+    hidden = next(s.meta.id for s in lb.catalog.all("scb") if s.meta.team == "Team-1")
+    assert lb.set_hidden(hidden, True, "m", "a test")
+    assert "is being computed" in gold_markdown(lb)
+    lb.corrections.preview_jobs.wait(timeout=120)
+    shown = gold_markdown(lb)
+    assert _preview_block(lb) in shown and "being computed" not in shown
