@@ -6,16 +6,24 @@ the Maintainers tab call."""
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import logging
 import tempfile
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import wait as wait_all
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from leaderboard.golds import GoldPreview, RowsWouldLeave, rank_changes, row_moves
+from leaderboard.golds import GoldPreview, RowsWouldLeave, ShownPreview, rank_changes, row_moves
 from leaderboard.golds import preview as preview_switch
 from scoring import BENCHMARKS, SCORER_VERSION, Gold
 from scoring.goldcheck import compare
 from store.golds import GoldInfo, GoldUpdate, leak_audit
+from store.records import StagedPreview
 from submissions import lifecycle
 from submissions.answer import SubmitAnswer
 from submissions.catalog import SubmissionState
@@ -28,11 +36,45 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
+class PreviewJobs:
+    """One background thread that computes staged-gold previews, each key once at a time: a page
+    render asks for one and returns at once; two maintainers opening the tab start one job."""
+
+    def __init__(self) -> None:
+        self._pool: ThreadPoolExecutor | None = None
+        self._running: dict[tuple, Future] = {}
+        self._lock = threading.Lock()
+
+    def start(self, key: tuple, job: Callable[[], object]) -> None:
+        with self._lock:
+            self._running = {k: f for k, f in self._running.items() if not f.done()}
+            if key in self._running:
+                return
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(1, thread_name_prefix="gold-preview")
+            self._running[key] = self._pool.submit(job)
+
+    def wait(self, timeout: float | None = None) -> None:
+        """Until every job started so far has ended (tests, and a CLI that must not exit first)."""
+        with self._lock:
+            running = list(self._running.values())
+        wait_all(running, timeout)
+
+
+def preview_basis(current: str, staged: str, states: list[SubmissionState]) -> str:
+    """What a staged gold's preview depends on besides the golds and the scorer: which submissions
+    are stored and whether each is hidden or public (the board before and after). A new upload, a hide or a
+    publication changes it, so a kept preview is recomputed rather than shown outdated."""
+    parts = sorted(f"{s.meta.id}:{int(s.hidden)}:{int(s.public)}" for s in states)
+    return hashlib.sha256("\n".join([SCORER_VERSION, current, staged, *parts]).encode()).hexdigest()
+
+
 class GoldCorrections:
     """Golds and rescoring (see module doc)."""
 
     def __init__(self, lb: Leaderboard) -> None:
         self.lb = lb
+        self.preview_jobs = PreviewJobs()
 
     def add_gold(
         self, benchmark: str, path: Path, added_by: str, confirm: bool = False, withheld: tuple[str, ...] = ()
@@ -51,14 +93,17 @@ class GoldCorrections:
         """Validate and stage a new gold (see store/golds.py): the board keeps the current gold
         until :meth:`rescore` (or the background :meth:`resume`) switches it. ``withheld``: question
         fields left out of the public list (the update's leak audit is of the list as published)."""
+        shown = preview
         if not confirm and self.lb.golds.info(benchmark) is not None:
-            shown = preview or self.preview_gold(benchmark, path, withheld)
+            shown = shown or self.preview_gold(benchmark, path, withheld)
             if shown.leaving:  # a row would leave the board: the maintainer confirms that first
                 raise RowsWouldLeave(shown)
         update = self.lb.golds.stage(benchmark, Path(path), added_by, confirm, withheld)
         if not update.staged:
             self.lb.publisher.publish(benchmark, now=True)
-        return update
+        elif shown is not None and shown.new == update.info.version:
+            self._keep_preview(shown)  # computed once here: the tab and the confirmation read it
+        return update  # staged without a preview (confirmed, none given): the tab's first view starts one
 
     def preview_gold(self, benchmark: str, path: Path, withheld: tuple[str, ...] = ()) -> GoldPreview:
         """What switching the board to the gold at ``path`` would do, before anything is stored:
@@ -78,9 +123,11 @@ class GoldCorrections:
         def board_on(states: list[SubmissionState], version: str):
             return lb.board_on(benchmark, states, version).view()
 
-        states = [s for s in lb.catalog.all(benchmark) if lifecycle.has_raw(lb.store, s.meta)]
+        stored = lb.catalog.all(benchmark)
+        basis = preview_basis(current.version if current else "", new.version, stored)
+        states = [s for s in stored if lifecycle.has_raw(lb.store, s.meta)]
         leaks = leak_audit(benchmark, Path(path), new, tuple(f.strip() for f in withheld if f.strip()))
-        return preview_switch(
+        shown = preview_switch(
             benchmark,
             current.version if current else "",
             new.version,
@@ -91,17 +138,48 @@ class GoldCorrections:
             lb.table(benchmark),
             leaks,
         )
+        return dataclasses.replace(shown, basis=basis)
 
     def preview_staged(self, benchmark: str) -> GoldPreview | None:
-        """The preview of switching to the staged gold (None when nothing is staged): what the
-        Maintainers tab shows, and its Rescore all confirmation sums up, before the switch."""
+        """The preview of switching to the staged gold (None when nothing is staged), computed
+        now (every submission scored on it that has no outcome there) and kept for
+        :meth:`staged_preview`, which the Maintainers tab and its Rescore all confirmation read."""
         staged = self.lb.golds.staged(benchmark)
         if staged is None:
             return None
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / Path(staged.file).name
             path.write_bytes(self.lb.store.read("gold", staged.file))
-            return self.preview_gold(benchmark, path, staged.withheld)
+            shown = self.preview_gold(benchmark, path, staged.withheld)
+        self._keep_preview(shown)
+        return shown
+
+    def staged_preview(self, benchmark: str) -> ShownPreview | None:
+        """The staged gold's preview for a page: the kept one if it is of today's staged gold and
+        stored submissions, else a background job computes it and this says so (a render never
+        scores a submission). None when nothing is staged."""
+        lb = self.lb
+        staged = lb.golds.staged(benchmark)
+        if staged is None:
+            return None
+        current = lb.golds.info(benchmark)
+        basis = preview_basis(current.version if current else "", staged.version, lb.catalog.all(benchmark))
+        kept = lb.golds.kept_preview(benchmark)
+        if kept is not None and (kept.staged, kept.basis) == (staged.version, basis):
+            return ShownPreview(benchmark, staged.version, True, tuple(kept.lines.split("\n")), kept.summary)
+        self.preview_jobs.start((benchmark, staged.version, basis), lambda: self._preview_in_background(benchmark))
+        return ShownPreview(benchmark, staged.version, False)
+
+    def _preview_in_background(self, benchmark: str) -> None:
+        try:
+            self.preview_staged(benchmark)
+        except Exception:  # a broken store or file: logged; the tab keeps saying it is being computed
+            log.exception("%s: the staged gold's preview could not be computed", benchmark)
+
+    def _keep_preview(self, shown: GoldPreview) -> None:
+        now = datetime.now(UTC).isoformat()
+        record = StagedPreview(shown.benchmark, shown.new, shown.basis, now, "\n".join(shown.lines()), shown.summary())
+        self.lb.golds.keep_preview(record)
 
     def gold_audit(self, benchmark: str) -> tuple:
         """The leak audit of the current gold's public list as published (maintainers only)."""

@@ -91,6 +91,7 @@ class GoldPreview:
     changes: GoldChanges | None
     rows: tuple[RowMove, ...]
     leaks: tuple = ()  # the leak audit of its public list as it would be published (scoring.leakaudit)
+    basis: str = ""  # what it was computed from (leaderboard.corrections.preview_basis): kept with it
 
     @property
     def leaving(self) -> tuple[RowMove, ...]:
@@ -126,6 +127,27 @@ class GoldPreview:
         else:
             out.append("  no row's rank or figures change")
         return out
+
+
+@dataclass(frozen=True)
+class ShownPreview:
+    """A staged gold's preview as the Maintainers tab shows it: the kept one when it is of today's
+    staged gold and stored submissions (``ready``), else word that it is being computed."""
+
+    benchmark: str
+    staged: str
+    ready: bool
+    lines: tuple[str, ...] = ()
+    summary: str = ""
+
+    def text(self) -> list[str]:
+        """Its lines, or one saying it is being computed (never outdated rows)."""
+        if self.ready:
+            return list(self.lines)
+        return [
+            f"{self.benchmark}: the preview of switching to gold {self.staged[:SHORT]} is being computed "
+            "(once, in the background); Refresh to see it."
+        ]
 
 
 class RowsWouldLeave(Exception):

@@ -362,6 +362,7 @@ MOVED = {
             "update_gold",
             "preview_gold",
             "preview_staged",
+            "staged_preview",
             "gold_audit",
             "staged_gold",
             "rejected",

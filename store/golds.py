@@ -24,6 +24,7 @@ second process does not rasterise every mask again.
 from __future__ import annotations
 
 import json
+import logging
 import tempfile
 import threading
 from dataclasses import dataclass, replace
@@ -38,7 +39,9 @@ from scoring.release import is_release, release_jsonl
 from store import layout
 from store.base import NotFound, Store
 from store.layout import GoldFile
-from store.records import GoldInfo
+from store.records import CorruptRecord, GoldInfo, StagedPreview
+
+log = logging.getLogger(__name__)
 
 __all__ = ["GOLD_SUFFIXES", "GoldInfo", "GoldRegistry", "GoldUpdate", "UnconfirmedGold", "leak_audit", "public_list"]
 
@@ -194,6 +197,29 @@ class GoldRegistry:
             return None
         current = self.info(benchmark)
         return None if current is not None and current.version == info.version else info
+
+    def keep_preview(self, record: StagedPreview) -> None:
+        """Keep the preview of switching to a staged gold beside its pointer (private: it names
+        gold facts and every row's figures before -> after, as maintainers see them)."""
+        path = layout.gold_staged_preview(record.benchmark)
+        self.store.put(
+            "gold",
+            {path: record.to_bytes()},
+            f"Preview of {record.benchmark} gold {record.staged[:12]}",
+            overwrite=True,
+        )
+
+    def kept_preview(self, benchmark: str) -> StagedPreview | None:
+        """The kept preview of ``benchmark``'s staged gold, None if none was kept (it may be of an
+        earlier staged gold or stored submissions: the caller compares ``staged`` and ``basis``)."""
+        path = layout.gold_staged_preview(benchmark)
+        try:
+            return StagedPreview.from_bytes(self.store.read("gold", path), path)
+        except NotFound:
+            return None
+        except CorruptRecord as e:  # derived and rebuildable: computed again, not a stop of the tab
+            log.warning("%s: %s; the preview is computed again", e.where, e.why)
+            return None
 
     def promote(self, benchmark: str, version: str) -> GoldInfo | None:
         """Make the staged ``version`` current (its public questions first, then the pointer in

@@ -4,6 +4,7 @@ gold (private)
     {benchmark}/{version}.{ext}              a gold file as the maintainer gave it      GoldFile
     {benchmark}/current.json                 the gold pointer (store.records.GoldInfo)  gold_current
     {benchmark}/staged.json                  a gold being rescored before it is current gold_staged
+    {benchmark}/staged-preview.json          what switching to it would do (kept once)  gold_staged_preview
     secrets/bootstrap.json                   the bootstrap seed key (BootstrapSecret)  bootstrap_secret
 submissions (private)
     {benchmark}/{shard}/{id}/submission.jsonl        the raw upload (immutable)         SubmissionFile
@@ -302,6 +303,11 @@ def gold_current(benchmark: str) -> str:
 
 def gold_staged(benchmark: str) -> str:
     return f"{benchmark}/staged.json"
+
+
+def gold_staged_preview(benchmark: str) -> str:
+    """The kept preview of switching to the staged gold (store.records.StagedPreview)."""
+    return f"{benchmark}/staged-preview.json"
 
 
 def submission_dir(benchmark: str, sid: str) -> str:

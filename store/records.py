@@ -293,6 +293,25 @@ class GoldInfo(_FlatRecord):
 
 
 @dataclass(frozen=True)
+class StagedPreview(_FlatRecord):
+    """``{benchmark}/staged-preview.json`` (private gold area): the preview of switching the board
+    to staged gold ``staged``, computed once and kept, so that no page render scores every
+    submission again. ``basis`` names what it was computed from (the current and staged versions
+    and the stored submissions, leaderboard.corrections): a record whose basis is not today's is
+    outdated and is never shown as if it were current."""
+
+    benchmark: str
+    staged: str  # the staged gold's version
+    basis: str
+    computed_at: str  # ISO 8601, UTC
+    lines: str  # GoldPreview.lines(), one per line, as `gold add` prints them
+    summary: str  # GoldPreview.summary(), what the Rescore all confirmation quotes
+
+    def to_bytes(self) -> bytes:
+        return _dumps(asdict(self), indent=1)
+
+
+@dataclass(frozen=True)
 class TeamEvent(_FlatRecord):
     """``teams/{team}-{seq}.json`` (immutable): who owns a team name from this event on.
 

@@ -53,9 +53,9 @@ def preview_markdown(leaderboard: Leaderboard) -> str:
     gold facts and every row's figures before -> after)."""
     blocks = []
     for bench in BENCHMARKS.values():
-        shown = leaderboard.corrections.preview_staged(bench.id)
+        shown = leaderboard.corrections.staged_preview(bench.id)  # kept, or computed off this render
         if shown is not None:
-            body = "\n".join(line.replace("`", "'") for line in shown.lines())
+            body = "\n".join(line.replace("`", "'") for line in shown.text())
             blocks.append(f"```\n{body}\n```")
     return "\n\n### What the switch would do\n" + "\n".join(blocks) if blocks else ""
 
@@ -166,9 +166,11 @@ def rescore_plan(leaderboard: Leaderboard) -> str:
                 f"{bench.id}: on the staged gold {staged.version[:12]}, then the board switches to it "
                 f"from {current.version[:12]}"
             )
-            shown = leaderboard.corrections.preview_staged(bench.id)
+            shown = leaderboard.corrections.staged_preview(bench.id)
             if shown is not None:  # the confirmation says what the switch does, rows that would leave first
-                lines.append(f"  the switch: {shown.summary()}")
+                lines.append(
+                    f"  the switch: {shown.summary}" if shown.ready else "  the switch: its preview is being computed"
+                )
         else:
             lines.append(f"{bench.id}: on its current gold {current.version[:12]} (nothing is staged)")
     return "\n".join(lines) or "no benchmark has a gold yet: nothing to rescore"

@@ -13,6 +13,7 @@ from store.records import (
     CorruptRecord,
     GoldInfo,
     Moderation,
+    StagedPreview,
     StoredFailure,
     StoredRejection,
     StoredResult,
@@ -35,6 +36,9 @@ RECORDS = [
     StoredFailure("RuntimeError: boom", "t"),
     Moderation(True, "maintainer", "t"),
     GoldInfo("scb", "g" * 64, f"scb/{'g' * 64}.jsonl", "t", "maintainer", 3178, "f" * 64),
+    StagedPreview(
+        "scb", "g" * 64, "b" * 64, "t", "scb: switching ...\n  rows: 1 stay", "rows: 1 stay, 0 leave, 0 come"
+    ),
 ]
 
 
@@ -63,6 +67,7 @@ WRONG_SHAPES = [
     (StoredFailure, b'{"at": "t"}'),
     (Moderation, b'{"hidden": "yes"}'),
     (GoldInfo, b'{"benchmark": "scb"}'),
+    (StagedPreview, b'{"benchmark": "scb", "staged": "g", "lines": ["x"]}'),
 ]  # fmt: skip
 
 

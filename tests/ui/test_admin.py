@@ -229,6 +229,8 @@ def test_the_tab_previews_a_staged_gold_and_its_confirmation_sums_it_up(lb, tmp_
 
     submit(Submitter(lb, Auth(LOCAL)), write_submission(tmp_path / "s.jsonl", accuracy=0.8), visibility="public")
     lb.corrections.add_gold("scb", write_gold(tmp_path / "v2.jsonl", small_gold()[2:]), "m", confirm=True)
+    assert "is being computed" in gold_markdown(lb)  # staged confirmed, with no preview: computed off the render
+    lb.corrections.preview_jobs.wait(timeout=120)
     shown = gold_markdown(lb)
     assert "### What the switch would do" in shown and "(0 added, 2 removed)" in shown
     assert "rows on the board (paper rows included): " in shown and "per row (rank and figures" in shown
