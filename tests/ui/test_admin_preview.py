@@ -143,7 +143,7 @@ def test_hiding_a_row_makes_the_kept_preview_outdated(lb, tmp_path):
     lb.corrections.add_gold("scb", _corrected(tmp_path), "m")
     assert "Team-1 / Model-1" in gold_markdown(lb)
     hidden = next(s.meta.id for s in lb.catalog.all("scb") if s.meta.team == "Team-1")
-    assert lb.set_hidden(hidden, True, "m", "a test")
+    assert lb.moderation.set_hidden(hidden, True, "m", "a test")
     assert "is being computed" in gold_markdown(lb)
     lb.corrections.preview_jobs.wait(timeout=120)
     shown = gold_markdown(lb)

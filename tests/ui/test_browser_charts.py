@@ -13,6 +13,7 @@ from axe_playwright_python.sync_playwright import Axe
 
 from leaderboard.baselines import PAPER_SOURCE
 from submissions.records import Identity, SubmissionForm
+from submissions.request import SubmitRequest
 from tests.support.baked_board import ROWS, WIDTHS, baked_client, baked_page, open_board
 from tests.support.submissions import board, write_gold, write_submission
 from tests.ui.conftest import shot
@@ -41,7 +42,8 @@ def store(tmp_path_factory):
         form = SubmissionForm.of(model=model, team=team, visibility="public")
         grounding = "none" if model == UNGROUNDED else "bbox_good"
         path = write_submission(root / f"{i}.jsonl", accuracy=0.5 + 0.1 * i, grounding=grounding, seed=i)
-        assert lb.submit("scb", path, form, Identity(team.lower().replace(" ", "-"))).result is not None
+        who = Identity(team.lower().replace(" ", "-"))
+        assert lb.submissions.submit(SubmitRequest("scb", path, form, who)).result is not None
     return lb
 
 
