@@ -63,6 +63,8 @@ def open_gradio_tab(page, url: str, tab: str, ready: str) -> None:
     page.goto(f"{url}/app?tab={tab}")
     page.wait_for_selector(ready, timeout=180_000)  # bounds for a loaded host (two workers and a hog: make test-busy)
     page.wait_for_load_state("networkidle", timeout=180_000)
+    # what a person reads: no block still faded while an update it waits for arrives (Gradio's .pending)
+    page.wait_for_function("() => !document.querySelector('.pending')", timeout=180_000)
 
 
 GRADIO_TABS = {"submit": "#sub-bench", "mine": "#mine-pick"}  # Compare is the board page's own
