@@ -219,13 +219,36 @@ def assert_not_clipped(page, selector: str) -> None:
     assert clipped == [], clipped
 
 
+def hidden_chain(page) -> list[str]:
+    """Why the list's summary is not seen (stop 37's CI: 60 s of a hidden summary on a phone, once in
+    three full runs): each ancestor of the first match with its display, visibility and size."""
+    return page.evaluate(
+        """() => {
+            const p = [...document.querySelectorAll('#tab-mine p')]
+                .find((e) => e.textContent.includes('submission(s) by'));
+            const out = [];
+            for (let e = p; e; e = e.parentElement) {
+                const s = getComputedStyle(e), r = e.getBoundingClientRect();
+                out.push(`${e.tagName}#${e.id}.${e.className} ${s.display}/${s.visibility} ${r.width}x${r.height}`);
+            }
+            return out.length ? out : ['no summary paragraph'];
+        }"""
+    )
+
+
 def mine_table(page, showing: str = "") -> str:
     """My submissions' table once it lists ``showing``. Only the first opening of the tab in a
     page is known to be fresh when "submission(s) by" appears: a check that something is NOT
     listed needs a page that never opened the tab."""
     open_tab(page, "My submissions")
-    page.locator("#tab-mine button", has_text="Refresh").click()
-    page.wait_for_selector("#tab-mine >> text=submission(s) by")
+    for attempt in range(3):  # a person presses Refresh again when the list does not come
+        page.locator("#tab-mine button", has_text="Refresh").click()
+        try:
+            page.wait_for_selector("#tab-mine >> text=submission(s) by", timeout=40_000)
+            break
+        except PlaywrightTimeout:
+            if attempt == 2:
+                raise AssertionError(f"My submissions never showed its list: {hidden_chain(page)}") from None
     if showing:
         page.wait_for_selector(f"#mine-table [role=gridcell] >> text={showing}")
     return page.locator("#mine-table").inner_text()
