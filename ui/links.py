@@ -69,10 +69,14 @@ class DeepLinks:
     tabs: gr.Tabs
 
     def restore(self, search: str | None) -> gr.Tabs:
-        """The tab of the address's query string (``search``, as ``window.location.search`` gives it)."""
+        """The tab of the address's query string (``search``, as ``window.location.search`` gives it).
+
+        Not the first tab: the page opens on it, and selecting it again when the answer comes (late on
+        a busy server) only undoes a tab the visitor clicked meanwhile (seen in CI: ``?tab=submit``,
+        a click on My submissions, then Submit again, My submissions' panel hidden for a minute)."""
         tab = f"tab-{params_of(search).get('tab', '')}"
-        known = {t.id for t in self.tabs.children if isinstance(t, gr.Tab)}
-        return gr.Tabs(selected=tab) if tab in known else gr.skip()
+        known = [t.id for t in self.tabs.children if isinstance(t, gr.Tab)]
+        return gr.Tabs(selected=tab) if tab in known[1:] else gr.skip()
 
     def wire(self, page: gr.Blocks) -> None:
         if internals_allowed(TAB_SWITCH):
