@@ -8,18 +8,21 @@ Run locally with ``python app.py`` (http://127.0.0.1:7860).
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
-from leaderboard.config import Settings
-from leaderboard.reader import PublishedLeaderboard
-from leaderboard.service import Leaderboard
-from submissions.job_bounds import JobBounds
-from ui import build_app, launch
-from ui.jobs import start_jobs, start_reader_jobs
-from ui.page import cap_malloc_arenas, quiet_analytics
+if TYPE_CHECKING:
+    from leaderboard.config import Settings
+    from leaderboard.service import Leaderboard
+
+# The rest is imported inside the functions: a spawned worker (scoring, checks, model facts) runs this
+# file again as ``__mp_main__`` before its first job, and imported Gradio and the UI with it (~2 s of
+# CPU and ~200 MB each) for code it never runs (tests/submissions/test_worker_imports.py).
 
 
 def open_leaderboard(settings: Settings) -> Leaderboard:
     """The leaderboard on the configured store; an empty local store gets demo data first."""
+    from leaderboard.service import Leaderboard
+
     leaderboard = Leaderboard(settings)
     if settings.demo and not settings.uses_hub:
         leaderboard.seed_demo()
@@ -27,6 +30,13 @@ def open_leaderboard(settings: Settings) -> Leaderboard:
 
 
 def main() -> None:
+    from leaderboard.config import Settings
+    from leaderboard.reader import PublishedLeaderboard
+    from submissions.job_bounds import JobBounds
+    from ui import build_app, launch
+    from ui.jobs import start_jobs, start_reader_jobs
+    from ui.page import cap_malloc_arenas, quiet_analytics
+
     logging.basicConfig(level=logging.INFO)
     for chatty in ("apscheduler", "httpx"):
         logging.getLogger(chatty).setLevel(logging.WARNING)
