@@ -57,6 +57,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from scoring import bundle, inspect_log, protocol
+from scoring.benchmarks import Asked, asked
 from scoring.benchmarks.base import Benchmark
 from scoring.gold import Gold
 
@@ -582,8 +583,8 @@ class _Stages:
     twice: list[tuple[int, int, int]] = field(default_factory=list)  # (record, position, first record)
 
     @staticmethod
-    def prompt(sample: dict) -> protocol.Asked | None:
-        return protocol.asked(sample["input"]) if isinstance(sample.get("input"), str) else None
+    def prompt(sample: dict) -> Asked | None:
+        return asked(sample["input"]) if isinstance(sample.get("input"), str) else None
 
     def count(self, sample: dict) -> None:
         """Note what a sample's prompt asked (every sample, whatever else is wrong with it)."""
@@ -692,7 +693,8 @@ def _lmms_sample(out: _Lines, record: int, sample: dict, stages: _Stages) -> Non
         return
     if stage == 2:  # SCB's stage 2: the grounding of the image stage 1 chose
         fields = {"grounding_response": response}
-        preset = protocol.GROUNDING_PRESETS.get(stages.family(sample) or "")
+        presets = getattr(bench.family, "grounding_presets", protocol.GROUNDING_PRESETS)  # the declaration's
+        preset = presets.get(stages.family(sample) or "")
         if preset is not None and preset.grounding_format not in DECLARED_SETTINGS:
             # the family the prompt asked for reads the answer, as the runner's lines say
             fields["grounding_format"] = preset.grounding_format

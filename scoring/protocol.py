@@ -152,25 +152,3 @@ def user_turn(parts: Sequence[Part], image: Callable[[int], object]) -> list[dic
     part as ``image(index)`` (each harness's own image item)."""
     content = [{"type": "text", "text": p.text} if isinstance(p, TextPart) else image(p.index) for p in parts]
     return [{"role": "user", "content": content}]
-
-
-@dataclass(frozen=True)
-class Asked:
-    """What a logged prompt shows it asked: a benchmark's stage, and for SCB stage 2 the family."""
-
-    benchmark: str
-    stage: str
-    family: str | None = None
-
-
-def asked(prompt: str) -> Asked | None:
-    """Which stage of which benchmark a harness's logged prompt text (lmms-eval's ``input``) is, by
-    the protocol's own instructions; None when it shows none of them (another task, or no prompt)."""
-    if SCB_ANSWER_INSTRUCTION in prompt:
-        return Asked("scb", "stage1")
-    if KVISCUIT_INSTRUCTION in prompt:
-        return Asked("kviscuit", "answer")
-    family = next((p.name for p in GROUNDING_PRESETS.values() if prompt.rstrip().endswith(p.instruction)), None)
-    if family is not None or prompt.strip() == DEFAULT_GROUNDING_PROMPT:
-        return Asked("scb", "stage2", family)
-    return None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from scoring.benchmarks.base import (
     Benchmark,
@@ -73,6 +74,26 @@ def load_plugins(modules: Iterable[str]) -> None:
         _PLUGINS.append(name)
 
 
+@dataclass(frozen=True)
+class Asked:
+    """What a harness's logged prompt shows it asked: a benchmark's stage, and for a grounding stage
+    the preset (the model family whose box convention it asked for)."""
+
+    benchmark: str
+    stage: str
+    family: str | None = None
+
+
+def asked(prompt: str) -> Asked | None:
+    """The first registered benchmark whose family recognises the prompt (lmms-eval's ``input``) by
+    its own instructions; None when none does (another task, or no prompt)."""
+    for bench in BENCHMARKS.values():
+        seen = bench.family.recognise(prompt) if bench.family is not None else None
+        if seen is not None:
+            return Asked(bench.id, seen.stage, seen.preset)
+    return None
+
+
 def loaded_plugins() -> tuple[str, ...]:
     """The plugin modules loaded so far, for worker processes to load in turn."""
     return tuple(_PLUGINS)
@@ -83,6 +104,7 @@ register(KVISCUIT)
 
 __all__ = [
     "BENCHMARKS",
+    "Asked",
     "Benchmark",
     "DeclarationError",
     "Grouping",
@@ -93,6 +115,7 @@ __all__ = [
     "Scatter",
     "Stat",
     "UnknownName",
+    "asked",
     "get_benchmark",
     "load_plugins",
     "loaded_plugins",

@@ -45,6 +45,14 @@ def image_name(ref: str) -> str:
 
 
 @dataclass(frozen=True)
+class Recognised:
+    """What a logged prompt shows a family asked: the stage, and for a grounding stage the preset."""
+
+    stage: str
+    preset: str | None = None
+
+
+@dataclass(frozen=True)
 class MultipleChoice:
     """Text options about one image, answered with a letter (K-Viscuit, CVQA).
 
@@ -64,6 +72,10 @@ class MultipleChoice:
 
     def describe(self, letters: str) -> str:
         return f"multiple choice: options {letters[0]}-{letters[-1]} as text, about one image"
+
+    def recognise(self, prompt: str) -> Recognised | None:
+        """The stage a harness's logged prompt asked, by this family's instruction; None if not this family's."""
+        return Recognised("answer") if self.instruction in prompt else None
 
     def protocol(self, letters: str) -> dict[str, Callable[..., tuple[Part, ...]]]:
         """The stage builder: ``(question, options) -> parts``."""
@@ -121,6 +133,17 @@ class TwoStage:
     def describe(self, letters: str) -> str:
         return f"two stages: pick the image {letters[0]}-{letters[-1]}, then ground the artifact in the image picked"
 
+    def recognise(self, prompt: str) -> Recognised | None:
+        """Stage 1 by its instruction; stage 2 by a grounding preset's instruction ending it (with that
+        preset), or the paper's grounding prompt alone; None if neither."""
+        if self.instruction in prompt:
+            return Recognised("stage1")
+        ends = prompt.rstrip()
+        preset = next((p.name for p in self.grounding_presets.values() if ends.endswith(p.instruction)), None)
+        if preset is not None or prompt.strip() == protocol.DEFAULT_GROUNDING_PROMPT:
+            return Recognised("stage2", preset)
+        return None
+
     def protocol(self, letters: str) -> dict[str, Callable[..., tuple[Part, ...]]]:
         """Stage 1 ``(question) -> parts``; stage 2 ``(grounding prompt, family, chosen index) -> parts``."""
         return {
@@ -174,4 +197,4 @@ class TwoStage:
 
 Family = MultipleChoice | TwoStage
 
-__all__ = ["Family", "MultipleChoice", "TwoStage", "image_name", "image_ref"]
+__all__ = ["Family", "MultipleChoice", "Recognised", "TwoStage", "image_name", "image_ref"]

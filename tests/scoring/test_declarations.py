@@ -98,3 +98,28 @@ def test_the_built_in_declarations() -> None:
         "question_id": "scb-1", "answer": "A", "bbox": [250, 250, 750, 750], "bbox_format": "xyxy_1000",
     }  # fmt: skip
     assert KV.example_line({"question_id": 3, "category": "Food"}) == {"question_id": 3, "answer": "A"}
+
+
+def test_a_logged_prompt_is_recognised_by_the_family_of_the_benchmark_that_asked_it() -> None:
+    """A harness's logged prompt names its benchmark and stage through the declarations, not a list
+    of two: a third benchmark with its own instruction is recognised as itself."""
+    from scoring import protocol
+    from scoring.benchmarks import Asked, asked
+    from scoring.benchmarks.families import MultipleChoice
+
+    stage1 = protocol.text_of(protocol.scb_stage1("Which image shows a hanbok?"))[-1]
+    stage2 = protocol.text_of(protocol.scb_stage2("Locate the hanbok.", "qwen2_5_vl", 0))[-1]
+    choice = protocol.multiple_choice_prompt("What is it?", ["a", "b", "c", "d"])
+    cvqa = replace(KV, id="cvqa_like", family=MultipleChoice(instruction="Reply with one letter, A to D."))
+    own = protocol.multiple_choice_prompt("What is it?", ["a", "b", "c", "d"], instruction=cvqa.family.instruction)
+    assert asked(own) is None  # not registered: no benchmark asks it
+    register(cvqa)
+    try:
+        assert asked(stage1) == Asked("scb", "stage1")
+        assert asked(stage2) == Asked("scb", "stage2", "qwen2_5_vl")
+        assert asked("Locate the artifact in the image.") == Asked("scb", "stage2")
+        assert asked(choice) == Asked("kviscuit", "answer")
+        assert asked(own) == Asked("cvqa_like", "answer")
+        assert asked("Describe the image.") is None
+    finally:
+        unregister("cvqa_like")
