@@ -12,6 +12,7 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from leaderboard.config import UiSettings
+from tests.support.browser_pages import Pages
 from ui.board_data import ReadSide
 from ui.board_page import BoardBaker, routes
 
@@ -42,6 +43,25 @@ def route_to(context, client: TestClient) -> None:
         route.fulfill(status=got.status_code, headers=dict(got.headers), body=got.content)
 
     context.route(f"{ORIGIN}/**", answer)
+
+
+@contextmanager
+def baked_pages(browser, client: TestClient) -> Iterator[Pages]:
+    """Fresh pages in contexts kept for a module (:class:`tests.support.browser_pages.Pages`), each
+    context's requests to :data:`ORIGIN` answered by ``client``; ``open(width, **options)``."""
+    kept = BakedPages(browser, lambda context: route_to(context, client))
+    try:
+        yield kept
+    finally:
+        kept.close()
+
+
+class BakedPages(Pages):
+    @contextmanager
+    def open(self, width: int, **options) -> Iterator:  # type: ignore[override]
+        w, h = WIDTHS[width]
+        with super().open(viewport={"width": w, "height": h}, **options) as page:
+            yield page
 
 
 @contextmanager

@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 from tests.support.app_server import ADMIN_TOKEN, CHROMIUM, CHROMIUM_ARGS, AppServer
+from tests.support.browser_pages import Pages
 
-__all__ = ["ADMIN_TOKEN", "SCREENSHOTS", "browser", "shot", "start_app"]
+__all__ = ["ADMIN_TOKEN", "SCREENSHOTS", "browser", "pages", "shot", "start_app"]
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
@@ -28,6 +29,14 @@ def browser():
         b = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
         yield b
         b.close()
+
+
+@pytest.fixture(scope="module")
+def pages(browser):
+    """A fresh page per test in a context kept for the module (tests/support/browser_pages.py)."""
+    kept = Pages(browser)
+    yield kept
+    kept.close()
 
 
 def shot(page, name: str) -> Path:

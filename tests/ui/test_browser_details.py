@@ -19,7 +19,7 @@ from leaderboard.baselines import PAPER_SOURCE
 from scoring.benchmarks import get_benchmark
 from submissions.records import Identity, SubmissionForm
 from submissions.request import SubmitRequest
-from tests.support.baked_board import ROWS, WIDTHS, baked_client, baked_page, open_board
+from tests.support.baked_board import ROWS, WIDTHS, baked_client, baked_pages, open_board
 from tests.support.submissions import board, write_gold, write_submission
 from tests.ui.conftest import shot
 
@@ -50,9 +50,15 @@ def width(request):
     return request.param
 
 
+@pytest.fixture(scope="module")
+def pages(browser, client):
+    with baked_pages(browser, client) as kept:
+        yield kept
+
+
 @pytest.fixture
-def page(browser, client, width):
-    with baked_page(browser, client, width, accept_downloads=True) as page:
+def page(pages, width):
+    with pages.open(width, accept_downloads=True) as page:
         yield page
 
 

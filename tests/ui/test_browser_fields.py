@@ -77,13 +77,11 @@ def width(request):
 
 
 @pytest.fixture
-def page(browser, server, width):
+def page(pages, server, width):
     w, h = WIDTHS[width]
-    context = browser.new_context(viewport={"width": w, "height": h})
-    page = context.new_page()
-    page.set_default_timeout(TIMEOUT)
-    yield page
-    context.close()
+    with pages.open(viewport={"width": w, "height": h}) as page:
+        page.set_default_timeout(TIMEOUT)
+        yield page
 
 
 def open_board(page, url: str, query: str = "") -> None:

@@ -20,7 +20,7 @@ from tests.support.baked_board import (
     WIDTHS,
     baked,
     baked_client,
-    baked_page,
+    baked_pages,
     open_board,
     route_to,
 )
@@ -61,9 +61,15 @@ def width(request):
     return request.param
 
 
+@pytest.fixture(scope="module")
+def pages(browser, client):
+    with baked_pages(browser, client) as kept:
+        yield kept
+
+
 @pytest.fixture
-def page(browser, client, width):
-    with baked_page(browser, client, width) as page:
+def page(pages, width):
+    with pages.open(width) as page:
         yield page
 
 
