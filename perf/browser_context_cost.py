@@ -75,8 +75,13 @@ def main() -> None:
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         loads(browser, url, 2, "new context")  # warm
-        for mode in ("new context", "new page in a kept context", "new page, the last closed after",
-                     "new page, the last blanked and closed after", "one page"):
+        for mode in (
+            "new context",
+            "new page in a kept context",
+            "new page, the last closed after",
+            "new page, the last blanked and closed after",
+            "one page",
+        ):
             spent = loads(browser, url, args.pages, mode)
             print(f"{mode}: {spent / args.pages:.2f} s of CPU a page ({args.pages} pages)")
         browser.close()
