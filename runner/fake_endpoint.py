@@ -75,6 +75,27 @@ class FakeOpenAI:
         with self._lock:
             return self.faults.pop(0) if self.faults else None
 
+    def _answer(self, body: dict) -> tuple[int, dict, dict]:
+        """The status, body and extra headers of one chat request's reply."""
+        if (status := self._next_fault()) is not None:
+            extra = {"Retry-After": "0"} if status == 429 else {}
+            return status, {"error": {"message": f"fault {status}"}}, extra
+        reply = {
+            "id": f"chatcmpl-{len(self.requests)}",
+            "object": "chat.completion",
+            "created": 0,
+            "model": body["model"],
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": self.reply(body["messages"])},
+                    "finish_reason": "stop",
+                }
+            ],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+        }
+        return 200, reply, {}
+
     def _handler(self):
         fake = self
 
@@ -105,26 +126,11 @@ class FakeOpenAI:
                 try:
                     if fake.delay:
                         time.sleep(fake.delay)
-                    if (status := fake._next_fault()) is not None:
-                        extra = {"Retry-After": "0"} if status == 429 else {}
-                        return self._send(status, {"error": {"message": f"fault {status}"}}, extra)
-                    text = fake.reply(body["messages"])
-                    return self._send(
-                        200,
-                        {
-                            "id": f"chatcmpl-{len(fake.requests)}",
-                            "object": "chat.completion",
-                            "created": 0,
-                            "model": body["model"],
-                            "choices": [
-                                {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
-                            ],
-                            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-                        },
-                    )
-                finally:
+                    answer = fake._answer(body)
+                finally:  # answered before the reply goes out: the client's next request may come at once
                     with fake._lock:
                         fake.in_flight -= 1
+                return self._send(*answer)
 
         return Handler
 
