@@ -59,12 +59,14 @@ def chat_with(endpoint: Endpoint) -> Chat:
 
 
 def scb_line(question: ScbQuestion, chat: Chat, images: Images, preset: protocol.GroundingPreset) -> dict:
-    """Stage 1, then stage 2 on the chosen image; no stage 2 when stage 1 names no letter."""
-    response = chat(protocol.scb_stage1(question, [images.part(o.ref) for o in question.options]))
+    """Stage 1, then stage 2 on the chosen image; no stage 2 when stage 1 names no letter. Each
+    option image is read (or fetched) once: stage 2 sends the part stage 1 sent."""
+    parts = [images.part(o.ref) for o in question.options]
+    response = chat(protocol.scb_stage1(question, parts))
     line = {"question_id": question.question_id, "response": response}
     letter = read_response(response, protocol.LETTERS).letter
     if letter is not None:
-        chosen = images.part(question.option(letter).ref)
+        chosen = parts[protocol.LETTERS.index(letter)]  # question.option(letter)'s
         line["grounding_response"] = chat(protocol.scb_stage2(question, chosen, preset))
         line |= protocol.grounding_fields(preset)
     return line
