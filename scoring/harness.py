@@ -16,13 +16,14 @@ message that names what it is and what to do, instead of one error per line:
   ``question_id``) it is checked; where ``input`` (the prompt) is there and the benchmark's
   options are text, a prompt showing the neighbouring row's four options instead of its own is
   mapped wrongly (most lines so: one error, a shifted file). Positions counted from 1 are one error.
-  SCB's two stages: the stage-1 and stage-2 samples together (both files, in any order, or
-  ``cat stage1 stage2``); a sample's stage is what its ``input`` (the prompt) asks by the
-  benchmark's protocol (scoring/protocol.py), else its place (a ``doc_id``'s second sample is its
-  stage-2 response); the stage-2 response becomes the line's ``grounding_response``, read in the
-  family its prompt asked for. Samples of the other benchmark's task, or SCB's stage 2 without
-  stage 1, are one message. ``doc_hash`` names nothing: lmms-eval 0.7.3 writes one value, the
-  hash of ``null``, on every sample of every task (its requests carry no doc), so it is not read.
+  SCB's two stages: the stage-1 and stage-2 samples together (both files, in any order, or ``cat
+  stage1 stage2``); a sample's stage is what its ``input`` (the prompt) asks by the instructions
+  of a registered benchmark's family (``scoring.benchmarks.asked``), else its place (a
+  ``doc_id``'s second sample is its stage-2 response); the stage-2 response becomes the line's
+  ``grounding_response``, read in the family its prompt asked for. Samples of the other
+  benchmark's task, or SCB's stage 2 without stage 1, are one message. ``doc_hash`` names nothing:
+  lmms-eval 0.7.3 writes one value, the hash of ``null``, on every sample of every task (its
+  requests carry no doc), so it is not read.
 - **VLMEvalKit predictions** (``<model>_<dataset>.xlsx``, or ``.tsv`` / ``.json`` under
   ``PRED_FORMAT``; vlmeval/inference.py writes the dataset's rows without ``image`` and with
   ``prediction``): ``index`` is the position in the published order, ``prediction`` the response;
