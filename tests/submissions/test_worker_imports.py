@@ -30,8 +30,12 @@ def test_a_spawned_worker_imports_nothing_of_the_web_app():
 def test_the_check_sees_what_a_top_level_import_would_bring(tmp_path: Path):
     """Not vacuous: the same run over a main file importing Gradio at its top names it."""
     (tmp_path / "app.py").write_text("import gradio\n")
-    script = AS_A_WORKER_SEES_IT
     out = subprocess.run(
-        [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, check=True, timeout=120
+        [sys.executable, "-c", AS_A_WORKER_SEES_IT],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
     )
     assert "gradio" in out.stdout

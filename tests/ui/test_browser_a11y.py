@@ -58,29 +58,6 @@ def grave_findings(page) -> list[str]:
     ]
 
 
-class GradioTraffic:
-    """The page's requests to the app still open, Gradio's heartbeat aside (an EventSource kept for
-    the page's life). Playwright's "networkidle" fires only after 500 ms with nothing open: when the
-    page's first queued event starts sooner (a loaded host), it never fires, and a test waits out its
-    bound (CI at stop 37: two Gradio pages timed out after 180 s while nothing was wrong)."""
-
-    def __init__(self, page) -> None:
-        self.open: dict[object, str] = {}
-        page.on("request", lambda r: None if "/heartbeat/" in r.url else self.open.__setitem__(r, r.url))
-        page.on("requestfinished", lambda r: self.open.pop(r, None))
-        page.on("requestfailed", lambda r: self.open.pop(r, None))
-
-    def wait_settled(self, page, quiet_ms: int = 500, bound_ms: int = 180_000) -> None:
-        """Until nothing is open and no block is faded (Gradio's ``.pending``) for ``quiet_ms`` on end."""
-        quiet = waited = 0
-        while quiet < quiet_ms:
-            assert waited < bound_ms, f"still open after {bound_ms} ms: {sorted(self.open.values())}"
-            page.wait_for_timeout(100)  # also lets Playwright deliver the request events
-            waited += 100
-            busy = self.open or page.evaluate("() => !!document.querySelector('.pending')")
-            quiet = 0 if busy else quiet + 100
-
-
 def open_gradio_tab(page, url: str, tab: str, ready: str) -> None:
     settled = GradioSettled(page)
     page.goto(f"{url}/app?tab={tab}")

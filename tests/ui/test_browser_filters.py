@@ -16,13 +16,12 @@ from submissions.records import Identity, SubmissionForm
 from submissions.request import SubmitRequest
 from tests.support.baked_board import (
     ROWS,
-    TIMEOUT,
     WIDTHS,
     baked,
     baked_client,
+    baked_page,
     baked_pages,
     open_board,
-    route_to,
 )
 from tests.support.submissions import board, write_gold, write_submission
 from tests.ui.conftest import shot
@@ -159,11 +158,7 @@ def test_a_value_new_in_refreshed_data_is_kept_by_a_filter_left_as_it_was(browse
 
         submit("Site-A-model", "Lab A", 1)
         client, baker = baked(lb, UiSettings(refresh_seconds=1))
-        context = browser.new_context(viewport={"width": 1440, "height": 900})
-        route_to(context, client)
-        page = context.new_page()
-        page.set_default_timeout(TIMEOUT)
-        try:
+        with baked_page(browser, client, 1440) as page:
             open_board(page, "?bench=scb")
             assert ours(page) == [] and "Site-A-model" in page.locator("#board-table").inner_text()
             submit("Site-B-model", "Lab B", 2)
@@ -172,5 +167,3 @@ def test_a_value_new_in_refreshed_data_is_kept_by_a_filter_left_as_it_was(browse
             open_filters(page)
             assert page.locator("#compute_site-choice").get_by_label("Lab B").is_checked()
             assert "compute_site" not in query(page)
-        finally:
-            context.close()
