@@ -11,6 +11,10 @@ os.environ["HF_HOME"] = tempfile.mkdtemp(prefix="hf-home-")
 os.environ["HF_HUB_DISABLE_TELEMETRY"] = "1"
 os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
 
+from ui.gradio_pin import skip_type_stubs  # noqa: E402 (after the settings above; it loads no Gradio)
+
+skip_type_stubs()  # as app.py does: each test process loads Gradio ~1 s sooner
+
 pytest_plugins = ["tests.support.hub_fixture"]
 
 collect_ignore = ["toy_benchmark.py"]

@@ -70,7 +70,7 @@ ASSET_SLOTS = {  # the page template's $names for the static files
 }
 PAGE = Template((STATIC / "board.html").read_text())  # $-placeholders: the page holds no request text
 QUESTIONS_PAGE = Template((STATIC / "questions.html").read_text())  # the question browser, no data in it
-GRADIO_PAGE = "app"  # the Gradio page's path (ui.build_app's route): Submit, My submissions, About, Maintainers
+GRADIO_PAGE = "app"  # the Gradio page's path (ui.app.build_app's route): Submit, My submissions, About, Maintainers
 GRADIO_TABS = ("submit", "mine", "about", "admin")  # Compare is this page's own (ui/static/compare.js)
 POLL_SECONDS = 0.25
 BAKE_AT_MOST_EVERY = 2.0

@@ -2,7 +2,7 @@
 
 Gradio's ``POST /gradio_api/upload`` stores any file under the size limit for anyone, and keeps
 it: 20 anonymous 5 MB uploads in half a second grew the temp folder by 95 MB. :class:`UploadGate`
-(ASGI middleware, installed by :func:`ui.mount_options`) answers it first:
+(ASGI middleware, installed by :func:`ui.app.mount_options`) answers it first:
 
 - only an identified caller may upload: the signed-in session (the OAuth session cookie), a
   valid HF token in ``Authorization`` or ``X-HF-Authorization`` (gradio_client's ``token=``),

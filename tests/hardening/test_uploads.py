@@ -24,7 +24,7 @@ from tests.hardening.test_identity_app import OAUTH_CLIENT_ID, USERS, prediction
 from tests.support.app_server import AppServer
 from tests.support.hub_server import HubServer
 from tests.support.submissions import board, write_gold
-from ui import build_app
+from ui.app import build_app
 from ui.auth import INVALID_TOKEN, NO_TOKEN
 from ui.uploads import DELETE_CACHE, UPLOAD_MAX_AGE, UPLOAD_REFUSED, UploadBudget, upload_budget
 

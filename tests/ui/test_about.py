@@ -57,7 +57,7 @@ def test_the_download_buttons_are_off_until_the_tab_has_written_their_files(lb):
     """Under load the tab's files arrive after its text: a button that looked ready before then
     downloaded nothing when clicked (seen in a full run: tests/ui/test_browser.py waited 30 s)."""
     from leaderboard.config import UiSettings
-    from ui import build_app
+    from ui.app import build_app
 
     config = build_app(lb, UiSettings()).get_config_file()
     labels = {f"{b}: {what}" for b in BENCHMARKS for what in ("example submission", "public question list")}

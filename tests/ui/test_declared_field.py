@@ -20,7 +20,7 @@ from store.layout import SubmissionFile
 from submissions import fields
 from tests.support.submissions import board, write_gold, write_submission
 from tests.ui.fakes import Request
-from ui import build_app
+from ui.app import build_app
 from ui.auth import Auth
 from ui.board_data import benchmark_data
 from ui.submit import Submitter

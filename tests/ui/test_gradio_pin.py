@@ -5,9 +5,12 @@ before the app imports anything (a ``sitecustomize`` on the app's path)."""
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import re
+import subprocess
+import sys
 import urllib.request
 
 import gradio as gr
@@ -99,3 +102,57 @@ def test_on_another_gradio_the_oauth_and_cors_patches_are_off_and_say_so(monkeyp
         assert not origin.restrict_gradio_cors(origin.PublicOrigin.of(UiSettings(), 7860))
     said = " ".join(r.getMessage() for r in caplog.records)
     assert oauth.REAL_OAUTH in said and origin.CORS_PATCH in said
+
+
+STUB_PARSES = """
+import ast, json, sys
+from importlib import metadata
+parsed = []
+real_parse = ast.parse
+def counting_parse(source, *args, **kwargs):  # Gradio's stub writer parses each component's source file
+    if isinstance(source, str) and "class " in source and "EVENTS" in source:
+        parsed.append(1)
+    return real_parse(source, *args, **kwargs)
+ast.parse = counting_parse
+version = sys.argv[2]
+if version:  # the installed Gradio's metadata says another version
+    real_version = metadata.version
+    metadata.version = lambda name: version if name == "gradio" else real_version(name)
+took = None
+if sys.argv[1] == "skip":
+    from ui.gradio_pin import skip_type_stubs
+    took = skip_type_stubs()
+    assert "gradio" not in sys.modules  # asking took no Gradio import
+import gradio as gr
+gr.Textbox(label="still a component")
+print(json.dumps({"took": took, "parsed": len(parsed)}))
+"""
+
+
+def stub_parses(mode: str, version: str = "") -> dict:
+    """Gradio imported in a fresh process: whether the skip took, and how many component sources were parsed."""
+    done = subprocess.run(
+        [sys.executable, "-c", STUB_PARSES, mode, version], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return {**json.loads(done.stdout.splitlines()[-1]), "log": done.stderr}
+
+
+def test_gradio_loads_without_writing_type_stubs_once_they_are_skipped():
+    """Gradio 6 parses each component class's source again as it loads, to write a .pyi beside it:
+    about 1 s of CPU at each start of the app (perf/gradio_import.py). app.py skips that first."""
+    assert stub_parses("load")["parsed"] >= 30  # what Gradio does on its own: ~80 component classes
+    skipped = stub_parses("skip")
+    assert skipped["took"] is True and skipped["parsed"] == 0
+
+
+def test_on_another_gradio_the_type_stubs_are_left_to_it_and_that_is_said():
+    other = stub_parses("skip", OTHER)
+    assert other["took"] is False and other["parsed"] >= 30
+    assert f"gradio {OTHER} is not the pinned 6.31.0: {gradio_pin.STUB_WRITER} is switched off" in other["log"]
+
+
+def test_the_app_skips_the_type_stubs_before_it_loads_gradio():
+    source = (ROOT / "app.py").read_text()
+    main = source[source.index("def main()") :]
+    assert main.index("skip_type_stubs()") < main.index("from ui.app import")  # ui.app loads Gradio

@@ -12,7 +12,7 @@ from gradio import route_utils
 from starlette.datastructures import Headers
 
 from leaderboard.config import ConfigError, Settings, UiSettings
-from ui import mount_options
+from ui.app import mount_options
 from ui.origin import PINNED_GRADIO, OriginGuard, PublicOrigin, origin_of, restrict_gradio_cors
 
 
