@@ -217,3 +217,18 @@ def test_the_toy_endpoint_answers_both_stages_in_the_asked_format(scb_case, tmp_
     assert all(x["response"].startswith("The answer is ") for x in lines)
     assert all(json.loads(x["grounding_response"])[0]["box_2d"] for x in lines)
     assert {x["grounding_format"] for x in lines} == {"gemini"}
+
+
+def test_the_request_is_the_chat_completions_body_the_sdk_sends(scb_case, tmp_path):
+    """The runner posts through the client's ``post`` (chat.completions.create walks every image part
+    against its typed dicts first: half the runner's CPU): the body must be what ``create`` sends."""
+    from openai import OpenAI
+
+    _, questions, images, gold = scb_case
+    with FakeOpenAI(scb_model(gold, set())) as fake:
+        assert run_scb(fake, questions, images, tmp_path / "p.jsonl", "--limit", "1") == 0
+        sent = fake.requests[0]
+        client = OpenAI(base_url=fake.base_url, api_key="sk-none", max_retries=0)
+        client.chat.completions.create(**sent["body"])  # the same arguments, through the SDK's own method
+    assert fake.requests[-1]["body"] == sent["body"]
+    assert set(sent["body"]) == {"model", "messages", "max_tokens", "temperature"}

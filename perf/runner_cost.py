@@ -1,0 +1,58 @@
+"""CPU seconds the runner spends on the embedded default's SCB questions (3,178, two stages, four
+inline option images each) against the toy endpoint, with the app serving the question list and
+images: the runner process's own CPU (user and system), and its wall time. Old and new: point
+``--root`` at each checkout (``git worktree add /tmp/old COMMIT``); run it on an idle machine.
+
+    .venv/bin/python perf/runner_cost.py
+    .venv/bin/python perf/runner_cost.py --root /tmp/old
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--root", type=Path, default=Path(__file__).resolve().parents[1])
+    parser.add_argument("--benchmark", default="scb", choices=["scb", "kviscuit"])
+    args = parser.parse_args()
+    root = args.root.resolve()
+    sys.path.insert(0, str(root))
+    from runner.fake_endpoint import FakeOpenAI
+    from tests.support.app_server import AppServer
+
+    folder = Path(tempfile.mkdtemp(prefix="runner-cost-"))
+    app = AppServer(folder / "data", log=folder / "app.log").start()
+    images = f"{app.url}/questions/{args.benchmark}/" + ("images/" if args.benchmark == "kviscuit" else "")
+    try:
+        with FakeOpenAI() as model:
+            before, started = os.times(), time.monotonic()
+            command = [
+                sys.executable, "-m", "runner", args.benchmark,
+                "--questions", f"{app.url}/questions/{args.benchmark}.jsonl", "--images", images, "--inline-images",
+                "--base-url", model.base_url, "--model", "toy", "--out", str(folder / "out.jsonl"),
+                "--grounding-format", "gemini", "--concurrency", "16", "--no-progress",
+            ]  # fmt: skip
+            done = subprocess.run(command, cwd=root, capture_output=True, text=True, timeout=1800)
+            wall, after = time.monotonic() - started, os.times()
+        if done.returncode != 0:
+            raise SystemExit(done.stderr[-2000:])
+        user, system = after.children_user - before.children_user, after.children_system - before.children_system
+        lines = len((folder / "out.jsonl").read_text().splitlines())
+        print(f"{root}: {lines} {args.benchmark} lines, runner {user + system:.1f} s of CPU "
+              f"({user:.1f} user, {system:.1f} system), {wall:.1f} s wall")  # fmt: skip
+    finally:
+        app.stop()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
