@@ -12,7 +12,7 @@ from pathlib import Path
 from leaderboard.config import Settings
 from leaderboard.service import Leaderboard
 from scoring.benchmarks import BENCHMARKS
-from tests.support.app_server import NOT_SEEDING, seeded_copy
+from tests.support.app_server import NOT_SEEDING, _seed_key, seed_environment, seeded_copy
 
 AWAY_FROM_DEFAULT = {
     "LEADERBOARD_REFRESH_SECONDS": "2",
@@ -58,3 +58,15 @@ def test_every_setting_the_seed_key_leaves_out_changes_nothing_seeded(tmp_path: 
     default, varied = what_was_seeded(tmp_path / "default"), what_was_seeded(tmp_path / "away")
     assert varied == default
     assert all(default[1].values())  # every board has rows: the comparison compared something
+
+
+def test_a_path_put_there_for_the_app_alone_seeds_no_other_demo() -> None:
+    """A sitecustomize on the app's path (tests/ui/test_gradio_pin.py, tests/ui/test_reader_app.py) is
+    not the seed's: without plugins the seed runs without PYTHONPATH, so those apps share the default
+    seed; with plugins the path is where they are imported from, and it counts."""
+    base = {"LEADERBOARD_MAX_UPLOAD_MB": "6", "PYTHONPATH": "/somewhere/with/a/sitecustomize"}
+    assert "PYTHONPATH" not in seed_environment(base)
+    assert _seed_key(seed_environment(base)) == _seed_key(seed_environment({"LEADERBOARD_MAX_UPLOAD_MB": "6"}))
+    plugin = {**base, "LEADERBOARD_PLUGINS": "tests.toy_benchmark"}
+    assert seed_environment(plugin)["PYTHONPATH"] == base["PYTHONPATH"]
+    assert _seed_key(seed_environment(plugin)) != _seed_key(seed_environment({**plugin, "PYTHONPATH": "/elsewhere"}))

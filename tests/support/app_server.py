@@ -93,6 +93,17 @@ def _remove_stale_runs(keep: Path) -> None:
             shutil.rmtree(run, ignore_errors=True)
 
 
+def seed_environment(environment: dict[str, str]) -> dict[str, str]:
+    """What the seed runs with: ``environment`` without PYTHONPATH unless plugins are named (the path
+    they are imported from). The seed runs ``python -m leaderboard demo`` in the repo, the project's
+    own code; what a test puts on the app's path for the app alone (a sitecustomize that simulates
+    another Gradio, an audit hook, the repo again as README's commands do) would only make one more
+    seed of the same demo, ~5 s of CPU each."""
+    if environment.get("LEADERBOARD_PLUGINS", "").strip():
+        return environment
+    return {name: value for name, value in environment.items() if name != "PYTHONPATH"}
+
+
 def _seed_key(environment: dict[str, str]) -> str:
     """The settings of ``environment`` the seed may read (every LEADERBOARD_* but the folder)."""
     read = {
@@ -110,6 +121,7 @@ def seeded_copy(environment: dict[str, str], data_dir: Path, setting: str) -> No
     per run and seed settings by ``app.open_leaderboard`` in a child with ``environment``; the
     results card names the copy's folder (``setting``), as if seeded there."""
     run = _run_folder()
+    environment = seed_environment(environment)
     template = run / _seed_key(environment)
     run.mkdir(parents=True, exist_ok=True)
     with FileLock(str(template) + ".lock"):
