@@ -217,9 +217,12 @@ class Intake:
 
     def is_repeat(self, benchmark: str, path: Path, form: SubmissionForm, identity: Identity) -> bool:
         """Whether ``identity`` already stored this very file with this form: its answer is the
-        stored one's (a resend after a lost answer), so no ration or quota applies to it."""
+        stored one's (a resend after a lost answer), so no ration or quota applies to it. A file over
+        the size limit is no stored upload: it is not read (hashing a 3 GB file took 15 s of CPU)."""
         cleaned, _ = form.cleaned()
         try:
+            if self._too_large(Path(path)) is not None:
+                return False
             digest = file_sha256(Path(path))
         except OSError:
             return False

@@ -89,13 +89,22 @@ def test_file_over_the_limit_is_refused_unread(board, tmp_path):
     path = tmp_path / "huge.jsonl"
     with open(path, "wb") as f:  # sparse: 3 GB on paper, nothing on disk
         f.truncate(3 * 1024**3)
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    before, read_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, bytes_read()
     out = _submit(lb, path, "user-huge")
-    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    after, read_after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, bytes_read()
     assert out.status is Status.REJECTED and "limit" in out.message
     assert [(i.code, i.line) for i in out.issues] == [("file_too_large", 0)]
     assert out.submission_id is None
     assert after - before < 100 * 1024, "the file must not be read into memory (ru_maxrss is in KiB)"
+    assert read_after - read_before < 64 * 1024**2, "the file must not be read at all, not even to be hashed"
+
+
+def bytes_read() -> int:
+    """Bytes this process has had from read() calls, from disk or page cache (Linux: /proc/self/io)."""
+    for line in Path("/proc/self/io").read_text().splitlines():
+        if line.startswith("rchar:"):
+            return int(line.split()[1])
+    raise RuntimeError("no rchar in /proc/self/io")
 
 
 def test_huge_polygon_and_far_coordinates(board, tmp_path):
