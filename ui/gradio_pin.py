@@ -59,7 +59,7 @@ STUBS_MODULE = "gradio.component_meta"
 def skip_type_stubs() -> bool:
     """Stop Gradio from writing type stubs as it loads: each component class it defines is parsed
     again from its source file to write a ``.pyi`` beside it (for editors' type hints), about 1 s of
-    CPU at every start of the app (``perf/gradio_import.py``) for files a Space never reads. Call it
+    CPU at every start of the app (``perf/app_start.py``) for files a Space never reads. Call it
     before Gradio is imported (``app.py`` does); whether it took is returned. The version is read
     from Gradio's installed metadata, since Gradio itself is not loaded yet."""
     loaded = sys.modules.get(STUBS_MODULE)
