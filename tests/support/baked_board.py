@@ -12,14 +12,13 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from leaderboard.config import UiSettings
-from tests.support.browser_pages import Pages
+from tests.support.browser_pages import TIMEOUT, Pages
 from ui.board_data import ReadSide
 from ui.board_page import BoardBaker, routes
 
 ORIGIN = "http://board.test"
 WIDTHS = {1440: (1440, 900), 390: (390, 844)}  # the desktop and phone viewports the board is tested at
 ROWS = "#board-table .tabulator-row"
-TIMEOUT = 60_000  # ms: a bound on a hang on a loaded host, not a speed check
 
 
 def baked_client(read: ReadSide) -> TestClient:

@@ -57,8 +57,7 @@ def width(request):
 @pytest.fixture
 def page(pages, server, width):
     w, h = WIDTHS[width]
-    with pages.open(viewport={"width": w, "height": h}) as page:
-        page.set_default_timeout(TIMEOUT)
+    with pages.open(viewport={"width": w, "height": h}) as page:  # its timeout: browser_pages.TIMEOUT
         yield page
 
 

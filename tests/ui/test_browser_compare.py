@@ -16,7 +16,6 @@ from scoring.benchmarks import get_benchmark
 from tests.support.page_compare import page_compare
 from tests.ui.conftest import shot, start_app
 
-TIMEOUT = 60_000
 WIDTHS = {"1440": (1440, 900), "390": (390, 844)}
 SCORED = "scored here"
 
@@ -36,8 +35,7 @@ def width(request):
 @pytest.fixture
 def page(pages, width):
     w, h = WIDTHS[width]
-    with pages.open(viewport={"width": w, "height": h}) as page:
-        page.set_default_timeout(TIMEOUT)
+    with pages.open(viewport={"width": w, "height": h}) as page:  # its timeout: browser_pages.TIMEOUT
         yield page
 
 

@@ -24,7 +24,6 @@ from tests.support.hub_models import LLAMA, QWEN, UNINDEXED, publish_models
 from tests.support.hub_server import HubServer
 from tests.ui.conftest import shot
 
-TIMEOUT = 60_000
 HUB_ROWS = {"Qwen-Hub-7B": (QWEN, 0.7), "Tiny-Hub-1.5B": (UNINDEXED, 0.5), "Llama-Hub-90B": (LLAMA, 0.6)}
 LENIENT = "Lenient-KV"
 WIDTHS = {1440: (1440, 900), 390: (390, 844)}
@@ -79,8 +78,7 @@ def width(request):
 @pytest.fixture
 def page(pages, server, width):
     w, h = WIDTHS[width]
-    with pages.open(viewport={"width": w, "height": h}) as page:
-        page.set_default_timeout(TIMEOUT)
+    with pages.open(viewport={"width": w, "height": h}) as page:  # its timeout: browser_pages.TIMEOUT
         yield page
 
 
