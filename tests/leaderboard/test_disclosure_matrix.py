@@ -87,14 +87,19 @@ def world(tmp_path_factory):
         assert answer.submission_id and answer.status.value == "scored", answer.message
         return answer.submission_id
 
-    # alice's series under one public row, AliceNet: the history of that row is the channel of attack #2
-    anchor = send(0.507, "public", "desc-public-anchor-q7")
-    private = send(0.907, "private", "desc-private-q7")  # beats the best shown by > 1 point: shown to the team
-    withheld = send(0.193, "private", "desc-withheld-q7")  # does not: withheld (the Ladder)
-    held = send(0.329, "private", "desc-held-q7")
-    hidden = send(0.843, "public", "desc-hidden-q7")
-    withdrawn = send(0.307, "public", "desc-withdrawn-q7")
-    anonymous = send(0.671, "public", "BobVision-13B by Bob's lab at Example University, desc-anonymous-q7",
+    # alice's series under one public row, AliceNet: the history of that row is the channel of attack #2.
+    # A figure is sought as text, so no other number on a surface may equal it by chance. The numbers
+    # drawn at random (each submission's bootstrap seed comes from a secret and a random id) are the
+    # shown rows' intervals: bounds near 85.00 and near 30.71, half-widths under ~35. The hidden
+    # figures lie between (55-75) or above every bound (99.29); and k/140 with k prime to 5 and 7 is
+    # no group's figure (j/20, j/28). The old 19.29 was once a category's half-width.
+    anchor = send(0.85, "public", "desc-public-anchor-q7")
+    private = send(0.993, "private", "desc-private-q7")  # beats the best shown by > 1 point: shown to the team
+    withheld = send(0.557, "private", "desc-withheld-q7")  # does not: withheld (the Ladder)
+    held = send(0.621, "private", "desc-held-q7")
+    hidden = send(0.736, "public", "desc-hidden-q7")
+    withdrawn = send(0.593, "public", "desc-withdrawn-q7")
+    anonymous = send(0.307, "public", "BobVision-13B by Bob's lab at Example University, desc-anonymous-q7",
                      who=BOB, model="BobVision-13B", team="Bob Example Lab", anonymous=True, reveal_date=REVEAL,
                      bbox_format="yxyx_1000")  # fmt: skip
     lb.moderation.hold([held], "maint", "test")
