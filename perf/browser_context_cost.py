@@ -2,9 +2,11 @@
 test did) against a new page in a kept context (tests/support/browser_pages.py) and one page
 navigated again. The whole machine's CPU seconds (``/proc/stat``: Chromium's processes, Playwright's
 driver and the page's server), for ``--pages`` loads of a small page served on 127.0.0.1; run it
-on an idle machine.
+on an idle machine. ``--launches N`` adds what a test module's browser cost: Playwright's driver
+started and Chromium launched for it (the module-scoped fixture before) against a context of its
+own in the test process's one browser (tests/conftest.py), N of each, with one page loaded.
 
-    .venv/bin/python perf/browser_context_cost.py --pages 12
+    .venv/bin/python perf/browser_context_cost.py --pages 12 --launches 6
 """
 
 from __future__ import annotations
@@ -63,15 +65,49 @@ def loads(browser, url: str, pages: int, mode: str) -> float:
     return spent
 
 
+def one_module(browser, url: str) -> None:
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    page = context.new_page()
+    page.goto(url)
+    page.wait_for_selector("h1")
+    context.close()
+
+
+def module_browsers(url: str, modules: int) -> None:
+    """A driver and a browser per module, then a context per module in one browser."""
+    from playwright.sync_api import sync_playwright
+
+    before = busy_seconds()
+    for _ in range(modules):
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+            one_module(browser, url)
+            browser.close()
+    launched = (busy_seconds() - before) / modules
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        one_module(browser, url)  # warm
+        before = busy_seconds()
+        for _ in range(modules):
+            one_module(browser, url)
+        kept = (busy_seconds() - before) / modules
+        browser.close()
+    print(f"a module's own driver and browser: {launched:.2f} s of CPU ({modules} modules)")
+    print(f"a module's context in the process's one browser: {kept:.2f} s of CPU ({modules} modules)")
+
+
 def main() -> None:
     from playwright.sync_api import sync_playwright
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pages", type=int, default=12)
+    parser.add_argument("--launches", type=int, default=0, help="also time N modules' browsers both ways")
     args = parser.parse_args()
     server = ThreadingHTTPServer(("127.0.0.1", 0), Small)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{server.server_address[1]}/"
+    if args.launches:
+        module_browsers(url, args.launches)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         loads(browser, url, 2, "new context")  # warm

@@ -6,6 +6,8 @@ import re
 import tempfile
 from pathlib import Path
 
+import pytest
+
 os.environ["HF_HUB_DISABLE_XET"] = "1"
 os.environ.setdefault("HF_TOKEN", "hf_test_dummy_token")
 os.environ["HF_HOME"] = tempfile.mkdtemp(prefix="hf-home-")
@@ -36,6 +38,25 @@ def pytest_collection_finish(session) -> None:
 
 
 pytest_plugins = ["tests.support.hub_fixture"]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One headless Chromium per test process, for every module that drives a page: a module's own
+    Playwright driver and browser cost 1.37 s of CPU, a context in this one 0.52 s
+    (``perf/browser_context_cost.py --launches 6``). Each module still makes its own contexts (cookies, storage, cache).
+    Playwright's sync API keeps its event loop set on this thread from here on: a test that runs
+    its own loop does it in a thread of its own (``tests.support.own_loop.run``)."""
+    from tests.support.app_server import CHROMIUM, CHROMIUM_ARGS
+
+    if not CHROMIUM.exists():
+        pytest.skip("Debian chromium is not installed at /usr/bin/chromium (apt-get install chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
 
 collect_ignore = ["toy_benchmark.py"]
 """A plugin registers its benchmark on import: doctest collection must not import it for every

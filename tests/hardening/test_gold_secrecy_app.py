@@ -26,7 +26,7 @@ import pytest
 from leaderboard import demo
 from scoring import BENCHMARKS
 from tests.hardening.secrets import GoldSecrets
-from tests.support.app_server import ADMIN_TOKEN, CHROMIUM, CHROMIUM_ARGS, AppServer
+from tests.support.app_server import ADMIN_TOKEN, AppServer
 from tests.support.file_field import choose_file
 from ui import display
 
@@ -243,130 +243,124 @@ def strip_documentation(text: str) -> str:
 # --------------------------------------------------------------------------- collecting
 
 
-def collect_browser(server: AppServer, golds, tmp_path: Path) -> dict[str, str]:
-    sync_api = pytest.importorskip("playwright.sync_api")
+def collect_browser(browser, server: AppServer, golds, tmp_path: Path) -> dict[str, str]:
     texts: dict[str, str] = {}
     static: list[tuple[str, bytes]] = []
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
-        context = browser.new_context(viewport={"width": 1440, "height": 1000}, accept_downloads=True)
-        context.add_init_script(CAPTURE_JS)
-        page = context.new_page()
-        page.set_default_timeout(TIMEOUT)
-        responses = []
-        page.on("response", lambda r: responses.append(r))
+    context = browser.new_context(viewport={"width": 1440, "height": 1000}, accept_downloads=True)
+    context.add_init_script(CAPTURE_JS)
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT)
+    responses = []
+    page.on("response", lambda r: responses.append(r))
 
-        def settle(ms: int = 600) -> None:
-            page.wait_for_timeout(ms)
-            page.wait_for_function(
-                "() => !document.querySelector('.progress-text, .eta-bar, .generating')", timeout=TIMEOUT
-            )
+    def settle(ms: int = 600) -> None:
+        page.wait_for_timeout(ms)
+        page.wait_for_function(
+            "() => !document.querySelector('.progress-text, .eta-bar, .generating')", timeout=TIMEOUT
+        )
 
-        def snapshot(name: str, full: bool = False) -> None:
-            """What the page shows (its whole HTML at a few points: the data of the rest
-            came through the queue stream, which is captured whole)."""
-            texts[f"dom: {name}"] = page.content() if full else page.evaluate("() => document.body.innerText")
+    def snapshot(name: str, full: bool = False) -> None:
+        """What the page shows (its whole HTML at a few points: the data of the rest
+        came through the queue stream, which is captured whole)."""
+        texts[f"dom: {name}"] = page.content() if full else page.evaluate("() => document.body.innerText")
 
-        def tab(name: str) -> None:
-            page.get_by_role("tab", name=name, exact=True).click()
-            settle(300)
-
-        def download(locator, name: str) -> str:
-            with page.expect_download() as info:
-                locator.click()
-            text = download_text(info.value)
-            texts[f"download: {name}"] = text
-            return text
-
-        page.goto(server.url)  # the board page: its data, every view of every board, the model pages
-        page.wait_for_selector("#board-table .tabulator-row >> text=reported in paper")
-        snapshot("first load", full=True)
-        for bench in BENCHMARKS.values():
-            page.locator("#bench-tabs a", has_text=bench.name).click()
-            settle(300)
-            for label in page.locator("#view-choice label").all_inner_texts():
-                page.locator("#view-choice label", has_text=label.strip()).first.click()
-                settle(300)
-                snapshot(f"{bench.id} view {label.strip()}")
-                download(page.locator("#download-csv"), f"{bench.id} {label.strip()} csv")
-            page.locator("#view-choice label").first.click()
-            page.locator("#source-choice label", has_text="reported in paper").click()
-            page.fill("#query", "demo")
-            settle()
-            for plot in page.locator(f"[id^={bench.id}-scatter], [id^={bench.id}-heat-]").all():
-                plot.scroll_into_view_if_needed()
-            settle()
-            page.locator(
-                "#board-table .tabulator-row .tabulator-cell[tabulator-field='model']"
-            ).first.click()  # a model page
-            page.wait_for_selector("#model-page:not([hidden]) h2")
-            snapshot(f"{bench.id} filtered, plots, a model page", full=True)
-            page.goto(server.url + "/")
-            page.wait_for_selector("#board-table .tabulator-row")
-        page.goto(server.url + "/app?tab=about")  # the Gradio page
-        page.get_by_role("tab", name="About", selected=True).wait_for()
+    def tab(name: str) -> None:
+        page.get_by_role("tab", name=name, exact=True).click()
         settle(300)
-        about_texts = {}
-        for bench in BENCHMARKS.values():
-            for what in ("example submission", "public question list"):
-                name = f"{bench.id}: {what}"
-                about_texts[name] = download(page.get_by_role("button", name=name), name)
-        snapshot("about")
-        tab("My submissions")
-        page.wait_for_selector("#mine-table")
-        snapshot("my submissions")
-        tab("Submit")
-        valid = demo.write_jsonl(
-            tmp_path / "ui-valid.jsonl", demo.scb_submission(golds["scb"], 0.8, "polygon", seed=31)
-        )
-        broken = tmp_path / "ui-broken.jsonl"
-        broken.write_text(
-            '{"question_id": "scb-00000", "answer": "A", "mask": {"size": [1, 1], "counts": "01"}}\n'
-            "not json\n"
-            '{"question_id": "scb-00001", "answer": "E", "bbox": [0, 0, 99999, 99999]}\n'
-        )
-        for path in (valid, broken):
-            choose_file(page, "#sub-file", path)
-            page.fill("#sub-model textarea, #sub-model input", f"Secrecy {path.stem}")
-            page.fill("#sub-team textarea, #sub-team input", "Secrecy team")
-            page.locator("#sub-btn").click()
-            page.wait_for_selector("#sub-result >> text=Submission id", timeout=120_000)
-            if path is broken:
-                page.locator("#sub-errors").wait_for(state="visible", timeout=60_000)
-            settle()
-            snapshot(f"submit {path.stem}")
-        tab("My submissions")
-        page.wait_for_selector("#mine-table >> text=Secrecy ui-valid")
-        snapshot("my submissions after submit")
-        tab("Maintainers")
-        page.fill("#admin-token input, #admin-token textarea", "wrong")
-        page.locator("#admin-unlock").click()
-        page.wait_for_selector("#admin-msg >> text=Wrong token")
-        page.fill("#admin-token input, #admin-token textarea", ADMIN_TOKEN)
-        page.locator("#admin-unlock").click()
-        page.wait_for_selector("#gold-info >> text=Current gold")
-        settle()
-        snapshot("maintainers", full=True)
-        page.wait_for_timeout(500)
 
-        captured = page.evaluate("() => window.__captured.map(e => [e.url, e.text, e.done])")
-        for i, (url, text, _done) in enumerate(captured):
-            texts[f"fetch {i}: {url}"] = text
-        for i, response in enumerate(responses):
-            url = response.url
-            if "/queue/data" in url or "/heartbeat/" in url:
-                continue  # streams: copied by the fetch hook above
-            try:
-                body = response.body()
-            except Exception:  # a redirect or an aborted request has no body
-                continue
-            path = urllib.parse.urlparse(url).path
-            if path.startswith(("/assets/", "/static/")):
-                static.append((path, body))
-            else:
-                texts[f"response {i}: {response.request.method} {url}"] = body.decode("utf-8", "replace")
-        context.close()
-        browser.close()
+    def download(locator, name: str) -> str:
+        with page.expect_download() as info:
+            locator.click()
+        text = download_text(info.value)
+        texts[f"download: {name}"] = text
+        return text
+
+    page.goto(server.url)  # the board page: its data, every view of every board, the model pages
+    page.wait_for_selector("#board-table .tabulator-row >> text=reported in paper")
+    snapshot("first load", full=True)
+    for bench in BENCHMARKS.values():
+        page.locator("#bench-tabs a", has_text=bench.name).click()
+        settle(300)
+        for label in page.locator("#view-choice label").all_inner_texts():
+            page.locator("#view-choice label", has_text=label.strip()).first.click()
+            settle(300)
+            snapshot(f"{bench.id} view {label.strip()}")
+            download(page.locator("#download-csv"), f"{bench.id} {label.strip()} csv")
+        page.locator("#view-choice label").first.click()
+        page.locator("#source-choice label", has_text="reported in paper").click()
+        page.fill("#query", "demo")
+        settle()
+        for plot in page.locator(f"[id^={bench.id}-scatter], [id^={bench.id}-heat-]").all():
+            plot.scroll_into_view_if_needed()
+        settle()
+        page.locator(
+            "#board-table .tabulator-row .tabulator-cell[tabulator-field='model']"
+        ).first.click()  # a model page
+        page.wait_for_selector("#model-page:not([hidden]) h2")
+        snapshot(f"{bench.id} filtered, plots, a model page", full=True)
+        page.goto(server.url + "/")
+        page.wait_for_selector("#board-table .tabulator-row")
+    page.goto(server.url + "/app?tab=about")  # the Gradio page
+    page.get_by_role("tab", name="About", selected=True).wait_for()
+    settle(300)
+    about_texts = {}
+    for bench in BENCHMARKS.values():
+        for what in ("example submission", "public question list"):
+            name = f"{bench.id}: {what}"
+            about_texts[name] = download(page.get_by_role("button", name=name), name)
+    snapshot("about")
+    tab("My submissions")
+    page.wait_for_selector("#mine-table")
+    snapshot("my submissions")
+    tab("Submit")
+    valid = demo.write_jsonl(tmp_path / "ui-valid.jsonl", demo.scb_submission(golds["scb"], 0.8, "polygon", seed=31))
+    broken = tmp_path / "ui-broken.jsonl"
+    broken.write_text(
+        '{"question_id": "scb-00000", "answer": "A", "mask": {"size": [1, 1], "counts": "01"}}\n'
+        "not json\n"
+        '{"question_id": "scb-00001", "answer": "E", "bbox": [0, 0, 99999, 99999]}\n'
+    )
+    for path in (valid, broken):
+        choose_file(page, "#sub-file", path)
+        page.fill("#sub-model textarea, #sub-model input", f"Secrecy {path.stem}")
+        page.fill("#sub-team textarea, #sub-team input", "Secrecy team")
+        page.locator("#sub-btn").click()
+        page.wait_for_selector("#sub-result >> text=Submission id", timeout=120_000)
+        if path is broken:
+            page.locator("#sub-errors").wait_for(state="visible", timeout=60_000)
+        settle()
+        snapshot(f"submit {path.stem}")
+    tab("My submissions")
+    page.wait_for_selector("#mine-table >> text=Secrecy ui-valid")
+    snapshot("my submissions after submit")
+    tab("Maintainers")
+    page.fill("#admin-token input, #admin-token textarea", "wrong")
+    page.locator("#admin-unlock").click()
+    page.wait_for_selector("#admin-msg >> text=Wrong token")
+    page.fill("#admin-token input, #admin-token textarea", ADMIN_TOKEN)
+    page.locator("#admin-unlock").click()
+    page.wait_for_selector("#gold-info >> text=Current gold")
+    settle()
+    snapshot("maintainers", full=True)
+    page.wait_for_timeout(500)
+
+    captured = page.evaluate("() => window.__captured.map(e => [e.url, e.text, e.done])")
+    for i, (url, text, _done) in enumerate(captured):
+        texts[f"fetch {i}: {url}"] = text
+    for i, response in enumerate(responses):
+        url = response.url
+        if "/queue/data" in url or "/heartbeat/" in url:
+            continue  # streams: copied by the fetch hook above
+        try:
+            body = response.body()
+        except Exception:  # a redirect or an aborted request has no body
+            continue
+        path = urllib.parse.urlparse(url).path
+        if path.startswith(("/assets/", "/static/")):
+            static.append((path, body))
+        else:
+            texts[f"response {i}: {response.request.method} {url}"] = body.decode("utf-8", "replace")
+    context.close()
     assert any("/queue/data" in name for name in texts), "the fetch hook saw no queue stream"
     assert len([n for n in texts if n.startswith("download:")]) >= 8
     for path, body in static:  # Gradio's bundle as shipped: identical to the installed files
@@ -452,10 +446,10 @@ def collect_api(server: AppServer, golds, tmp_path: Path, scb_probes: list[str])
 
 
 @pytest.fixture(scope="module")
-def collected(server, golds, tmp_path_factory, scb_probes):
+def collected(browser, server, golds, tmp_path_factory, scb_probes):
     tmp = tmp_path_factory.mktemp("secrecy-files")
     texts = collect_api(server, golds, tmp, scb_probes)
-    texts |= collect_browser(server, golds, tmp)
+    texts |= collect_browser(browser, server, golds, tmp)
     server.stop()  # flushes the log
     texts["app log (stdout+stderr)"] = server.log_text()
     return texts

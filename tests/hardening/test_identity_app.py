@@ -26,7 +26,6 @@ from leaderboard.service import Leaderboard
 from tests.support.app_server import ADMIN_TOKEN, AppServer
 from tests.support.gradio_queue import fn_index, queue_call
 from tests.support.hub_server import HubServer, User
-from tests.ui import conftest as ui_fixtures
 from ui.auth import INVALID_TOKEN, NO_TOKEN
 from ui.uploads import UPLOAD_REFUSED
 
@@ -35,7 +34,6 @@ itsdangerous = pytest.importorskip("itsdangerous")
 
 OAUTH_CLIENT_ID = "leaderboard-client-id"
 OAUTH_CLIENT_SECRET = secrets.token_hex(16)  # what a Space keeps secret
-browser = ui_fixtures.browser  # Chromium, shared with the UI tests
 USERS = {"tok-ann": User("ann", ("ann-lab",)), "tok-boss": User("boss", ())}
 
 

@@ -3,7 +3,6 @@ body once per ETag, and the async Gradio protocol against a small fake of Gradio
 
 from __future__ import annotations
 
-import asyncio
 import gzip
 import json
 
@@ -20,6 +19,7 @@ from perf.load_browsers import (
     page_markers,
     visit,
 )
+from tests.support import own_loop
 
 PAGE = b"<html>" + DATA_IN_PAGE + b'{"rows": []}</script></html>'
 
@@ -141,7 +141,7 @@ def test_queued_and_direct_events_complete_and_are_timed():
     async def run(http):
         return await Tab(http, rec, direct={7}).run_events([(1, [2]), (7, [5]), (2, [10])], "event")
 
-    completed = asyncio.run(served(fake_gradio(), run))
+    completed = own_loop.run(served(fake_gradio(), run))
     assert [msg["output"]["data"] for msg in completed] == [[4], [20]]  # the queued ones, in order
     assert len(rec.latency["event"]) == 3 and not rec.errors
 
@@ -151,7 +151,7 @@ def test_a_failed_event_raises():
         return await Tab(http, Recorder(), direct=set()).run_events([(1, [1]), (3, [1])], "event")
 
     with pytest.raises(RuntimeError, match="event failed"):
-        asyncio.run(served(fake_gradio(fail={3}), run))
+        own_loop.run(served(fake_gradio(fail={3}), run))
 
 
 def test_a_visit_fetches_the_page_runs_its_events_and_decodes_the_page_once():
@@ -161,7 +161,7 @@ def test_a_visit_fetches_the_page_runs_its_events_and_decodes_the_page_once():
         for _ in range(3):
             await visit(http, check, rec, [(1, [1])], {"scb": (2, ["type"]), "kviscuit": (2, ["type"])}, set())
 
-    asyncio.run(served(fake_gradio(), run))
+    own_loop.run(served(fake_gradio(), run))
     assert check.decoded == 1
     kinds = ("browse: GET /", "browse: load event", "browse: page with data", "browse: view change (total)")
     assert all(len(rec.latency[kind]) == 3 for kind in kinds), dict(rec.latency)

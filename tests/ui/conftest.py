@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.app_server import ADMIN_TOKEN, CHROMIUM, CHROMIUM_ARGS, AppServer
+from tests.support.app_server import ADMIN_TOKEN, AppServer
 from tests.support.browser_pages import Pages
 
-__all__ = ["ADMIN_TOKEN", "SCREENSHOTS", "browser", "pages", "shot", "start_app"]
+__all__ = ["ADMIN_TOKEN", "SCREENSHOTS", "pages", "shot", "start_app"]
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
@@ -18,17 +18,6 @@ SCREENSHOTS = ROOT / "artifacts" / "screenshots"
 def start_app(tmp_path_factory, name: str, **env: str) -> AppServer:
     """A fresh app on its own data folder (demo data unless ``LEADERBOARD_DEMO=0``)."""
     return AppServer(tmp_path_factory.mktemp(name) / "data", **env).start()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not CHROMIUM.exists():
-        pytest.skip("Debian chromium is not installed at /usr/bin/chromium (apt-get install chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")

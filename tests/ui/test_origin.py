@@ -3,7 +3,6 @@ and the one Gradio internal it replaces (pinned to Gradio 6.31.0)."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 
 import gradio
@@ -12,6 +11,7 @@ from gradio import route_utils
 from starlette.datastructures import Headers
 
 from leaderboard.config import ConfigError, Settings, UiSettings
+from tests.support import own_loop
 from ui.app import mount_options
 from ui.origin import PINNED_GRADIO, OriginGuard, PublicOrigin, origin_of, restrict_gradio_cors
 
@@ -69,7 +69,7 @@ def call(guard: OriginGuard, method: str, path: str, origin: str | None, kind: s
         return {"type": "http.request"}
 
     guard.app = app
-    asyncio.run(guard(scope, receive, send))
+    own_loop.run(guard(scope, receive, send))
     return reached or sent
 
 

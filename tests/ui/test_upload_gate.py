@@ -12,6 +12,7 @@ from types import SimpleNamespace
 import pytest
 
 from submissions.fair_queue import PER_IDENTITY, Checks
+from tests.support import own_loop
 from ui.uploads import HELD_PER_CALLER, UPLOAD_PATH, UploadBudget, UploadGate
 
 SIZE = 1000
@@ -63,7 +64,7 @@ def test_an_upload_over_the_budget_is_refused_unread_and_one_within_reaches_grad
     async def three() -> list:
         return await asyncio.wait_for(asyncio.gather(*(upload(gate) for _ in range(3))), 60)
 
-    answers = asyncio.run(three())
+    answers = own_loop.run(three())
     assert sorted(answers) == [(200, 1), (200, 1), (429, 0)]  # the third: not a byte read
     assert gradio.calls == 2
 
@@ -85,7 +86,7 @@ def test_refusals_are_held_in_bounded_places_per_caller():
         await asyncio.gather(*held, return_exceptions=True)
         return [at_once, dict(gate.held)]
 
-    at_once, left = asyncio.run(run())
+    at_once, left = own_loop.run(run())
     assert at_once == (429, 0)
     assert left == {}  # every place given back when its sender left
 
@@ -107,7 +108,7 @@ def test_an_upload_waits_unread_while_its_accounts_checks_fill_the_bound():
         got = await asyncio.wait_for(waiting, 30)
         return was_waiting, read_then, got, gate.held, gate.streaming
 
-    was_waiting, read_then, got, held, streaming = asyncio.run(run())
+    was_waiting, read_then, got, held, streaming = own_loop.run(run())
     assert was_waiting and read_then == 0  # held, its body not read
     assert got == (200, 1)
     assert not held and not streaming  # places given back
