@@ -16,28 +16,24 @@ import time
 from pathlib import Path
 
 
-def rchar() -> int:
-    for line in Path("/proc/self/io").read_text().splitlines():
-        if line.startswith("rchar:"):
-            return int(line.split()[1])
-    return 0
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--root", type=Path, default=Path(__file__).resolve().parents[1])
     parser.add_argument("--sizes", default="100,400,1600")
     args = parser.parse_args()
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from tests.support.proc_io import bytes_read  # this checkout's, whichever --root is measured
+
     sys.path.insert(0, str(args.root))
     from store.hub import Outbox
 
     for n in (int(v) for v in args.sizes.split(",")):
         with tempfile.TemporaryDirectory() as tmp:
             outbox = Outbox(Path(tmp) / "outbox")
-            read_before, started = rchar(), time.perf_counter()
+            read_before, started = bytes_read(), time.perf_counter()
             for i in range(n):
                 outbox.add("results", [f"results/file-{i}.json"], f"write {i}", overwrite=False)
-            seconds, read = time.perf_counter() - started, rchar() - read_before
+            seconds, read = time.perf_counter() - started, bytes_read() - read_before
             assert len(outbox.entries()) == n
         print(f"{n} writes queued: {seconds:.2f} s, {read / 1e6:.1f} MB read ({args.root})")
 

@@ -15,6 +15,7 @@ from leaderboard.service import Leaderboard
 from leaderboard.table import to_csv_bytes
 from submissions.records import Identity, Status, SubmissionForm
 from submissions.request import SubmitRequest
+from tests.support.proc_io import bytes_read
 
 GOOD_USER = Identity("good-team")
 
@@ -97,14 +98,6 @@ def test_file_over_the_limit_is_refused_unread(board, tmp_path):
     assert out.submission_id is None
     assert after - before < 100 * 1024, "the file must not be read into memory (ru_maxrss is in KiB)"
     assert read_after - read_before < 64 * 1024**2, "the file must not be read at all, not even to be hashed"
-
-
-def bytes_read() -> int:
-    """Bytes this process has had from read() calls, from disk or page cache (Linux: /proc/self/io)."""
-    for line in Path("/proc/self/io").read_text().splitlines():
-        if line.startswith("rchar:"):
-            return int(line.split()[1])
-    raise RuntimeError("no rchar in /proc/self/io")
 
 
 def test_huge_polygon_and_far_coordinates(board, tmp_path):
