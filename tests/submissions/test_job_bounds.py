@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from leaderboard.service import Leaderboard
+from submissions import worker
 from submissions.job_bounds import JobBounds, JobOverBound
 from submissions.records import Identity, Status
 from submissions.request import SubmitRequest
@@ -98,8 +99,14 @@ def test_a_stalled_check_is_stopped_and_another_accounts_check_then_runs(lb: Lea
     assert lb.catalog.all() == []  # validate-only: nothing stored
 
 
-def test_a_scoring_past_its_bound_keeps_the_upload_and_says_so(lb: Leaderboard, tmp_path: Path):
-    pool = ScoringPool(1, nice=0, bounds=JobBounds(seconds=0.001, memory_mb=1024))
+@pytest.fixture
+def stalled_scoring(monkeypatch):
+    """Every scoring job in a worker sleeps past its bound (the pool sends the job by this name)."""
+    monkeypatch.setattr(worker, "_evaluate_in_worker", jobs.stalled_evaluation)
+
+
+def test_a_scoring_past_its_bound_keeps_the_upload_and_says_so(lb: Leaderboard, tmp_path: Path, stalled_scoring):
+    pool = ScoringPool(1, nice=0, bounds=JobBounds(seconds=0.5, memory_mb=1024))
     lb.intake.evaluator, lb.intake.run_check = pool.evaluate, pool.run_check
     try:
         path = write_submission(tmp_path / "s.jsonl", accuracy=0.6)
@@ -108,7 +115,7 @@ def test_a_scoring_past_its_bound_keeps_the_upload_and_says_so(lb: Leaderboard, 
         pool.close()
     assert answer.status is Status.REJECTED
     assert [(i.code, i.message) for i in answer.issues] == [
-        ("job_over_bound", "reading this file took longer than 0.001 s; nothing was scored")
+        ("job_over_bound", "reading this file took longer than 0.5 s; nothing was scored")
     ]
     assert submission_ids(lb.store) == [answer.submission_id]  # the upload is kept
     assert lb.catalog.get(answer.submission_id).rejection(lb.golds.get("scb").version) is not None
@@ -118,14 +125,14 @@ def _crash(*args):
     raise RuntimeError("the worker went away")
 
 
-def test_a_resumed_submission_is_evaluated_within_the_bounds(lb: Leaderboard, tmp_path: Path):
+def test_a_resumed_submission_is_evaluated_within_the_bounds(lb: Leaderboard, tmp_path: Path, stalled_scoring):
     """An upload left unscored (here: a failed first try) is finished by resume in the bounded
     pool, not in the web process: at ebb85c5 resume evaluated it in process, with no bound."""
     lb.intake.evaluator = _crash
     path = write_submission(tmp_path / "s.jsonl", accuracy=0.6)
     first = lb.submissions.submit(SubmitRequest("scb", path, form(), ALICE, "s.jsonl"))
     assert first.status is Status.FAILED
-    pool = lb.use_scoring_pool(1, JobBounds(seconds=0.001, memory_mb=1024))
+    pool = lb.use_scoring_pool(1, JobBounds(seconds=0.5, memory_mb=1024))
     try:
         assert lb.corrections.resume() == 1
     finally:
