@@ -35,9 +35,19 @@ def repair_then_resume(leaderboard: Leaderboard) -> None:
     leaderboard.corrections.resume()
 
 
+def _scheduler() -> BackgroundScheduler:
+    """A daemon scheduler whose late runs still run (``misfire_grace_time=None``): APScheduler
+    skips a run more than 1 s late by default, and on a loaded host that skipped the start-up sync,
+    which writes wait for, and the early resume, which then came 5 minutes later. Missed runs of
+    one job coalesce into one."""
+    return BackgroundScheduler(
+        daemon=True, job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": None}
+    )
+
+
 def start_jobs(leaderboard: Leaderboard, refresh_seconds: int) -> BackgroundScheduler:
     """Start the three jobs on a daemon scheduler (call once per process)."""
-    scheduler = BackgroundScheduler(daemon=True, job_defaults={"coalesce": True, "max_instances": 1})
+    scheduler = _scheduler()
     refresh_every = timedelta(seconds=max(REFRESH_AT_LEAST_EVERY, refresh_seconds))
     scheduler.add_job(
         leaderboard.refresh,
@@ -62,7 +72,7 @@ def start_jobs(leaderboard: Leaderboard, refresh_seconds: int) -> BackgroundSche
 
 def start_reader_jobs(reader: PublishedLeaderboard, refresh_seconds: int) -> BackgroundScheduler:
     """A reader's one job: reread the published boards when they moved (docs/topology.md)."""
-    scheduler = BackgroundScheduler(daemon=True, job_defaults={"coalesce": True, "max_instances": 1})
+    scheduler = _scheduler()
     every = max(REFRESH_AT_LEAST_EVERY, refresh_seconds)
     scheduler.add_job(reader.refresh, "interval", seconds=every, id="refresh")
     scheduler.start()
