@@ -32,6 +32,7 @@ AWAY_FROM_DEFAULT = {
     "LEADERBOARD_TRUSTED_PROXIES": "10.0.0.0/8",
     "LEADERBOARD_COMPARE_WORKERS": "1",
     "LEADERBOARD_PUBLISH_SECONDS": "0",
+    "LEADERBOARD_JOB_SECONDS": "1",
 }
 RANDOM_PER_SEED = ("rank", "rank_worst", "submitted", "row_id")
 

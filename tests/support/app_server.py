@@ -65,6 +65,8 @@ NOT_SEEDING = frozenset(
         "LEADERBOARD_TRUSTED_PROXIES",
         "LEADERBOARD_COMPARE_WORKERS",
         "LEADERBOARD_PUBLISH_SECONDS",
+        # the scoring pool's bound: the seed scores in its own process, with no pool
+        "LEADERBOARD_JOB_SECONDS",
     }
 )
 """Settings the demo seed does not read: apps that differ only in these share one seeded folder.
