@@ -98,6 +98,18 @@ def row(page, model: str):
     return page.locator(ROWS, has=page.locator(".model-name .name", has_text=model)).first
 
 
+SCROLL_TO_THE_RIGHT_END = """() => new Promise(drawn => {
+    const holder = document.querySelector('#board-table .tabulator-tableholder');
+    const before = holder.scrollLeft;
+    holder.addEventListener('scroll', () => drawn(), {once: true});  // after Tabulator's own listener
+    holder.scrollLeft = 1e6;
+    if (holder.scrollLeft === before) drawn();  // already there: no scroll event comes
+})"""
+"""Scroll the board to its right end and return once Tabulator has drawn the columns now in sight:
+its scroll listener draws them, and this one, added later, runs after it (a 200 ms wait here could
+end first on a loaded host)."""
+
+
 def row_text(page, model: str, width: int) -> str:
     """What a visitor reads of a row: on a phone the columns folded into it are opened first; on a
     wide screen the table is scrolled to its right end (only the columns in sight get cells)."""
@@ -107,8 +119,7 @@ def row_text(page, model: str, width: int) -> str:
             target.locator(".tabulator-responsive-collapse-toggle").click()
         target.locator(".tabulator-responsive-collapse").wait_for(state="visible")
     else:
-        page.evaluate("() => { document.querySelector('#board-table .tabulator-tableholder').scrollLeft = 1e6; }")
-        page.wait_for_timeout(200)
+        page.evaluate(SCROLL_TO_THE_RIGHT_END)
     return target.inner_text()
 
 
