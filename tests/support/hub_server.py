@@ -28,6 +28,8 @@ Where the client's behaviour depends on it, it answers as the real Hub does:
   ``get_repo_discussions`` and ``get_discussion_details``; ``server.pull_requests(repo)`` lists them.
 - ``commit_quota=N`` allows N commits per user per ``quota_window`` seconds; over it, commits
   get the Hub's 429 "You have exceeded our hourly quotas for action: commit" with Retry-After.
+  ``clock`` (``time.monotonic`` unless given) is what the window is measured on: a test moves a
+  fake one instead of sleeping out the window and racing it.
 
 Faults: ``server.inject(route, kind, times=1)`` makes the next ``times`` requests whose
 "METHOD /path" matches the regex ``route`` fail:
@@ -55,6 +57,7 @@ import re
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -248,12 +251,13 @@ class HubServer:
         page_size: int = 1000,
         commit_quota: int | None = None,
         quota_window: float = 3600.0,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.token = token
         self.users = users if users is not None else {token: User(USER, (ORG,))}
         self.page_size = page_size
-        self.commit_quota, self.quota_window = commit_quota, quota_window
-        self.commit_times: dict[str, list[float]] = {}  # user -> monotonic times of their commits
+        self.commit_quota, self.quota_window, self.clock = commit_quota, quota_window, clock
+        self.commit_times: dict[str, list[float]] = {}  # user -> the clock's times of their commits
         self.repos: dict[tuple[str, str], Repo] = {}
         self.lfs: dict[str, bytes] = {}
         self.faults: list[Fault] = []
@@ -362,7 +366,7 @@ class HubServer:
         """Count a commit against ``user``'s quota, or refuse it with the Hub's 429."""
         if self.commit_quota is None:
             return
-        now = time.monotonic()
+        now = self.clock()
         recent = [t for t in self.commit_times.get(user, []) if t > now - self.quota_window]
         if len(recent) >= self.commit_quota:
             wait = math.ceil(recent[0] + self.quota_window - now)
