@@ -6,7 +6,8 @@ interrupted work without anyone visiting, and never restart the Space.
   that is the start-up snapshot, while which reads serve the (possibly empty) working copy and
   submissions are answered "try again shortly";
 - ``resume``: rebuild corrupted derived files, then score what a crash or a new gold left
-  unscored (only on a complete copy); first ``RESUME_FIRST_AFTER`` after start, then every
+  unscored (only on a complete copy); every ``RESUME_FIRST_AFTER`` from start until it has run on
+  a complete copy (a large store's start-up sync can outlast its first run), then every
   ``RESUME_EVERY``;
 - ``push_pending``: push the derived files waiting in the outbox, batched into one commit per
   repo, every ``Settings.push_seconds`` (a no-op on a local store).
@@ -35,6 +36,16 @@ def repair_then_resume(leaderboard: Leaderboard) -> None:
     leaderboard.corrections.resume()
 
 
+def resume_job(leaderboard: Leaderboard, scheduler: BackgroundScheduler) -> None:
+    """:func:`repair_then_resume`; once a run had a complete copy to work on, the job's interval
+    becomes ``RESUME_EVERY`` (both do nothing on a partial copy: until then it looks again soon)."""
+    complete = leaderboard.health().store.consistent  # before: the run below relied on it
+    repair_then_resume(leaderboard)
+    job = scheduler.get_job("resume")
+    if complete and job is not None and job.trigger.interval != RESUME_EVERY:
+        scheduler.reschedule_job("resume", trigger="interval", seconds=RESUME_EVERY.total_seconds())
+
+
 def _scheduler() -> BackgroundScheduler:
     """A daemon scheduler whose late runs still run (``misfire_grace_time=None``): APScheduler
     skips a run more than 1 s late by default, and on a loaded host that skipped the start-up sync,
@@ -57,12 +68,7 @@ def start_jobs(leaderboard: Leaderboard, refresh_seconds: int) -> BackgroundSche
         next_run_time=datetime.now(),  # the start-up sync: writes wait for it
     )
     scheduler.add_job(
-        repair_then_resume,
-        "interval",
-        seconds=RESUME_EVERY.total_seconds(),
-        id="resume",
-        args=(leaderboard,),
-        next_run_time=datetime.now() + RESUME_FIRST_AFTER,
+        resume_job, "interval", seconds=RESUME_FIRST_AFTER.total_seconds(), id="resume", args=(leaderboard, scheduler)
     )
     push_every = max(1, leaderboard.settings.push_seconds)
     scheduler.add_job(leaderboard.push_pending, "interval", seconds=push_every, id="push_pending")

@@ -1,7 +1,7 @@
 """The app killed with SIGKILL while it scores a submission, then started again on the same
 data folder: the submission is finished by the app itself (its ``resume`` job runs 10 s after
-start, then every 5 minutes: ``ui.jobs.start_jobs``) with exactly one result, and the
-restarted app serves the board.
+start, again every 10 s until it has had a complete copy, then every 5 minutes:
+``ui.jobs.start_jobs``) with exactly one result, and the restarted app serves the board.
 
 Scoring is made slow without touching the app: a full-size SCB file with polygon groundings
 takes about a second to validate and score, and the test kills the process as soon as the

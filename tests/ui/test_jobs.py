@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import time
 from datetime import datetime, timedelta
+from types import SimpleNamespace
 
 from apscheduler.executors import base as executors_base
 
 from leaderboard.config import Settings
+from ui import jobs as ui_jobs
 from ui.jobs import repair_then_resume, start_jobs, start_reader_jobs
 
 
@@ -33,6 +35,9 @@ class Recorder:
     def push_pending(self) -> None:
         self.calls.append("push_pending")
 
+    def health(self) -> SimpleNamespace:
+        return SimpleNamespace(store=SimpleNamespace(consistent=True))  # a local store: always complete
+
 
 def test_repair_runs_before_resume():
     recorder = Recorder()
@@ -47,7 +52,7 @@ def test_start_jobs_schedules_refresh_resume_and_push():
         jobs = {job.id: job for job in scheduler.get_jobs()}
         assert set(jobs) == {"refresh", "resume", "push_pending"}
         assert jobs["refresh"].trigger.interval.total_seconds() == 5  # never more often than every 5 s
-        assert jobs["resume"].trigger.interval.total_seconds() == 300
+        assert jobs["resume"].trigger.interval.total_seconds() == 10  # until a run had a complete copy: then 300 s
         assert jobs["push_pending"].trigger.interval.total_seconds() == 45  # Settings.push_seconds
         # the first refresh is the start-up sync: at once, not one interval (5 s) later
         assert _calls_within(recorder, "refresh", 30)  # a hang guard, not a time asserted
@@ -92,5 +97,39 @@ def test_a_reader_refresh_that_starts_late_still_runs(monkeypatch):
     scheduler = start_reader_jobs(recorder, refresh_seconds=2)
     try:
         assert _calls_within(recorder, "refresh", 30)
+    finally:
+        scheduler.shutdown(wait=False)
+
+
+class Syncing(Recorder):
+    """A board on the Hub whose start-up sync completes only when the test says so: until then
+    repair and resume do nothing (they need a complete copy)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.complete = False
+
+    def health(self) -> SimpleNamespace:
+        return SimpleNamespace(store=SimpleNamespace(consistent=self.complete))
+
+    def resume(self) -> None:
+        self.calls.append("resume" if self.complete else "resume on a partial copy")
+
+
+def test_resume_comes_back_soon_until_the_start_up_sync_is_complete(monkeypatch):
+    """A large store's start-up sync can outlast resume's first run (10 s after start), which then
+    did nothing, and the next came 5 minutes later: what a crash left unscored waited that long.
+    Now resume looks again every RESUME_FIRST_AFTER until it has run on a complete copy."""
+    monkeypatch.setattr(ui_jobs, "RESUME_FIRST_AFTER", timedelta(seconds=0.2))
+    board = Syncing()
+    scheduler = start_jobs(board, refresh_seconds=2)
+    try:
+        assert _calls_within(board, "resume on a partial copy", 30)
+        board.complete = True
+        assert _calls_within(board, "resume", 30)  # a hang guard: due 0.2 s later, not 5 minutes
+        deadline = time.monotonic() + 30
+        while scheduler.get_job("resume").trigger.interval != ui_jobs.RESUME_EVERY and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert scheduler.get_job("resume").trigger.interval == ui_jobs.RESUME_EVERY  # then every 5 minutes
     finally:
         scheduler.shutdown(wait=False)
