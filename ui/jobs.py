@@ -37,13 +37,30 @@ def repair_then_resume(leaderboard: Leaderboard) -> None:
 
 
 def resume_job(leaderboard: Leaderboard, scheduler: BackgroundScheduler) -> None:
-    """:func:`repair_then_resume`; once a run had a complete copy to work on, the job's interval
-    becomes ``RESUME_EVERY`` (both do nothing on a partial copy: until then it looks again soon)."""
-    complete = leaderboard.health().store.consistent  # before: the run below relied on it
-    repair_then_resume(leaderboard)
-    job = scheduler.get_job("resume")
-    if complete and job is not None and job.trigger.interval != RESUME_EVERY:
-        scheduler.reschedule_job("resume", trigger="interval", seconds=RESUME_EVERY.total_seconds())
+    """:func:`repair_then_resume`, every ``RESUME_FIRST_AFTER`` until a run starts on a complete
+    copy (both do nothing on a partial one), then every ``RESUME_EVERY``: set before that run, so a
+    long first run (a crash's backlog) is not looked at every 10 s, and set back if the copy went
+    partial meanwhile (the run may have done nothing). The scheduler is called from the job: shut it
+    down with ``wait=False`` (``wait=True`` holds the lock this call waits for)."""
+    complete = _complete(leaderboard)
+    if complete:
+        _resume_every(scheduler, RESUME_EVERY)
+    try:
+        repair_then_resume(leaderboard)
+    finally:
+        if complete and not _complete(leaderboard):
+            _resume_every(scheduler, RESUME_FIRST_AFTER)
+
+
+def _complete(leaderboard: Leaderboard) -> bool:
+    """Whether the store's last sync was complete (what repair and resume require)."""
+    return leaderboard.health().store.consistent
+
+
+def _resume_every(scheduler: BackgroundScheduler, interval: timedelta) -> None:
+    job = scheduler.get_job("resume")  # None once the scheduler is shut down
+    if job is not None and job.trigger.interval != interval:
+        scheduler.reschedule_job("resume", trigger="interval", seconds=interval.total_seconds())
 
 
 def _scheduler() -> BackgroundScheduler:

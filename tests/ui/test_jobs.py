@@ -54,8 +54,17 @@ def test_start_jobs_schedules_refresh_resume_and_push():
         assert jobs["refresh"].trigger.interval.total_seconds() == 5  # never more often than every 5 s
         assert jobs["resume"].trigger.interval.total_seconds() == 10  # until a run had a complete copy: then 300 s
         assert jobs["push_pending"].trigger.interval.total_seconds() == 45  # Settings.push_seconds
-        # the first refresh is the start-up sync: at once, not one interval (5 s) later
-        assert _calls_within(recorder, "refresh", 30)  # a hang guard, not a time asserted
+    finally:
+        scheduler.shutdown(wait=False)
+
+
+def test_the_first_refresh_is_at_once():
+    """The first refresh is the start-up sync (writes wait for it): at once, not one interval later.
+    The interval here is an hour, so a 30 s hang guard tells the two apart on a loaded host."""
+    recorder = Recorder()
+    scheduler = start_jobs(recorder, refresh_seconds=3600)
+    try:
+        assert _calls_within(recorder, "refresh", 30)
     finally:
         scheduler.shutdown(wait=False)
 
@@ -131,5 +140,53 @@ def test_resume_comes_back_soon_until_the_start_up_sync_is_complete(monkeypatch)
         while scheduler.get_job("resume").trigger.interval != ui_jobs.RESUME_EVERY and time.monotonic() < deadline:
             time.sleep(0.05)
         assert scheduler.get_job("resume").trigger.interval == ui_jobs.RESUME_EVERY  # then every 5 minutes
+    finally:
+        scheduler.shutdown(wait=False)
+
+
+def _resume_interval_becomes(scheduler, interval: timedelta, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while scheduler.get_job("resume").trigger.interval != interval and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return scheduler.get_job("resume").trigger.interval == interval
+
+
+class Failing(Syncing):
+    """A complete copy on which resume raises (a bug, a bad record)."""
+
+    def resume(self) -> None:
+        self.calls.append("resume")
+        raise RuntimeError("resume failed")
+
+
+class GoingPartial(Syncing):
+    """A complete copy that goes partial while resume runs (a later sync's pull failed)."""
+
+    def resume(self) -> None:
+        self.calls.append("resume")
+        self.complete = False
+
+
+def test_a_failing_resume_on_a_complete_copy_still_settles_to_every_five_minutes(monkeypatch):
+    """Not a traceback every 10 s for ever: the interval is set before the run."""
+    monkeypatch.setattr(ui_jobs, "RESUME_FIRST_AFTER", timedelta(seconds=0.2))
+    board = Failing()
+    board.complete = True
+    scheduler = start_jobs(board, refresh_seconds=2)
+    try:
+        assert _calls_within(board, "resume", 30)
+        assert _resume_interval_becomes(scheduler, ui_jobs.RESUME_EVERY, 30)
+    finally:
+        scheduler.shutdown(wait=False)
+
+
+def test_a_copy_gone_partial_during_resume_brings_the_quick_looks_back(monkeypatch):
+    monkeypatch.setattr(ui_jobs, "RESUME_FIRST_AFTER", timedelta(seconds=0.2))
+    board = GoingPartial()
+    board.complete = True
+    scheduler = start_jobs(board, refresh_seconds=2)
+    try:
+        assert _calls_within(board, "resume", 30)
+        assert _resume_interval_becomes(scheduler, ui_jobs.RESUME_FIRST_AFTER, 30)
     finally:
         scheduler.shutdown(wait=False)
