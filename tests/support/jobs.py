@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import time
 
+STALL_SECONDS = 60
+"""How long a stalled scoring sleeps: far past the tests' 0.5 s bound, and short of pytest's 600 s
+timeout, so a pool that stops nothing fails the test with its own assertion."""
 STALLED_MODEL = "Stalled"
 """A check of a form with this model name sleeps past any bound the tests set (then checks as usual)."""
 
@@ -42,5 +45,5 @@ def stalled_evaluation(*job):
     1 ms was passed or not depending on when the parent next ran (CI, stop 40: scored, not stopped)."""
     from submissions import worker
 
-    time.sleep(600)
+    time.sleep(STALL_SECONDS)
     return worker._evaluate_in_worker(*job)
