@@ -66,7 +66,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--max-retries", type=int, default=6, help="retries per request on 429/5xx (default 6)")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per request (default 300)")
     parser.add_argument(
-        "--inline-images", action="store_true", help="fetch images from --images URLs and send them inline"
+        "--inline-images",
+        action="store_true",
+        help="fetch images from --images URLs and send them inline (each fetched once, up to 256 MB kept)",
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser
