@@ -41,7 +41,7 @@ lint: $(VENV)/.dev
 # each compiling ~150 modules where PYTHONDONTWRITEBYTECODE is set: 0.1 s of CPU less per app or CLI
 # start (perf/bytecode_cost.py). Where it is not set, the first process would have written the same files.
 bytecode: $(VENV)/.dev
-	$(PY) -m compileall -q -j 0 app.py ui leaderboard submissions store scoring runner tests
+	$(PY) -m compileall -q -j 0 app.py ui leaderboard submissions store scoring tests
 
 test: $(VENV)/.dev chromium lint bytecode
 	$(PYTEST)
@@ -61,6 +61,6 @@ bench: $(VENV)/.dev
 	$(PY) perf/load_test.py
 
 # Fixtures of other tools' files, written by the real tools (outside `make test`: each installs its
-# tool into its own venv and runs it against runner.fake_endpoint). Every script in the folder runs.
+# tool into its own venv and runs it against scoring.harness.runner.fake_endpoint). Every script in the folder runs.
 harness-fixtures: $(VENV)/.dev
 	for script in scripts/harness-fixtures/*.sh; do PY=$(abspath $(PY)) APP_PY=$(abspath $(PY)) bash "$$script" || exit 1; done

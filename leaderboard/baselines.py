@@ -1,27 +1,17 @@
-"""The papers' published rows, carried in the project as data (leaderboard/data/)."""
+"""The papers' published rows: each benchmark's ``paper_rows`` (its folder's ``baselines.json``)."""
 
 from __future__ import annotations
 
-import json
-from functools import lru_cache
-from pathlib import Path
-
 from scoring.benchmarks import get_benchmark
 
-BASELINES_FILE = Path(__file__).parent / "data" / "paper-baselines.json"
 PAPER_SOURCE = "reported in paper"
-
-
-@lru_cache(maxsize=1)
-def _load() -> dict:
-    return json.loads(BASELINES_FILE.read_text(encoding="utf-8"))
 
 
 def paper_rows(benchmark: str) -> list[dict]:
     """One dict per published model: ``model``, ``model_type`` and figures shaped like a result
     record (``overall``, then one mapping per grouping), with the data's label names."""
     bench = get_benchmark(benchmark)
-    entry = _load().get(benchmark)
+    entry = bench.paper_rows
     if not entry:
         return []
     rows = []
@@ -46,9 +36,12 @@ def with_strict(bench, overall: dict) -> dict:
 
 def paper_url(benchmark: str) -> str:
     """The address of the paper the benchmark's published rows come from ("" when not given)."""
-    return _load().get(benchmark, {}).get("paper_url", "")
+    return str(get_benchmark(benchmark).paper_rows.get("paper_url", ""))
 
 
 def source_note(benchmark: str) -> str:
-    entry = _load().get(benchmark, {})
-    return ". ".join(v.rstrip(".") for v in (entry.get("source", ""), entry.get("note", "")) if v) + "."
+    """Where the paper rows come from and what to know of them ("" when the benchmark has none:
+    About then prints no "Paper rows" line for it, not a lone ".")."""
+    entry = get_benchmark(benchmark).paper_rows
+    parts = [str(v).rstrip(".") for v in (entry.get("source", ""), entry.get("note", "")) if v]
+    return ". ".join(parts) + "." if parts else ""

@@ -33,7 +33,6 @@ from pathlib import Path
 
 from leaderboard.columns import Kind, frame_columns
 from leaderboard.config import REFRESH_AT_LEAST_EVERY, Settings
-from leaderboard.exports import SiteRow
 from leaderboard.golds import GoldPreview
 from leaderboard.hub_results import dataset_of, eval_yaml_text, row_permalink
 from leaderboard.joined import BundleError, one_upload
@@ -42,6 +41,7 @@ from leaderboard.service import Leaderboard
 from leaderboard.table import to_csv_bytes
 from scoring import BENCHMARKS, GoldError, load_gold
 from scoring.benchmarks import get_benchmark, load_plugins
+from scoring.benchmarks.base import SiteRow
 from scoring.geometry import BOX_FORMATS
 from scoring.grounding_formats import describe_formats
 from scoring.leakaudit import report
@@ -91,7 +91,7 @@ def _gold_parser(sub) -> None:
         "--file",
         required=True,
         type=Path,
-        help="JSONL, Parquet or COCO JSON; for SCB also the release folder (scoring/release.py)",
+        help="JSONL, Parquet or COCO JSON; or a folder, for a benchmark that declares one (gold_folder)",
     )
     add.add_argument("--by", default="maintainer")
     add.add_argument(
@@ -127,7 +127,7 @@ def _submit_parser(sub) -> None:
         type=Path,
         nargs="+",
         metavar="FILE",
-        help="the predictions file; or several lmms-eval samples files together (SCB: scb_stage1 and scb_stage2)",
+        help="the predictions file; or several lmms-eval samples files together (two stages: stage 1's and 2's)",
     )
     for f in fields.submitted_fields():  # --model, --team, --model-type, ..., --model-repo
         choices = {"choices": list(f.choice_keys)} if f.choices else {}
@@ -587,7 +587,7 @@ def _export_hub(lb: Leaderboard, args: argparse.Namespace) -> int:
 
 
 def _export(lb: Leaderboard, args: argparse.Namespace) -> int:
-    """A public row's verified figures in the benchmark's own site's shape (leaderboard/exports.py)."""
+    """A public row's verified figures in the benchmark's own site's shape (its declaration's ``site_export``)."""
     if args.eval_results or args.eval_yaml:
         return _export_hub(lb, args)
     row = next((r for r in lb.board(args.benchmark).rows if args.row in (r.row_id, r.submission_id)), None)

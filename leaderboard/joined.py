@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from scoring.bundle import BundleError, gather_files
+from scoring.readers.bundle import BundleError, gather_files
 
 __all__ = ["BundleError", "one_upload"]
 

@@ -53,29 +53,6 @@ FRONT_MATTER = {
     "task_categories": ["visual-question-answering"],
     "tags": ["leaderboard", "culture", "vision-language", "evaluation"],
 }
-CITATIONS = """```bibtex
-@inproceedings{satar-etal-2025-seeing,
-  title     = "Seeing Culture: A Benchmark for Visual Reasoning and Grounding",
-  author    = "Satar, Burak and Ma, Zhixin and Irawan, Patrick Amadeus and Mulyawan, Wilfried Ariel and
-               Jiang, Jing and Lim, Ee-Peng and Ngo, Chong-Wah",
-  booktitle = "Proceedings of the 2025 Conference on Empirical Methods in Natural Language Processing",
-  year      = "2025",
-  address   = "Suzhou, China",
-  publisher = "Association for Computational Linguistics",
-  url       = "https://aclanthology.org/2025.emnlp-main.1131/",
-  pages     = "22238--22254"
-}
-
-@misc{park2024kviscuit,
-  title         = {Evaluating Visual and Cultural Interpretation: The K-Viscuit Benchmark with Human-VLM Collaboration},
-  author        = {Park, ChaeHun and Baek, Yujin and Kim, Jaeseok and Heo, Yu-Jung and Chang, Du-Seong and
-                   Choo, Jaegul},
-  year          = {2024},
-  eprint        = {2406.16469},
-  archivePrefix = {arXiv},
-  url           = {https://arxiv.org/abs/2406.16469}
-}
-```"""
 FIXED_COLUMNS = {
     Kind.RANK: "place on the board, 1 = best by the primary metric; ties go to the earlier submission",
     Kind.DATE: "when it was submitted (UTC; a timestamp in the Parquet, empty for the papers' rows)",
@@ -160,14 +137,20 @@ def generated_body(dataset_id: str, space_id: str | None) -> str:
         + f'\nsame_as_{first} = load_dataset("{dataset_id}", split="train")  # the default config\n```\n\n'
         "One config per benchmark, since their columns differ; the first is the default.\n\n"
         "## Question lists\n\n`questions/<benchmark>.jsonl` holds the public side of each benchmark's "
-        "questions (id, type and group labels; for K-Viscuit also the question and options), never the "
+        "questions (id, group labels and what the benchmark's harness needs to ask), never the "
         "answers: what a submission must answer. They come from the benchmarks' own releases and keep "
         "those releases' terms.\n\n## Columns\n\n"
         + "\n".join(benchmark_section(b) for b in BENCHMARKS.values())
         + "\n## Citation\n\nIf you use these results, cite the benchmarks:\n\n"
-        + CITATIONS
+        + citations()
         + "\n"
     )
+
+
+def citations() -> str:
+    """Every benchmark's citation (its folder's ``citation.bib``) in one BibTeX block."""
+    entries = "\n\n".join(b.citation for b in BENCHMARKS.values() if b.citation)
+    return f"```bibtex\n{entries}\n```" if entries else ""
 
 
 def configs() -> list[dict]:

@@ -314,12 +314,12 @@ class Leaderboard:
         rows come with the board); False if the store is not empty."""
         if any(self.golds.info(b) for b in BENCHMARKS):
             return False
-        from leaderboard import demo
+        from scoring.benchmarks import demo
 
         with tempfile.TemporaryDirectory() as tmp:
-            for data in demo.registered():
-                files = demo.write_files(data, Path(tmp))
-                self.corrections.add_gold(data.benchmark, files.gold, DEMO_USER.username)
+            for bench in demo.registered():
+                files = demo.write_files(bench.id, Path(tmp))
+                self.corrections.add_gold(bench.id, files.gold, DEMO_USER.username)
                 for team, path in files.submissions.items():
                     form = SubmissionForm(
                         model=team.name, team=team.team, model_type=team.model_type, bbox_format=team.box_format

@@ -25,10 +25,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from leaderboard import demo  # noqa: E402
 from leaderboard.config import Settings  # noqa: E402
 from leaderboard.service import Leaderboard  # noqa: E402
 from perf.bench_rescore import make_pool, store_submissions  # noqa: E402
+from tests.support import demo  # noqa: E402
 from ui.admin import gold_markdown, rescore_plan  # noqa: E402
 
 

@@ -30,7 +30,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from leaderboard import demo  # noqa: E402
 from leaderboard.config import Settings  # noqa: E402
 from leaderboard.service import Leaderboard  # noqa: E402
 from scoring import SCORER_VERSION, Limits  # noqa: E402
@@ -39,6 +38,7 @@ from store.records import StoredResult, Validated  # noqa: E402
 from submissions import lifecycle  # noqa: E402
 from submissions.intake import file_sha256  # noqa: E402
 from submissions.records import SubmissionMeta  # noqa: E402
+from tests.support import demo  # noqa: E402
 from tests.support.app_server import CHROMIUM, CHROMIUM_ARGS, AppServer  # noqa: E402
 
 LOAD_TARGET_S = 2.0

@@ -3,7 +3,7 @@ harness file costs against the same answers in our JSONL (CPU time, ``process_ti
 
     .venv/bin/python perf/bench_harness.py
 
-Uses the demo K-Viscuit and SCB golds (leaderboard.demo), written to a temporary folder.
+Uses the demo K-Viscuit and SCB golds (scoring/benchmarks/<id>/demo.py), written to a temporary folder.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import scoring  # noqa: E402
-from leaderboard import demo  # noqa: E402
-from scoring import harness  # noqa: E402
+from scoring.readers import harness_files as harness  # noqa: E402
+from tests.support import demo  # noqa: E402
 
 
 def cpu_ms(fn, runs: int) -> tuple[float, float]:

@@ -30,7 +30,7 @@ import json, resource, sys, time
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
 import scoring
-from leaderboard import demo
+from tests.support import demo
 gold = scoring.load_gold("kviscuit", demo.write_jsonl(Path(sys.argv[3]) / "gold.jsonl", demo.kviscuit_gold()))
 start, cpu = time.perf_counter(), time.process_time()
 try:

@@ -46,7 +46,7 @@ FILE_CHILD = """
 import sys, time
 sys.path.insert(0, sys.argv[1])
 import scoring
-from leaderboard import demo
+from tests.support import demo
 from pathlib import Path
 gold = scoring.load_gold("kviscuit", demo.write_jsonl(Path(sys.argv[2]) / "gold.jsonl", demo.kviscuit_gold()))
 start, cpu = time.perf_counter(), time.process_time()

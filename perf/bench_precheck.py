@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import scoring
-from leaderboard import demo
+from tests.support import demo
 
 
 def best_of(n: int, fn) -> float:

@@ -22,9 +22,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import scoring  # noqa: E402
-from leaderboard import demo  # noqa: E402
 from scoring.engine import score_file  # noqa: E402
 from scoring.grounding_formats import parse_format  # noqa: E402
+from tests.support import demo  # noqa: E402
 from tests.support.scoring import gold_box, with_options  # noqa: E402
 
 

@@ -1,7 +1,7 @@
 """Benchmark: rescore 1,000 stored SCB submissions on a new gold version (target: <= 120 s on 2 cores).
 
 Setup (not timed as the target): the full-size demo SCB gold (3,178 questions), then N
-submissions of varied quality and formats (``leaderboard.demo.scb_submission``: no grounding,
+submissions of varied quality and formats (``scoring.benchmarks.scb.demo.scb_submission``: no grounding,
 good and poor boxes in several box formats, polygons, missing lines, free-text responses),
 stored as raw file + meta record through the store, then scored once on that gold. Timed: a
 new gold version (one answer changed) and ``Leaderboard.corrections.rescore("scb")`` end to end: reading
@@ -25,12 +25,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from leaderboard import demo  # noqa: E402
 from leaderboard.config import Settings  # noqa: E402
 from leaderboard.service import Leaderboard  # noqa: E402
 from store import layout  # noqa: E402
 from submissions.intake import file_sha256  # noqa: E402
 from submissions.records import SubmissionMeta  # noqa: E402
+from tests.support import demo  # noqa: E402
 
 TARGET_SECONDS = 120.0
 # (grounding, box format, missing lines, share of free-text answers): the demo teams' mix

@@ -23,7 +23,7 @@ Run from the repository root::
 (c) Memory: the CLI's peak resident memory, and the size of the compiled gold (cache entry) of the
     demo gold and, when ``SHARED_DATA_DIR`` holds it, of ``scb-synthetic/gold.jsonl`` (target <= 50 MB).
 
-Data is the project's demo data (``leaderboard.demo``), generated into a temporary folder.
+Data is the project's demo data (``scoring.benchmarks.<id>.demo``), generated into a temporary folder.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ sys.path.insert(0, str(CODE))
 from pycocotools import mask as coco_mask  # noqa: E402
 
 import scoring  # noqa: E402
-from leaderboard import demo  # noqa: E402
+from tests.support import demo  # noqa: E402
 
 
 def timed(fn, runs: int) -> tuple[list[float], list[float]]:

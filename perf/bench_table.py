@@ -25,7 +25,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from leaderboard import demo  # noqa: E402
 from leaderboard.config import Settings  # noqa: E402
 from leaderboard.service import Leaderboard  # noqa: E402
 from leaderboard.table import baseline_rows, frame, scored_rows, views  # noqa: E402
@@ -35,6 +34,7 @@ from store.layout import ResultKey, SubmissionFile  # noqa: E402
 from store.records import StoredResult, Validated  # noqa: E402
 from submissions.catalog import Catalog, SubmissionState  # noqa: E402
 from submissions.records import SubmissionMeta  # noqa: E402
+from tests.support import demo  # noqa: E402
 
 TARGET_SECONDS = 1.0
 

@@ -26,7 +26,7 @@ import json, sys, tempfile, threading, time
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
 spaces, bound, stall = int(sys.argv[2]), float(sys.argv[3]), sys.argv[4] == "stall"
-from leaderboard import demo
+from tests.support import demo
 import scoring
 from submissions import intake, worker
 from submissions.records import SubmissionForm

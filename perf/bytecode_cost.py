@@ -20,7 +20,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("ui", "leaderboard", "submissions", "store", "scoring", "runner")
+PACKAGES = ("ui", "leaderboard", "submissions", "store", "scoring")
 IMPORTS = {
     "app imports": "from ui.gradio_pin import skip_type_stubs; skip_type_stubs(); import ui.app",
     "CLI imports": "import leaderboard.cli",

@@ -22,12 +22,12 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from leaderboard import demo  # noqa: E402
 from leaderboard.service import Leaderboard  # noqa: E402
 from store.hub import HubStore, RetryPolicy  # noqa: E402
 from submissions.records import Identity  # noqa: E402
 from submissions.request import SubmitRequest  # noqa: E402
 from tests.leaderboard.test_hub_durability import stored_submissions  # noqa: E402
+from tests.support import demo  # noqa: E402
 from tests.support.hub_server import TOKEN, HubServer  # noqa: E402
 from tests.support.submissions import board, form, small_gold, write_gold, write_submission  # noqa: E402
 

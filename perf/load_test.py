@@ -79,7 +79,6 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from leaderboard import demo  # noqa: E402
 from perf.load_browsers import (  # noqa: E402
     DATA_IN_PAGE,
     Browser,
@@ -90,7 +89,10 @@ from perf.load_browsers import (  # noqa: E402
     cpu_seconds,
     open_session,
 )
-from tests.support import app_server  # noqa: E402
+from tests.support import (
+    app_server,  # noqa: E402
+    demo,  # noqa: E402
+)
 from tests.support.app_server import AppServer  # noqa: E402
 
 # --------------------------------------------------------------------------- the page's events

@@ -27,7 +27,7 @@ def main() -> None:
     args = parser.parse_args()
     root = args.root.resolve()
     sys.path.insert(0, str(root))
-    from runner.fake_endpoint import FakeOpenAI
+    from scoring.harness.runner.fake_endpoint import FakeOpenAI
     from tests.support.app_server import AppServer
 
     folder = Path(tempfile.mkdtemp(prefix="runner-cost-"))
@@ -37,7 +37,7 @@ def main() -> None:
         with FakeOpenAI() as model:
             before, started, host_before = os.times(), time.monotonic(), _cpu_seconds(app.proc.pid)
             command = [
-                sys.executable, "-m", "runner", args.benchmark,
+                sys.executable, "-m", "scoring.harness.runner", args.benchmark,
                 "--questions", f"{app.url}/questions/{args.benchmark}.jsonl", "--images", images, "--inline-images",
                 "--base-url", model.base_url, "--model", "toy", "--out", str(folder / "out.jsonl"),
                 "--grounding-format", "gemini", "--concurrency", "16", "--no-progress",

@@ -114,7 +114,7 @@ SMALL_SIZES = (84, 83, 150)
 def build_corpus(folder: Path, shared: Path | None, sizes: tuple[int, int, int] | None = None) -> list[dict]:
     """Write the corpus under ``folder``; each entry names a benchmark, a gold and a file.
     ``sizes``: questions per SCB type of the demo gold (default: the real gold's)."""
-    from leaderboard import demo
+    from tests.support import demo
     from tests.support.scoring import write_lines
 
     scb = demo.scb_gold(seed=0, sizes=sizes or demo.SCB_TYPE_SIZES)

@@ -40,7 +40,7 @@ CHOICES = "ABCD"
 def _gold() -> scoring.Gold:
     path = SHARED_GOLD / "scb-synthetic" / "gold.jsonl"
     if not path.is_file():
-        from leaderboard import demo
+        from tests.support import demo
 
         path = demo.write_jsonl(Path(tempfile.mkdtemp()) / "gold.jsonl", demo.scb_gold())
     print(f"gold: {path}")

@@ -21,9 +21,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from leaderboard import demo  # noqa: E402
 from perf.load_test import RAISED_QUOTAS, heavy_polygon_file, submit_client  # noqa: E402
-from tests.support import app_server  # noqa: E402
+from tests.support import (
+    app_server,  # noqa: E402
+    demo,  # noqa: E402
+)
 from tests.support.app_server import AppServer  # noqa: E402
 
 

@@ -16,13 +16,15 @@ import os
 import sys
 from pathlib import Path
 
-from scoring import BENCHMARKS, GoldError, SubmissionError, bundle, get_benchmark, load_questions, score_file
+from scoring import BENCHMARKS, GoldError, SubmissionError, get_benchmark, load_questions, score_file
+from scoring.benchmarks import load_environment_plugins
 from scoring.cache import GoldCache
 from scoring.engine import ResultRecord
 from scoring.errors import Issue
 from scoring.geometry import BOX_FORMATS
 from scoring.grounding_formats import describe_formats, known_format
 from scoring.jsonl import Limits
+from scoring.readers import bundle
 from scoring.validation import check_file
 
 LEADERBOARD_MIN_COVERAGE = 0.95
@@ -77,7 +79,7 @@ def _file_arguments(parser: argparse.ArgumentParser, reference: str, help: str, 
         type=Path,
         nargs="+",
         metavar="FILE",
-        help="the predictions file; or several lmms-eval samples files together (SCB: scb_stage1 and scb_stage2)",
+        help="the predictions file; or several lmms-eval samples files together (two stages: stage 1's and 2's)",
     )
     parser.add_argument("--bbox-format", default="xyxy", choices=list(BOX_FORMATS))
     parser.add_argument(
@@ -90,6 +92,7 @@ def _file_arguments(parser: argparse.ArgumentParser, reference: str, help: str, 
 
 
 def main(argv: list[str] | None = None) -> int:
+    load_environment_plugins()  # a plugin benchmark (LEADERBOARD_PLUGINS) is a --benchmark choice too
     parser = argparse.ArgumentParser(prog="python -m scoring", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     score = sub.add_parser("score", help="score a submission file")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from scoring import batch, boxcheck, harness
+from scoring import batch, boxcheck
 from scoring.answers import describe, normalize_answer, read_response
 from scoring.benchmarks import Benchmark, get_benchmark
 from scoring.benchmarks.base import Stat
@@ -24,6 +24,7 @@ from scoring.grounding_formats import GroundingTally, describe_formats, known_fo
 from scoring.hints import key_hint
 from scoring.jsonl import IssueLog, Limits, read_objects
 from scoring.metrics import BOOTSTRAP_SEED, group_figures, question_stats
+from scoring.readers import harness_files as harness
 
 SCORER_VERSION = "1.4.0"
 """Bump when any figure could change: results are keyed by (submission, gold, scorer).

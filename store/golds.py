@@ -35,7 +35,6 @@ from scoring import Gold, get_benchmark, load_gold
 from scoring.cache import GoldCache
 from scoring.goldcheck import GoldChanges, check_labels, compare
 from scoring.leakaudit import Channel, audit
-from scoring.release import is_release, release_jsonl
 from store import layout
 from store.base import NotFound, Store
 from store.layout import GoldFile
@@ -149,7 +148,7 @@ class GoldRegistry:
             return GoldUpdate(staged, staged=True, changes=changes, leaks=leaks)
         if changes is not None and changes.needs_confirmation and not confirm:
             raise UnconfirmedGold(benchmark, changes)
-        data = release_jsonl(path) if is_release(path) else path.read_bytes()  # a release folder: kept as JSONL
+        data = folder_as_jsonl(benchmark, path) if path.is_dir() else path.read_bytes()  # kept as JSONL
         file = GoldFile(benchmark, gold.version, suffix).path
         now = datetime.now(UTC).isoformat()
         previous = current.version if current else ""
@@ -181,7 +180,9 @@ class GoldRegistry:
         """The gold file (or release folder) at ``path`` compiled and checked against the
         declaration, with the suffix it is stored under; stores nothing. Raises GoldError or
         ValueError (file type)."""
-        suffix = ".jsonl" if is_release(path) else path.suffix.lower()
+        if path.is_dir() and get_benchmark(benchmark).gold_folder is None:
+            raise ValueError(f"{benchmark} takes its gold as one file, not a folder: {path.name!r}")
+        suffix = ".jsonl" if path.is_dir() else path.suffix.lower()
         if suffix not in GOLD_SUFFIXES:
             raise ValueError(f"gold must be one of {', '.join(GOLD_SUFFIXES)}, got {path.name!r}")
         gold = load_gold(benchmark, path)
@@ -332,3 +333,9 @@ class GoldRegistry:
         mine = [k for k in self._compiled if k[0] == gold.benchmark]
         for old in mine[:-KEEP_COMPILED]:
             del self._compiled[old]
+
+
+def folder_as_jsonl(benchmark: str, folder: Path) -> bytes:
+    """A gold given as a folder (the benchmark's release shape, its declaration's ``gold_folder``, which
+    :meth:`GoldRegistry.read` checked) as the JSON Lines file the store keeps."""
+    return get_benchmark(benchmark).gold_folder(Path(folder))

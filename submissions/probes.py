@@ -29,10 +29,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scoring import harness
 from scoring.answers import extract_answer, normalize_answer
 from scoring.benchmarks import Benchmark, get_benchmark
 from scoring.gold import Gold
+from scoring.readers import harness_files as harness
 from submissions.catalog import SubmissionState
 
 NEAR_DUPLICATE_SHARE = 0.02

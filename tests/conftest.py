@@ -58,10 +58,6 @@ def browser():
         b.close()
 
 
-collect_ignore = ["toy_benchmark.py"]
-"""A plugin registers its benchmark on import: doctest collection must not import it for every
-test (test_third_benchmark registers it for one test at a time)."""
-
 SLOWEST_FIRST = (
     "tests/ui/test_browser_a11y.py",
     "tests/leaderboard/test_third_benchmark.py",
@@ -77,7 +73,7 @@ SLOWEST_FIRST = (
     "tests/scoring/test_inspect_logs.py",
     "tests/hardening/test_identity_app.py",
     "tests/hardening/test_app_faults.py",
-    "tests/runner/test_end_to_end.py",
+    "tests/harness/test_end_to_end.py",
     "tests/ui/test_browser_compare.py",
     "tests/scoring/test_lmms_eval_files.py",
     "tests/ui/test_browser_fields.py",

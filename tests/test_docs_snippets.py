@@ -30,7 +30,7 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard import demo
+from tests.support import demo
 from tests.support.app_server import ROOT, AppServer, seeded_copy
 from tests.support.harness_files import FIXTURES, lmms_samples, written_name
 

@@ -68,6 +68,6 @@ def test_a_path_put_there_for_the_app_alone_seeds_no_other_demo() -> None:
     base = {"LEADERBOARD_MAX_UPLOAD_MB": "6", "PYTHONPATH": "/somewhere/with/a/sitecustomize"}
     assert "PYTHONPATH" not in seed_environment(base)
     assert _seed_key(seed_environment(base)) == _seed_key(seed_environment({"LEADERBOARD_MAX_UPLOAD_MB": "6"}))
-    plugin = {**base, "LEADERBOARD_PLUGINS": "tests.toy_benchmark"}
+    plugin = {**base, "LEADERBOARD_PLUGINS": "scoring.benchmarks.toy"}
     assert seed_environment(plugin)["PYTHONPATH"] == base["PYTHONPATH"]
     assert _seed_key(seed_environment(plugin)) != _seed_key(seed_environment({**plugin, "PYTHONPATH": "/elsewhere"}))

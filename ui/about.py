@@ -1,10 +1,11 @@
 """The About tab: prose from ``ui/docs/about/*.md``, tables from the benchmark declarations.
 
 The Markdown files are read in name order and joined. A ``{{name}}`` line in them is replaced by
-a block generated here (the benchmark list, the metrics of every benchmark, each submission
-format, the box formats, the papers' row notes), so adding a benchmark or a metric updates the
-page without editing prose. The files live inside the ``ui`` package, so they ship with it
-(``[tool.setuptools.package-data]``) and are found the same way from a checkout or an install.
+a block generated here (the benchmark list with each folder's ``about.md``, the metrics of every
+benchmark, each submission format, the box formats, the papers' row notes, each folder's
+``citation.bib``), so adding a benchmark or a metric updates the page without editing prose. The
+files live inside the ``ui`` package, so they ship with it (``[tool.setuptools.package-data]``) and
+are found the same way from a checkout or an install.
 """
 
 from __future__ import annotations
@@ -36,7 +37,16 @@ def about_pages() -> list[str]:
 
 
 def benchmark_list() -> str:
-    return "\n\n".join(f"**{b.name}**: {b.description} Paper: *{b.paper}*." for b in BENCHMARKS.values())
+    """Per benchmark, its declared facts and its folder's About text (``about.md``)."""
+    return "\n\n".join(
+        "\n\n".join(filter(None, (f"### {b.name}", f"{b.description} Paper: *{b.paper}*.", b.about)))
+        for b in BENCHMARKS.values()
+    )
+
+
+def citations() -> str:
+    """Every benchmark's citation (its folder's ``citation.bib``), one BibTeX block each."""
+    return "\n\n".join(f"```bibtex\n{b.citation}\n```" for b in BENCHMARKS.values() if b.citation)
 
 
 def metric_table() -> str:
@@ -90,6 +100,7 @@ GENERATED: dict[str, Callable[[], str]] = {
     "submission_formats": submission_formats,
     "box_formats": box_formats,
     "paper_rows": paper_rows,
+    "citations": citations,
 }
 
 

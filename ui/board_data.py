@@ -209,7 +209,8 @@ def rows_data(read: ReadSide, bench: Benchmark, filters: list[BoardFilter] | Non
     board_rows = read.board(bench.id).rows
     intervals = _ordered_bounds(board_rows, bench)
     by_id, per_group = {r.row_id: r for r in board_rows}, group_intervals(bench)
-    serves_files = callable(getattr(read, "eval_results", None))  # the writer; a reader has no submissions
+    # the writer serves the files (a reader has no submissions), for a benchmark with a Hub registration only
+    serves_files = callable(getattr(read, "eval_results", None)) and bench.hub is not None
     out = []
     for record in frame.to_dict(orient="records"):
         row = {key: _plain(value) for key, value in record.items()}

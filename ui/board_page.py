@@ -183,7 +183,16 @@ def questions_html(assets: dict[str, Body]) -> str:
     def asset(name: str) -> str:
         return f"{ASSET_PATH.lstrip('/')}/{name}?v={assets[name].etag.strip(chr(34))[:12]}"
 
-    benches = [{"id": b.id, "name": b.name} for b in BENCHMARKS.values()]
+    benches = [
+        {
+            "id": b.id,
+            "name": b.name,
+            "key": b.key_field,
+            "echo": b.key_echo,
+            "fields": b.family.browser_fields() if b.family else {"kind": ""},
+        }
+        for b in BENCHMARKS.values()
+    ]  # each benchmark's own field names (its family's): the browser knows no benchmark by name
     tabs = "".join(
         f'<a class="bench-tab" data-bench="{html.escape(b.id)}" href="questions?{urlencode({"bench": b.id})}">'
         f"{html.escape(b.name)}</a>"

@@ -50,6 +50,9 @@ class EvalResultsFiles:
             benchmark, row_id = request.path_params["benchmark"], request.path_params["row_id"]
             if benchmark not in BENCHMARKS or not row_id.isalnum() or len(row_id) > 64:
                 return Response("No such row.", status_code=404)
+            if BENCHMARKS[benchmark].hub is None:
+                why = f"{BENCHMARKS[benchmark].name} has no Hub dataset, so its rows have no .eval_results file."
+                return Response(why, status_code=404, media_type="text/plain; charset=utf-8")
             made = self.get(benchmark, row_id)
             if made.refusal:
                 return Response(made.refusal, status_code=404, media_type="text/plain; charset=utf-8")

@@ -4,7 +4,7 @@ input), the same list as a VLMEvalKit custom MCQ TSV (``/questions/{benchmark}.t
 embedded default only, its generated images (``/questions/{benchmark}/images/{name}``).
 
 Everything here is already public (the results dataset holds the list; the demo images are made
-from public ids and sizes, :mod:`leaderboard.demo.images`). A real deployment's images are where
+from public ids and sizes, :mod:`scoring.benchmarks.demo_images`). A real deployment's images are where
 the benchmark publishes them; its list's option ``url`` values say where.
 
 Each benchmark's files are built once per list version (:class:`PublicFiles`: the gold version
@@ -27,14 +27,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from leaderboard.demo.images import demo_image
-from leaderboard.harness_inputs import has_tsv, vlmevalkit_tsv
 from scoring.benchmarks import BENCHMARKS, get_benchmark
-from scoring.benchmarks.families import MultipleChoice
+from scoring.benchmarks.demo_images import demo_image
+from scoring.benchmarks.tsv import has_tsv, vlmevalkit_tsv
 from ui.board_page import Body
 
-KVISCUIT_DEMO_SIZE = MultipleChoice.demo_image_size
-"""The size of the embedded default's K-Viscuit images (its list gives none; the family's default)."""
 NO_LIST = "No question list for this benchmark."
 NO_TSV = "This benchmark declares no VLMEvalKit row shape (no benchmark family): use its question list."
 JSONL, TSV = "application/jsonl; charset=utf-8", "text/tab-separated-values; charset=utf-8"

@@ -19,10 +19,11 @@ import); looking up a name that is not declared raises :class:`UnknownName`, lis
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
+from typing import Any
 
 from scoring.benchmarks.families import Family
 from scoring.gold import Gold
@@ -241,6 +242,66 @@ class HubRegistration:
     config: str = "default"
     split: str = "test"
     evaluation_framework: str = "inspect-ai"
+    question_rows: bool = False
+    """Whether the dataset's rows are the family's questions (its fields, its images and its answers), so
+    a harness may run on the dataset itself (the lmms-eval task does) instead of the public list."""
+
+
+@dataclass(frozen=True)
+class SiteRow:
+    """What a site export needs beside the figures: the row's public facts and the command's options."""
+
+    model: str
+    model_type: str = ""
+    date: str = ""
+    source: str = ""
+    paper_or_repo: str = ""
+    contact: str = ""
+    markdown: bool = False
+
+
+def two_decimals(value: float | None) -> float | None:
+    """A figure as the benchmarks' own sites print it (2 decimals), None as it is."""
+    return None if value is None else round(float(value), 2)
+
+
+Record = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class DemoTeam:
+    """The parameters of one demo submission (``grounding``/``box_format`` matter for grounding benchmarks)."""
+
+    benchmark: str
+    name: str
+    slug: str
+    accuracy: float
+    seed: int
+    model_type: str  # "open" | "closed" | "API"
+    team: str = "demo"
+    grounding: str = "none"
+    box_format: str = "xyxy"
+    missing: int = 0
+    as_response: float = 0.0
+
+    @property
+    def filename(self) -> str:
+        return f"{self.benchmark}_{self.slug}.jsonl"
+
+
+@dataclass(frozen=True)
+class DemoData:
+    """A benchmark's demo (the declaration's ``demo`` slot): its gold generator, an optional public
+    question list, teams and their submissions. Why demo data exists: a benchmark's real gold may be
+    hidden by its authors, and the project must run (app, tests, benchmark scripts) without anything
+    outside its own tree; the app seeds an empty store from every registered benchmark's demo."""
+
+    gold: Callable[[int], list[Record]]
+    """seed -> gold records, as a maintainer's gold file holds them."""
+    submission: Callable[[DemoTeam, Sequence[Record]], list[Record]]
+    teams: tuple[DemoTeam, ...] = ()
+    questions: Callable[[Sequence[Record]], list[Record]] | None = None
+    """gold -> its public side (no answers), written beside the gold when given."""
 
 
 @dataclass(frozen=True)
@@ -270,6 +331,9 @@ class Benchmark:
     public_questions: Callable[[Path], list[dict]] = lambda path: []
     """The public side of the gold's questions (no answer, no gold geometry): what a team needs
     to run its model, published as the question list."""
+    gold_folder: Callable[[Path], bytes] | None = None
+    """A gold given as a folder (its authors' release shape) as the one JSON Lines file the store keeps,
+    which ``load_gold`` reads back to the same version; None: a gold is one file."""
     load_public_gold: Callable[[Path], Gold] | None = None
     """Reads a public question list as a *public* gold (keys and public facts, no answers):
     what the offline validator checks a file against, with the server's checks and codes."""
@@ -322,13 +386,27 @@ class Benchmark:
     """What a model is asked, one builder per stage (``scoring.protocol``): the parts (text, image
     index) of a question's prompt, which the runner, the lmms-eval tasks and the VLMEvalKit dataset
     all send; the one place the benchmark's prompts are written. By default the family's."""
-    site_export: Callable[[dict, object], dict | str] | None = None
+    site_export: Callable[[dict, SiteRow], dict | str] | None = None
     """The row in the shape of the benchmark's own site or paper (``python -m leaderboard export``):
-    ``(result record, scoring.benchmarks.site_exports.SiteRow) -> a JSON record or a text``; None: none."""
+    ``(result record, SiteRow) -> a JSON record or a text``; None: none."""
     headline: Mapping[str, float] = field(default_factory=dict)
     """The metrics a team iterates on, each with its Ladder step in points: a team's later private
     submission is shown when it beats the team's best shown figure by more than the step on any
     of them (submissions.feedback). By default the primary metric with :data:`HEADLINE_STEP`."""
+    citation: str = ""
+    """How to cite the benchmark (BibTeX, its folder's ``citation.bib``): About, the results dataset's
+    card and the README's readers all show this one copy."""
+    about: str = ""
+    """What the About page says of this benchmark beyond its declared facts (Markdown, its folder's
+    ``about.md``): its question types and how its figures are computed."""
+    paper_rows: Mapping[str, object] = field(default_factory=dict)
+    """The paper's published rows (its folder's ``baselines.json``): ``source``, ``paper_url``,
+    ``note`` and ``models`` (model -> ``model_type`` and figures per grouping); empty: none."""
+    demo: DemoData | None = None
+    """Its demo data (:class:`DemoData`), which the embedded default seeds; None: no demo."""
+    harness_name: str = ""
+    """Its name in the files a harness writes where the id will not do (VLMEvalKit's dataset
+    ``{harness_name}_LB``, a name its prediction files carry); by default the id."""
 
     def __post_init__(self) -> None:
         if not re.match(r"^[a-z0-9][a-z0-9_-]*$", self.id):
@@ -339,6 +417,8 @@ class Benchmark:
             object.__setattr__(self, "view_metrics", (self.primary_metric,))
         if not self.headline:
             object.__setattr__(self, "headline", {self.primary_metric: HEADLINE_STEP})
+        if not self.harness_name:
+            object.__setattr__(self, "harness_name", self.id)
         if not self.protocol and self.family is not None:
             object.__setattr__(self, "protocol", self.family.protocol(self.choices))
         for check in (self._check_choices, self._check_names, self._check_references):

@@ -5,7 +5,7 @@ pycocotools' ``Params`` (one record of settings that every step reads): a benchm
 names its family with the few fields that differ (where a public row keeps its question, options
 and image; the instruction), and every surface that asks a model or hands a harness its inputs
 reads the family instead of branching on a benchmark id: the runner (``runner/``), the VLMEvalKit
-TSV (``leaderboard/harness_inputs.py``), the shipped lmms-eval, Inspect and VLMEvalKit tasks, the
+TSV (``scoring/benchmarks/tsv.py``), the shipped lmms-eval, Inspect and VLMEvalKit tasks, the
 served demo images (``ui/public_files.py``).
 
 - :class:`MultipleChoice`: text options on one image, answered by a letter (K-Viscuit; CVQA).
@@ -23,8 +23,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
-from scoring import answers, protocol
-from scoring.protocol import GroundingPreset, Part
+from scoring import answers
+from scoring.benchmarks import protocol
+from scoring.benchmarks.protocol import GroundingPreset, Part
 
 TSV_HEAD = ("index", "question")
 TSV_TAIL = ("image_path", "category", "l2-category")
@@ -65,7 +66,7 @@ class MultipleChoice:
     image: tuple[str, ...] = ("image_path", "image_url")
     category: str = "category"
     subcategory: str = ""
-    instruction: str = protocol.KVISCUIT_INSTRUCTION
+    instruction: str = protocol.CHOICE_INSTRUCTION
     demo_image_size: tuple[int, int] = (640, 480)
 
     stages = ("answer",)
@@ -109,6 +110,10 @@ class MultipleChoice:
         """Image file name -> the size the embedded default draws it at."""
         return {image_name(ref): self.demo_image_size for ref in map(self.image_of, rows) if ref}
 
+    def browser_fields(self) -> dict[str, object]:
+        """Where a public row keeps each part, for the question browser (``ui/static/questions.js``)."""
+        return {"kind": "choice", "question": self.question, "options": self.options, "image": list(self.image)}
+
 
 @dataclass(frozen=True)
 class TwoStage:
@@ -123,7 +128,7 @@ class TwoStage:
     grounding_prompt: str = "grounding_prompt"
     category: str = "category"
     subcategory: str = "country"
-    instruction: str = protocol.SCB_ANSWER_INSTRUCTION
+    instruction: str = protocol.PICK_IMAGE_INSTRUCTION
     grounding_presets: Mapping[str, GroundingPreset] = field(
         default_factory=lambda: protocol.GROUNDING_PRESETS, hash=False
     )
@@ -147,8 +152,8 @@ class TwoStage:
     def protocol(self, letters: str) -> dict[str, Callable[..., tuple[Part, ...]]]:
         """Stage 1 ``(question) -> parts``; stage 2 ``(grounding prompt, family, chosen index) -> parts``."""
         return {
-            "stage1": partial(protocol.scb_stage1, letters=letters, instruction=self.instruction),
-            "stage2": partial(protocol.scb_stage2, presets=self.grounding_presets),
+            "stage1": partial(protocol.pick_image, letters=letters, instruction=self.instruction),
+            "stage2": partial(protocol.ground_chosen, presets=self.grounding_presets),
         }
 
     def grounding_preset(self, name: str) -> GroundingPreset:
@@ -193,6 +198,15 @@ class TwoStage:
             for option in row.get(self.options, []):
                 out[image_name(str(option.get("url", "")))] = (int(option["width"]), int(option["height"]))
         return out
+
+    def browser_fields(self) -> dict[str, object]:
+        """Where a public row keeps each part, for the question browser (``ui/static/questions.js``)."""
+        return {
+            "kind": "images",
+            "question": self.question,
+            "options": self.options,
+            "grounding_prompt": self.grounding_prompt,
+        }
 
 
 Family = MultipleChoice | TwoStage

@@ -4,9 +4,10 @@
 
     python scripts/harness-fixtures/app_inputs.py OUT --limit 40
 
-OUT gets ``scb-questions.jsonl``, ``kviscuit-questions.jsonl`` and ``images/<benchmark>/``. Run
-with the app's environment, from the repository root, on an empty ``LEADERBOARD_DATA_DIR`` (the
-demo store is seeded there first). A helper of the harness-fixture scripts; not a fixture itself.
+OUT gets ``<benchmark>-questions.jsonl`` and ``images/<benchmark>/`` for every benchmark with a family
+(the plugins ``LEADERBOARD_PLUGINS`` names too). Run with the app's environment, from the repository
+root, on an empty ``LEADERBOARD_DATA_DIR`` (the demo store is seeded there first). A helper of the
+harness-fixture scripts; not a fixture itself.
 """
 
 from __future__ import annotations
@@ -20,13 +21,8 @@ from starlette.testclient import TestClient
 
 from leaderboard.config import Settings
 from leaderboard.service import Leaderboard
+from scoring.benchmarks import BENCHMARKS
 from ui import public_files
-
-
-def _image_names(benchmark: str, question: dict) -> list[str]:
-    if benchmark == "scb":
-        return [option["url"].rsplit("/", 1)[-1] for option in question["options"]]
-    return [(question.get("image_path") or question.get("image_url", "")).rsplit("/", 1)[-1]]
 
 
 def main() -> None:
@@ -37,7 +33,7 @@ def main() -> None:
     lb = Leaderboard(Settings.from_env())
     lb.seed_demo()
     client = TestClient(Starlette(routes=public_files.routes(lb, demo=True)))
-    for benchmark in ("scb", "kviscuit"):
+    for benchmark in [b.id for b in BENCHMARKS.values() if b.family is not None]:
         listed = client.get(f"/questions/{benchmark}.jsonl")
         listed.raise_for_status()
         (args.out / f"{benchmark}-questions.jsonl").parent.mkdir(parents=True, exist_ok=True)
@@ -45,11 +41,10 @@ def main() -> None:
         folder = args.out / "images" / benchmark
         folder.mkdir(parents=True, exist_ok=True)
         questions = [json.loads(line) for line in listed.text.splitlines() if line.strip()]
-        for question in questions[: args.limit]:
-            for name in _image_names(benchmark, question):
-                image = client.get(f"/questions/{benchmark}/images/{name}")
-                image.raise_for_status()
-                (folder / name).write_bytes(image.content)
+        for name in BENCHMARKS[benchmark].family.image_sizes(questions[: args.limit]):
+            image = client.get(f"/questions/{benchmark}/images/{name}")
+            image.raise_for_status()
+            (folder / name).write_bytes(image.content)
         print(f"{benchmark}: {len(questions)} questions, images of the first {args.limit} in {folder}")
 
 

@@ -1,10 +1,10 @@
 """The embedded default's demo inputs, as the site publishes them, for a harness run.
 
-Writes into OUT_DIR: the demo golds (``scb_gold.jsonl``, ``kviscuit_gold.jsonl``: what the
-fixtures are scored against), the public lists in the published order (``scb-questions.jsonl``,
-the name About downloads and the lmms-eval task reads; ``kviscuit-questions.jsonl``), and the
-images the site serves for them (``images/`` for SCB, ``kv_images/`` for K-Viscuit), made by the
-same code as ``/questions/{benchmark}/images/{name}``.
+Writes into OUT_DIR, for every registered benchmark with a demo and a family (the shipped ones, and the
+plugins ``LEADERBOARD_PLUGINS`` names): its demo gold (``{id}_gold.jsonl``: what the fixtures are scored
+against), its public list in the published order (``{id}-questions.jsonl``, the name About downloads and
+the lmms-eval tasks read) and the images the site serves for it (``images/{id}/``), made by the same code
+as ``/questions/{id}/images/{name}``.
 
 usage: python scripts/harness-fixtures/demo_inputs.py OUT_DIR   (from a checkout, the app's venv)
 """
@@ -15,35 +15,25 @@ import json
 import sys
 from pathlib import Path
 
-from leaderboard.demo import write_demo
-from leaderboard.demo.images import demo_image
-from scoring.benchmarks import get_benchmark
-from ui.public_files import KVISCUIT_DEMO_SIZE
-
-
-def _write_list(path: Path, rows: list[dict]) -> None:
-    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-
-
-def _image(folder: Path, name: str, size: tuple[int, int]) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / name).write_bytes(demo_image(name.rsplit(".", 1)[0], *size))
+from scoring.benchmarks import load_environment_plugins
+from scoring.benchmarks.demo import registered, write_demo
+from scoring.benchmarks.demo_images import demo_image
 
 
 def main(out: Path) -> None:
+    load_environment_plugins()
     paths = write_demo(out / "demo")
-    for bench in ("scb", "kviscuit"):
-        (out / f"{bench}_gold.jsonl").write_bytes(paths[f"{bench}_gold"].read_bytes())
-    scb = get_benchmark("scb").public_questions(out / "scb_gold.jsonl")
-    kviscuit = get_benchmark("kviscuit").public_questions(out / "kviscuit_gold.jsonl")
-    _write_list(out / "scb-questions.jsonl", scb)
-    _write_list(out / "kviscuit-questions.jsonl", kviscuit)
-    sizes = {o["url"].rsplit("/", 1)[-1]: (o["width"], o["height"]) for q in scb for o in q["options"]}
-    for name, size in sizes.items():
-        _image(out / "images", name, size)
-    for name in sorted({q["image_path"] for q in kviscuit}):
-        _image(out / "kv_images", name, KVISCUIT_DEMO_SIZE)
-    print(f"{len(scb)} SCB questions ({len(sizes)} images), {len(kviscuit)} K-Viscuit questions -> {out}")
+    for bench in (b for b in registered() if b.family is not None):
+        gold = out / f"{bench.id}_gold.jsonl"
+        gold.write_bytes(paths[f"{bench.id}_gold"].read_bytes())
+        rows = bench.public_questions(gold)
+        listed = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+        (out / f"{bench.id}-questions.jsonl").write_text(listed, encoding="utf-8")
+        sizes = bench.family.image_sizes(rows)
+        (out / "images" / bench.id).mkdir(parents=True, exist_ok=True)
+        for name, size in sizes.items():
+            (out / "images" / bench.id / name).write_bytes(demo_image(name.rsplit(".", 1)[0], *size))
+        print(f"{bench.id}: {len(rows)} questions, {len(sizes)} images -> {out}")
 
 
 if __name__ == "__main__":

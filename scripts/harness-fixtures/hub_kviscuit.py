@@ -7,7 +7,7 @@ dataset's are), its images at ``image_url`` on a local file server, and the toy 
     python scripts/harness-fixtures/hub_kviscuit.py EVAL_YAML IMAGES_DIR --limit N   (the app's venv)
 
 Prints ``HF_ENDPOINT=...`` and ``TOY_BASE_URL=...`` lines, then serves until stdin closes. The toy
-(runner.fake_endpoint's ``toy_reply``) answers Inspect's ``A) ...`` options like its own choices: a
+(scoring.harness.runner.fake_endpoint's ``stand_in_reply``) answers Inspect's ``A) ...`` options like its own choices: a
 letter drawn from a hash of the request, written bare or as "The answer is X." (the hash decides),
 so the official one-letter rule and the leaderboard's lenient reading differ on the same log.
 """
@@ -28,8 +28,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from leaderboard import demo
-from runner.fake_endpoint import FakeOpenAI, toy_reply
+from scoring.harness.runner.fake_endpoint import FakeOpenAI, stand_in_reply
+from tests.support import demo
 from tests.support.hub_server import HubServer
 
 REPO = "ddehun/k-viscuit"
@@ -41,12 +41,12 @@ class QuietFiles(SimpleHTTPRequestHandler):
 
 
 def hub_reply(messages: list[dict]) -> str:
-    """The toy's letter for Inspect's ``multiple_choice`` prompt (options as ``A) ...``); else toy_reply."""
+    """The toy's letter for Inspect's ``multiple_choice`` prompt (options as ``A) ...``); else stand_in_reply."""
     content = messages[-1]["content"]
     parts = content if isinstance(content, list) else [{"type": "text", "text": content}]
     prompt = " ".join(p.get("text", "") for p in parts if p.get("type") == "text")
     if "\nA) " not in prompt:
-        return toy_reply(messages)
+        return stand_in_reply(messages)
     digest = hashlib.sha256(json.dumps(messages, sort_keys=True).encode("utf-8")).digest()
     letter = "ABCD"[digest[0] % 4]
     return letter if digest[1] % 2 == 0 else f"The answer is {letter}."

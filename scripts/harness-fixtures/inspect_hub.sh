@@ -24,7 +24,7 @@ cd "$(dirname "$0")/../.."
 ROOT=$PWD
 APP_PY=${APP_PY:-$ROOT/.venv/bin/python}
 INSPECT_VERSION=${INSPECT_VERSION:-0.3.285}
-INSPECT_VENV=${INSPECT_VENV:-/work/venvs/inspect}
+INSPECT_VENV=${INSPECT_VENV:-$ROOT/.harness/inspect-ai-$INSPECT_VERSION}
 LIMIT=${LIMIT:-657}
 OUT=$ROOT/tests/fixtures/harness/inspect_ai-$INSPECT_VERSION/eval-yaml
 HUB_OUT=$ROOT/tests/fixtures/harness/inspect_ai-$INSPECT_VERSION/hub

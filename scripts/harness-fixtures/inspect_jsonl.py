@@ -12,21 +12,26 @@ import sys
 
 from inspect_ai.log import read_eval_log
 
+from scoring.benchmarks import declared
+from scoring.readers.inspect_log import store_keys
+
 
 def main(log_path: str, out_path: str) -> None:
     log = read_eval_log(log_path)
+    bench = declared(log.eval.task.rsplit("/", 1)[-1])  # the task "scoring/<id>" (its entry point's name)
+    stages = store_keys(bench.id)
     with open(out_path, "w", encoding="utf-8") as out:
         for sample in log.samples or []:
             store = sample.store or {}
-            if "scb/stage1" in store:  # inspect_tasks/scb.py: both stages in the store
+            if stages["stage1"] in store:  # a two-stage task: both stages in the store
                 line = {
-                    "question_id": sample.id,
-                    "response": store["scb/stage1"],
-                    "grounding_response": store["scb/stage2"],
-                    "grounding_format": store["scb/grounding_format"],
+                    bench.key_field: sample.id,
+                    "response": store[stages["stage1"]],
+                    "grounding_response": store[stages["stage2"]],
+                    "grounding_format": store[stages["family"]],
                 }
             else:
-                line = {"question_id": sample.id, "response": sample.output.completion}
+                line = {bench.key_field: sample.id, "response": sample.output.completion}
             out.write(json.dumps(line, ensure_ascii=False) + "\n")
 
 

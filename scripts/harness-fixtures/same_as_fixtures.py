@@ -4,7 +4,7 @@ task can be shown to leave the real tool's output as it was, and the fixtures ne
 
     python scripts/harness-fixtures/same_as_fixtures.py lmms-eval OLD_DIR NEW_DIR
         the samples (.jsonl.gz) and results files of lmms_eval.sh, task by task (stdlib only)
-    /work/venvs/inspect/bin/python scripts/harness-fixtures/same_as_fixtures.py inspect OLD.eval NEW.eval
+    .harness/inspect-ai-0.3.285/bin/python scripts/harness-fixtures/same_as_fixtures.py inspect OLD.eval NEW.eval
         two Inspect AI logs: the plan and task arguments, and per sample its input, messages, store,
         metadata, output and every model call's input and output (needs inspect-ai)
 

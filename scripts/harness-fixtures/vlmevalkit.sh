@@ -2,7 +2,7 @@
 # Fixtures written by VLMEvalKit's own code (issue 28): install ms-vlmeval (VLMEvalKit's code on the
 # package index) in its own environment, serve the embedded default's public files as the site does,
 # run VLMEvalKit's inference (infer_data_job, its OpenAIWrapper) with the leaderboard's dataset classes
-# (vlmevalkit/) against the toy endpoint (python -m runner.fake_endpoint, 127.0.0.1:18002), and copy
+# (vlmevalkit/) against the toy endpoint (python -m scoring.harness.runner.fake_endpoint, 127.0.0.1:18002), and copy
 # the prediction files it wrote into tests/fixtures/harness/vlmevalkit-<version>/. Run from a checkout:
 #   make harness-fixtures            (or: bash scripts/harness-fixtures/vlmevalkit.sh)
 # Variables: PY (the app's python, default .venv/bin/python), VLMEVAL_VENV (VLMEvalKit's environment,
@@ -29,36 +29,38 @@ $VPY -m pip install --quiet pandas numpy pillow openpyxl xlsxwriter requests tqd
   sty timeout-decorator python-dotenv portalocker rich openai huggingface_hub datasets levenshtein joblib decord \
   torchvision jieba nltk rouge math_verify pylatexenc opencv-python-headless imageio scipy json_repair num2words \
   scikit-learn transformers qwen_vl_utils
-$VPY -m pip install --quiet "$CHECKOUT/scoring"
+$VPY -m pip install --quiet "$CHECKOUT/scoring[vlmevalkit]" && rm -rf "$CHECKOUT/scoring/build"
+export LEADERBOARD_PLUGINS=scoring.benchmarks.toy  # the example third benchmark: its TSV and its dataset
 
 # 2. The public files as the site serves them, on a plain file server; the toy endpoint.
 rm -rf "$WORK" && mkdir -p "$WORK/site" "$WORK/LMUData" "$WORK/out"
 PYTHONPATH=$CHECKOUT $PY scripts/harness-fixtures/vlmevalkit_site.py "$WORK/site"
 $PY -m http.server "$SITE_PORT" --bind 127.0.0.1 --directory "$WORK/site" >"$WORK/site.log" 2>&1 &
 SITE_PID=$!
-PYTHONPATH=$CHECKOUT $PY -m runner.fake_endpoint --port "$PORT" >"$WORK/endpoint.log" 2>&1 &
+PYTHONPATH=$CHECKOUT $PY -m scoring.harness.runner.fake_endpoint --port "$PORT" >"$WORK/endpoint.log" 2>&1 &
 ENDPOINT_PID=$!
 trap 'kill $SITE_PID $ENDPOINT_PID 2>/dev/null || true' EXIT
 sleep 2
 
 # 3. VLMEvalKit's inference through the leaderboard's datasets (run from a folder that is not the
-#    checkout, so scoring comes from the installed package; the vlmevalkit/ folder is on PYTHONPATH).
+#    checkout, so the kit comes from the installed package).
 SITE=http://127.0.0.1:$SITE_PORT/questions
 API=http://127.0.0.1:$PORT/v1/chat/completions
 export LMUData=$WORK/LMUData
-mkdir -p "$WORK/path" && ln -sfn "$CHECKOUT/vlmevalkit" "$WORK/path/vlmevalkit"
-run() { (cd "$WORK" && PYTHONPATH=$WORK/path $VPY -m vlmevalkit.run "$@" --model toy --api-base "$API" --work-dir out); }
+run() { (cd "$WORK" && $VPY -m scoring.harness.vlmevalkit.run "$@" --model toy --api-base "$API" --work-dir out); }
 run kviscuit --tsv "$SITE/kviscuit.tsv"
+run toy --tsv "$SITE/toy.tsv"
 for format in tsv json; do (export PRED_FORMAT=$format; run kviscuit --tsv "$SITE/kviscuit.tsv"); done  # its other formats
 if [ "$SCB_LIMIT" = 0 ]; then run scb --tsv "$SITE/scb.tsv" --grounding-format plain
 else run scb --tsv "$SITE/scb.tsv" --grounding-format plain --limit "$SCB_LIMIT"; fi
-(cd "$WORK" && PYTHONPATH=$WORK/path $VPY "$CHECKOUT/scripts/harness-fixtures/vlmevalkit_prompts.py" \
+(cd "$WORK" && $VPY "$CHECKOUT/scripts/harness-fixtures/vlmevalkit_prompts.py" \
   "$SITE/scb.tsv" "$SITE/kviscuit.tsv" out/toy_SCB_LB.xlsx > out/prompts.json)
 
 # 4. The files as VLMEvalKit wrote them.
 OUT=$CHECKOUT/tests/fixtures/harness/vlmevalkit-$VERSION
 mkdir -p "$OUT"
 cp "$WORK"/out/toy_KViscuit_LB.{xlsx,tsv,json} "$WORK/out/toy_SCB_LB.xlsx" "$WORK/out/toy_SCB_LB_STAGE2.xlsx" \
+  "$WORK/out/toy_toy_LB.xlsx" \
   "$WORK/out/prompts.json" "$OUT/"
 $VPY -m pip freeze > "$OUT/environment.txt"
 ls -l "$OUT"

@@ -4,15 +4,15 @@ file VLMEvalKit wrote), and of K-Viscuit, as JSON with each image named by its f
 leaderboard's tests compare these messages with the runner's, text byte for byte.
 
 usage: python vlmevalkit_prompts.py SCB_TSV KVISCUIT_TSV SCB_STAGE1_PREDICTIONS > prompts.json
-(in VLMEvalKit's environment, with vlmevalkit/ importable)
+(in VLMEvalKit's environment, with the kit installed: pip install ./scoring[vlmevalkit])
 """
 
 import json
 import os.path as osp
 import sys
 
-from scoring.protocol import GROUNDING_PRESETS
-from vlmevalkit.datasets import KViscuit, ScbStage1, ScbStage2
+from scoring.benchmarks.protocol import GROUNDING_PRESETS
+from scoring.harness.vlmevalkit.datasets import MultipleChoice, TwoStage1, TwoStage2
 
 QUESTIONS = 3
 
@@ -22,15 +22,15 @@ def named(message):
 
 
 def main(scb_tsv, kviscuit_tsv, stage1):
-    scb = ScbStage1(tsv=scb_tsv)
+    scb = TwoStage1(tsv=scb_tsv, benchmark="scb")
     out = {"scb_stage1": [named(scb.build_prompt(i)) for i in range(QUESTIONS)], "scb_stage2": {}}
     for family in GROUNDING_PRESETS:
-        stage2 = ScbStage2(tsv=scb_tsv, stage1=stage1, grounding_format=family)
+        stage2 = TwoStage2(tsv=scb_tsv, benchmark="scb", stage1=stage1, grounding_format=family)
         out["scb_stage2"][family] = [
             {"stage1_prediction": stage2.data.iloc[i]["stage1_prediction"], "message": named(stage2.build_prompt(i))}
             for i in range(QUESTIONS)
         ]
-    kviscuit = KViscuit(tsv=kviscuit_tsv)
+    kviscuit = MultipleChoice(tsv=kviscuit_tsv, benchmark="kviscuit")
     out["kviscuit"] = [named(kviscuit.build_prompt(i)) for i in range(QUESTIONS)]
     json.dump(out, sys.stdout, ensure_ascii=False, indent=1)
 

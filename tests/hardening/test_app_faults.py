@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard import demo
 from leaderboard.config import Settings
 from leaderboard.service import Leaderboard
 from submissions.records import Status
+from tests.support import demo
 from tests.support.app_server import AppServer, get
 
 gradio_client = pytest.importorskip("gradio_client")

@@ -28,13 +28,13 @@ import pytest
 from pycocotools import mask as coco_mask
 
 import scoring
-from leaderboard import demo
 from scoring import SubmissionError
 from scoring.answers import extract_answer, normalize_answer
-from scoring.benchmarks.scb import SCB
+from scoring.benchmarks.scb.declaration import SCB
 from scoring.engine import validate_file
 from scoring.errors import MAX_LISTED
 from tests.hardening.secrets import GoldSecrets, numbers_in, size_numbers
+from tests.support import demo
 from tests.support.scoring import OTHER_OPTION_SIZES, rect_polygon, with_options
 
 pytestmark = pytest.mark.filterwarnings("ignore:__array__ implementation:DeprecationWarning")

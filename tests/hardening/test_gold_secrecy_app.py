@@ -3,7 +3,8 @@ response a browser receives while clicking through the whole app, the downloads,
 of ``/submit`` (valid, broken, duplicate, probing), error pages and the app's own log.
 
 The app runs as a child process (``python app.py``) on the demo data (``seed_demo``: the SCB
-and K-Viscuit golds of :mod:`leaderboard.demo` with seed 0). A fetch hook injected into the
+and K-Viscuit golds of the shipped folders' demos, ``scoring/benchmarks/<id>/demo.py``, with seed 0).
+A fetch hook injected into the
 page copies every ``/gradio_api/`` response body as the page reads it (the queue's SSE stream
 included), since a streaming body cannot be read back from Playwright's network events.
 Gradio's own static assets are checked byte for byte against the installed package's files
@@ -23,9 +24,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from leaderboard import demo
 from scoring import BENCHMARKS
 from tests.hardening.secrets import GoldSecrets
+from tests.support import demo
 from tests.support.app_server import ADMIN_TOKEN, AppServer
 from tests.support.file_field import choose_file
 from ui import display

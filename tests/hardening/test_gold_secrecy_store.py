@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from leaderboard import demo
 from leaderboard.config import Settings
 from leaderboard.service import Leaderboard
 from submissions.records import Identity, SubmissionForm
 from submissions.request import SubmitRequest
 from tests.hardening.secrets import GoldSecrets
+from tests.support import demo
 
 ROOT = Path(__file__).resolve().parents[2]
 

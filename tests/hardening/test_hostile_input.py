@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard import demo
 from leaderboard.config import Settings
 from leaderboard.service import Leaderboard
 from leaderboard.table import to_csv_bytes
 from submissions.records import Identity, Status, SubmissionForm
 from submissions.request import SubmitRequest
+from tests.support import demo
 from tests.support.proc_io import bytes_read
 
 GOOD_USER = Identity("good-team")

@@ -20,9 +20,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from leaderboard import demo
 from leaderboard.config import Settings
 from leaderboard.service import Leaderboard
+from tests.support import demo
 from tests.support.app_server import ADMIN_TOKEN, AppServer
 from tests.support.gradio_queue import fn_index, queue_call
 from tests.support.hub_server import HubServer, User

@@ -6,11 +6,11 @@ import json
 
 import pandas as pd
 
-from leaderboard import demo
 from leaderboard.config import Settings
 from leaderboard.service import Leaderboard
 from submissions.records import Identity, Status, SubmissionForm
 from submissions.request import SubmitRequest
+from tests.support import demo
 
 
 def _board(tmp_path):

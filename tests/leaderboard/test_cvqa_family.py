@@ -12,25 +12,26 @@ import csv
 import io
 import json
 from argparse import Namespace
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from leaderboard import demo
 from leaderboard.config import Settings
-from leaderboard.harness_inputs import vlmevalkit_tsv
 from leaderboard.service import Leaderboard
-from runner.cli import questions_and_answer, runnable
-from runner.images import Images
-from runner.run import run
 from scoring.benchmarks import BENCHMARKS, Benchmark, Grouping, register, unregister
 from scoring.benchmarks.base import ACCURACY
 from scoring.benchmarks.families import MultipleChoice
-from scoring.benchmarks.lmms_eval import ChoiceTask, aggregate_accuracy
+from scoring.benchmarks.tsv import vlmevalkit_tsv
 from scoring.gold import Gold, content_version, group_codes, read_records
+from scoring.harness.lmms_eval.hooks import ChoiceTask, aggregate_accuracy
+from scoring.harness.runner.cli import questions_and_answer, runnable
+from scoring.harness.runner.images import Images
+from scoring.harness.runner.run import run
 from submissions.records import Identity, Status, SubmissionForm
 from submissions.request import SubmitRequest
+from tests.support import demo
 
 LETTERS = "ABCDE"
 COUNTRIES = ("Spain", "Peru")
@@ -177,7 +178,7 @@ def test_the_lmms_eval_task_asks_and_reads_by_the_declaration(cvqa) -> None:
 
 
 def test_vlmevalkit_runs_it_as_a_multiple_choice_benchmark(cvqa) -> None:
-    from vlmevalkit import prompts, run
+    from scoring.harness.vlmevalkit import prompts, run
 
     assert run.families()["cvqa"] == "multiple_choice" and run.families()["scb"] == "two_stage"
     assert run.parse(["cvqa", "--tsv", "cvqa.tsv", "--model", "m"]).two_stage is False
@@ -209,12 +210,20 @@ def test_its_lmms_eval_samples_are_its_own_not_another_benchmarks(board: Leaderb
     assert list(board.table("cvqa")["overall.acc"]) == pytest.approx([100.0])
 
 
-def test_the_family_demo_recipe_fills_its_board(cvqa, tmp_path: Path) -> None:
+def test_the_family_demo_recipe_fills_its_board(tmp_path: Path) -> None:
     """Demo data is its gold and teams: the submissions are the multiple-choice family's recipe
-    (the files the app seeds an empty store with, ``leaderboard.demo.write_files``)."""
+    (the files the app seeds an empty store with, ``scoring.benchmarks.demo.write_files``)."""
     team = demo.DemoTeam("cvqa", "Demo-CVQA (synthetic)", "cvqa-a", 0.7, 3, "open")
-    recipe = demo.DemoData("cvqa", gold=lambda seed: gold_rows(), submission=demo.choice_submission, teams=(team,))
-    files = demo.write_files(recipe, tmp_path / "demo")
+    recipe = demo.DemoData(gold=lambda seed: gold_rows(), submission=demo.choice_submission, teams=(team,))
+    register(replace(CVQA, demo=recipe))
+    try:
+        files = demo.write_files("cvqa", tmp_path / "demo")
+        _check_demo_board(team, files, tmp_path)
+    finally:
+        unregister("cvqa")
+
+
+def _check_demo_board(team, files, tmp_path: Path) -> None:
     lines = [json.loads(x) for x in files.submissions[team].read_text().splitlines()]
     assert [set(x) for x in lines] == [{"qid", "answer"}] * 10
     assert sum(x["answer"] == g["answer"] for x, g in zip(lines, gold_rows(), strict=True)) == 7

@@ -8,7 +8,7 @@ import io
 
 from PIL import Image
 
-from leaderboard.demo.images import demo_image
+from scoring.benchmarks.demo_images import demo_image
 
 
 def test_a_demo_image_is_a_png_of_the_declared_size():

@@ -4,9 +4,16 @@ and ``data/leaderboard.js`` rows; the K-Viscuit paper's Tables 2 and 3)."""
 from __future__ import annotations
 
 import json
+from functools import partial
 
-from leaderboard.exports import kviscuit_markdown, kviscuit_paper, scb_official
+from scoring.benchmarks.kviscuit.declaration import CATEGORY
+from scoring.benchmarks.kviscuit.site_export import markdown as kviscuit_markdown
+from scoring.benchmarks.kviscuit.site_export import paper
+from scoring.benchmarks.scb.site_export import official as scb_official
 from submissions.request import SubmitRequest
+
+kviscuit_paper = partial(paper, CATEGORY)
+"""K-Viscuit's paper tables of a result, with the category grouping its declaration binds."""
 
 SELF_REPORT = json.loads(
     """{"model": "YourModel-7B", "group": "Open", "t1_acc": 0.0, "t1_miou": 0.0, "t2_acc": 0.0, "t2_miou": 0.0,
@@ -130,7 +137,7 @@ def test_each_declaration_carries_its_sites_export():
     """``python -m leaderboard export`` calls the declaration's ``site_export`` (no branch on the id):
     SCB's gives the self-report record, K-Viscuit's the paper tables, as a record or as Markdown."""
     from scoring.benchmarks import get_benchmark
-    from scoring.benchmarks.site_exports import SiteRow
+    from scoring.benchmarks.base import SiteRow
 
     row = SiteRow(model="GPT-o3", model_type="closed", date="2025-11-03T10:00:00Z", source="s", contact="c")
     assert get_benchmark("scb").site_export(gpt_o3_result(), row) == scb_official(

@@ -6,8 +6,8 @@ import csv
 import io
 import json
 
-from leaderboard.demo import scb_gold, scb_questions
-from leaderboard.harness_inputs import vlmevalkit_tsv
+from scoring.benchmarks.scb.demo import scb_gold, scb_questions
+from scoring.benchmarks.tsv import vlmevalkit_tsv
 
 
 def read(tsv: bytes) -> list[dict]:

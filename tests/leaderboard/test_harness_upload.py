@@ -63,7 +63,7 @@ def test_both_lmms_eval_stage_files_are_one_upload_through_the_service_and_the_c
 def test_the_probe_detector_reads_a_harness_file_as_the_scorer_does(tmp_path):
     """Else an lmms-eval upload looks like a file answering no question (a probe's signal)."""
     import scoring
-    from scoring.bundle import gather_files
+    from scoring.readers.bundle import gather_files
     from submissions.probes import read_answers
 
     paths, gold_path = _lmms_files(tmp_path)

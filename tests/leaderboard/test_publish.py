@@ -41,7 +41,7 @@ def test_the_card_describes_every_column_of_every_table(lb):
             assert f"| `{column}` | " in card, column
     assert "mean IoU over correctly answered questions" in card and "half-width of the 95% bootstrap" in card
     assert "https://huggingface.co/spaces/org/cvlm" in card and "<this repo>" not in card
-    assert "@inproceedings{satar-etal-2025-seeing" in card and "eprint        = {2406.16469}" in card
+    assert "@inproceedings{satar-etal-2025-seeing" in card and "eprint = {2406.16469}" in card
     assert "questions/<benchmark>.jsonl" in card and f'load_dataset("{lb.settings.data_dir / "results"}"' in card
 
 

@@ -12,13 +12,13 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from leaderboard import demo
 from leaderboard.baselines import paper_rows
 from leaderboard.service import Leaderboard, RankChange
 from scoring import GoldError
 from store import layout
 from submissions.records import Identity
 from submissions.request import SubmitRequest
+from tests.support import demo
 from tests.support.submissions import (
     ALICE,
     LEAK_KEYS,

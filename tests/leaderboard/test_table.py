@@ -11,7 +11,6 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from leaderboard import demo
 from leaderboard.baselines import PAPER_SOURCE, paper_rows
 from leaderboard.columns import Kind, columns, export_columns, frame_columns, views
 from leaderboard.table import SCORED_SOURCE, BoardRow, baseline_rows, csv_safe, frame, scored_rows, to_csv_bytes
@@ -20,6 +19,7 @@ from store.layout import ResultKey
 from store.records import StoredResult
 from submissions.catalog import SubmissionState
 from submissions.records import SubmissionMeta
+from tests.support import demo
 from tests.support.scoring import write_lines
 from tests.support.submissions import write_gold, write_submission
 

@@ -1,14 +1,13 @@
-"""A third benchmark needs no production edit: the plugin ``tests/toy_benchmark.py`` (3 choices,
-one grouping, no grounding, its own key field and gold) goes through the table (every view),
-the CSV/Parquet export, the public results dataset, the demo seeding and the maintainer CLI.
+"""A third benchmark is one folder: the plugin ``scoring/benchmarks/toy/`` (4 choices over one image,
+its own field names and key, per-country and per-language groups, no grounding) goes through the table
+(every view), the CSV/Parquet export, the public results dataset, the demo seeding and the maintainer CLI.
 
-Figures are hand-counted: the toy gold has 12 questions, easy at even positions; a submission
-answering the first 9 right has 5 of 6 easy and 4 of 6 hard right.
+Figures are hand-counted: the toy gold has 12 questions, Spain at even positions, Spanish for the first
+six; a submission answering the first 9 right has 5 of 6 right in Spain and 4 of 6 in Peru.
 """
 
 from __future__ import annotations
 
-import importlib
 import io
 import json
 import os
@@ -16,11 +15,11 @@ import subprocess
 import sys
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 
 import pandas as pd
 import pytest
 
-from leaderboard import demo
 from leaderboard.columns import frame_columns, shown_columns, views
 from leaderboard.config import Settings
 from leaderboard.service import Leaderboard
@@ -28,6 +27,7 @@ from leaderboard.table import SCORED_SOURCE, BoardRow, frame, scored_rows, to_cs
 from scoring import ResultRecord
 from scoring.benchmarks import BENCHMARKS, register, unregister
 from scoring.benchmarks.base import ACCURACY
+from scoring.benchmarks.toy import demo as toy_demo
 from store import layout
 from store.layout import ResultKey
 from store.records import StoredResult
@@ -35,6 +35,8 @@ from submissions import fields
 from submissions.catalog import SubmissionState
 from submissions.records import Identity, Status, SubmissionForm, SubmissionMeta
 from submissions.request import SubmitRequest
+from tests.support import demo
+from tests.support import toy as toy_plugin
 from ui import display
 from ui.board_data import benchmark_data, column_data
 
@@ -44,14 +46,11 @@ MAINTAINER = Identity("maintainer", is_maintainer=True, source="cli")
 
 @pytest.fixture
 def toy():
-    """The plugin, registered for one test only (the registries are process-wide)."""
-    assert "toy" not in BENCHMARKS and "toy" not in demo.DEMOS, "the plugin leaked into the registries"
-    module = importlib.import_module("tests.toy_benchmark")  # registers on first import
-    register(module.TOY)
-    demo.register(module.DEMO)
-    yield module
-    unregister("toy")
-    demo.unregister("toy")
+    """The plugin, registered for one test only (the registry is process-wide)."""
+    assert "toy" not in BENCHMARKS, "the plugin leaked into the registry"
+    with toy_plugin.registered() as bench:
+        yield SimpleNamespace(TOY=bench, DEMO=bench.demo, toy_gold=toy_demo.toy_gold, right_first=toy_demo.right_first)
+    assert "toy" not in BENCHMARKS
 
 
 def submit(lb: Leaderboard, toy, tmp_path: Path, n_right: int, model: str):
@@ -71,29 +70,33 @@ def board(toy, tmp_path: Path) -> Leaderboard:
 
 
 def test_every_view_of_the_table(toy, board: Leaderboard) -> None:
-    assert views(toy.TOY) == [("overall", "Overview"), ("level", "By level")]
+    assert views(toy.TOY) == [("overall", "Overview"), ("country", "By country"), ("language", "By language")]
     overview = board.table("toy")
     assert list(overview.columns) == [c.key for c in frame_columns(toy.TOY)]
     assert list(overview["model"]) == ["Most", "Half"]
     assert list(overview["rank"]) == [1, 1] and list(overview["rank_worst"]) == [2, 2]  # 12 questions: not told apart
     assert list(overview["overall.acc"]) == pytest.approx([75.0, 50.0])
-    assert list(overview["level.easy.acc"]) == pytest.approx([500 / 6, 50.0])
-    assert list(overview["level.hard.acc"]) == pytest.approx([400 / 6, 50.0])
-    by_level = board.table("toy", "level")
-    assert [c.header for c in shown_columns(toy.TOY, "level") if c.figure] == ["Easy", "Hard"]
-    assert list(by_level["level.easy.acc"]) == pytest.approx([500 / 6, 50.0])
+    assert list(overview["country.Spain.acc"]) == pytest.approx([500 / 6, 50.0])
+    assert list(overview["country.Peru.acc"]) == pytest.approx([400 / 6, 50.0])
+    assert list(overview["language.Spanish.acc"]) == pytest.approx([100.0, 100.0])  # the first 6 right in both
+    assert list(overview["language.Quechua.acc"]) == pytest.approx([50.0, 0.0])
+    by_country = board.table("toy", "country")
+    assert [c.header for c in shown_columns(toy.TOY, "country") if c.figure] == ["Spain", "Peru"]
+    assert list(by_country["country.Spain.acc"]) == pytest.approx([500 / 6, 50.0])
+    by_language = board.table("toy", "language")
     every = board.table("toy", "all")
     page_only = {f.name for f in fields.public_fields() if f.shown is fields.Shown.PAGE}  # the dataset only
-    assert set(overview.columns) | set(by_level.columns) | page_only == set(every.columns)
+    assert set(overview.columns) | set(by_country.columns) | set(by_language.columns) | page_only == set(every.columns)
     page = benchmark_data(board, toy.TOY)  # what the board page sends the browser
     (overall,) = [v["columns"] for v in page["views"] if v["id"] == "overall"]
     headers = [c["header"] for c in overall if c["kind"] not in ("data", "url", "ci")]  # board.js shownKind
     assert headers[:5] == ["Rank", "Model", "Team", "Model type", "Source"]
-    assert {"Acc", "Acc Easy", "Acc Hard"} <= set(headers)
-    (easy,) = [c for c in overall if c["header"] == "Acc Easy"]
-    assert easy["decimals"] == 2 and page["rows"][0][easy["key"]] == 83.33  # 500 / 6, sent as shown (issue 30)
-    (heatmap,) = display.plot_values(every, toy.TOY)
-    assert "Accuracy by level" in heatmap and "Easy" in heatmap and "83.3" in heatmap
+    assert {"Acc", "Acc Spain", "Acc Peru", "Spanish", "Quechua"} <= set(headers)
+    (spain,) = [c for c in overall if c["header"] == "Acc Spain"]
+    assert spain["decimals"] == 2 and page["rows"][0][spain["key"]] == 83.33  # 500 / 6, sent as shown (issue 30)
+    by_country_plot, by_language_plot = display.plot_values(every, toy.TOY)
+    assert "Accuracy by country" in by_country_plot and "Spain" in by_country_plot and "83.3" in by_country_plot
+    assert "Accuracy by language" in by_language_plot and "Quechua" in by_language_plot
 
 
 def test_csv_parquet_and_the_public_dataset(board: Leaderboard) -> None:
@@ -106,24 +109,24 @@ def test_csv_parquet_and_the_public_dataset(board: Leaderboard) -> None:
     board.flush()  # the public files are debounced (LEADERBOARD_PUBLISH_SECONDS): catch them up
     published = pd.read_parquet(io.BytesIO(board.store.read("results", layout.public_table("toy", "parquet"))))
     assert list(published["model"]) == ["Most", "Half"]
-    assert list(published["level_hard_acc"]) == [round(400 / 6, 2), 50.0]  # as the board shows it, no digit more
+    assert list(published["country_Peru_acc"]) == [round(400 / 6, 2), 50.0]  # as the board shows it, no digit more
     assert "answer" not in board.store.read("results", layout.public_table("toy", "csv")).decode()
     card = board.store.read("results", "README.md").decode()
     assert "config_name: toy" in card and layout.public_table("toy", "parquet") in card
     questions = board.public_questions("toy").decode().splitlines()
-    assert json.loads(questions[0]) == {"id": "t00", "level": "easy"}  # no answer
+    assert json.loads(questions[0]) == {k: v for k, v in toy_demo.toy_gold()[0].items() if k != "answer"}  # no answer
     example = display.example_submission(BENCHMARKS["toy"], board.public_questions("toy")).decode()
-    assert json.loads(example.splitlines()[0]) == {"id": "t00", "answer": "A"}
+    assert json.loads(example.splitlines()[0]) == {"qid": "q00", "answer": "A"}
 
 
 def test_a_letter_outside_the_choices_is_a_format_error(toy, board: Leaderboard, tmp_path: Path) -> None:
-    lines = [{"id": "t00", "answer": "D"}, {"id": "t01", "response": "The answer is (D)."}]
+    lines = [{"qid": "q00", "answer": "E"}, {"qid": "q01", "response": "The answer is (E)."}]
     path = demo.write_jsonl(tmp_path / "d.jsonl", lines)
     form = SubmissionForm(model="D", team="lab", model_type="open")
     outcome = board.submissions.submit(SubmitRequest("toy", path, form, MAINTAINER, path.name))
     assert outcome.status is Status.REJECTED
     assert [(i.code, i.line) for i in outcome.issues] == [("bad_answer", 1)]
-    assert "A-C" in outcome.issues[0].message
+    assert "A-D" in outcome.issues[0].message
 
 
 def test_demo_seeding_includes_registered_benchmarks(toy, tmp_path: Path) -> None:
@@ -174,7 +177,7 @@ def test_direction_and_decimals_come_from_the_declaration(toy) -> None:
         unregister("toy_low")
 
 
-def cli(tmp_path: Path, *args: str, plugins: str = "tests.toy_benchmark") -> subprocess.CompletedProcess:
+def cli(tmp_path: Path, *args: str, plugins: str = toy_plugin.PLUGIN) -> subprocess.CompletedProcess:
     env = {**os.environ, "LEADERBOARD_PLUGINS": plugins, "LEADERBOARD_DATA_DIR": str(tmp_path / "data")}
     env["LEADERBOARD_DEMO"] = "0"
     return subprocess.run(
@@ -198,7 +201,7 @@ def test_maintainer_cli_with_the_plugin(toy, tmp_path: Path) -> None:
     table = cli(tmp_path, "table", "--benchmark", "toy", "--format", "json")
     (row,) = json.loads(table.stdout)
     assert (row["model"], row["rank"], row["overall.acc"]) == ("M", 1, 75.0)
-    assert row["level.easy.acc"] == pytest.approx(500 / 6)  # the CLI's JSON keeps 10 decimals
+    assert row["country.Spain.acc"] == pytest.approx(500 / 6)  # the CLI's JSON keeps 10 decimals
     new_gold = demo.write_jsonl(tmp_path / "gold2.jsonl", toy.toy_gold(seed=1))  # every answer moves on
     assert cli(tmp_path, "gold", "add", "--benchmark", "toy", "--file", str(new_gold)).returncode == 0
     rescored = cli(tmp_path, "rescore", "--benchmark", "toy", "--workers", "1")

@@ -12,10 +12,10 @@ import sys
 import pytest
 
 import scoring
-from leaderboard import demo
 from submissions.records import Status, SubmissionForm
 from submissions.request import SubmitRequest
 from tests.scoring.test_vlmevalkit_files import KVISCUIT, SCB_STAGE2, same_texts_as_jsonl
+from tests.support import demo
 from tests.support.submissions import ALICE, board
 
 pytest.importorskip("openpyxl")

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import scoring
-from leaderboard import demo
+from tests.support import demo
 from tests.support.scoring import REAL_KVISCUIT, compile_gold, rect_polygon, scb_record, with_options
 
 

@@ -1,7 +1,7 @@
 """Every registered benchmark through a known-good and a known-bad file (STYLE: one test for all).
 
 The good file is the declaration's own ``example_lines`` (what the About page shows submitters),
-scored against that benchmark's registered demo gold (``leaderboard.demo``); the bad file is the
+scored against that benchmark's declared demo gold (its folder's ``demo.py``); the bad file is the
 same lines plus a repeated first line and a line that is not JSON.
 """
 
@@ -10,16 +10,16 @@ from __future__ import annotations
 import pytest
 
 import scoring
-from leaderboard import demo
 from scoring import SubmissionError
+from tests.support import demo
 from tests.support.scoring import write_lines
 
 
 @pytest.mark.parametrize("bench_id", list(scoring.BENCHMARKS))
 def test_known_good_and_known_bad_file(bench_id, tmp_path):
-    assert bench_id in demo.DEMOS, f"register a demo (leaderboard.demo.register) for {bench_id}"
+    assert scoring.get_benchmark(bench_id).demo is not None, f"declare a demo (the demo= slot) for {bench_id}"
     bench = scoring.get_benchmark(bench_id)
-    gold = scoring.load_gold(bench_id, demo.write_jsonl(tmp_path / "gold.jsonl", demo.demo_for(bench_id).gold(0)))
+    gold = scoring.load_gold(bench_id, demo.write_jsonl(tmp_path / "gold.jsonl", demo.demo_of(bench_id).gold(0)))
     examples = list(bench.example_lines)
     assert examples, f"{bench_id} declares no example lines"
 

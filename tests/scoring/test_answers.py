@@ -129,7 +129,7 @@ def test_unparsed_scoring_is_deterministic(scb_square_gold, tmp_path):
 
 
 def test_demo_submission_with_responses_counts_no_unparsed(kviscuit_demo_records, kviscuit_demo_gold, tmp_path):
-    from leaderboard import demo
+    from tests.support import demo
 
     lines = demo.kviscuit_submission(kviscuit_demo_records, 0.66, seed=204, as_response=0.15)
     result = scoring.score_file("kviscuit", kviscuit_demo_gold, write_lines(tmp_path / "sub.jsonl", lines))

@@ -10,10 +10,10 @@ import sys
 import pytest
 
 import scoring
-from leaderboard import demo
 from scoring.answers import read_response
 from scoring.benchmarks import get_benchmark
 from scoring.validation import check_file
+from tests.support import demo
 from tests.support.scoring import with_options, write_lines
 
 

@@ -14,7 +14,7 @@ import sys
 import pytest
 
 import scoring
-from leaderboard import demo
+from tests.support import demo
 from tests.support.scoring import REPO_ROOT, write_lines
 
 pytestmark = pytest.mark.filterwarnings("ignore:__array__ implementation:DeprecationWarning")

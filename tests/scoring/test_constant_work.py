@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import scoring
-from scoring.benchmarks import scb
+from scoring.benchmarks.scb import declaration as scb
 from scoring.geometry import MaskTable, Runs
 from tests.support.scoring import compile_gold, rect_polygon, scb_record, with_options
 

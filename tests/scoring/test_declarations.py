@@ -103,12 +103,11 @@ def test_the_built_in_declarations() -> None:
 def test_a_logged_prompt_is_recognised_by_the_family_of_the_benchmark_that_asked_it() -> None:
     """A harness's logged prompt names its benchmark and stage through the declarations, not a list
     of two: a third benchmark with its own instruction is recognised as itself."""
-    from scoring import protocol
-    from scoring.benchmarks import Asked, asked
+    from scoring.benchmarks import Asked, asked, protocol
     from scoring.benchmarks.families import MultipleChoice
 
-    stage1 = protocol.text_of(protocol.scb_stage1("Which image shows a hanbok?"))[-1]
-    stage2 = protocol.text_of(protocol.scb_stage2("Locate the hanbok.", "qwen2_5_vl", 0))[-1]
+    stage1 = protocol.text_of(protocol.pick_image("Which image shows a hanbok?"))[-1]
+    stage2 = protocol.text_of(protocol.ground_chosen("Locate the hanbok.", "qwen2_5_vl", 0))[-1]
     choice = protocol.multiple_choice_prompt("What is it?", ["a", "b", "c", "d"])
     cvqa = replace(KV, id="cvqa_like", family=MultipleChoice(instruction="Reply with one letter, A to D."))
     own = protocol.multiple_choice_prompt("What is it?", ["a", "b", "c", "d"], instruction=cvqa.family.instruction)

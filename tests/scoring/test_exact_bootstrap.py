@@ -20,7 +20,7 @@ from tests.support.scoring import REPO_ROOT
 _SCORE_DEMO = """
 import sys, tempfile
 from pathlib import Path
-from leaderboard import demo
+from tests.support import demo
 import scoring
 folder = Path(tempfile.mkdtemp())
 records = demo.scb_gold(seed=0, sizes=demo.SCB_TYPE_SIZES)  # the full size: a small gold hid the drift

@@ -11,10 +11,10 @@ import json
 import pytest
 
 import scoring
-from leaderboard import demo
 from scoring.benchmarks import get_benchmark
 from scoring.grounding_formats import QWEN_PIXEL_PRESETS, parse_format
 from scoring.validation import check_file
+from tests.support import demo
 from tests.support.scoring import gold_box, with_options, write_lines
 
 

@@ -14,9 +14,9 @@ import pytest
 from pycocotools import mask as coco_mask
 
 import scoring
-from leaderboard import demo
 from scoring import GoldError, SubmissionError
 from scoring.engine import validate_file
+from tests.support import demo
 from tests.support.scoring import line_iou, option, rect_polygon, scb_record, with_options, write_lines
 
 pytestmark = pytest.mark.filterwarnings("ignore:__array__ implementation:DeprecationWarning")

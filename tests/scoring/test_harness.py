@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 import scoring
-from scoring import harness
-from scoring.benchmarks.kviscuit import public_questions as kv_public
-from scoring.benchmarks.scb import public_questions as scb_public
+from scoring.benchmarks.kviscuit.declaration import public_questions as kv_public
+from scoring.benchmarks.scb.declaration import public_questions as scb_public
+from scoring.readers import harness_files as harness
 from tests.support.scoring import REAL_KVISCUIT, SYNTHETIC_SCB, write_lines
 
 PHRASINGS = (

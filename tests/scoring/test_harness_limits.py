@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 import scoring
-from scoring import Limits, harness
+from scoring import Limits
+from scoring.readers import harness_files as harness
 
 KV_LIMIT = 2 * 657 + 1000
 """K-Viscuit's line limit: twice its questions plus 1,000 (scoring.engine._limits_for)."""

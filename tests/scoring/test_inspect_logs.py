@@ -1,7 +1,7 @@
 """Inspect AI's ``.eval`` logs as the real inspect-ai 0.3.285 wrote them (scripts/harness-fixtures/
-inspect_ai.sh: inspect_tasks/ against runner.fake_endpoint on the app's question lists and images)
-are scored exactly as the same responses written as our JSON Lines, read by inspect-ai's own
-reader; and a log that is not one answer per question, or too big, is one clear error."""
+inspect_ai.sh: the Inspect tasks of scoring.harness.inspect against the stand-in endpoint, on the
+app's question lists and images) are scored exactly as the same responses written as our JSON Lines,
+read by inspect-ai's own reader; and a log that is not one answer per question, or too big, is one clear error."""
 
 from __future__ import annotations
 
@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 
 import scoring
-from leaderboard import demo
-from scoring import harness, inspect_log
+from scoring.readers import harness_files as harness
+from scoring.readers import inspect_log
 from submissions.request import SubmitRequest
+from tests.support import demo
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "harness" / "inspect_ai-0.3.285"
 BENCHMARKS = ("kviscuit", "scb")
@@ -180,8 +181,8 @@ def test_both_command_lines_and_the_sites_intake_take_the_log_as_written(golds, 
 def test_the_logged_requests_are_the_benchmarks_one_protocol(golds, tmp_path_factory):
     """What inspect-ai logged it sent: stage 1 the protocol's parts; stage 2, its own request, the
     protocol's stage-2 text in the run's family with one image (the chosen option's)."""
-    from scoring import protocol
     from scoring.answers import read_response
+    from scoring.benchmarks import protocol
 
     paths = _gold_paths(str(tmp_path_factory.mktemp("demo-protocol")))
     listed = {q["question_id"]: q for q in map(json.loads, paths["scb_questions"].read_text().splitlines())}
@@ -192,13 +193,13 @@ def test_the_logged_requests_are_the_benchmarks_one_protocol(golds, tmp_path_fac
         sample = json.loads(data)
         question = listed[sample["id"]]
         texts = tuple(p["text"] for p in sample["input"][0]["content"] if p["type"] == "text")
-        assert texts == protocol.text_of(protocol.scb_stage1(question["question"]))
+        assert texts == protocol.text_of(protocol.pick_image(question["question"]))
         stage1, stage2 = [e for e in sample["events"] if e["event"] == "model"]
         (start, end), messages = stage2["input_refs"][0], sample["events_data"]["messages"]
         (request,) = messages[start:end]
         letter = read_response(sample["store"]["scb/stage1"], protocol.LETTERS).letter
         chosen = protocol.LETTERS.index(letter) if letter else 0
-        expected = protocol.scb_stage2(question["grounding_prompt"], "qwen2_5_vl", chosen)
+        expected = protocol.ground_chosen(question["grounding_prompt"], "qwen2_5_vl", chosen)
         assert tuple(p["text"] for p in request["content"] if p["type"] == "text") == protocol.text_of(expected)
         assert [p["type"] for p in request["content"]] == ["image", "text"]
 
@@ -209,7 +210,11 @@ def test_a_two_stage_sample_is_read_from_its_own_benchmarks_store_keys():
     takes them from there: another two-stage benchmark's log is not read as a one-stage answer."""
     keys = inspect_log.store_keys("cv2")
     assert keys == {"stage1": "cv2/stage1", "stage2": "cv2/stage2", "family": "cv2/grounding_format"}
-    assert inspect_log.store_keys("scb") == inspect_log.STORE
+    assert inspect_log.store_keys("scb") == {
+        "stage1": "scb/stage1",
+        "stage2": "scb/stage2",
+        "family": "scb/grounding_format",
+    }
     store = {keys["stage1"]: "The answer is (B).", keys["stage2"]: "[1, 2, 3, 4]", keys["family"]: "plain"}
     sample = {"id": "cv2-1", "store": store, "output": {"completion": "[1, 2, 3, 4]"}}
     line, why = inspect_log.sample_line("qid", "cv2-1", sample, store_keys=keys)

@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 
 import scoring
-from scoring import bundle, harness
+from scoring.readers import bundle
+from scoring.readers import harness_files as harness
 from scoring.validation import check_file
 from tests.support.harness_files import LMMS_EVAL, demo_gold_files, lmms_samples, written_name
 from tests.support.scoring import write_lines
@@ -72,7 +73,7 @@ def test_the_files_are_lmms_evals_own():
         assert "doc" not in samples[0] and isinstance(samples[0]["filtered_resps"], str)
         assert written_name(task).endswith(f"_samples_{task}.jsonl") and written_name(task)[:8].isdigit()
     # surprising: stage 2's input_media lists the four options (lmms-eval guesses media from the doc),
-    # though one image, the chosen option's, was sent (tests/runner/test_one_protocol.py)
+    # though one image, the chosen option's, was sent (tests/harness/test_one_protocol.py)
     assert len(_samples("scb_stage2")[0]["input_media"]) == 4
 
 
@@ -302,7 +303,7 @@ def test_lmms_evals_own_results_file_is_one_message_naming_the_samples_file(gold
 def test_a_stage2_asked_in_qwen2_5_vl_is_left_to_the_declared_pixel_preset(golds):
     """Qwen2.5-VL's boxes are pixels of a resize the serving stack chose (qwen2_5_vl:lmms-eval): the line
     names no family, so the submission's declaration reads it; plain's lines name theirs (above)."""
-    from scoring.protocol import GROUNDING_PRESETS
+    from scoring.benchmarks.protocol import GROUNDING_PRESETS
 
     plain, qwen = GROUNDING_PRESETS["plain"].instruction, GROUNDING_PRESETS["qwen2_5_vl"].instruction
     stage2 = [dict(s, input=s["input"].replace(plain, qwen)) for s in _samples("scb_stage2")[:2]]

@@ -14,10 +14,10 @@ from hypothesis import strategies as st
 from pycocotools import mask as coco_mask
 
 import scoring
-from leaderboard import demo
 from scoring import metrics
 from scoring.benchmarks import get_benchmark
 from scoring.metrics import group_figures, question_stats
+from tests.support import demo
 from tests.support.scoring import write_lines
 
 pytestmark = pytest.mark.filterwarnings("ignore:__array__ implementation:DeprecationWarning")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import scoring
-from scoring.benchmarks import scb as scb_module
+from scoring.benchmarks.scb import declaration as scb_module
 from scoring.errors import GoldError
 from tests.support.scoring import rect_polygon
 

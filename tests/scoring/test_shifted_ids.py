@@ -55,7 +55,7 @@ def test_ids_one_too_low_are_named_too(kviscuit_real_gold, tmp_path):
 
 
 def test_the_offline_validator_says_the_same(kviscuit_real_records, kviscuit_real_gold, tmp_path):
-    from scoring.benchmarks.kviscuit import public_questions
+    from scoring.benchmarks.kviscuit.declaration import public_questions
     from tests.support.scoring import REAL_KVISCUIT
 
     listed = write_lines(tmp_path / "questions.jsonl", public_questions(REAL_KVISCUIT))

@@ -8,16 +8,16 @@ import numpy as np
 import pytest
 
 import scoring
-from leaderboard import demo
 from scoring import SubmissionError
 from scoring.cache import GoldCache
 from scoring.jsonl import Limits
+from tests.support import demo
 from tests.support.scoring import write_lines
 
 
 @pytest.mark.parametrize("bench_id", list(scoring.BENCHMARKS))
 def test_bytes_score_and_fail_exactly_as_the_file_does(bench_id, tmp_path):
-    gold = scoring.load_gold(bench_id, demo.write_jsonl(tmp_path / "gold.jsonl", demo.demo_for(bench_id).gold(0)))
+    gold = scoring.load_gold(bench_id, demo.write_jsonl(tmp_path / "gold.jsonl", demo.demo_of(bench_id).gold(0)))
     examples = list(scoring.get_benchmark(bench_id).example_lines)
     good = write_lines(tmp_path / "good.jsonl", examples)
     assert scoring.score_file(bench_id, gold, good.read_bytes()) == scoring.score_file(bench_id, gold, good)

@@ -24,8 +24,9 @@ import pytest
 
 import scoring
 import scoring.answers
-from leaderboard import demo
 from scoring.benchmarks import get_benchmark
+from scoring.readers import harness_files as harness
+from tests.support import demo
 from tests.support.scoring import write_lines
 
 openpyxl = pytest.importorskip("openpyxl")
@@ -132,8 +133,8 @@ def test_scb_stage2_xlsx_carries_both_stages(demo_golds, tmp_path):
 
 def test_a_stage2_file_for_kviscuit_is_one_clear_error(demo_golds):
     gold = scoring.load_gold("kviscuit", demo_golds["kviscuit"])
-    with pytest.raises(scoring.harness.ShapeError, match="SCB's stage 2"):
-        scoring.harness.as_submission(get_benchmark("kviscuit"), gold, SCB_STAGE2.read_bytes(), 10**8)
+    with pytest.raises(harness.ShapeError, match="SCB's stage 2"):
+        harness.as_submission(get_benchmark("kviscuit"), gold, SCB_STAGE2.read_bytes(), 10**8)
 
 
 @pytest.mark.parametrize(("bench", "path"), [("kviscuit", KVISCUIT), ("scb", SCB_STAGE2)])
@@ -165,6 +166,6 @@ def test_a_qwen2_5_vl_stage2_row_is_left_to_the_declared_preset(demo_golds, tmp_
     writer.writeheader()
     writer.writerows(rows)
     gold = scoring.load_gold("scb", demo_golds["scb"])
-    converted = scoring.harness.as_submission(get_benchmark("scb"), gold, table.getvalue().encode(), 10**8)
+    converted = harness.as_submission(get_benchmark("scb"), gold, table.getvalue().encode(), 10**8)
     lines = [json.loads(x) for x in converted.data.splitlines()]
     assert len(lines) == 3178 and all("grounding_format" not in x and "grounding_response" in x for x in lines)

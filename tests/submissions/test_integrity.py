@@ -263,8 +263,8 @@ def test_the_attack_simulator_prices_probing_out_under_the_default_policy(tmp_pa
     answers under full feedback and with fresh accounts; the Ladder withholds them; publishing
     reveals only what the ration allows; the automatic hold stops the fresh-account series; the
     detector flags every series within 10 submissions."""
-    from leaderboard import demo
     from scoring import load_gold
+    from tests.support import demo
 
     attack = _attack_module()
     gold = load_gold("scb", demo.write_jsonl(tmp_path / "gold.jsonl", demo.scb_gold(seed=0, sizes=(300, 300, 400))))
@@ -282,8 +282,8 @@ def test_refusals_in_place_of_missing_lines_are_scored_but_the_series_is_held(tm
     """Counting a refusal as an answered (wrong) line lets the review's partial file pass the
     minimum coverage: under fresh accounts without the hold it learns like the differential
     attack, and the detector flags and holds it ("most lines state no letter")."""
-    from leaderboard import demo
     from scoring import load_gold
+    from tests.support import demo
 
     attack = _attack_module()
     gold = load_gold("scb", demo.write_jsonl(tmp_path / "gold.jsonl", demo.scb_gold(seed=0, sizes=(300, 300, 400))))

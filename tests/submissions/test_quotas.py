@@ -8,11 +8,11 @@ import re
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
-from leaderboard import demo
 from leaderboard.service import Leaderboard
 from submissions.quotas import QuotaPolicy, day_start, quota_status
 from submissions.records import Identity, Status
 from submissions.request import SubmitRequest
+from tests.support import demo
 from tests.support.submissions import (
     ALICE,
     MAINTAINER,

@@ -42,7 +42,7 @@ def written_name(task: str) -> str:
 @lru_cache(maxsize=1)
 def demo_gold_files(folder: str) -> dict[str, Path]:
     """The embedded default's demo golds and public lists, written into ``folder``."""
-    from leaderboard.demo import write_demo
+    from scoring.benchmarks.demo import write_demo
 
     paths = write_demo(Path(folder))
     versions = {b: scoring.load_gold(b, paths[f"{b}_gold"]).version for b in ("scb", "kviscuit")}

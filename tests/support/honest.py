@@ -27,8 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
-from leaderboard.demo.scb import gold_bbox
 from scoring import get_benchmark
+from scoring.benchmarks.scb.demo import gold_bbox
 from tests.support.models import ablation, honest_model
 from tests.support.submissions import small_gold
 

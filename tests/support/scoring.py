@@ -12,13 +12,14 @@ from pathlib import Path
 import numpy as np
 
 import scoring
-from leaderboard import demo
+from tests.support import demo
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SHARED_DATA = Path(os.environ.get("SHARED_DATA_DIR") or REPO_ROOT / "../shared/data").resolve()  # beside the repo
 REAL_KVISCUIT = SHARED_DATA / "k-viscuit" / "annotations.jsonl"
 SYNTHETIC_SCB = SHARED_DATA / "scb-synthetic" / "gold.jsonl"
-PAPER_BASELINES = REPO_ROOT / "leaderboard" / "data" / "paper-baselines.json"
+PAPER_BASELINES = {b: REPO_ROOT / "scoring" / "benchmarks" / b / "baselines.json" for b in ("scb", "kviscuit")}
+"""Each shipped folder's paper rows, read as the files they are (the tests check them against the papers)."""
 
 
 def write_lines(path: Path, lines: Iterable[object]) -> Path:

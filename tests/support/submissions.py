@@ -11,13 +11,13 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
-from leaderboard import demo
 from leaderboard.config import Settings
 from leaderboard.service import Leaderboard
 from leaderboard.table import SCORED_SOURCE
 from store import layout
 from store.base import Store
 from submissions.records import Identity, SubmissionForm
+from tests.support import demo
 
 SIZES = (40, 40, 60)
 N_QUESTIONS = sum(SIZES)

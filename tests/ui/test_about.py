@@ -29,7 +29,9 @@ def test_every_placeholder_is_filled_from_the_declarations():
     text = about.about_markdown()
     assert "{{" not in text and "}}" not in text
     for bench in BENCHMARKS.values():
-        assert f"**{bench.name}**: {bench.description}" in text
+        assert f"### {bench.name}\n\n{bench.description} Paper: *{bench.paper}*." in text
+        assert bench.about and bench.about in text  # its folder's about.md
+        assert bench.citation.startswith("@") and f"```bibtex\n{bench.citation}\n```" in text  # its citation.bib
         assert f"### Submission format: {bench.name}" in text
         for metric in bench.metrics:
             assert f"| {bench.name} | `{metric.name}` | {metric.label} | {metric.description} |" in text
@@ -64,3 +66,16 @@ def test_the_download_buttons_are_off_until_the_tab_has_written_their_files(lb):
     buttons = [c["props"] for c in config["components"] if c.get("props", {}).get("label") in labels]
     assert len(buttons) == len(labels)
     assert not any(props.get("interactive") for props in buttons)
+
+
+def test_about_and_the_results_card_show_each_folders_one_citation():
+    """One copy of each citation (the folder's ``citation.bib``): About and the dataset card show the same
+    text, and no hand-kept copy disagrees with it (they once named different first authors of K-Viscuit)."""
+    from leaderboard.publish import citations
+
+    card = citations()
+    for bench in BENCHMARKS.values():
+        assert bench.citation in card and bench.citation in about.citations()
+        path = resources.files("scoring.benchmarks").joinpath(bench.id, "citation.bib")
+        assert path.read_text(encoding="utf-8").strip() == bench.citation
+    assert "author = {Park, ChaeHun and Baek, Yujin" in card  # arXiv 2406.16469's order

@@ -10,8 +10,8 @@ import urllib.request
 import pytest
 
 import scoring
-from leaderboard import demo
 from scoring.benchmarks import get_benchmark
+from tests.support import demo
 from tests.ui.conftest import start_app
 
 gradio_client = pytest.importorskip("gradio_client")

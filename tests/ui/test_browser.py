@@ -9,9 +9,9 @@ import json
 
 import pytest
 
-from leaderboard import demo
 from leaderboard.config import Settings
 from leaderboard.service import Leaderboard
+from tests.support import demo
 from tests.support.file_field import choose_file
 from tests.ui.conftest import ADMIN_TOKEN, shot, start_app
 

@@ -8,20 +8,19 @@ docs/mobile.png are two of them)."""
 
 from __future__ import annotations
 
-import importlib
 from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from leaderboard import demo
 from leaderboard.config import Settings
 from leaderboard.service import Leaderboard
-from scoring.benchmarks import BENCHMARKS, register, unregister
+from scoring.benchmarks import BENCHMARKS
+from tests.support import toy
 from tests.support.board_page import row_filter
+from tests.support.toy import PLUGIN
 from tests.ui.conftest import shot, start_app
 
 TIMEOUT = 60_000
-PLUGIN = "tests.toy_benchmark"
 WIDTHS = {"desktop": (1440, 900), "phone": (390, 844)}
 ROWS = "#board-table .tabulator-row"
 
@@ -36,17 +35,8 @@ def server(tmp_path_factory):
 @pytest.fixture(scope="module")
 def store(server):
     """The app's own store, read here (what the server would show); the plugin registered too."""
-    added = "toy" not in BENCHMARKS  # before the import: the plugin registers itself on its first import
-    demo_added = "toy" not in demo.DEMOS  # and its demo data (test_third_benchmark asserts neither leaks)
-    module = importlib.import_module(PLUGIN)
-    register(module.TOY)
-    try:
+    with toy.registered():
         yield Leaderboard(Settings(data_dir=server.data_dir, plugins=(PLUGIN,)))
-    finally:
-        if added:
-            unregister("toy")
-        if demo_added and "toy" in demo.DEMOS:
-            demo.unregister("toy")
 
 
 @pytest.fixture(params=list(WIDTHS), scope="module")
@@ -294,3 +284,37 @@ def test_docs_screenshots(browser, server):
         open_board(page, server.url, q)
         shot(page, f"docs-{name}")
         context.close()
+
+
+def test_the_question_browser_shows_a_plugins_own_fields(page, server, width, store):
+    """The toy declares its own field names (``qid``, ``prompt``, ``choices``, ``img``): the browser shows
+    its image and options from the page's data (its family's fields), and offers its groups, not its
+    key, text or image, as filters."""
+    page.goto(server.url + "/questions?bench=toy")
+    card = page.locator("article.question").first
+    card.wait_for()
+    assert card.locator("h2").inner_text() == "q00"
+    assert card.locator(".q-text").inner_text() == "What does picture q00 show?"
+    assert card.locator(".q-options li").all_inner_texts() == [f"thing {c} of q00" for c in "ABCD"]
+    image = card.locator(".q-image img")
+    assert image.get_attribute("src") == "questions/toy/images/q00.png"
+    page.wait_for_function("() => document.querySelector('article.question .q-image img').naturalWidth === 320")
+    names = page.locator("#q-fields select").evaluate_all("els => els.map((e) => e.name)")
+    assert names == ["country", "language"]
+    page.select_option("#q-f-language", "Quechua")
+    page.wait_for_function("() => document.querySelector('article.question h2').textContent === 'q06'")
+    shot(page, f"questions-toy-{width}")
+
+
+def test_a_model_page_links_an_eval_results_file_only_where_the_benchmark_has_a_hub_dataset(page, server, store):
+    """K-Viscuit declares its Hub dataset: its scored rows link their ``.eval_results`` file, which
+    answers. The toy declares none: no link (before, every row linked a file that answered 404)."""
+    for bench, linked in (("kviscuit", True), ("toy", False)):
+        row = next(r for r in store.board(bench).rows if r.source != "reported in paper")
+        page.goto(f"{server.url}/?bench={bench}&model={row.row_id}")
+        page.wait_for_selector("#model-page:not([hidden]) h2")
+        links = page.locator("#model-hub-file a")
+        assert links.count() == (1 if linked else 0), bench
+        if linked:
+            href = page.evaluate("a => a.href", links.element_handle())
+            assert page.request.get(href).status == 200

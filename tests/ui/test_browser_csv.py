@@ -11,11 +11,11 @@ import re
 
 import pytest
 
-from leaderboard import demo
 from leaderboard.config import Settings
 from leaderboard.service import Leaderboard
 from submissions.records import Identity
 from submissions.request import SubmitRequest
+from tests.support import demo
 from tests.support.submissions import form
 from tests.ui.conftest import shot, start_app
 

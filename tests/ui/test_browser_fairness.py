@@ -16,10 +16,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from leaderboard import demo
 from leaderboard.config import Settings
 from leaderboard.service import Leaderboard
-from tests.support import honest
+from tests.support import demo, honest
 from tests.support.app_server import AppServer
 from tests.support.models import honest_model
 from tests.support.submissions import small_gold

@@ -13,13 +13,13 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 import yaml
 
-from leaderboard import demo
 from leaderboard.columns import LENIENT_KEY
 from leaderboard.config import Settings
 from leaderboard.service import Leaderboard
 from submissions.model_hub import HubModels
 from submissions.records import Identity, SubmissionForm
 from submissions.request import SubmitRequest
+from tests.support import demo
 from tests.support.app_server import AppServer, seeded_copy
 from tests.support.hub_models import LLAMA, QWEN, UNINDEXED, publish_models
 from tests.support.hub_server import HubServer

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard import demo
 from leaderboard.config import Settings
 from leaderboard.service import Leaderboard
+from tests.support import demo
 from tests.support.app_server import AppServer
 from tests.support.scoring import with_options
 from tests.support.submissions import small_gold

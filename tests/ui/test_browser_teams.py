@@ -22,11 +22,11 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from leaderboard import demo
 from leaderboard.config import Settings
 from leaderboard.service import Leaderboard
 from scoring.engine import UnparsedLine
 from submissions.records import Identity
+from tests.support import demo
 from tests.support.app_server import ADMIN_TOKEN, AppServer
 from tests.support.file_field import choose_file
 from tests.support.gradio_queue import fn_index, queue_call

@@ -16,7 +16,7 @@ import urllib.request
 import gradio as gr
 import pytest
 
-from leaderboard import demo
+from tests.support import demo
 from tests.support.app_server import ROOT
 from tests.ui.conftest import start_app
 from ui import gradio_pin, links

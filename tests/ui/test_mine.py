@@ -8,8 +8,8 @@ import gradio as gr
 import pandas as pd
 import pytest
 
-from leaderboard import demo
 from leaderboard.config import UiSettings
+from tests.support import demo
 from tests.support.submissions import small_gold, write_broken, write_submission
 from tests.ui.fakes import Profile, Request
 from tests.ui.test_submit import submit

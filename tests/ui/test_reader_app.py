@@ -13,8 +13,8 @@ import urllib.request
 
 import pytest
 
-from leaderboard import demo
 from leaderboard.reader import FolderSource, PublishedLeaderboard
+from tests.support import demo
 from tests.support.app_server import ROOT, AppServer
 from ui.jobs import REFRESH_AT_LEAST_EVERY
 

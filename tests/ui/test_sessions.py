@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from leaderboard import demo
+from tests.support import demo
 from tests.support.gradio_queue import fn_index, queue_call
 from tests.ui.conftest import start_app
 from ui.page import SESSION_CAPACITY, cap_malloc_arenas, launch_extras

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from leaderboard import demo
+from tests.support import demo
 from tests.support.app_server import AppServer
 from tests.ui.conftest import shot, start_app
 

@@ -1,11 +1,12 @@
 // The question browser: the public question list the site serves (questions/<bench>.jsonl, what a
 // team runs its model on), shown a page at a time, filtered by its own public fields. It reads that
-// list and nothing else, so it shows no more than the list does (no answer, no mask).
+// list and nothing else, so it shows no more than the list does (no answer, no mask). Where a row keeps
+// its key, question, options and images is each benchmark's declaration's (its family's fields, in the
+// page's data): no benchmark is known here by name.
 (() => {
   "use strict";
   const PAGE_SIZE = 10;
   const MAX_CHOICES = 40; // a field with more distinct values (a concept, an id) is searched, not picked
-  const NOT_FILTERS = new Set(["question_id", "question", "options", "grounding_prompt", "image_url", "image_path", "id_", "concept"]);
   const el = (id) => document.getElementById(id);
   const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
   const BENCHES = JSON.parse(el("q-benches").textContent);
@@ -42,23 +43,32 @@
     return lists.get(bench);
   }
 
-  // The list's own fields with few values, each a picker (SCB: type, country, category).
-  function filterFields(questions) {
+  // The fields a card shows as its key, text, options and images (the declaration's), not as facts.
+  function partsOf(bench) {
+    const f = bench.fields || {};
+    return new Set([bench.key, bench.echo, f.question, f.options, f.grounding_prompt, ...(f.image || [])].filter(Boolean));
+  }
+
+  // The list's own fields with few values, each a picker (e.g. type, country, category).
+  function filterFields(bench, questions) {
+    const parts = partsOf(bench);
     const values = {};
     for (const q of questions) for (const [k, v] of Object.entries(q)) {
-      if (NOT_FILTERS.has(k) || v === null || typeof v === "object") continue;
+      if (parts.has(k) || v === null || typeof v === "object") continue;
       (values[k] = values[k] || new Set()).add(String(v));
     }
     return Object.entries(values).filter(([, set]) => set.size > 1 && set.size <= MAX_CHOICES)
       .map(([k, set]) => [k, [...set].sort((a, z) => a.localeCompare(z, "en", { numeric: true }))]);
   }
 
-  // An image the list names: a relative address is the site's (questions/<bench>/...), an absolute
-  // one is where the benchmark publishes it; anything else is dropped.
+  // An image the list names: an absolute address is where the benchmark publishes it; a relative one
+  // is found by its file name where the site serves the list's images (questions/<bench>/images/, the
+  // "images" every harness is given); anything else is dropped.
   function imageUrl(bench, url) {
     const u = String(url || "").trim();
     if (/^https?:\/\/[^\s<>"'`]+$/i.test(u)) return u;
-    if (/^[\w./-]+$/.test(u) && !u.split("/").includes("..")) return `questions/${encodeURIComponent(bench)}/${u.replace(/^\/+/, "")}`;
+    const name = u.split("/").pop();
+    if (/^[\w.-]+$/.test(name) && name !== "." && name !== "..") return `questions/${encodeURIComponent(bench)}/images/${name}`;
     return "";
   }
   const picture = (src, alt, w, h, fallback) => (src || fallback
@@ -66,25 +76,32 @@
     : "");
 
   function card(bench, q) {
-    const facts = Object.entries(q).filter(([k, v]) => !NOT_FILTERS.has(k) && v !== null && typeof v !== "object" || k === "concept")
+    const f = bench.fields || {};
+    const parts = partsOf(bench);
+    const facts = Object.entries(q).filter(([k, v]) => !parts.has(k) && v !== null && typeof v !== "object")
       .map(([k, v]) => `${esc(k.replace(/_/g, " "))}: <b>${esc(v)}</b>`).join(" · ");
+    const options = Array.isArray(q[f.options]) ? q[f.options] : [];
     let body = "";
-    if (Array.isArray(q.options) && q.options.length && typeof q.options[0] === "object") { // SCB: four option images
-      body = `<ol class="q-images">${q.options.map((o) => `<li><figure>${picture(imageUrl(bench, o.url), `Option ${o.letter}: image ${o.image_id || ""}`, o.width, o.height)}<figcaption>${esc(o.letter)}${o.image_id ? ` · ${esc(o.image_id)}` : ""}</figcaption></figure></li>`).join("")}</ol>`;
-    } else { // K-Viscuit: one image, the options as text
-      const local = q.image_path ? imageUrl(bench, `images/${String(q.image_path).split("/").pop()}`) : "";
-      const img = picture(local, `The image of question ${q.question_id}`, null, null, imageUrl(bench, q.image_url));
-      const options = (q.options || []).map((o) => `<li>${esc(o)}</li>`).join("");
-      body = `${img ? `<div class="q-image">${img}</div>` : ""}<ol class="q-options" type="A">${options}</ol>`;
+    if (f.kind === "images") { // the option images, one a letter
+      body = `<ol class="q-images">${options.map((o) => `<li><figure>${picture(imageUrl(bench.id, o.url), `Option ${o.letter}: image ${o.image_id || ""}`, o.width, o.height)}<figcaption>${esc(o.letter)}${o.image_id ? ` · ${esc(o.image_id)}` : ""}</figcaption></figure></li>`).join("")}</ol>`;
+    } else if (f.kind === "choice") { // one image (its fields tried in the declared order), the options as text
+      const sources = (f.image || []).map((k) => imageUrl(bench.id, q[k])).filter(Boolean);
+      const img = picture(sources[0], `The image of question ${q[bench.key]}`, null, null, sources[1]);
+      body = `${img ? `<div class="q-image">${img}</div>` : ""}<ol class="q-options" type="A">${options.map((o) => `<li>${esc(o)}</li>`).join("")}</ol>`;
     }
-    const prompt = q.grounding_prompt ? `<p class="q-facts">Grounding: ${esc(q.grounding_prompt)}</p>` : "";
-    return `<article class="question" data-id="${esc(q.question_id)}"><h2>${esc(q.question_id)}</h2><p class="q-facts">${facts}</p><p class="q-text">${esc(q.question)}</p>${prompt}${body}</article>`;
+    const prompt = f.grounding_prompt && q[f.grounding_prompt] ? `<p class="q-facts">Grounding: ${esc(q[f.grounding_prompt])}</p>` : "";
+    const text = f.question ? `<p class="q-text">${esc(q[f.question])}</p>` : "";
+    return `<article class="question" data-id="${esc(q[bench.key])}"><h2>${esc(q[bench.key])}</h2><p class="q-facts">${facts}</p>${text}${prompt}${body}</article>`;
   }
 
-  function kept(questions, s) {
+  // The text a search reads: the question, the key and every other scalar field (a concept, a name).
+  function searched(bench, q) {
+    return Object.entries(q).filter(([, v]) => v !== null && typeof v !== "object").map(([, v]) => String(v)).join(" ");
+  }
+  function kept(bench, questions, s) {
     const terms = s.q.toLowerCase().split(";").map((t) => t.trim()).filter(Boolean);
     return questions.filter((q) => Object.entries(s.fields).every(([k, v]) => v === "" || String(q[k]) === v)
-      && (!terms.length || terms.some((t) => `${q.question} ${q.concept || ""} ${q.question_id}`.toLowerCase().includes(t))));
+      && (!terms.length || terms.some((t) => searched(bench, q).toLowerCase().includes(t))));
   }
 
   let renders = 0;
@@ -103,13 +120,13 @@
     catch (err) { el("q-summary").textContent = `No question list for ${bench.name} (${err.message}).`; return; }
     if (mine !== renders) return;
     const focused = document.activeElement && document.activeElement.id;
-    el("q-fields").innerHTML = filterFields(questions).map(([k, values]) => `<label>${esc(k.replace(/_/g, " "))} <select id="q-f-${esc(k)}" name="${esc(k)}"><option value="">all</option>${values.map((v) => `<option${state.fields[k] === v ? " selected" : ""}>${esc(v)}</option>`).join("")}</select></label>`).join("");
+    el("q-fields").innerHTML = filterFields(bench, questions).map(([k, values]) => `<label>${esc(k.replace(/_/g, " "))} <select id="q-f-${esc(k)}" name="${esc(k)}"><option value="">all</option>${values.map((v) => `<option${state.fields[k] === v ? " selected" : ""}>${esc(v)}</option>`).join("")}</select></label>`).join("");
     if (document.activeElement !== el("q-text")) el("q-text").value = state.q;
-    const shown = kept(questions, state);
+    const shown = kept(bench, questions, state);
     const pages = Math.max(1, Math.ceil(shown.length / PAGE_SIZE));
     const page = Math.min(state.page, pages);
     const first = (page - 1) * PAGE_SIZE;
-    el("q-list").innerHTML = shown.slice(first, first + PAGE_SIZE).map((q) => card(bench.id, q)).join("");
+    el("q-list").innerHTML = shown.slice(first, first + PAGE_SIZE).map((q) => card(bench, q)).join("");
     el("q-summary").textContent = shown.length
       ? `Questions ${(first + 1).toLocaleString("en")}-${Math.min(first + PAGE_SIZE, shown.length).toLocaleString("en")} of ${shown.length.toLocaleString("en")}${shown.length < questions.length ? ` (of ${questions.length.toLocaleString("en")} in the list)` : ""}.`
       : "No question matches these filters.";

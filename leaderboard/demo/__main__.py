@@ -1,3 +1,0 @@
-from leaderboard.demo import main
-
-raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""The Inspect AI tasks of the leaderboard's benchmarks (:mod:`.tasks`, registered by :mod:`._registry`)."""
