@@ -1,4 +1,4 @@
-"""Maintainer command line (also what tests and scripts use); see README "Maintainer's jobs".
+"""Maintainer command line (also what tests and scripts use); see docs/maintainers.md.
 
 python -m leaderboard gold add --benchmark scb --file GOLD [--confirm] [--withhold concept,country]
 python -m leaderboard gold audit --benchmark scb --file GOLD [--withhold concept,country]

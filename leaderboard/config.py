@@ -1,4 +1,4 @@
-"""Settings from environment variables: the one place that reads them (README lists every one).
+"""Settings from environment variables: the one place that reads them (docs/configuration.md lists them).
 
 A value the app cannot use raises :class:`ConfigError` naming its variable, so a misconfigured
 Space stops at start with a message that says what to fix instead of a bare ``ValueError``.

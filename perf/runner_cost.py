@@ -32,7 +32,7 @@ def main() -> None:
 
     folder = Path(tempfile.mkdtemp(prefix="runner-cost-"))
     app = AppServer(folder / "data", log=folder / "app.log").start()
-    images = f"{app.url}/questions/{args.benchmark}/" + ("images/" if args.benchmark == "kviscuit" else "")
+    images = f"{app.url}/questions/{args.benchmark}/images"  # one meaning of images for every benchmark
     try:
         with FakeOpenAI() as model:
             before, started, host_before = os.times(), time.monotonic(), _cpu_seconds(app.proc.pid)

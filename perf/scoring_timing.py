@@ -12,7 +12,7 @@ run. "old" is this checkout with both set back (``old_rows``, ``old_intersect``)
 
 Each file is validated once (validation never depended on the answers); ``score_predictions``
 is timed ``--repeat`` times per (rule, file), interleaved, and the fastest reported, with the difference
-correct - wrong. Figures go into README (Reliability) and docs/scoring-speed.md.
+correct - wrong. Figures go into docs/reliability.md and docs/scoring-speed.md.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""``python -m scoring score|validate ...``: score or check a submission from the shell (SPEC "command line").
+"""``python -m scoring score|validate|demo ...``: score or check a submission from the shell (SPEC "command
+line"); ``demo OUT_DIR`` writes every registered benchmark's demo files (the embedded default's).
 
 ``score`` needs the gold; ``validate`` needs only the public question list (the About tab links
 it) and runs the server's checks with the server's codes, scoring nothing. Exit 0 with the
@@ -107,9 +108,15 @@ def main(argv: list[str] | None = None) -> int:
     score.add_argument("--json", action="store_true", help="print one JSON result record")
     score.add_argument("--no-cache", action="store_true", help="do not read or write compiled gold")
     _validate_parser(sub)
+    demo = sub.add_parser("demo", help="write every registered benchmark's demo gold, public list and team files")
+    demo.add_argument("out", metavar="OUT_DIR")
     args = parser.parse_args(argv)
     if args.command == "validate":
         return validate(args)
+    if args.command == "demo":
+        from scoring.benchmarks.demo import main as write_demo_files
+
+        return write_demo_files([args.out])
     cache = GoldCache(None if args.no_cache else _cache_folder())
     try:
         gold = cache.load(args.benchmark, args.gold)

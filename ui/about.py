@@ -88,7 +88,7 @@ def harness_inputs() -> str:
         if b.family is None:
             lines.append(f"- **{b.name}**: {question_links(b.id)} (no harness shapes declared).")
             continue
-        commands = f"`python -m runner {b.id}`, `python -m vlmevalkit.run {b.id}`"
+        commands = f"`python -m scoring.harness.runner {b.id}`, `inspect eval scoring/{b.id}`"
         lines.append(f"- **{b.name}** ({b.family.describe(b.choices)}): {question_links(b.id)}; {commands}.")
     return "### What a model runs on\n" + "\n".join(lines)
 

@@ -143,7 +143,7 @@ def inputs_html() -> str:
         for b in BENCHMARKS.values()
     )
     return (
-        f"Run your model on the inputs: {links} (<code>python -m runner</code> reads them). "
+        f"Run your model on the inputs: {links} (<code>python -m scoring.harness.runner</code> reads them). "
         f'<a href="questions">Browse the questions</a> with their images.'
     )
 

@@ -57,7 +57,7 @@ def use_real_oauth(settings: UiSettings) -> None:
         gradio.oauth._add_oauth_routes(app)
         # Lax, not Gradio's None: a page on another site must not send the visitor's session along
         # (attacks.md #4). The cost: inside huggingface.co's iframe the cookie is third-party and
-        # not sent, so visitors sign in on the Space's own address (README, Deploying as a Space).
+        # not sent, so visitors sign in on the Space's own address (docs/deployment.md).
         app.add_middleware(SessionMiddleware, secret_key=key, same_site="lax", https_only=True)
 
     gradio.routes.attach_oauth = attach_oauth

@@ -207,7 +207,7 @@ def guide_markdown(benchmark: str) -> str:
     return (
         f"**Format ({display.escape_markdown(bench.name)})**: JSONL, one object per line, fields {fields}. "
         f"Run your model on the inputs: {question_links(bench.id)}"
-        + (f" (`python -m runner {bench.id}` reads them; README, From a model to a row)" if bench.family else "")
+        + (f" (`python -m scoring.harness.runner {bench.id}` reads them; docs/harnesses.md)" if bench.family else "")
         + ". Check a file offline with "
         f"`python -m scoring validate --benchmark {bench.id} --questions QUESTIONS.jsonl --predictions FILE`, "
         "or tick *Validate only* here (nothing is scored, stored or counted).\n\n"

@@ -206,7 +206,7 @@ class HubInspect:
     (``input``, ``input_image``, ``target``, ``choices``, ``metadata``), then the solvers and scorers.
 
     ``caveat`` says why a run from the Hub is not the leaderboard's protocol, when it is not (printed
-    as a comment of the file): the exact protocol is ``inspect_tasks/``."""
+    as a comment of the file): the exact protocol is the kit's own task (``inspect eval scoring/<id>``)."""
 
     field_spec: Mapping[str, object]
     solvers: tuple[InspectStep, ...]

@@ -3,9 +3,9 @@
 A benchmark's demo is its declaration's ``demo`` slot (:class:`scoring.benchmarks.base.DemoData`,
 made by its folder's ``demo.py``): one registry, the benchmarks'. :func:`write_demo` writes every
 registered benchmark's demo files, ``Leaderboard.seed_demo`` loads them into an empty store, and
-``python -m scoring.benchmarks.demo OUT_DIR`` writes them from the shell. The helpers below are what
-the folders' generators share. Everything is a pure function of its arguments: the same seed gives
-the same records.
+``python -m scoring demo OUT_DIR`` writes them from the shell (with the plugins
+``LEADERBOARD_PLUGINS`` names). The helpers below are what the folders' generators share. Everything
+is a pure function of its arguments: the same seed gives the same records.
 """
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ def write_demo(folder: Path, seed: int = 0) -> dict[str, Path]:
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if len(args) != 1 or args[0].startswith("-"):
-        print("usage: python -m scoring.benchmarks.demo OUT_DIR", file=sys.stderr)
+        print("usage: python -m scoring demo OUT_DIR", file=sys.stderr)
         return 2
     for name, path in write_demo(Path(args[0])).items():
         print(f"{name}\t{path}")
@@ -150,7 +150,3 @@ def write_jsonl(path: Path, records: Iterable[Record]) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(dumps_jsonl(records))
     return path
-
-
-if __name__ == "__main__":
-    sys.exit(main())

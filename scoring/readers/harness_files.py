@@ -32,7 +32,7 @@ message that names what it is and what to do, instead of one error per line:
   ``stage1_prediction``, the grounding in ``prediction``, the family in ``grounding_format`` (and
   ``bbox_format``).
 - **Inspect AI logs** (``.eval``, a zip of JSON; scoring/inspect_log.py): one line per sample,
-  its id the question's; SCB's two stages from the sample's store (``inspect_tasks/scb.py``).
+  its id the question's; SCB's two stages from the sample's store (``inspect eval scoring/scb``).
 - **Our records in another container**: a JSON array of line objects, a CSV or TSV with a
   ``question_id`` column (cells that hold JSON, e.g. a box, are read as JSON): read as lines.
 - Anything else that is clearly not JSON Lines (a JSON document, a table or workbook without the

@@ -7,10 +7,10 @@ A ``.eval`` log (inspect_ai/log/_recorders/eval.py) is a zip: ``header.json`` (t
 Zstandard (zip method 93), which Python's ``zipfile`` cannot open before 3.14: those members are
 read with the ``zstandard`` package (an optional import, as openpyxl is for workbooks).
 
-A sample's ``id`` is the question's id (``inspect_tasks/``: K-Viscuit's row, SCB's
+A sample's ``id`` is the question's id (``scoring.harness.inspect``: K-Viscuit's row, SCB's
 ``question_id``), except in a run of a benchmark's ``eval.yaml`` by Inspect's Hub loader (task
 ``hf/...``), whose ids are 1-based positions in the split (:data:`HUB_TASK`); its response is
-``output.completion``. A sample of a two-stage benchmark's task (``inspect_tasks/scb.py``)
+``output.completion``. A sample of a two-stage benchmark's task (``inspect eval scoring/scb``)
 keeps both stages in its ``store`` (:func:`store_keys`: ``scb/stage1``, ``scb/stage2``,
 ``scb/grounding_format``): the stage-1 text is the ``response``, the stage-2 text the
 ``grounding_response``, read by that family, exactly the line the same outputs would be as JSON Lines.
@@ -39,7 +39,7 @@ ZSTD = 93
 
 
 def store_keys(benchmark: str) -> dict[str, str]:
-    """The store keys a two-stage benchmark's Inspect task writes (``inspect_tasks/_inputs.py``):
+    """The store keys a two-stage benchmark's Inspect task writes (``scoring.harness.inspect.tasks``):
     its two responses and the grounding family, under the benchmark's id."""
     return {"stage1": f"{benchmark}/stage1", "stage2": f"{benchmark}/stage2", "family": f"{benchmark}/grounding_format"}
 

@@ -7,6 +7,9 @@ task can be shown to leave the real tool's output as it was, and the fixtures ne
     .harness/inspect-ai-0.3.285/bin/python scripts/harness-fixtures/same_as_fixtures.py inspect OLD.eval NEW.eval
         two Inspect AI logs: the plan and task arguments, and per sample its input, messages, store,
         metadata, output and every model call's input and output (needs inspect-ai)
+    .harness/vlmevalkit/bin/python scripts/harness-fixtures/same_as_fixtures.py vlmevalkit OLD_DIR NEW_DIR
+        VLMEvalKit's prediction files (.xlsx, .tsv, .json) as the tables they hold, and prompts.json
+        (needs pandas and openpyxl)
 
 Prints what differs and exits 1 when anything does.
 """
@@ -151,9 +154,40 @@ def inspect(old: Path, new: Path) -> list[str]:
     return problems
 
 
+def _table(path: Path):
+    import pandas as pd
+
+    if path.suffix == ".xlsx":
+        return pd.read_excel(path, dtype=str, keep_default_na=False)
+    if path.suffix == ".tsv":
+        return pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)
+    return pd.read_json(path, dtype=str)
+
+
+def vlmevalkit(old: Path, new: Path) -> list[str]:
+    """The files both folders hold: each prediction file as its table (a workbook's bytes carry its
+    writing time), prompts.json as JSON; files only one holds are named."""
+    names = {p.name for p in old.iterdir()} | {p.name for p in new.iterdir()}
+    problems = []
+    for name in sorted(names - {"environment.txt"}):
+        a, b = old / name, new / name
+        if not (a.exists() and b.exists()):
+            problems.append(f"{name}: only in {'old' if a.exists() else 'new'}")
+            continue
+        same = (
+            json.loads(a.read_text()) == json.loads(b.read_text())
+            if name == "prompts.json"
+            else _table(a).equals(_table(b))
+        )
+        print(f"{name}: {'same' if same else 'DIFFERENT'}")
+        if not same:
+            problems.append(f"{name}: differs")
+    return problems
+
+
 if __name__ == "__main__":
     kind, old, new = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
-    problems = {"lmms-eval": lmms_eval, "inspect": inspect}[kind](old, new)
+    problems = {"lmms-eval": lmms_eval, "inspect": inspect, "vlmevalkit": vlmevalkit}[kind](old, new)
     for problem in problems[:20]:
         print(problem)
     sys.exit(1 if problems else 0)

@@ -1,4 +1,4 @@
-"""From a model to a scored row on one machine, as README's "From a model to a row" shows: the
+"""From a model to a scored row on one machine, as docs/harnesses.md "The runner" shows: the
 app on the embedded default, the toy endpoint, the runner on both benchmarks reading the app's
 own question lists and images, then both files submitted through the site's ``/submit``."""
 

@@ -3,7 +3,7 @@
 // per group: the two figures as shown, their difference, its 95% interval and a p-value. A port of
 // leaderboard/compare.py (tests/ui/test_browser_compare.py holds the two equal on the demo data):
 // a function of published figures only, so it costs the server nothing and shows nothing the rows
-// do not. Opened by ?tab=compare or ?bench=<id>&compare=<row id>,<row id> (README's deep links).
+// do not. Opened by ?tab=compare or ?bench=<id>&compare=<row id>,<row id> (docs/board.md's deep links).
 (() => {
   "use strict";
   const DATA = JSON.parse(document.getElementById("board-data").textContent);

@@ -205,7 +205,7 @@ HUB_INSPECT = HubInspect(
     scorers=(InspectStep("match", {"location": "exact"}),),  # run_vqa.py: an answer is exactly one letter
     caveat=(
         "inspect-ai's Hub loader sends the text before the image and lists the options as 'A) ...'; the "
-        "official prompt (inspect_tasks/kviscuit.py) sends the image first and indents 'A. ...'. The "
+        "official prompt (inspect eval scoring/kviscuit) sends the image first and indents 'A. ...'. The "
         "scorer counts the official rule (exactly one letter); the leaderboard's headline accuracy also "
         "reads '(b)' or 'B.'."
     ),

@@ -576,7 +576,7 @@ HUB_INSPECT = HubInspect(
         "inspect-ai's Hub loader cannot run SCB: the release withholds answers and masks, an option is an "
         "image (the loader takes one image a sample, and reads choice_a-choice_d as text) and stage 2 "
         "grounds (no Hub scorer computes IoU). These fields register the benchmark; run it with "
-        "inspect_tasks/scb.py and submit the .eval log to the leaderboard, which scores both stages."
+        "inspect eval scoring/scb and submit the .eval log to the leaderboard, which scores both stages."
     ),
 )
 """``eval.yaml``'s inspect-ai fields, which hub-docs requires: the stage-1 question in the columns of
