@@ -3,9 +3,9 @@
 #   make test   installs the app, the test tools and Chromium, then lints and runs every test
 #               (three pytest-xdist workers, a module to one worker; PYTEST_WORKERS=0 runs in one process)
 #   make test-busy  the same beside a busy-looping process (scripts/with_cpu_hog.py): run it before a push
-#   make harness-fixtures  (not part of make test) installs lmms-eval 0.7.3 and VLMEvalKit (ms-vlmeval) each in
-#               its own environment under .harness/, runs them against the toy endpoint and rewrites
-#               tests/fixtures/harness/lmms-eval-0.7.3/ and tests/fixtures/harness/vlmevalkit-0.0.20/
+#   make harness-fixtures  (not part of make test) installs lmms-eval 0.7.3, VLMEvalKit (ms-vlmeval) and inspect-ai
+#               0.3.285 each in its own environment under .harness/, runs them against the toy endpoint and rewrites
+#               tests/fixtures/harness/ (scripts/harness-fixtures/same_as_fixtures.py compares a new run with the old)
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTEST_WORKERS ?= 3

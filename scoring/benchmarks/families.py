@@ -4,16 +4,17 @@ After lmms-eval's ``include:`` task families (one family file, a short file per 
 pycocotools' ``Params`` (one record of settings that every step reads): a benchmark's declaration
 names its family with the few fields that differ (where a public row keeps its question, options
 and image; the instruction), and every surface that asks a model or hands a harness its inputs
-reads the family instead of branching on a benchmark id: the runner (``runner/``), the VLMEvalKit
-TSV (``scoring/benchmarks/tsv.py``), the shipped lmms-eval, Inspect and VLMEvalKit tasks, the
-served demo images (``ui/public_files.py``).
+reads the family instead of branching on a benchmark id: the harness adapters (``scoring.harness``:
+the runner, the lmms-eval, Inspect and VLMEvalKit tasks), the VLMEvalKit TSV
+(``scoring/benchmarks/tsv.py``), the served demo images (``ui/public_files.py``) and the question
+browser (:meth:`browser_fields`).
 
-- :class:`MultipleChoice`: text options on one image, answered by a letter (K-Viscuit; CVQA).
+- :class:`MultipleChoice`: text options on one image, answered by a letter (K-Viscuit; the toy).
 - :class:`TwoStage`: pick the right image among option images, then ground the artifact in the
   chosen one (SCB).
 
-Stdlib, :mod:`scoring.protocol` and :mod:`scoring.answers` only: the harness tasks import it in
-their own environments.
+Stdlib, :mod:`scoring.benchmarks.protocol` and :mod:`scoring.answers` only: the harness tasks import it
+in their own environments.
 """
 
 from __future__ import annotations

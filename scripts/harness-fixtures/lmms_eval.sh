@@ -39,9 +39,10 @@ PYTHONPATH=$CHECKOUT "$PY" "$HERE/demo_inputs.py" "$WORK"
 export SCB_IMAGES=$WORK/images/scb TOY_IMAGES=$WORK/images/toy  # `images` of every harness: where they are
 
 # 3. the tasks as a team writes them from the declarations; the one change: K-Viscuit's rows come from
-#    the local stand-in of its Hub dataset
+#    the local stand-in of its Hub dataset (by a path relative to $WORK, lmms-eval's working folder, so
+#    the results file it writes names no machine's folder)
 (cd "$WORK" && "$LMMS_VENV/bin/python" -m scoring.harness.lmms_eval tasks tasks)
-sed -i "s|^dataset_path: ddehun/k-viscuit\$|dataset_path: $WORK/kv_dataset\ndataset_kwargs:\n  load_from_disk: true|" \
+sed -i "s|^dataset_path: ddehun/k-viscuit\$|dataset_path: kv_dataset\ndataset_kwargs:\n  load_from_disk: true|" \
   "$WORK/tasks/kviscuit/kviscuit.yaml"
 grep -q "load_from_disk" "$WORK/tasks/kviscuit/kviscuit.yaml"
 
@@ -75,6 +76,8 @@ SCB_STAGE1_SAMPLES=$(ls "$WORK"/logs/*/*_samples_scb_stage1.jsonl) \
 rm -rf "$OUT" && mkdir -p "$OUT"
 cp "$WORK"/logs/*/*_samples_*.jsonl "$WORK"/logs/*/*_results.json "$OUT/"
 gzip -9n "$OUT"/*_samples_*.jsonl   # the same bytes, a tenth of the size in git (tests read them with gzip)
+# what wrote them: the stand-in's answers hash the requests, whose image bytes depend on these versions (Pillow)
+"$LMMS_VENV/bin/pip" freeze --exclude cultural-vlm-scoring > "$OUT/environment.txt"
 PYTHONPATH=$CHECKOUT "$PY" - "$OUT" "$WORK" "${LIMIT:-}" <<'PY'
 import json, sys
 from pathlib import Path
@@ -89,7 +92,7 @@ manifest = {
     "tool": "lmms-eval", "version": "0.7.3",
     "model": "--model openai against python -m scoring.harness.runner.fake_endpoint (the toy model)",
     "tasks": ["kviscuit", "scb_stage1", "scb_stage2", "toy"], "limit": int(limit) if limit else None,
-    "questions": "the embedded default's demo (python -m scoring.benchmarks.demo), published order",
+    "questions": "the embedded default's demo (python -m scoring demo), published order",
     "script": "scripts/harness-fixtures/lmms_eval.sh",
     "gold_versions": {b: scoring.load_gold(b, work / f"{b}_gold.jsonl").version for b in ("scb", "kviscuit", "toy")},
     "files": sorted(p.name for p in out.iterdir()),

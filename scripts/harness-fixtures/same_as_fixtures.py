@@ -58,6 +58,7 @@ VOLATILE = {
     "git_hash",
     "git_branch",
     "model_source",
+    "lmms_eval_version",
 }
 """Keys whose values change on every run (lmms-eval's results file and Inspect's log)."""
 

@@ -28,7 +28,7 @@ $VPY -m pip install --quiet --no-deps "ms-vlmeval==$VERSION"
 $VPY -m pip install --quiet pandas numpy pillow openpyxl xlsxwriter requests tqdm tabulate termcolor validators \
   sty timeout-decorator python-dotenv portalocker rich openai huggingface_hub datasets levenshtein joblib decord \
   torchvision jieba nltk rouge math_verify pylatexenc opencv-python-headless imageio scipy json_repair num2words \
-  scikit-learn transformers qwen_vl_utils
+  scikit-learn transformers qwen_vl_utils accelerate  # accelerate: vlmeval.vlm imports it at start (0.0.20)
 $VPY -m pip install --quiet "$CHECKOUT/scoring[vlmevalkit]" && rm -rf "$CHECKOUT/scoring/build"
 export LEADERBOARD_PLUGINS=scoring.benchmarks.toy  # the example third benchmark: its TSV and its dataset
 
@@ -62,5 +62,5 @@ mkdir -p "$OUT"
 cp "$WORK"/out/toy_KViscuit_LB.{xlsx,tsv,json} "$WORK/out/toy_SCB_LB.xlsx" "$WORK/out/toy_SCB_LB_STAGE2.xlsx" \
   "$WORK/out/toy_toy_LB.xlsx" \
   "$WORK/out/prompts.json" "$OUT/"
-$VPY -m pip freeze > "$OUT/environment.txt"
+$VPY -m pip freeze --exclude cultural-vlm-scoring > "$OUT/environment.txt"  # no machine path: the kit is this checkout
 ls -l "$OUT"

@@ -17,10 +17,11 @@ import scoring
 from scoring.readers import harness_files as harness
 from scoring.readers import inspect_log
 from submissions.request import SubmitRequest
-from tests.support import demo
+from tests.support import demo, toy
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "harness" / "inspect_ai-0.3.285"
-BENCHMARKS = ("kviscuit", "scb")
+BENCHMARKS = ("kviscuit", "scb", "toy")
+"""The shipped benchmarks' tasks and the example plugin's (``inspect eval scoring/toy``, on its public list)."""
 
 
 @lru_cache(maxsize=1)
@@ -30,9 +31,11 @@ def _gold_paths(folder: str) -> dict[str, Path]:
 
 @pytest.fixture(scope="module")
 def golds(tmp_path_factory) -> dict[str, scoring.Gold]:
-    """The embedded default's golds: the ones the app's question lists of the fixture run come from."""
-    paths = _gold_paths(str(tmp_path_factory.mktemp("demo")))
-    return {b: scoring.load_gold(b, paths[f"{b}_gold"]) for b in BENCHMARKS}
+    """The embedded default's golds (with the plugin's): the ones the app's question lists of the fixture
+    run come from."""
+    with toy.registered():
+        paths = _gold_paths(str(tmp_path_factory.mktemp("demo")))
+        yield {b: scoring.load_gold(b, paths[f"{b}_gold"]) for b in BENCHMARKS}
 
 
 @pytest.mark.parametrize("benchmark", BENCHMARKS)
@@ -44,10 +47,11 @@ def test_an_inspect_log_is_scored_exactly_as_its_responses_in_json_lines(benchma
     from_lines = scoring.score_file(benchmark, gold, same, min_coverage=0)
     assert from_log.to_dict() == from_lines.to_dict()
     assert from_log.counts["submitted"] == gold.size == len(same.splitlines())  # every question of the demo list
-    converted = harness.as_submission(scoring.get_benchmark(benchmark), gold, log, 10**8)
+    bench = scoring.get_benchmark(benchmark)
+    converted = harness.as_submission(bench, gold, log, 10**8)
     assert converted.kind == "an Inspect AI log (.eval)" and converted.issues == ()
     lines = [json.loads(x) for x in converted.data.splitlines()]
-    assert sorted(line["question_id"] for line in lines) == sorted(gold.keys)  # sample ids are the question ids
+    assert sorted(line[bench.key_field] for line in lines) == sorted(gold.keys)  # sample ids are the question keys
     if benchmark == "scb":  # both stages of one sample, stage 2 read in the family the run named
         assert {line["grounding_format"] for line in lines} == {"qwen2_5_vl"}
         assert from_log.overall["miou"] is not None
@@ -204,9 +208,33 @@ def test_the_logged_requests_are_the_benchmarks_one_protocol(golds, tmp_path_fac
         assert [p["type"] for p in request["content"]] == ["image", "text"]
 
 
+def test_the_plugins_task_asked_its_declared_prompt_on_its_own_fields(golds, tmp_path_factory):
+    """``inspect eval scoring/toy`` (the entry point's task of the example plugin, on its public list):
+    every sample is the image, then the toy's own prompt built from its fields (``prompt``, ``choices``)
+    with its own instruction, its id the question's ``qid``."""
+    paths = _gold_paths(str(tmp_path_factory.mktemp("demo-toy")))
+    listed = {q["qid"]: q for q in map(json.loads, paths["toy_questions"].read_text().splitlines())}
+    bench = scoring.get_benchmark("toy")
+    samples = [json.loads(data) for name, data in _members("toy").items() if name.startswith("samples/")]
+    assert sorted(s["id"] for s in samples) == sorted(listed)
+    for sample in samples:
+        question = listed[sample["id"]]
+        (message,) = sample["input"]
+        assert [p["type"] for p in message["content"]] == ["image", "text"]
+        expected = bench.protocol["answer"](question["prompt"], question["choices"])
+        assert (message["content"][1]["text"],) == protocol_text(expected)
+        assert message["content"][1]["text"].endswith(bench.family.instruction)
+
+
+def protocol_text(parts) -> tuple[str, ...]:
+    from scoring.benchmarks import protocol
+
+    return protocol.text_of(parts)
+
+
 def test_a_two_stage_sample_is_read_from_its_own_benchmarks_store_keys():
     """The Inspect task of any two-stage benchmark keeps its stages under its own id
-    (``inspect_log.store_keys``, what ``inspect_tasks/_inputs.two_stage_task`` writes), and the reader
+    (``inspect_log.store_keys``, what ``scoring.harness.inspect.tasks.two_stage_task`` writes), and the reader
     takes them from there: another two-stage benchmark's log is not read as a one-stage answer."""
     keys = inspect_log.store_keys("cv2")
     assert keys == {"stage1": "cv2/stage1", "stage2": "cv2/stage2", "family": "cv2/grounding_format"}

@@ -19,10 +19,12 @@ from pathlib import Path
 import pytest
 
 import scoring
+from scoring.benchmarks.toy import demo as toy_demo
 from scoring.readers import bundle
 from scoring.readers import harness_files as harness
 from scoring.validation import check_file
-from tests.support.harness_files import LMMS_EVAL, demo_gold_files, lmms_samples, written_name
+from tests.support import toy
+from tests.support.harness_files import LMMS_EVAL, demo_gold_files, lmms_manifest, lmms_samples, written_name
 from tests.support.scoring import write_lines
 
 NULL_HASH = hashlib.sha256(json.dumps(None, indent=2).encode()).hexdigest()
@@ -83,6 +85,25 @@ def test_kviscuit_samples_score_as_the_same_texts_in_our_jsonl(golds, tmp_path):
     got = scoring.score_file("kviscuit", gold, lmms_samples("kviscuit"))
     _same_figures(got, expected)
     assert got.counts["questions"] == len(_samples("kviscuit")) == gold.size
+
+
+def test_the_plugins_task_ran_on_its_public_list_and_scores_as_its_texts(demo, tmp_path):
+    """The example plugin's task, which ``python -m scoring.harness.lmms_eval tasks`` wrote, run by
+    lmms-eval 0.7.3 on the toy's public list, whose documents hold no answer: every sample was logged
+    with an empty target (before, ``doc_to_target`` raised ``KeyError: 'answer'`` on each), asked the
+    toy's own instruction, and the samples score exactly as the same texts keyed by ``qid``."""
+    with toy.registered() as bench:
+        gold = scoring.load_gold("toy", write_lines(tmp_path / "gold.jsonl", toy_demo.toy_gold(0)))
+        assert gold.version == lmms_manifest()["gold_versions"]["toy"]
+        samples = _samples("toy")
+        assert [s["doc_id"] for s in samples] == list(range(gold.size))
+        assert {s["target"] for s in samples} == {""}
+        assert all(s["input"].endswith(bench.family.instruction) for s in samples)
+        ours = [{"qid": gold.keys[s["doc_id"]], "response": s["filtered_resps"]} for s in samples]
+        expected = scoring.score_file("toy", gold, write_lines(tmp_path / "ours.jsonl", ours))
+        got = scoring.score_file("toy", gold, lmms_samples("toy"))
+        _same_figures(got, expected)
+        assert got.counts["submitted"] == gold.size
 
 
 @pytest.mark.parametrize("order", ["stage1 stage2", "stage2 stage1"])

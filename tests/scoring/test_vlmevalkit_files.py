@@ -26,7 +26,7 @@ import scoring
 import scoring.answers
 from scoring.benchmarks import get_benchmark
 from scoring.readers import harness_files as harness
-from tests.support import demo
+from tests.support import demo, toy
 from tests.support.scoring import write_lines
 
 openpyxl = pytest.importorskip("openpyxl")
@@ -36,6 +36,8 @@ FIXTURES = Path(__file__).parents[1] / "fixtures" / "harness" / f"vlmevalkit-{VE
 KVISCUIT = FIXTURES / "toy_KViscuit_LB.xlsx"
 SCB_STAGE1 = FIXTURES / "toy_SCB_LB.xlsx"
 SCB_STAGE2 = FIXTURES / "toy_SCB_LB_STAGE2.xlsx"
+TOY = FIXTURES / "toy_toy_LB.xlsx"
+"""The example plugin's dataset (``toy_LB``, its id as harness_name) run by the model named toy."""
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -64,8 +66,9 @@ def demo_golds(tmp_path_factory) -> dict[str, Path]:
 def same_texts_as_jsonl(bench: str, gold: scoring.Gold, path: Path, out: Path) -> Path:
     """The workbook's texts as the project's JSON Lines (stage 2's row: both answers and the family)."""
     lines = []
+    key = scoring.get_benchmark(bench).key_field
     for row in rows_of(path):
-        line = {"question_id": gold.keys[int(row["index"])]}
+        line = {key: gold.keys[int(row["index"])]}
         if "stage1_prediction" in row:
             line |= {"response": str(row["stage1_prediction"]), "grounding_response": str(row["prediction"])}
             line |= {"grounding_format": row["grounding_format"], "bbox_format": row["bbox_format"]}
@@ -114,6 +117,20 @@ def test_kviscuit_files_score_as_the_same_texts(written, demo_golds, tmp_path):
     result = scored_alike("kviscuit", demo_golds["kviscuit"], written, tmp_path)
     assert result.counts["submitted"] == 657 and result.counts["lenient"] == 657  # "The answer is C."
     assert result.overall["acc_strict"] == 0.0
+
+
+def test_the_plugins_workbook_scores_as_its_texts(tmp_path):
+    """VLMEvalKit 0.0.20 ran the example plugin through the family's dataset class on the toy's TSV
+    (``/questions/toy.tsv``, its own field names written as VLMEvalKit's columns): the workbook holds a
+    prediction for every question and scores as its texts keyed by ``qid``."""
+    from scoring.benchmarks.toy import demo as toy_demo
+
+    with toy.registered():
+        rows = rows_of(TOY)
+        assert [r["index"] for r in rows] == list(range(12)) and list(rows[0])[:6] == ["index", "question", *"ABCD"]
+        gold_path = demo.write_jsonl(tmp_path / "toy_gold.jsonl", toy_demo.toy_gold(0))
+        result = scored_alike("toy", gold_path, TOY, tmp_path)
+        assert result.counts["submitted"] == 12 and all(r["prediction"] for r in rows)
 
 
 def test_scb_stage1_xlsx_scores_its_choices(demo_golds, tmp_path):
