@@ -176,7 +176,7 @@ def leaks(finders, text: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def golds():
-    return {"scb": demo.scb.demo_gold(0), "kviscuit": demo.kviscuit_gold(0)}  # what seed_demo loads
+    return {"scb": demo.demo_of("scb").gold(0), "kviscuit": demo.kviscuit_gold(0)}  # what seed_demo loads
 
 
 @pytest.fixture(scope="module")

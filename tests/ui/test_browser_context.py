@@ -8,14 +8,13 @@ Screenshots go to artifacts/screenshots/ (``context-<what>-<width>.png``)."""
 from __future__ import annotations
 
 import re
-from importlib import resources
 from urllib.parse import parse_qs, urlparse
 
 import pytest
 
 from leaderboard.config import Settings
 from leaderboard.service import Leaderboard
-from scoring.benchmarks import get_benchmark
+from scoring.benchmarks import BENCHMARKS, get_benchmark
 from scoring.benchmarks.base import Heatmap
 from tests.ui.conftest import ADMIN_TOKEN, shot, start_app
 from ui import display
@@ -106,8 +105,8 @@ def search(page) -> dict[str, str]:
 
 
 def bibtex_blocks() -> list[str]:
-    text = resources.files("ui").joinpath("docs", "about", "5-citation.md").read_text(encoding="utf-8")
-    return re.findall(r"```bibtex\n(.*?)```", text, re.S)
+    """Each benchmark's one citation (its folder's citation.bib), which About shows a block each."""
+    return [b.citation + "\n" for b in BENCHMARKS.values() if b.citation]
 
 
 def test_each_bibtex_copy_button_copies_its_paper(context, page):
