@@ -3,9 +3,9 @@
 Everything the engine, the CLI, the storage and the UI need to know about one benchmark is in
 one frozen :class:`Benchmark`: how to load its gold, its answer choices, how keys and
 predictions look, which groups and metrics it reports, how the board shows them (overview
-columns, per-grouping views, plots). A third benchmark is one new module that builds one
-declaration and calls ``scoring.benchmarks.register`` on it; no module below compares a metric
-or grouping name with a literal.
+columns, per-grouping views, plots), and what its folder holds beside (demo, citation, About text,
+paper rows). A third benchmark is one new folder (``scoring/benchmarks/<id>/``) whose ``__init__``
+names its declaration ``BENCHMARK``; no module below compares a metric or grouping name with a literal.
 
 A metric is a declared ratio of two per-question statistic columns (after torchmetrics'
 ``_update`` then ``_reduce``): the engine produces the :class:`Stat` columns, a group's figure
@@ -383,9 +383,9 @@ class Benchmark:
     VLMEvalKit TSV), the shipped harness tasks and the demo images read. None: no harness inputs
     (the site offers the question list only)."""
     protocol: Mapping[str, Callable[..., tuple]] = field(default_factory=dict)
-    """What a model is asked, one builder per stage (``scoring.protocol``): the parts (text, image
-    index) of a question's prompt, which the runner, the lmms-eval tasks and the VLMEvalKit dataset
-    all send; the one place the benchmark's prompts are written. By default the family's."""
+    """What a model is asked, one builder per stage (``scoring.benchmarks.protocol``): the parts (text,
+    image index) of a question's prompt, which every harness adapter sends (``scoring.harness``); the one
+    place the benchmark's prompts are written. By default the family's."""
     site_export: Callable[[dict, SiteRow], dict | str] | None = None
     """The row in the shape of the benchmark's own site or paper (``python -m leaderboard export``):
     ``(result record, SiteRow) -> a JSON record or a text``; None: none."""

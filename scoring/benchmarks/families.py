@@ -158,7 +158,8 @@ class TwoStage:
         }
 
     def grounding_preset(self, name: str) -> GroundingPreset:
-        """The preset a team names for stage 2, or :class:`scoring.protocol.UnknownFamily` naming the known."""
+        """The preset a team names for stage 2, or :class:`~scoring.benchmarks.protocol.UnknownFamily` naming
+        the known."""
         return protocol.grounding_preset(name, self.grounding_presets)
 
     def option_images(self, row: Mapping) -> list[str]:
