@@ -18,7 +18,7 @@ from scoring import batch, boxcheck, harness
 from scoring.answers import describe, normalize_answer, read_response
 from scoring.benchmarks import Benchmark, get_benchmark
 from scoring.benchmarks.base import Stat
-from scoring.errors import MAX_LISTED, Issue, LineError
+from scoring.errors import MAX_LISTED, Issue, LineError, SubmissionError
 from scoring.geometry import BOX_FORMATS
 from scoring.gold import Gold
 from scoring.grounding_formats import GroundingTally, describe_formats, known_format
@@ -211,7 +211,12 @@ def read_draft(
     grounding_format: str = "",
 ) -> Draft:
     """Read ``source`` once (the expensive part of :func:`validate_file`); raises nothing for the
-    file's faults: they are in the draft's log."""
+    file's faults: they are in the draft's log (an unknown box or grounding format: only that)."""
+    try:
+        _check_settings(bench, gold, bbox_format, grounding_format, None)
+    except SubmissionError as e:
+        log = IssueLog(list(e.issues), e.total, Counter(i.code for i in e.issues))
+        return Draft(bench, gold, _no_predictions(bench, gold), log, bbox_format, shape_error=True)
     log = IssueLog()
     limits = _limits_for(gold, limits)
     try:
@@ -433,14 +438,14 @@ class _LineReader:
             sample = self.bench.box_sample(obj, self.gold, row, letter, **self.line_options)
             if sample is not None:
                 self.box_samples.append(sample)
+        if letter is not None:  # kept even if its grounding is refused: the file is then rejected, and
+            self.letters[row] = self.index[letter]  # its reading still says what it answered (probes)
         try:
             grounding = self.bench.read_line(obj, self.gold, row, self.bbox_format, letter, **self.line_options)
         except LineError as e:
             if not self.raw.absorbs(e, line_no):  # a missing grounding_format is one whole-file issue
                 self.log.add(e.code, line_no, e.field, str(e))
             return
-        if letter is not None:
-            self.letters[row] = self.index[letter]
         if self.line_options:  # raw grounding: counted, an unparsed one scored as an empty region
             read = grounding
             grounding = self.raw.note(line_no, obj, grounding)

@@ -43,7 +43,17 @@ from store.records import CorruptRecord, GoldInfo, StagedPreview
 
 log = logging.getLogger(__name__)
 
-__all__ = ["GOLD_SUFFIXES", "GoldInfo", "GoldRegistry", "GoldUpdate", "UnconfirmedGold", "leak_audit", "public_list"]
+__all__ = [
+    "GOLD_SUFFIXES",
+    "CheckedGold",
+    "GoldInfo",
+    "GoldRegistry",
+    "GoldUpdate",
+    "UnconfirmedGold",
+    "leak_audit",
+    "normalised",
+    "public_list",
+]
 
 GOLD_SUFFIXES = (".jsonl", ".parquet", ".json")
 KEEP_COMPILED = 2
@@ -100,6 +110,22 @@ def leak_audit(benchmark: str, path: Path, gold: Gold, withheld: tuple[str, ...]
     return tuple(audit(questions, answers, fields))
 
 
+def normalised(withheld: tuple[str, ...]) -> tuple[str, ...]:
+    """Withheld field names as given, stripped, each once."""
+    return tuple(dict.fromkeys(f.strip() for f in withheld if f.strip()))
+
+
+@dataclass(frozen=True)
+class CheckedGold:
+    """A gold file compiled (:meth:`GoldRegistry.read`) and its public list audited with these
+    fields ``withheld``: what staging it needs, computed once by whoever read it first."""
+
+    gold: Gold
+    suffix: str
+    withheld: tuple[str, ...]
+    leaks: tuple[Channel, ...]
+
+
 class GoldRegistry:
     """Current gold per benchmark: add a version, read its info, get it compiled."""
 
@@ -118,7 +144,13 @@ class GoldRegistry:
         return self.stage(benchmark, path, added_by, confirm, withheld).info
 
     def stage(
-        self, benchmark: str, path: Path, added_by: str, confirm: bool = False, withheld: tuple[str, ...] = ()
+        self,
+        benchmark: str,
+        path: Path,
+        added_by: str,
+        confirm: bool = False,
+        withheld: tuple[str, ...] = (),
+        checked: CheckedGold | None = None,
     ) -> GoldUpdate:
         """Validate ``path`` as ``benchmark`` gold and stage it (current at once if it is the first).
 
@@ -127,10 +159,14 @@ class GoldRegistry:
         case nothing is stored. Adding the current version again while another is staged
         withdraws the staged one; adding it with other ``withheld`` fields republishes its list.
         The update carries the leak audit of the public list with those fields withheld.
+        ``checked``: the same file compiled and audited already (a preview did: each is done once).
         """
-        gold, suffix = self.read(benchmark, path)
-        withheld = tuple(dict.fromkeys(f.strip() for f in withheld if f.strip()))
-        leaks = leak_audit(benchmark, path, gold, withheld)
+        withheld = normalised(withheld)
+        if checked is None or checked.withheld != withheld:
+            gold, suffix = self.read(benchmark, path)
+            leaks = leak_audit(benchmark, path, gold, withheld)
+        else:
+            gold, suffix, leaks = checked.gold, checked.suffix, checked.leaks
         fields = ",".join(withheld)
         current = self.info(benchmark)
         if current is not None and current.version == gold.version:
