@@ -293,7 +293,11 @@ class Intake:
         its pre-check, or its reading and answer; an :class:`Unreadable` mark when the read ran past
         its bounds (the upload is still stored: it cost the attempt); ``retry`` when the account
         holds too many checks or the worker died (nothing is kept)."""
-        seed = self.seeds.for_submission(sid)
+        try:
+            seed = self.seeds.for_submission(sid)  # the first one stores the board's secret
+        except StoreError as err:
+            log.warning("the bootstrap secret could not be stored, asked to retry: %s", err)
+            return SubmitAnswer.retry()
         read = self._in_turn(identity, read_upload, gold, lambda: data, form, *self._limits(), confirm, sid, seed)
         if isinstance(read, JobOverBound):
             return Unreadable((read.issue,), 1, now_iso())
