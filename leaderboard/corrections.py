@@ -159,7 +159,7 @@ class GoldCorrections:
         shown = preview_switch(*args, lb.table(benchmark), leaks)
         stopped = tuple(sorted(sid for sid, e in evaluated.items() if e is not None and e.over_bound))
         found = {sid: e for sid, e in evaluated.items() if e is not None}
-        checked = CheckedGold(new, suffix, withheld, leaks)
+        checked = CheckedGold(new, suffix, withheld, leaks, changes, current.version if current else "")
         return dataclasses.replace(shown, basis=basis, checked=checked, outcomes=found, over_bound=stopped)
 
     def evaluate_all(

@@ -34,6 +34,7 @@ import json
 import os
 import resource
 import runpy
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -360,17 +361,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--cells", type=int, default=25_000, help="padding cells per row of xwide.xlsx (red team: 25,000)"
     )
+    parser.add_argument("--repeat", type=int, default=1, help="runs of each case, old and new alternated")
     args = parser.parse_args(argv)
-    print(
-        f"host: {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}; old {args.old.resolve()}, new {NEW}", flush=True
-    )
+    load = os.getloadavg()[0]
+    print(f"host: {os.cpu_count()} cores, load {load:.1f}; old {args.old.resolve()}, new {NEW}", flush=True)
     for case in args.only.split(","):
-        for side, root in (("old", args.old.resolve()), ("new", NEW)):
-            if case in ("hostile_gold", "demo_gold"):
-                result = gold_case(root, case, args.cells)
-            else:
-                result = json.loads(child(root, "upload", case, str(args.cells)).stdout.strip().splitlines()[-1])
-            print(f"{case} {side}: {json.dumps(result)}", flush=True)
+        totals: dict[str, list[float]] = {"old": [], "new": []}
+        for _ in range(args.repeat):
+            for side, root in (("old", args.old.resolve()), ("new", NEW)):
+                if case in ("hostile_gold", "demo_gold"):
+                    result = gold_case(root, case, args.cells)
+                    totals[side].append(result["cpu_total"])
+                else:
+                    result = json.loads(child(root, "upload", case, str(args.cells)).stdout.strip().splitlines()[-1])
+                print(f"{case} {side}: {json.dumps(result)}", flush=True)
+        if totals["old"]:
+            old, new = (statistics.median(totals[side]) for side in ("old", "new"))
+            print(f"{case}: median CPU seconds old {old:.1f}, new {new:.1f}: new/old {new / old:.2f}", flush=True)
     return 0
 
 

@@ -117,13 +117,16 @@ def normalised(withheld: tuple[str, ...]) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class CheckedGold:
-    """A gold file compiled (:meth:`GoldRegistry.read`) and its public list audited with these
-    fields ``withheld``: what staging it needs, computed once by whoever read it first."""
+    """A gold file compiled (:meth:`GoldRegistry.read`), its public list audited with these fields
+    ``withheld`` and compared with the current gold: what staging it needs, computed once by
+    whoever read it first (a preview)."""
 
     gold: Gold
     suffix: str
     withheld: tuple[str, ...]
     leaks: tuple[Channel, ...]
+    changes: GoldChanges | None = None  # what it changes against the gold ``against`` (its version)
+    against: str = ""
 
 
 class GoldRegistry:
@@ -176,7 +179,10 @@ class GoldRegistry:
                 current = replace(current, withheld_fields=fields)
                 self._make_current(current)
             return GoldUpdate(current, staged=False, leaks=leaks)
-        changes = compare(self.compiled(current), gold) if current is not None else None
+        changes = None
+        if current is not None:
+            known = checked is not None and checked.gold is gold and checked.against == current.version
+            changes = checked.changes if known else compare(self.compiled(current), gold)
         staged = self.staged(benchmark)
         if staged is not None and staged.version == gold.version:
             if staged.withheld_fields != fields:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import json
 import typing
+import zipfile
 from collections.abc import Mapping
 from dataclasses import MISSING, asdict, dataclass, field, fields, replace
 from functools import cache
@@ -381,7 +382,12 @@ class StoredReading:
         header = _reading_header(reading)
         arrays["header"] = np.frombuffer(json.dumps(header, ensure_ascii=False).encode(), dtype=np.uint8)
         out = io.BytesIO()
-        np.savez_compressed(out, **arrays)
+        with zipfile.ZipFile(out, "w") as z:  # numpy's .npz, with fixed dates: one reading, one byte string
+            for name, array in arrays.items():
+                info = zipfile.ZipInfo(f"{name}.npy", (1980, 1, 1, 0, 0, 0))
+                info.compress_type = zipfile.ZIP_DEFLATED
+                with z.open(info, "w") as member:
+                    np.lib.format.write_array(member, np.ascontiguousarray(array), allow_pickle=False)
         return out.getvalue()
 
     @staticmethod
@@ -456,7 +462,7 @@ def _concat(parts: list[np.ndarray], dtype: type) -> np.ndarray:
 
 
 def _pairs(values: np.ndarray) -> list[tuple[float, float] | None]:
-    return [None if np.isnan(v[0]) else (float(v[0]), float(v[1])) for v in values]
+    return [None if a != a else (a, b) for a, b in values.tolist()]  # NaN: none
 
 
 def _split(values: np.ndarray, sizes: np.ndarray) -> list[np.ndarray]:
@@ -471,6 +477,8 @@ def _split(values: np.ndarray, sizes: np.ndarray) -> list[np.ndarray]:
 def _groundings_of(a: dict[str, np.ndarray]) -> tuple:
     """The groundings :func:`_grounding_arrays` stored, rebuilt in key order."""
     box_refs, poly_refs = _pairs(a["box_ref"]), _pairs(a["poly_ref"])
+    corners = a["box"].tolist()
+    scales = [None if v != v else v for v in a["box_scale"].tolist()]  # NaN: no scale
     polygons = [tuple(p) for p in _pieces(_split(a["poly_coords"], a["poly_part_sizes"]), a["poly_parts"])]
     starts, lengths = _split(a["runs_starts"], a["runs_sizes"]), _split(a["runs_lengths"], a["runs_sizes"])
     taken, out = {1: 0, 2: 0, 3: 0}, []
@@ -482,8 +490,7 @@ def _groundings_of(a: dict[str, np.ndarray]) -> tuple:
         if kind == 0:
             out.append(None)
         elif kind == 1:
-            scale = None if np.isnan(a["box_scale"][i]) else float(a["box_scale"][i])
-            out.append(Box(*(float(v) for v in a["box"][i]), scale=scale, ref=box_refs[i]))
+            out.append(Box(*corners[i], scale=scales[i], ref=box_refs[i]))
         elif kind == 2:
             out.append(Polygons(polygons[i], poly_refs[i]))
         else:

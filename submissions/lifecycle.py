@@ -15,6 +15,7 @@ marked unreadable (``unreadable.json``): every gold rejects it from that record,
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 import time
@@ -167,7 +168,20 @@ def _evaluated(
         mark = state.unreadable
         return Evaluated(SubmitAnswer.of(Status.REJECTED, meta.id, issues=mark.issues, total_issues=mark.total))
     source = source_of(store, state, meta, gold, limits, raw)
-    return None if source is None else (evaluator or reading_jobs.evaluate)(meta, gold, source, limits, seeds)
+    if source is None:
+        return None
+    evaluate = evaluator or reading_jobs.evaluate
+    try:
+        return evaluate(meta, gold, source, limits, seeds)
+    except reading_jobs.UnusableReading as e:
+        if source.reading is None:
+            raise
+        log.error("%s; reading the upload again", e)
+        try:
+            again = Source(raw=raw if raw is not None else read_raw(store, meta.benchmark, meta.id))
+        except NotFound:
+            return None
+        return dataclasses.replace(evaluate(meta, gold, again, limits, seeds), replaces=True)
 
 
 def evaluate_stored(
@@ -214,6 +228,9 @@ def keep_reading(
         _put(
             store, catalog, SubmissionFile.unreadable(meta.benchmark, meta.id), mark.to_bytes(), f"Unreadable {meta.id}"
         )
+    elif evaluated.reading is not None and evaluated.replaces:  # derived, rebuilt: as repair rewrites
+        file = reading_jobs.reading_file(meta, gold, limits)
+        store.put("submissions", {file.path: evaluated.reading}, f"Read {meta.id} again", overwrite=True)
     elif evaluated.reading is not None:
         file = reading_jobs.reading_file(meta, gold, limits)
         _put(store, catalog, file, evaluated.reading, f"Read {meta.id}")
@@ -384,13 +401,20 @@ class _Rescoring:
         return process(*args, evaluator=noted, seeds=self.seeds)
 
 
+JOBS_PER_WORKER = 16
+"""Items each worker of :func:`for_each` is given at least: a pool worker's start (~1 s of CPU, its
+imports and the gold) pays for itself only over several evaluations from readings (~0.1 s each)."""
+
+
 def for_each(
     items: list, job: Callable, workers: int, deadline: float | None, on_done: Callable[[int, int], None] | None
 ) -> dict:
     """``job(item)`` of every item, ``workers`` at a time (threads: each waits on a bounded
-    worker process), none started after ``deadline`` seconds; returns item id -> result for the
-    items done (``item.meta.id``), telling ``on_done(done, total)`` as they end."""
+    worker process; at most one per :data:`JOBS_PER_WORKER` items), none started after ``deadline``
+    seconds; returns item id -> result for the items done (``item.meta.id``), telling
+    ``on_done(done, total)`` as they end."""
     stop_at = None if deadline is None else time.monotonic() + deadline
+    workers = min(workers, -(-len(items) // JOBS_PER_WORKER))  # few items: fewer workers to start
     results: dict = {}
     lock = threading.Lock()
 

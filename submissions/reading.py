@@ -32,6 +32,11 @@ PRE_CHECKS = frozenset({"too_few_answers", "suspect_bbox_format", "suspect_groun
 """Whole-file issues found before a scored slot is spent: such a file is turned away, not stored."""
 
 
+class UnusableReading(ValueError):
+    """A stored reading that cannot be decoded (derived: the upload is read again, and the new
+    reading kept). Raised in a worker, it reaches the parent by its message alone."""
+
+
 @dataclass(frozen=True)
 class Source:
     """What an evaluation reads: a stored reading that answers for the gold, else the raw upload."""
@@ -48,6 +53,7 @@ class Evaluated:
     answer: SubmitAnswer | None
     reading: bytes | None = None
     over_bound: bool = False
+    replaces: bool = False  # the reading replaces a stored one that could not be decoded
 
 
 @dataclass(frozen=True)
@@ -88,7 +94,10 @@ def evaluate(meta: SubmissionMeta, gold: Gold, source: Source, limits: Limits, s
     reading comes back to be kept). Failures other than the file's raise."""
     seed = seeds.for_submission(meta.id)
     if source.reading is not None:
-        reading = StoredReading.from_bytes(source.reading, meta.id)
+        try:
+            reading = StoredReading.from_bytes(source.reading, meta.id)
+        except CorruptRecord as e:  # derived: the caller reads the upload again
+            raise UnusableReading(str(e)) from None
         return Evaluated(answer_from(meta.id, gold, reading, limits, seed))
     bench = get_benchmark(meta.benchmark)
     reading, _ = read(bench, gold, source.raw, meta.bbox_format, meta.grounding_format, limits)
@@ -130,12 +139,18 @@ def stored_reading(store: Store, state: SubmissionState | None, gold: Gold, limi
     if state is None or not state.readings:
         return None
     basis = gold_key(reading_basis(gold, limits))
-    ordered = sorted(state.readings, key=lambda k: k[0] != basis)  # its own basis first
-    for key, reader in ordered:
-        if reader != READER_VERSION:
+    if (basis, READER_VERSION) in state.readings:  # read on this basis: it answers as it stands
+        try:
+            return store.read(
+                "submissions", SubmissionFile.reading(state.meta.benchmark, state.meta.id, basis, READER_VERSION).path
+            )
+        except NotFound:
+            pass
+    for key, reader in sorted(state.readings):
+        if reader != READER_VERSION or key == basis:
             continue
         data, reading = _load(store, state.meta, key, reader)
-        if reading is not None and (key == basis or reading.fits(gold, limits)):
+        if reading is not None and reading.fits(gold, limits):
             return data
     return None
 

@@ -245,3 +245,13 @@ def test_kviscuit_responses_read_with_option_texts_and_removed_rows(
     again = score_predictions(bench, last, validate_file(bench, last, data), seed=3)
     rebased = score_predictions(bench, last, back.predictions(last), seed=3)
     assert (rebased.to_dict(), rebased.unparsed_lines) == (again.to_dict(), again.unparsed_lines)
+
+
+def test_a_reading_is_stored_as_the_same_bytes_every_time(gold):
+    """Create-only storage: two writers of one upload's reading write the same bytes (no clock in them)."""
+    import io
+    import zipfile
+
+    data = StoredReading.to_bytes(read(SCB, gold, encode(mixed_lines(gold, 5)))[0])
+    assert {i.date_time for i in zipfile.ZipFile(io.BytesIO(data)).infolist()} == {(1980, 1, 1, 0, 0, 0)}
+    assert StoredReading.to_bytes(StoredReading.from_bytes(data, "r")) == data

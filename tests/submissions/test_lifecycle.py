@@ -197,3 +197,18 @@ def test_rescore_adds_results_and_never_overwrites(lb: Leaderboard, tmp_path: Pa
     again = lb.corrections.rescore("scb", workers=2)
     assert again["scb"]["counts"] == {"scored": 0, "rejected": 0, "failed": 0}
     assert set(snapshot(lb.store)) == set(after)
+
+
+def test_a_damaged_reading_is_read_again_and_replaced(lb: Leaderboard, tmp_path: Path) -> None:
+    """A stored reading is derived: one that cannot be decoded costs a new reading of the upload
+    (in the evaluator's place), which replaces it; the outcome is the upload's."""
+    out = lb.submissions.submit(SubmitRequest("scb", write_submission(tmp_path / "s.jsonl"), form(), ALICE))
+    state = lb.catalog.get(out.submission_id)
+    path = reading_file(state.meta, lb.golds.get("scb"), lb.limits).path
+    good = lb.store.read("submissions", path)
+    lb.store.put("submissions", {path: b"PK\x03\x04 damaged"}, "break it", overwrite=True)
+    changed = small_gold()
+    changed[0]["answer"] = "ABCD"[("ABCD".index(changed[0]["answer"]) + 1) % 4]
+    new = lb.corrections.add_gold("scb", write_gold(tmp_path / "v2.jsonl", changed), "maintainer")
+    assert lb.catalog.get(out.submission_id).result(new.version, SCORER_VERSION) is not None
+    assert lb.store.read("submissions", path) == good  # the same reading, made again
