@@ -165,13 +165,10 @@ class GoldRegistry:
         ``checked``: the same file compiled and audited already (a preview did: each is done once).
         """
         withheld = normalised(withheld)
-        if checked is None or checked.withheld != withheld:
-            gold, suffix = self.read(benchmark, path)
-            leaks = leak_audit(benchmark, path, gold, withheld)
-        else:
-            gold, suffix, leaks = checked.gold, checked.suffix, checked.leaks
-        fields = ",".join(withheld)
         current = self.info(benchmark)
+        checked = self._checked(benchmark, path, withheld, current, checked)
+        gold, suffix, leaks = checked.gold, checked.suffix, checked.leaks
+        fields = ",".join(withheld)
         if current is not None and current.version == gold.version:
             if self.staged(benchmark) is not None:
                 self._point(layout.gold_staged(benchmark), current, f"Withdraw the staged {benchmark} gold")
@@ -179,10 +176,7 @@ class GoldRegistry:
                 current = replace(current, withheld_fields=fields)
                 self._make_current(current)
             return GoldUpdate(current, staged=False, leaks=leaks)
-        changes = None
-        if current is not None:
-            known = checked is not None and checked.gold is gold and checked.against == current.version
-            changes = checked.changes if known else compare(self.compiled(current), gold)
+        changes = checked.changes
         staged = self.staged(benchmark)
         if staged is not None and staged.version == gold.version:
             if staged.withheld_fields != fields:
@@ -208,6 +202,18 @@ class GoldRegistry:
             return GoldUpdate(info, staged=False, leaks=leaks)
         self._point(layout.gold_staged(benchmark), info, f"Stage {benchmark} gold {gold.version[:12]}")
         return GoldUpdate(info, staged=True, changes=changes, leaks=leaks)
+
+    def _checked(
+        self, benchmark: str, path: Path, withheld: tuple[str, ...], current: GoldInfo | None, given: CheckedGold | None
+    ) -> CheckedGold:
+        """``given`` when it is of these withheld fields and the current gold, else compiled,
+        audited and compared now."""
+        against = current.version if current is not None else ""
+        if given is not None and given.withheld == withheld and given.against == against:
+            return given
+        gold, suffix = self.read(benchmark, path)
+        changes = compare(self.compiled(current), gold) if current is not None else None
+        return CheckedGold(gold, suffix, withheld, leak_audit(benchmark, path, gold, withheld), changes, against)
 
     def stored_file(self, benchmark: str, version_prefix: str, folder: Path) -> Path | None:
         """A stored version (by a prefix of its sha256) copied into ``folder`` as the maintainer
