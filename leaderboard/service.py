@@ -129,7 +129,7 @@ class Leaderboard:
             publications=settings.publications_per_week,
             contact=settings.contact_line,
         )
-        self.probes = ProbeDetector(lambda s: reading.any_reading(self.store, s))  # readings, never uploads
+        self.probes = ProbeDetector(lambda s: reading.read_answers(self.store, s))  # readings, never uploads
         self._boards: dict[str, tuple[tuple, Board]] = {}
         self._lock = threading.Lock()
         self.publisher = Publisher(self)

@@ -100,6 +100,23 @@ def _basis(gold: Gold, limits: Limits) -> str:
 
 
 @dataclass(frozen=True, eq=False)
+class ReadAnswers:
+    """What a file answered, by question key, without its groundings: the letter (-1: none read)
+    and the extent of each grounding in the file's own units (NaN: none). What the probe detector
+    and item analysis take from many files at once (store.records.StoredReading.answers reads
+    only this from a stored reading)."""
+
+    benchmark: str
+    keys: tuple
+    letters: np.ndarray  # int8
+    extents: np.ndarray  # float64, (keys, 4): x0, y0, x1, y1
+
+    @property
+    def answered(self) -> int:
+        return len(self.keys)
+
+
+@dataclass(frozen=True, eq=False)
 class FileReading:
     """One file as read (see module doc); ``keys`` and the arrays beside it are in line order."""
 
@@ -246,6 +263,9 @@ class FileReading:
             return dict(pairs)
         corners = np.array([(g.x0, g.y0, g.x1, g.y1) for _, g in pairs], dtype=np.float64).reshape(-1, 4)
         return BoxSet([row for row, _ in pairs], corners, self.box_scale)
+
+    def answers(self) -> ReadAnswers:
+        return ReadAnswers(self.benchmark, self.keys, self.letters, self.box_extents())
 
     def box_extents(self) -> np.ndarray:
         """Per key, its grounding's extent ``(x0, y0, x1, y1)`` in the file's own units (a box's

@@ -36,7 +36,7 @@ import numpy as np
 
 from scoring.benchmarks import Benchmark, get_benchmark
 from scoring.gold import Gold
-from scoring.reading import FileReading
+from scoring.reading import ReadAnswers
 from submissions.catalog import SubmissionState
 
 NEAR_DUPLICATE_SHARE = 0.02
@@ -117,9 +117,9 @@ class ProbeFlag:
     submitters: tuple[str, ...] = ()  # every account of the series, in order of first submission
 
 
-def answers_of(reading: FileReading, gold: Gold) -> Answers:
-    """The letters and boxes of a reading as a row per question of ``gold`` (a key the gold does
-    not ask is left out; a line the scorer refused was read as no letter: :data:`UNREAD`)."""
+def answers_of(reading: ReadAnswers, gold: Gold) -> Answers:
+    """The letters and boxes of a file's reading as a row per question of ``gold`` (a key the gold
+    does not ask is left out; a line the scorer refused was read as no letter: :data:`UNREAD`)."""
     letters = np.full(gold.size, MISSING, dtype=np.int8)
     rows = np.fromiter((gold.index.get(k, -1) for k in reading.keys), dtype=np.int64, count=len(reading.keys))
     asked = rows >= 0
@@ -127,11 +127,11 @@ def answers_of(reading: FileReading, gold: Gold) -> Answers:
     if not get_benchmark(gold.benchmark).grounding:
         return Answers(letters)
     boxes = np.full((gold.size, 4), np.nan, dtype=np.float64)
-    boxes[rows[asked]] = reading.box_extents()[asked]
+    boxes[rows[asked]] = reading.extents[asked]
     return Answers(letters, boxes)
 
 
-def says_something(reading: FileReading | None) -> bool:
+def says_something(reading: ReadAnswers | None) -> bool:
     """Whether a reading counts as evidence: it exists and answered something (a file refused as a
     whole, its shape or size, has no answers and is read by nothing)."""
     return reading is not None and reading.answered > 0
@@ -313,7 +313,7 @@ class ProbeDetector:
     """Reports flags per benchmark from the uploads' stored readings (``reading_of``: a state's
     reading or None), each turned into answers once per gold version (uploads never change)."""
 
-    def __init__(self, reading_of: Callable[[SubmissionState], FileReading | None]) -> None:
+    def __init__(self, reading_of: Callable[[SubmissionState], ReadAnswers | None]) -> None:
         self.reading_of = reading_of
         self._answers: dict[tuple[str, str], Answers] = {}  # (submission id, gold version) -> answers
         self._patterns: dict[tuple[str, str], Pattern] = {}  # the same key -> pattern when first seen

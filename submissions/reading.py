@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from scoring import Gold, Limits, SubmissionError, get_benchmark
 from scoring.engine import finish, score_predictions
-from scoring.reading import READER_VERSION, FileReading, read, reading_basis
+from scoring.reading import READER_VERSION, FileReading, ReadAnswers, read, reading_basis
 from store.base import NotFound, Store
 from store.layout import SubmissionFile, gold_key
 from store.records import CorruptRecord, StoredReading
@@ -155,14 +155,20 @@ def stored_reading(store: Store, state: SubmissionState | None, gold: Gold, limi
     return None
 
 
-def any_reading(store: Store, state: SubmissionState) -> FileReading | None:
-    """Any stored reading of the current reader (the newest basis read last), None if it has none:
-    what the probe detector and item analysis take (they map keys to the gold themselves)."""
+def read_answers(store: Store, state: SubmissionState) -> ReadAnswers | None:
+    """What the upload answered, from any stored reading of the current reader (None if it has
+    none): what the probe detector and item analysis take (they map keys to the gold themselves).
+    Only the answers' arrays are decoded: cheap for every upload of a benchmark."""
     for key, reader in sorted(state.readings, reverse=True):
-        if reader == READER_VERSION:
-            _, reading = _load(store, state.meta, key, reader)
-            if reading is not None:
-                return reading
+        if reader != READER_VERSION:
+            continue
+        path = SubmissionFile.reading(state.meta.benchmark, state.meta.id, key, reader).path
+        try:
+            return StoredReading.answers(store.read("submissions", path), path)
+        except NotFound:
+            continue
+        except CorruptRecord as e:
+            log.error("unreadable stored reading: %s", e)
     return None
 
 

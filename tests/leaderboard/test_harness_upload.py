@@ -74,5 +74,5 @@ def test_the_probe_detector_reads_a_harness_file_as_the_scorer_does(tmp_path):
     ours = read(bench, gold, write_lines(tmp_path / "o.jsonl", _ours_scb(gold)).read_bytes())[0]
     pack(paths, tmp_path / "both.zip", 10**8)
     theirs = read(bench, gold, (tmp_path / "both.zip").read_bytes())[0]
-    expected = answers_of(ours, gold).letters
-    assert (expected >= 0).all() and (answers_of(theirs, gold).letters == expected).all()
+    expected = answers_of(ours.answers(), gold).letters
+    assert (expected >= 0).all() and (answers_of(theirs.answers(), gold).letters == expected).all()

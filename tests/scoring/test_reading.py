@@ -255,3 +255,15 @@ def test_a_reading_is_stored_as_the_same_bytes_every_time(gold):
     data = StoredReading.to_bytes(read(SCB, gold, encode(mixed_lines(gold, 5)))[0])
     assert {i.date_time for i in zipfile.ZipFile(io.BytesIO(data)).infolist()} == {(1980, 1, 1, 0, 0, 0)}
     assert StoredReading.to_bytes(StoredReading.from_bytes(data, "r")) == data
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_answers_alone_read_as_the_whole_reading_gives_them(gold, seed):
+    """The probe detector and item analysis read only keys, letters and extents from many stored
+    readings: the same values the whole reading gives."""
+    reading = read(SCB, gold, encode(mixed_lines(gold, seed)))[0]
+    alone = StoredReading.answers(StoredReading.to_bytes(reading), "reading.npz")
+    whole = reading.answers()
+    assert alone.keys == whole.keys and np.array_equal(alone.letters, whole.letters)
+    assert np.array_equal(alone.extents, whole.extents, equal_nan=True)
+    assert {int(k) for k in np.flatnonzero(~np.isnan(whole.extents[:, 0]))}  # boxes, polygons and masks among them
