@@ -47,6 +47,13 @@ from pathlib import Path
 NEW = Path(__file__).resolve().parents[1]
 CASES = ("workbook", "zips", "sybils", "hostile_gold", "demo_gold")
 SHEET = "application/vnd.openxmlformats-officedocument.spreadsheetml"
+STRINGS = {  # what a workbook with shared strings adds to these two parts (mk_xlsx.py --strings)
+    "[Content_Types].xml": f'<Override PartName="/xl/sharedStrings.xml" ContentType="{SHEET}.sharedStrings+xml"/>',
+    "xl/_rels/workbook.xml.rels": (
+        '<Relationship Id="rId2" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/'
+        'sharedStrings" Target="sharedStrings.xml"/>'
+    ),
+}
 RELATIONS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
 PARTS = {
     "[Content_Types].xml": (
@@ -55,8 +62,7 @@ PARTS = {
         '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
         '<Default Extension="xml" ContentType="application/xml"/>'
         f'<Override PartName="/xl/workbook.xml" ContentType="{SHEET}.sheet.main+xml"/>'
-        f'<Override PartName="/xl/worksheets/sheet1.xml" ContentType="{SHEET}.worksheet+xml"/>'
-        f'<Override PartName="/xl/sharedStrings.xml" ContentType="{SHEET}.sharedStrings+xml"/></Types>'
+        f'<Override PartName="/xl/worksheets/sheet1.xml" ContentType="{SHEET}.worksheet+xml"/>{{strings}}</Types>'
     ),
     "_rels/.rels": (
         '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
@@ -68,8 +74,8 @@ PARTS = {
     ),
     "xl/_rels/workbook.xml.rels": (
         '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
-        f'<Relationship Id="rId1" Type="{RELATIONS}/worksheet" Target="worksheets/sheet1.xml"/>'
-        f'<Relationship Id="rId2" Type="{RELATIONS}/sharedStrings" Target="sharedStrings.xml"/></Relationships>'
+        f'<Relationship Id="rId1" Type="{RELATIONS}/worksheet" Target="worksheets/sheet1.xml"/>{{strings}}'
+        "</Relationships>"
     ),
 }
 TITLES = (
@@ -85,7 +91,7 @@ def workbook(path: Path, rows: int, cells: int = 0, strings: int = 0) -> Path:
     """mk_widexlsx.py (each row padded with ``cells`` cells) or mk_xlsx.py --strings (``strings`` shared strings)."""
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as z:
         for name, body in PARTS.items():
-            z.writestr(name, body)
+            z.writestr(name, body.replace("{strings}", STRINGS.get(name, "") if strings else ""))
         if strings:
             with z.open("xl/sharedStrings.xml", "w", force_zip64=True) as f:
                 f.write(b'<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">')

@@ -406,7 +406,6 @@ class StoredReading:
         except (KeyError, TypeError, ValueError, IndexError) as e:
             raise CorruptRecord(where, f"a reading of the wrong shape: {str(e)[:120]}") from None
 
-
     @staticmethod
     def answers(data: bytes, where: str) -> ReadAnswers:
         """Only what the reading answered (keys, letters, groundings' extents), from the arrays as
