@@ -16,10 +16,11 @@ here, as the red team's scripts made them (mk_widexlsx.py, mk_xlsx.py, mk_zips.p
   an honest K-Viscuit file (N1: its probe check re-read the workbook in the web process);
 - ``zips``: sixteen zips of 153 KB, each holding a 50 MB samples file, in one validate-only upload (N2);
 - ``sybils``: three accounts send xwide.xlsx validate-only at once, an honest validate-only 2 s later (N4);
-- ``hostile_gold``: 14 honest and 4 hostile uploads stored (xwide, xstr with 6.4 M shared strings, two
-  lmms-eval samples files of one 49 MB line), then ``gold add --confirm`` of the gold without its last
+- ``hostile_gold``: 14 honest uploads and the red team's 4 hostile ones stored as before readings (xwide,
+  xstr with 6.4 M shared strings, two lmms-eval samples files with one 49 MB line), and its fat.eval
+  (1.67 GB once read, within every log bound), then ``gold add --confirm`` of the gold without its last
   question and ``rescore`` (N3), each a CLI process: its wall seconds, its CPU seconds with its workers',
-  and its own peak RSS;
+  its own peak RSS, and what it said of uploads over a bound;
 - ``demo_gold``: the demo board (``python -m leaderboard demo``), then ``gold add`` of the demo SCB gold with
   one answer and one mask corrected, and ``rescore`` (issue 40: at most 60 % of the old CPU seconds).
 
@@ -110,9 +111,24 @@ def workbook(path: Path, rows: int, cells: int = 0, strings: int = 0) -> Path:
 
 
 def fat_samples(path: Path, megabytes: float = 48.9) -> Path:
-    """An lmms-eval samples file of one line: a 49 MB ``filtered_resps`` (red.md's lmms_fat.jsonl)."""
-    items = int(megabytes * 2**20) // 4
-    path.write_bytes(b'{"doc_id": 0, "filtered_resps": [' + b'"A",' * (items - 1) + b'"A"]}\n')
+    """red.md's lmms_fat.jsonl: an lmms-eval samples file whose second line is one 49 MB ``filtered_resps``
+    of empty objects (1.2 GB once parsed)."""
+    items = int(megabytes * 2**20) // 3
+    first = b'{"doc_id": 0, "filtered_resps": ["A"]}\n'
+    path.write_bytes(first + b'{"doc_id": 1, "filtered_resps": [' + b"{}," * (items - 1) + b"{}]}\n")
+    return path
+
+
+def fat_log(path: Path, records: int = 657, pad: int = 32 * 2**20 - 16384) -> Path:
+    """mk_eval.py fat: an Inspect log within every documented log bound (a 400 KB file) whose first
+    8 samples each carry ~32 MB of empty objects (1.67 GB once read)."""
+    header = {"version": 2, "status": "success", "eval": {"task": "kviscuit", "dataset": {"shuffled": False}}}
+    padding = ", " + '"pad": [' + ",".join(["{}"] * (pad // 3)) + "]}"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as z:
+        z.writestr("header.json", json.dumps(header))
+        for i in range(records):
+            body = json.dumps({"id": i, "epoch": 1, "output": {"completion": "The answer is (A)."}})
+            z.writestr(f"samples/{i}_epoch_1.json", body[:-1] + padding if i < 8 else body)
     return path
 
 
@@ -254,7 +270,7 @@ def store_case(data: Path, case: str, cells: int) -> dict:
     lb.corrections.add_gold("kviscuit", demo.write_jsonl(tmp / "gold.jsonl", records), "bench")
     files = [honest(tmp / f"h{i}.jsonl", records, i, 0.4 + i / 40) for i in range(14)]
     files += [workbook(tmp / "xwide.xlsx", 657, cells=cells), workbook(tmp / "xstr.xlsx", 100_000, strings=6_399_000)]
-    files += [fat_samples(tmp / "fat1.jsonl"), fat_samples(tmp / "fat2.jsonl", 48.8)]
+    files += [fat_samples(tmp / "fat1.jsonl"), fat_samples(tmp / "fat2.jsonl", 48.8), fat_log(tmp / "fat.eval")]
     store_raw(lb, files)
     cut = demo.write_jsonl(tmp / "gold-cut.jsonl", records[:-1])  # red.md N3: the gold without its last question
     return {"gold": str(cut), "benchmark": "kviscuit"}

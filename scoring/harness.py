@@ -65,6 +65,9 @@ from scoring.gold import Gold
 HEAD_BYTES = 64 * 1024
 MAX_ROWS = 100_000
 """Records a harness file may hold when the caller names no limit (scoring.Limits.max_lines)."""
+MAX_SAMPLE_CHARS = 4 * 1024 * 1024
+"""A line of an lmms-eval samples file may be this long at most (as a line of our JSON Lines,
+scoring.Limits.max_line_bytes): one sample holds a few responses, kilobytes."""
 MAX_UNZIPPED = 256 * 1024 * 1024
 """A workbook may unpack to this much at most (a zip bomb is refused before openpyxl opens it)."""
 LMMS_RESPONSE_FIELDS = ("filtered_resps", "resps")
@@ -637,6 +640,9 @@ def _lmms(bench: Benchmark, gold: Gold, data: bytes, max_rows: int = MAX_ROWS) -
         if record > max_rows:
             _check_other_task(bench, stages, record - 1)  # another task's file is told so, not only its length
             raise TooManyRows("lmms-eval samples", max_rows)
+        if len(raw) > MAX_SAMPLE_CHARS:  # refused unparsed: one 49 MB line parsed to 1.2 GB (red.md N1)
+            out.refuse(record, "line_too_long", f"a sample line longer than {MAX_SAMPLE_CHARS:,} characters")
+            continue
         sample = _json_line(raw)
         if not isinstance(sample, dict) or "doc_id" not in sample:
             out.refuse(record, "harness_sample", "not an lmms-eval sample (a JSON object with doc_id)")

@@ -201,3 +201,18 @@ def test_cells_are_counted_across_chunks():
         assert harness._more_tags(book, "xl/worksheets/sheet1.xml", {"c": (harness._CELL_TAG, cells - 1)}) == "c"
         with pytest.raises(harness.ShapeError, match=f"more than {over:,} cells"):
             harness._count_sheet_rows(book, 2, "a workbook")
+
+
+def test_a_samples_line_past_the_line_limit_is_refused_unparsed(kviscuit_real_gold, monkeypatch):
+    """red.md N1's lmms_fat.jsonl: after ordinary samples, one 49 MB line that parsed to 1.2 GB
+    (the JSON Lines reader's 4 MB line limit did not apply to samples files). Here in small."""
+    monkeypatch.setattr(harness, "MAX_SAMPLE_CHARS", 1000)
+    parsed = []
+    real = harness._json_line
+    monkeypatch.setattr(harness, "_json_line", lambda raw: parsed.append(len(raw)) or real(raw))
+    first = json.dumps({"doc_id": 0, "filtered_resps": ["A"]})
+    fat = json.dumps({"doc_id": 1, "filtered_resps": [[{}] * 400]})
+    with pytest.raises(scoring.SubmissionError) as e:
+        scoring.validate_file("kviscuit", kviscuit_real_gold, f"{first}\n{fat}\n".encode())
+    assert max(parsed) < 1000  # the long line was never parsed
+    assert ("line_too_long", 2) in {(i.code, i.line) for i in e.value.issues}
