@@ -9,7 +9,7 @@ python -m leaderboard table --benchmark scb [--view overall] [--format csv|json]
 python -m leaderboard export --benchmark scb ROW_ID [--contact EMAIL] [--paper-or-repo URL] [--markdown]
 python -m leaderboard export --benchmark scb ROW_ID --eval-results   (the Hub's .eval_results YAML)
 python -m leaderboard export --benchmark scb --eval-yaml             (the benchmark's Hub eval.yaml)
-python -m leaderboard rescore [--benchmark scb] [--workers N] [--json]
+python -m leaderboard rescore [--benchmark scb] [--workers N] [--deadline SECONDS] [--json]
 python -m leaderboard hide ID [--reason WHY] / unhide ID
 python -m leaderboard held [--benchmark scb] [--release ID ...] [--hide ID --reason WHY]
 python -m leaderboard team list | show NAME | transfer NAME --to USER|org:NAME [--create] [--by M]
@@ -18,6 +18,11 @@ python -m leaderboard resume | push | demo | status
 
 On the Hub, every command first brings the working copy to the Hub's current state (so it
 acts on what the Hub holds even from an empty disk) and ends by pushing what it wrote.
+
+``gold add``, ``gold restore``, ``rescore`` and ``resume`` evaluate stored uploads in a bounded
+scoring pool of their own (``--workers`` processes, default the machine's cores; each job within
+LEADERBOARD_JOB_SECONDS and LEADERBOARD_JOB_MEMORY_MB, as in the app), never in this process: an
+upload that runs past its bound is reported and never read again.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from pathlib import Path
 
 from leaderboard.columns import Kind, frame_columns
 from leaderboard.config import REFRESH_AT_LEAST_EVERY, Settings
+from leaderboard.corrections import DEADLINE_SECONDS
 from leaderboard.golds import GoldPreview
 from leaderboard.hub_results import dataset_of, eval_yaml_text, row_permalink
 from leaderboard.joined import BundleError, one_upload
@@ -68,7 +74,10 @@ def _parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("rescore", help="score all submissions on the staged (else current) gold, then switch to it")
     r.add_argument("--benchmark", choices=list(BENCHMARKS))
-    r.add_argument("--workers", type=int)
+    r.add_argument("--workers", type=int, help="scoring processes (default: the machine's cores)")
+    r.add_argument(
+        "--deadline", type=float, default=DEADLINE_SECONDS, help="start no evaluation after this many seconds"
+    )
     r.add_argument("--json", action="store_true", help="the report as JSON, for scripts")
     _moderation_parsers(sub)
     _team_parser(sub)
@@ -357,15 +366,35 @@ def main(argv: list[str] | None = None) -> int:
             for line in lb.health().lines():
                 print(f"  {line}", file=sys.stderr)
             return 1
+    pool = _maintainer_pool(lb, args)
     try:
         return _run(lb, args)
     except StoreError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
     finally:
+        if pool is not None:
+            pool.close()
         if lb.flush():
             note = f"{lb.store.pending()} write(s) still wait for the Hub; run `python -m leaderboard push`"
             print(f"warning: {note}", file=sys.stderr)
+
+
+EVALUATES = {("gold", "add"), ("gold", "restore"), ("rescore",), ("resume",)}
+"""Commands that evaluate stored uploads: they get a bounded scoring pool (module doc)."""
+
+
+def _maintainer_pool(lb: Leaderboard, args: argparse.Namespace):
+    """A bounded scoring pool for a command that evaluates stored uploads (None for the others)."""
+    subcommand = getattr(args, f"{args.command}_command", None)
+    if (args.command,) not in EVALUATES and (args.command, subcommand) not in EVALUATES:
+        return None
+    import os
+
+    from submissions.job_bounds import JobBounds
+
+    workers = getattr(args, "workers", None) or os.cpu_count() or 1
+    return lb.use_scoring_pool(workers, JobBounds(lb.settings.job_seconds, lb.settings.job_memory_mb))
 
 
 STARTS_A_STORE = {("demo",), ("submit",), ("gold", "add"), ("team", "transfer")}
@@ -459,8 +488,20 @@ def _table(lb: Leaderboard, args: argparse.Namespace) -> int:
     return 0
 
 
+def _progress() -> Callable[[float, str], None]:
+    """Progress of a long evaluation, told on stderr every tenth of the way."""
+    shown = [-1]
+
+    def tell(share: float, what: str) -> None:
+        if int(share * 10) > shown[0]:
+            shown[0] = int(share * 10)
+            print(f"  {what}", file=sys.stderr, flush=True)
+
+    return tell
+
+
 def _rescore(lb: Leaderboard, args: argparse.Namespace) -> int:
-    report = lb.corrections.rescore(args.benchmark, args.workers)
+    report = lb.corrections.rescore(args.benchmark, args.workers, _progress(), args.deadline)
     if args.json:
         print(
             json.dumps(
@@ -566,6 +607,10 @@ def _probes(lb: Leaderboard, args: argparse.Namespace) -> int:
             print(f"  {p.submission_id} {p.model} / {p.team}: {'; '.join(p.reasons)}")
     if not found:
         print("no submitter flagged")
+    unread = sum(lb.moderation.unread(b) for b in ([args.benchmark] if args.benchmark else list(BENCHMARKS)))
+    if unread:
+        print(f"{unread} stored upload(s) left out: not read yet (`python -m leaderboard resume` reads them),")
+        print("stopped at a job bound while read, or answering no question")
     return 0
 
 

@@ -1,6 +1,14 @@
 """Gold corrections and rescoring, for maintainers: stage a new gold, preview what it would do to
 the board, rescore every submission on it and switch the board in one step (leaderboard.golds).
 
+Each piece of work is done once, and where it is bounded (issues 40 and 41). The preview compiles
+and audits the gold, and staging takes both; the preview's outcomes (same gold, scorer and seeds)
+are recorded once the gold is staged, so the rescore that follows scores only what arrived since.
+Every evaluation runs where the intake's evaluator runs (the app's or the CLI's bounded scoring
+pool: time and memory per file), from the uploads' stored readings (an upload without one is read
+there once), ``parallel`` at a time, none started after a deadline; an upload stopped at its bound
+is reported and never read again.
+
 A room of the leaderboard (leaderboard.service): what ``python -m leaderboard gold|rescore`` and
 the Maintainers tab call."""
 
@@ -22,7 +30,7 @@ from leaderboard.golds import GoldPreview, RowsWouldLeave, ShownPreview, rank_ch
 from leaderboard.golds import preview as preview_switch
 from scoring import BENCHMARKS, SCORER_VERSION, Gold
 from scoring.goldcheck import compare
-from store.golds import GoldInfo, GoldUpdate, leak_audit
+from store.golds import CheckedGold, GoldInfo, GoldUpdate, leak_audit, normalised
 from store.records import StagedPreview
 from submissions import lifecycle
 from submissions.answer import SubmitAnswer
@@ -34,6 +42,9 @@ if TYPE_CHECKING:
     from leaderboard.service import Leaderboard
 
 log = logging.getLogger(__name__)
+DEADLINE_SECONDS = 3600.0
+"""No evaluation of a preview or a rescore starts after this long (what it left is said, and
+finished by a later rescore or the app's resume)."""
 
 
 class PreviewJobs:
@@ -75,6 +86,7 @@ class GoldCorrections:
     def __init__(self, lb: Leaderboard) -> None:
         self.lb = lb
         self.preview_jobs = PreviewJobs()
+        self._unkept: set[str] = set()  # uploads read whose reading could not be kept: not read again here
 
     def add_gold(
         self, benchmark: str, path: Path, added_by: str, confirm: bool = False, withheld: tuple[str, ...] = ()
@@ -98,47 +110,77 @@ class GoldCorrections:
             shown = shown or self.preview_gold(benchmark, path, withheld)
             if shown.leaving:  # a row would leave the board: the maintainer confirms that first
                 raise RowsWouldLeave(shown)
-        update = self.lb.golds.stage(benchmark, Path(path), added_by, confirm, withheld)
+        checked = shown.checked if shown is not None else None
+        update = self.lb.golds.stage(benchmark, Path(path), added_by, confirm, withheld, checked)
         if not update.staged:
             self.lb.publisher.publish(benchmark, now=True)
         elif shown is not None and shown.new == update.info.version:
             self._keep_preview(shown)  # computed once here: the tab and the confirmation read it
+            self._record(shown, self.lb.golds.compiled(update.info))
         return update  # staged without a preview (confirmed, none given): the tab's first view starts one
+
+    def _record(self, shown: GoldPreview, gold: Gold) -> None:
+        """The preview's outcomes, stored on the gold it previewed (now staged): the rescore and the
+        app's resume find them done. A submission that has one by now (another writer) keeps it."""
+        lb = self.lb
+        for sid, evaluated in shown.outcomes.items():
+            state = lb.catalog.get(sid)
+            if state is not None and lifecycle.unfinished([state], gold):
+                lifecycle.record(lb.store, lb.catalog, state.meta, gold, evaluated.answer)
 
     def preview_gold(self, benchmark: str, path: Path, withheld: tuple[str, ...] = ()) -> GoldPreview:
         """What switching the board to the gold at ``path`` would do, before anything is stored:
         the gold's changes and every row's place and figures before -> after (maintainers only;
-        leaderboard.golds). Raises as ``update_gold`` does for a broken file."""
+        leaderboard.golds). Raises as ``update_gold`` does for a broken file. Carries the gold
+        compiled and audited, and its outcomes, for staging it (:meth:`update_gold`)."""
         lb = self.lb
         lb.refresh()
         current = lb.golds.info(benchmark)
-        new, _suffix = lb.golds.read(benchmark, Path(path))
+        new, suffix = lb.golds.read(benchmark, Path(path))
         new.retired = lb.golds.retired(new)
         changes = compare(lb.golds.compiled(current), new) if current is not None else None
+        withheld = normalised(withheld)
+        leaks = leak_audit(benchmark, Path(path), new, withheld)
+        stored = lb.catalog.all(benchmark)
+        basis = preview_basis(current.version if current else "", new.version, stored)
+        states = [s for s in stored if s.readings or lifecycle.has_raw(lb.store, s.meta)]
+        evaluated = self.evaluate_all(new, states)
 
         def evaluate(state: SubmissionState) -> SubmitAnswer:
-            raw = lifecycle.read_raw(lb.store, benchmark, state.meta.id)
-            return lifecycle.evaluate(state.meta, new, raw, lb.limits, lb.seeds)
+            found = evaluated.get(state.meta.id)
+            if found is None:  # not reached by the deadline, or an internal error (logged)
+                raise RuntimeError("not evaluated")
+            return found.answer
 
         def board_on(states: list[SubmissionState], version: str):
             return lb.board_on(benchmark, states, version).view()
 
-        stored = lb.catalog.all(benchmark)
-        basis = preview_basis(current.version if current else "", new.version, stored)
-        states = [s for s in stored if lifecycle.has_raw(lb.store, s.meta)]
-        leaks = leak_audit(benchmark, Path(path), new, tuple(f.strip() for f in withheld if f.strip()))
-        shown = preview_switch(
-            benchmark,
-            current.version if current else "",
-            new.version,
-            changes,
-            states,
-            evaluate,
-            board_on,
-            lb.table(benchmark),
-            leaks,
-        )
-        return dataclasses.replace(shown, basis=basis)
+        args = (benchmark, current.version if current else "", new.version, changes, states, evaluate, board_on)
+        shown = preview_switch(*args, lb.table(benchmark), leaks)
+        stopped = tuple(sorted(sid for sid, e in evaluated.items() if e is not None and e.over_bound))
+        found = {sid: e for sid, e in evaluated.items() if e is not None}
+        checked = CheckedGold(new, suffix, withheld, leaks, changes, current.version if current else "")
+        return dataclasses.replace(shown, basis=basis, checked=checked, outcomes=found, over_bound=stopped)
+
+    def evaluate_all(
+        self, gold: Gold, states: list[SubmissionState], on_progress: Progress | None = None
+    ) -> dict[str, lifecycle.Evaluated | None]:
+        """Each of ``states`` that has no outcome on ``gold`` evaluated (nothing recorded), in the
+        intake's bounded pool, ``parallel`` at a time, within :data:`DEADLINE_SECONDS`; by id (None:
+        an internal error, logged)."""
+        lb = self.lb
+        owing = [s for s in states if s.status(gold.version, SCORER_VERSION) not in (Status.SCORED, Status.REJECTED)]
+        evaluator, seeds = lb.intake.evaluator, lb.seeds.resolved()
+
+        def job(state: SubmissionState) -> lifecycle.Evaluated | None:
+            try:
+                return lifecycle.evaluate_stored(lb.store, lb.catalog, state, gold, lb.limits, evaluator, seeds)
+            except Exception:  # the preview says "scoring failed" for it; the rescore records the failure
+                log.exception("evaluating %s for a preview failed", state.meta.id)
+                return None
+
+        done = None if on_progress is None else (lambda n, total: on_progress(n / total, f"{n} of {total} scored"))
+        return lifecycle.for_each(owing, job, lb.intake.parallel, DEADLINE_SECONDS, done)
 
     def preview_staged(self, benchmark: str) -> GoldPreview | None:
         """The preview of switching to the staged gold (None when nothing is staged), computed
@@ -152,6 +194,7 @@ class GoldCorrections:
             path.write_bytes(self.lb.store.read("gold", staged.file))
             shown = self.preview_gold(benchmark, path, staged.withheld)
         self._keep_preview(shown)
+        self._record(shown, self.lb.golds.compiled(staged))  # the gold is staged: its outcomes are the switch's
         return shown
 
     def staged_preview(self, benchmark: str) -> ShownPreview | None:
@@ -198,7 +241,11 @@ class GoldCorrections:
         return [s for s in self.lb.catalog.all(benchmark) if self.lb.submissions.status(s) is Status.REJECTED]
 
     def rescore(
-        self, benchmark: str | None = None, workers: int | None = None, on_progress: Progress | None = None
+        self,
+        benchmark: str | None = None,
+        workers: int | None = None,
+        on_progress: Progress | None = None,
+        deadline: float = DEADLINE_SECONDS,
     ) -> dict[str, object]:
         """Score all submissions on the staged gold (else the current one), on all cores, then
         switch the board to it; report counts and the changes of the public ranking (paper
@@ -209,27 +256,32 @@ class GoldCorrections:
         report: dict[str, object] = {}
         for b in [benchmark] if benchmark else list(BENCHMARKS):
             if self.lb.golds.info(b) is not None:
-                report[b] = self._rescore_one(b, workers, on_progress)
+                report[b] = self._rescore_one(b, workers, on_progress, deadline)
         return report
 
-    def _rescore_one(self, b: str, workers: int | None, on_progress: Progress | None) -> dict[str, object]:
-        """:meth:`rescore` of one benchmark that has a gold: its report."""
+    def _rescore_one(
+        self, b: str, workers: int | None, on_progress: Progress | None, deadline: float
+    ) -> dict[str, object]:
+        """:meth:`rescore` of one benchmark that has a gold: its report (``over_bound``: the uploads
+        stopped at a job bound, rejected; ``left``: not reached by the deadline)."""
         lb = self.lb
         current = lb.golds.info(b)
         target = lb.golds.staged(b) or current
         before = lb.table(b)
-        counts = self._score_all(b, lb.golds.compiled(target), workers, on_progress)
+        run = self._score_all(b, lb.golds.compiled(target), workers, on_progress, deadline)
         staged = target.version != current.version
         if staged:
             self._switch(b, target)
         lb.publisher.publish(b, now=True)
         after = lb.table(b)
         report: dict[str, object] = {
-            "counts": counts,
-            "kept": len(lb.catalog.all(b)) - sum(counts.values()),  # outcomes already stored on it
+            "counts": run.counts,
+            "kept": len(lb.catalog.all(b)) - sum(run.counts.values()) - run.left,  # outcomes already stored on it
             "gold": target.version,
             "rank_changes": rank_changes(before, after),
             "rows": row_moves(b, before, after, self._why_not_rows(b, lb.golds.info(b).version)),
+            "over_bound": list(run.over_bound),
+            "left": run.left,
         }
         if staged:  # did the board switch to it (here, or another writer first)?
             switched = lb.golds.info(b).version == target.version
@@ -253,21 +305,23 @@ class GoldCorrections:
         return why
 
     def _score_all(
-        self, benchmark: str, gold: Gold, workers: int | None, on_progress: Progress | None
-    ) -> dict[str, int]:
-        """Every submission to an outcome (or a recorded failure) on ``gold``: one parallel pass,
-        then the few that arrived meanwhile, one by one."""
+        self, benchmark: str, gold: Gold, workers: int | None, on_progress: Progress | None, deadline: float
+    ) -> lifecycle.Rescored:
+        """Every submission to an outcome (or a recorded failure) on ``gold``: one pass in the
+        intake's bounded pool within ``deadline``, then the few that arrived meanwhile."""
         lb = self.lb
         done = None if on_progress is None else (lambda n, total: on_progress(n / total, f"{n} of {total} scored"))
-        counts = lifecycle.rescore(lb.store, lb.catalog, gold, lb.limits, workers, done, seeds=lb.seeds)
-        for _ in range(lifecycle.MAX_FAILURES):
+        evaluator, parallel = lb.intake.evaluator, workers or lb.intake.parallel
+        run = lifecycle.rescore(lb.store, lb.catalog, gold, lb.limits, parallel, done, lb.seeds, evaluator, deadline)
+        counts, stopped = dict(run.counts), list(run.over_bound)
+        for _ in range(lifecycle.MAX_FAILURES if not run.left else 0):
             late = lifecycle.unsettled(lb.catalog.all(benchmark), gold)
             if not late:
                 break
             for state in late:
-                status = lifecycle.process(lb.store, lb.catalog, state.meta, gold, lb.limits, seeds=lb.seeds).status
-                counts[status.value] = counts.get(status.value, 0) + 1
-        return counts
+                answer = lifecycle.process(lb.store, lb.catalog, state.meta, gold, lb.limits, None, evaluator, lb.seeds)
+                counts[answer.status.value] = counts.get(answer.status.value, 0) + 1
+        return lifecycle.Rescored(counts, tuple(stopped), run.left)
 
     def _switch(self, benchmark: str, staged: GoldInfo) -> bool:
         """Make ``staged`` current and republish, under the publish lock, if every submission has
@@ -295,14 +349,16 @@ class GoldCorrections:
             return
         current = lb.golds.info(benchmark)
         owed = [lb.golds.staged(benchmark), current if current.version != scored_on.version else None]
-        for info in filter(None, owed):
-            lifecycle.process(lb.store, lb.catalog, state.meta, lb.golds.compiled(info), lb.limits, seeds=lb.seeds)
+        for info in filter(None, owed):  # from its reading, where the intake's evaluator runs
+            gold = lb.golds.compiled(info)
+            lifecycle.process(lb.store, lb.catalog, state.meta, gold, lb.limits, None, lb.intake.evaluator, lb.seeds)
 
     def resume(self) -> int:
         """Finish submissions left unscored (a crash, a restart, a new scorer), then those owing
         a result on a staged gold, and switch the board to it when none is left: the background
-        rescore of a gold added from the CLI or another replica. Each is evaluated where uploads
-        are (the scoring pool, within its job bounds, when the app has one)."""
+        rescore of a gold added from the CLI or another replica; then read, once, the stored uploads
+        that have no reading (stored before readings, or a new reader). Each is evaluated where
+        uploads are (the scoring pool, within its job bounds, when the app has one)."""
         lb = self.lb
         if not lb.store.consistent:  # only on a complete copy: "unscored" must not mean "not arrived yet"
             return 0
@@ -320,4 +376,5 @@ class GoldCorrections:
                 n += lifecycle.resume(lb.store, lb.catalog, compiled, lb.limits, lb.seeds, evaluator)
                 self._switch(b, staged)
             done += n
+            lifecycle.read_unread(lb.store, lb.catalog, gold, lb.limits, lb.intake.evaluator, lb.seeds, self._unkept)
         return done

@@ -16,17 +16,19 @@ the board anyway; it never names which questions a team got right.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 
 import pandas as pd
 
 from scoring import SCORER_VERSION, get_benchmark
 from scoring.goldcheck import GoldChanges
+from store.golds import CheckedGold
 from store.layout import ResultKey, gold_key
 from store.records import GoldInfo, StoredRejection, StoredResult
 from submissions.answer import Reason, SubmitAnswer
 from submissions.catalog import SubmissionState
+from submissions.reading import Evaluated
 from submissions.records import Status
 
 SHORT = 12
@@ -92,6 +94,11 @@ class GoldPreview:
     rows: tuple[RowMove, ...]
     leaks: tuple = ()  # the leak audit of its public list as it would be published (scoring.leakaudit)
     basis: str = ""  # what it was computed from (leaderboard.corrections.preview_basis): kept with it
+    checked: CheckedGold | None = field(default=None, compare=False, repr=False)  # the gold compiled and audited
+    outcomes: Mapping[str, Evaluated] = field(default_factory=dict, compare=False, repr=False)
+    """What it scored, by submission id: recorded once the gold is staged (same gold, scorer and
+    seeds), so the rescore that follows scores only what arrived since (issue 40 item 3)."""
+    over_bound: tuple[str, ...] = ()  # uploads stopped at a job bound while read: rejected, never read again
 
     @property
     def leaving(self) -> tuple[RowMove, ...]:
@@ -126,6 +133,11 @@ class GoldPreview:
             out += [f"    {r.line()}" for r in moved]
         else:
             out.append("  no row's rank or figures change")
+        if self.over_bound:
+            out.append(
+                f"  {len(self.over_bound)} upload(s) ran past a job's bound while read: rejected on every gold, "
+                f"never read again: {', '.join(self.over_bound)}"
+            )
         return out
 
 

@@ -30,11 +30,18 @@ class Moderating:
         self.lb = lb
 
     def probe_report(self, benchmark: str) -> list[ProbeFlag]:
-        """Flagged submitters and their evidence (maintainers only: never shown to a team)."""
+        """Flagged submitters and their evidence (maintainers only: never shown to a team), from
+        the uploads' stored readings (submissions.probes: no upload is read here)."""
         gold = self.lb.golds.get(benchmark)
         if gold is None:
             return []
         return self.lb.probes.report(self.lb.catalog.all(benchmark), gold, self.is_held)
+
+    def unread(self, benchmark: str) -> int:
+        """Uploads the probe report leaves out: no reading yet (stored before readings: the app's
+        background job reads them in its pool), stopped at a job bound, or answering nothing."""
+        gold = self.lb.golds.get(benchmark)
+        return 0 if gold is None else self.lb.probes.unread(self.lb.catalog.all(benchmark), gold)
 
     def is_held(self, submission_id: str) -> bool:
         path = ModerationFile(submission_id).path

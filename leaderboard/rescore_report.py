@@ -39,6 +39,17 @@ def report_lines(
                     1,
                 )
             )
+        if part.get("over_bound"):
+            stopped = part["over_bound"]
+            lines.append(
+                ReportLine(
+                    f"{len(stopped)} upload(s) ran past a job's bound while read: rejected, never read again: "
+                    + ", ".join(stopped),
+                    1,
+                )
+            )
+        if part.get("left"):
+            lines.append(ReportLine(f"{part['left']} submission(s) not reached by the deadline: rescore again", 1))
         lines.extend(_rows(part, name))
         changes = part["rank_changes"]
         if not changes:

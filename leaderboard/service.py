@@ -48,7 +48,7 @@ from store.golds import GoldInfo, GoldRegistry
 from store.layout import Kind, SubmissionFile
 from store.local import LocalStore
 from store.records import StoredFailure, Validated
-from submissions import lifecycle
+from submissions import lifecycle, reading
 from submissions.catalog import Catalog, SubmissionState
 from submissions.fair_queue import FairQueue
 from submissions.feedback import Feedback
@@ -129,7 +129,7 @@ class Leaderboard:
             publications=settings.publications_per_week,
             contact=settings.contact_line,
         )
-        self.probes = ProbeDetector(lambda s: lifecycle.read_raw(self.store, s.meta.benchmark, s.meta.id))
+        self.probes = ProbeDetector(lambda s: reading.read_answers(self.store, s))  # readings, never uploads
         self._boards: dict[str, tuple[tuple, Board]] = {}
         self._lock = threading.Lock()
         self.publisher = Publisher(self)
@@ -284,9 +284,11 @@ class Leaderboard:
         gold = self.golds.version(file.benchmark, file.gold)
         if gold is None:
             return None
-        raw = lifecycle.read_raw(self.store, file.benchmark, file.sid)
-        answer = lifecycle.evaluate(state.meta, gold, raw, self.limits, self.seeds)
-        return lifecycle.outcome_files(state.meta, gold.version, answer, lifecycle.now_iso()).get(file)
+        args = (self.store, self.catalog, state, gold, self.limits, self.intake.evaluator, self.seeds)
+        evaluated = lifecycle.evaluate_stored(*args)  # from its reading, where uploads are evaluated
+        if evaluated is None:
+            return None
+        return lifecycle.outcome_files(state.meta, gold.version, evaluated.answer, lifecycle.now_iso()).get(file)
 
     def use_scoring_pool(self, workers: int, bounds: JobBounds = JobBounds()) -> ScoringPool:
         """Score and check uploads (validate-only, pre-checks) in ``workers`` lower-priority
@@ -297,6 +299,7 @@ class Leaderboard:
         pool = ScoringPool(workers, bounds=bounds)
         self.intake.evaluator, self.intake.run_check = pool.evaluate, pool.run_check
         self.intake.checks = FairQueue(slots=workers)
+        self.intake.parallel = workers  # rescores and previews: one job per worker at a time
         return pool
 
     def use_facts_pool(self, workers: int) -> WorkerPool:

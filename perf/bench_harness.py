@@ -1,4 +1,4 @@
-"""What recognising a file's shape (scoring/harness.py) costs before validation, and what reading a
+"""What recognising a file's shape (scoring/readers/harness_files.py) costs before validation, and what reading a
 harness file costs against the same answers in our JSONL (CPU time, ``process_time``).
 
     .venv/bin/python perf/bench_harness.py

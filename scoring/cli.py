@@ -229,7 +229,7 @@ def _question_list(benchmark: str, source: str):
 
 
 def _predictions(paths: list[Path]) -> Path | bytes:
-    """One file as it is; several read together as one body of lmms-eval samples (scoring/bundle.py)."""
+    """One file as it is; several read together as one body of lmms-eval samples (scoring/readers/bundle.py)."""
     if len(paths) == 1:
         return paths[0]
     try:

@@ -7,6 +7,7 @@ any), turns valid lines into per-question arrays and hands them to the metric re
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -17,7 +18,7 @@ from scoring import batch, boxcheck
 from scoring.answers import describe, normalize_answer, read_response
 from scoring.benchmarks import Benchmark, get_benchmark
 from scoring.benchmarks.base import Stat
-from scoring.errors import MAX_LISTED, Issue, LineError
+from scoring.errors import MAX_LISTED, Issue, LineError, SubmissionError
 from scoring.geometry import BOX_FORMATS
 from scoring.gold import Gold
 from scoring.grounding_formats import GroundingTally, describe_formats, known_format
@@ -119,6 +120,11 @@ class Predictions:
     grounding_hint: Issue | None = None  # another family reads most of them (scoring.grounding_formats)
     lenient_rows: tuple[int, ...] = ()  # rows whose response was read by a rule looser than the exact letter
     set_aside: tuple[int, ...] = ()  # line numbers answering retired questions (not scored, not an error)
+    set_aside_keys: tuple = ()  # the keys those lines gave, in the same order
+    line_of: np.ndarray | None = None  # per row, the line (record) that answered it (0: none)
+    response_rows: tuple[int, ...] = ()  # rows answered by a response (not an answer)
+    grounding_rows: tuple[int, ...] = ()  # rows with a grounding_response
+    grounding_unparsed_rows: tuple[int, ...] = ()  # of those, the ones whose text names no box
 
     @property
     def answered(self) -> int:
@@ -174,30 +180,83 @@ def validate_file(
     stays accepted when a correction removes questions."""
     bench = _declaration(benchmark)
     _check_settings(bench, gold, bbox_format, grounding_format, min_coverage)
+    return finish(
+        read_draft(bench, gold, source, bbox_format, limits, grounding_format), min_coverage, check_box_format
+    )
+
+
+@dataclass
+class Draft:
+    """One pass of the reader over a file, before the whole-file checks: its predictions as read
+    (lines with issues left out), the issues of its lines, and what a harness file was converted
+    from. :func:`finish` turns it into what :func:`validate_file` gives, as often as asked, each
+    time with its own checks (the worker reads once and answers the pre-check, validate-only and
+    scoring from one draft: scoring/reading.py)."""
+
+    bench: Benchmark
+    gold: Gold
+    predictions: Predictions
+    log: IssueLog
+    bbox_format: str
+    converted: harness.Converted | None = None
+    shape_error: bool = False  # the file could not be read at all (one issue, nothing else added)
+    lines: int = 0  # lines (records) read
+
+
+def read_draft(
+    bench: Benchmark,
+    gold: Gold,
+    source: str | Path | bytes,
+    bbox_format: str = "xyxy",
+    limits: Limits | None = None,
+    grounding_format: str = "",
+) -> Draft:
+    """Read ``source`` once (the expensive part of :func:`validate_file`); raises nothing for the
+    file's faults: they are in the draft's log (an unknown box or grounding format: only that)."""
+    try:
+        _check_settings(bench, gold, bbox_format, grounding_format, None)
+    except SubmissionError as e:
+        log = IssueLog(list(e.issues), e.total, Counter(i.code for i in e.issues))
+        return Draft(bench, gold, _no_predictions(bench, gold), log, bbox_format, shape_error=True)
     log = IssueLog()
     limits = _limits_for(gold, limits)
     try:
         shaped = harness.as_submission(bench, gold, source, limits.max_bytes, limits.max_lines)
     except harness.ShapeError as e:
         log.add(e.code, 0, "", str(e))
-        log.raise_if_any()
+        return Draft(bench, gold, _no_predictions(bench, gold), log, bbox_format, shape_error=True)
     converted = shaped if isinstance(shaped, harness.Converted) else None
     if converted is not None:
         source = converted.data  # the file sent was held to the byte limit; its lines to the line limit
         limits = replace(limits, max_bytes=max(limits.max_bytes, len(source)))
     plain = batch.read_plain(bench, gold, source, bbox_format, limits)
     if plain is not None:
-        predictions = _plain_predictions(bench, gold, plain)
+        predictions, lines = _plain_predictions(bench, gold, plain), len(plain.rows)
     else:
-        predictions = _read_per_line(bench, gold, source, bbox_format, log, limits, grounding_format)
+        predictions, lines = _read_per_line(bench, gold, source, bbox_format, log, limits, grounding_format)
+    return Draft(bench, gold, predictions, log, bbox_format, converted, lines=lines)
+
+
+def finish(draft: Draft, min_coverage: float | None = None, check_box_format: bool = False) -> Predictions:
+    """The draft's predictions, or SubmissionError with its issues and the whole-file ones asked
+    for (``min_coverage``, ``check_box_format``: see :func:`validate_file`). The draft is not changed."""
+    log = IssueLog(list(draft.log.listed), draft.log.total, Counter(draft.log.by_code))
+    if draft.shape_error:
+        log.raise_if_any()
+    predictions = replace(draft.predictions)
     if min_coverage is not None:
-        check_coverage(log, predictions.answered, gold.size, min_coverage)
-    if bench.grounding and (log.total or check_box_format):  # the advice matters only then
-        _add_format_advice(log, predictions, bbox_format)
-    if converted is not None:
-        _name_records(log, predictions, converted)
+        check_coverage(log, predictions.answered, draft.gold.size, min_coverage)
+    if draft.bench.grounding and (log.total or check_box_format):  # the advice matters only then
+        _add_format_advice(log, predictions, draft.bbox_format)
+    if draft.converted is not None:
+        _name_records(log, predictions, draft.converted)
     log.raise_if_any()
     return predictions
+
+
+def _no_predictions(bench: Benchmark, gold: Gold) -> Predictions:
+    letters = np.full(gold.size, -1, dtype=np.int8)
+    return Predictions(bench.id, gold.version, letters, np.zeros(gold.size, dtype=bool), {}, 0)
 
 
 def _check_settings(
@@ -301,14 +360,16 @@ def _read_per_line(
     log: IssueLog,
     limits: Limits,
     grounding_format: str = "",
-) -> Predictions:
-    """Read and check the file line by line, logging every issue (the reference path)."""
+) -> tuple[Predictions, int]:
+    """Read and check the file line by line, logging every issue (the reference path); with the
+    number of its last line."""
     reader = _LineReader(bench, gold, bbox_format, log, grounding_format)
-    objects, first = 0, {}
+    objects, first, last = 0, {}, 0
     for line_no, obj in read_objects(source, log, limits):
         if not objects:
             first = obj
         objects += 1
+        last = line_no
         reader.read(line_no, obj)
     reader.finish()
     _explain_missing_fields(bench, log, objects, tuple(first)[:12])
@@ -318,7 +379,7 @@ def _read_per_line(
         message = bench.shifted_keys(reader.keys_given, gold)
         if message is not None:
             log.explain(Issue("shifted_question_ids", 0, bench.key_field, message), SHIFT_EXPLAINS)
-    return reader.predictions()
+    return reader.predictions(), last
 
 
 def _plain_predictions(bench: Benchmark, gold: Gold, plain: batch.PlainFile) -> Predictions:
@@ -327,7 +388,11 @@ def _plain_predictions(bench: Benchmark, gold: Gold, plain: batch.PlainFile) -> 
     letters[plain.rows] = plain.letters
     submitted = np.zeros(gold.size, dtype=bool)
     submitted[plain.rows] = True
-    return Predictions(bench.id, gold.version, letters, submitted, plain.groundings, 0, box_samples=plain.box_samples)
+    line_of = np.zeros(gold.size, dtype=np.int64)
+    line_of[plain.rows] = np.arange(1, len(plain.rows) + 1)
+    return Predictions(
+        bench.id, gold.version, letters, submitted, plain.groundings, 0, box_samples=plain.box_samples, line_of=line_of
+    )
 
 
 def _is_number(value: object) -> bool:
@@ -343,6 +408,10 @@ class _LineReader:
     ) -> None:
         self.bench, self.gold, self.bbox_format, self.log = bench, gold, bbox_format, log
         self.set_aside: list[int] = []  # lines answering retired questions
+        self.set_aside_keys: list = []
+        self.response_rows: list[int] = []
+        self.grounding_rows: list[int] = []
+        self.grounding_unparsed_rows: list[int] = []
         # grounding benchmarks' read_line takes the declared grounding_format (scoring/grounding_formats.py)
         self.line_options = {"grounding_format": grounding_format} if bench.grounding else {}
         self.raw = GroundingTally(grounding_format, MAX_UNPARSED_LISTED, UNPARSED_TEXT_CHARS)
@@ -370,16 +439,21 @@ class _LineReader:
             sample = self.bench.box_sample(obj, self.gold, row, letter, **self.line_options)
             if sample is not None:
                 self.box_samples.append(sample)
+        if letter is not None:  # kept even if its grounding is refused: the file is then rejected, and
+            self.letters[row] = self.index[letter]  # its reading still says what it answered (probes)
         try:
             grounding = self.bench.read_line(obj, self.gold, row, self.bbox_format, letter, **self.line_options)
         except LineError as e:
             if not self.raw.absorbs(e, line_no):  # a missing grounding_format is one whole-file issue
                 self.log.add(e.code, line_no, e.field, str(e))
             return
-        if letter is not None:
-            self.letters[row] = self.index[letter]
         if self.line_options:  # raw grounding: counted, an unparsed one scored as an empty region
+            read = grounding
             grounding = self.raw.note(line_no, obj, grounding)
+            if obj.get("grounding_response") is not None:
+                self.grounding_rows.append(row)
+                if grounding is not read:
+                    self.grounding_unparsed_rows.append(row)
         if grounding is not None:
             self.groundings[row] = grounding
 
@@ -397,6 +471,7 @@ class _LineReader:
         key = self.bench.parse_key(obj[key_field])
         if key is not None and key in self.gold.retired and key not in self.gold.index:
             self.set_aside.append(line_no)  # a question an earlier gold had: not scored, not an error
+            self.set_aside_keys.append(key)
             return None
         if self.bench.shifted_keys is not None:
             self.keys_given.append((line_no, key, obj.get(self.bench.key_echo) if self.bench.key_echo else None))
@@ -442,6 +517,7 @@ class _LineReader:
         options = self.gold.option_texts[row] if self.gold.option_texts is not None else None
         reading = read_response(obj["response"], self.bench.choices, options)
         self.responses += 1
+        self.response_rows.append(row)
         if reading.letter is None:
             self.unparsed += 1
             if len(self.unparsed_lines) < MAX_UNPARSED_LISTED:
@@ -471,6 +547,11 @@ class _LineReader:
             self.raw.hint(),
             tuple(self.lenient_rows),
             tuple(self.set_aside),
+            tuple(self.set_aside_keys),
+            np.array(self.first_line, dtype=np.int64),
+            tuple(self.response_rows),
+            tuple(self.grounding_rows),
+            tuple(self.grounding_unparsed_rows),
         )
 
 

@@ -100,8 +100,8 @@ def _masks_changed(old: Gold, new: Gold, kept: list) -> int | None:
 
 
 def _mask_runs(table, i: int) -> tuple:
-    runs = table[i]
-    return runs.height, runs.width, runs.starts.tobytes(), runs.lengths.tobytes()
+    """The mask's region as comparable bytes (scoring.geometry.MaskTable.row_key)."""
+    return table.row_key(i)
 
 
 def _sizes(gold: Gold, grouping: str) -> dict[str, int]:

@@ -114,28 +114,28 @@ def _value(q: Mapping, fields: Sequence[str]) -> tuple:
     return tuple(str(q.get(f, "")) for f in fields)
 
 
-def _cooccurrence_channel(name: str, fields: Sequence[str], questions, answers) -> Channel:
+def _cooccurrence_channel(
+    name: str, fields: Sequence[str], questions, answers, images: Sequence[list[str]] | None = None
+) -> Channel:
+    """``images``: each question's option image ids (worked out once for every channel of an audit)."""
+    images = images if images is not None else _images(questions)
+    values = [_value(q, fields) for q in questions]
     seen: dict[str, Counter] = defaultdict(Counter)  # image id -> field value -> appearances
     total: Counter = Counter()  # image id -> appearances
-    for q in questions:
-        value = _value(q, fields)
-        for o in _options(q):
-            image = str(o.get("image_id", ""))
+    for value, ids in zip(values, images, strict=True):
+        for image in ids:
             seen[image][value] += 1
             total[image] += 1
+    picks = {}
+    for q, value, ids in zip(questions, values, images, strict=True):
+        shares = [seen[image][value] / total[image] for image in ids]
+        best = max(shares) if len(shares) == 4 else None
+        picks[id(q)] = shares.index(best) if best is not None and shares.count(best) == 1 else None
+    return _by_rule(name, questions, answers, lambda q: picks[id(q)])
 
-    def pick(q):
-        value = _value(q, fields)
-        shares = []
-        for o in _options(q):
-            image = str(o.get("image_id", ""))
-            shares.append(seen[image][value] / total[image])
-        if len(shares) != 4:
-            return None
-        best = max(shares)
-        return shares.index(best) if shares.count(best) == 1 else None
 
-    return _by_rule(name, questions, answers, pick)
+def _images(questions: Sequence[Mapping]) -> list[list[str]]:
+    return [[str(o.get("image_id", "")) for o in _options(q)] for q in questions]
 
 
 def audit(questions: Sequence[Mapping], answers: Mapping[str, str], fields: Iterable[str]) -> list[Channel]:
@@ -147,9 +147,11 @@ def audit(questions: Sequence[Mapping], answers: Mapping[str, str], fields: Iter
         _pattern_channel("url pattern of the options", "url", questions, answers),
         _size_channel(questions, answers),
     ]
-    channels += [_cooccurrence_channel(f"co-occurrence with {f}", [f], questions, answers) for f in fields]
+    images = _images(questions)
+    channels += [_cooccurrence_channel(f"co-occurrence with {f}", [f], questions, answers, images) for f in fields]
     if len(fields) > 1:
-        channels.append(_cooccurrence_channel(f"co-occurrence with {' + '.join(fields)}", fields, questions, answers))
+        both = " + ".join(fields)
+        channels.append(_cooccurrence_channel(f"co-occurrence with {both}", fields, questions, answers, images))
     return channels
 
 

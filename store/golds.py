@@ -42,7 +42,17 @@ from store.records import CorruptRecord, GoldInfo, StagedPreview
 
 log = logging.getLogger(__name__)
 
-__all__ = ["GOLD_SUFFIXES", "GoldInfo", "GoldRegistry", "GoldUpdate", "UnconfirmedGold", "leak_audit", "public_list"]
+__all__ = [
+    "GOLD_SUFFIXES",
+    "CheckedGold",
+    "GoldInfo",
+    "GoldRegistry",
+    "GoldUpdate",
+    "UnconfirmedGold",
+    "leak_audit",
+    "normalised",
+    "public_list",
+]
 
 GOLD_SUFFIXES = (".jsonl", ".parquet", ".json")
 KEEP_COMPILED = 2
@@ -99,6 +109,25 @@ def leak_audit(benchmark: str, path: Path, gold: Gold, withheld: tuple[str, ...]
     return tuple(audit(questions, answers, fields))
 
 
+def normalised(withheld: tuple[str, ...]) -> tuple[str, ...]:
+    """Withheld field names as given, stripped, each once."""
+    return tuple(dict.fromkeys(f.strip() for f in withheld if f.strip()))
+
+
+@dataclass(frozen=True)
+class CheckedGold:
+    """A gold file compiled (:meth:`GoldRegistry.read`), its public list audited with these fields
+    ``withheld`` and compared with the current gold: what staging it needs, computed once by
+    whoever read it first (a preview)."""
+
+    gold: Gold
+    suffix: str
+    withheld: tuple[str, ...]
+    leaks: tuple[Channel, ...]
+    changes: GoldChanges | None = None  # what it changes against the gold ``against`` (its version)
+    against: str = ""
+
+
 class GoldRegistry:
     """Current gold per benchmark: add a version, read its info, get it compiled."""
 
@@ -117,7 +146,13 @@ class GoldRegistry:
         return self.stage(benchmark, path, added_by, confirm, withheld).info
 
     def stage(
-        self, benchmark: str, path: Path, added_by: str, confirm: bool = False, withheld: tuple[str, ...] = ()
+        self,
+        benchmark: str,
+        path: Path,
+        added_by: str,
+        confirm: bool = False,
+        withheld: tuple[str, ...] = (),
+        checked: CheckedGold | None = None,
     ) -> GoldUpdate:
         """Validate ``path`` as ``benchmark`` gold and stage it (current at once if it is the first).
 
@@ -126,12 +161,13 @@ class GoldRegistry:
         case nothing is stored. Adding the current version again while another is staged
         withdraws the staged one; adding it with other ``withheld`` fields republishes its list.
         The update carries the leak audit of the public list with those fields withheld.
+        ``checked``: the same file compiled and audited already (a preview did: each is done once).
         """
-        gold, suffix = self.read(benchmark, path)
-        withheld = tuple(dict.fromkeys(f.strip() for f in withheld if f.strip()))
-        leaks = leak_audit(benchmark, path, gold, withheld)
-        fields = ",".join(withheld)
+        withheld = normalised(withheld)
         current = self.info(benchmark)
+        checked = self._checked(benchmark, path, withheld, current, checked)
+        gold, suffix, leaks = checked.gold, checked.suffix, checked.leaks
+        fields = ",".join(withheld)
         if current is not None and current.version == gold.version:
             if self.staged(benchmark) is not None:
                 self._point(layout.gold_staged(benchmark), current, f"Withdraw the staged {benchmark} gold")
@@ -139,7 +175,7 @@ class GoldRegistry:
                 current = replace(current, withheld_fields=fields)
                 self._make_current(current)
             return GoldUpdate(current, staged=False, leaks=leaks)
-        changes = compare(self.compiled(current), gold) if current is not None else None
+        changes = checked.changes
         staged = self.staged(benchmark)
         if staged is not None and staged.version == gold.version:
             if staged.withheld_fields != fields:
@@ -165,6 +201,18 @@ class GoldRegistry:
             return GoldUpdate(info, staged=False, leaks=leaks)
         self._point(layout.gold_staged(benchmark), info, f"Stage {benchmark} gold {gold.version[:12]}")
         return GoldUpdate(info, staged=True, changes=changes, leaks=leaks)
+
+    def _checked(
+        self, benchmark: str, path: Path, withheld: tuple[str, ...], current: GoldInfo | None, given: CheckedGold | None
+    ) -> CheckedGold:
+        """``given`` when it is of these withheld fields and the current gold, else compiled,
+        audited and compared now."""
+        against = current.version if current is not None else ""
+        if given is not None and given.withheld == withheld and given.against == against:
+            return given
+        gold, suffix = self.read(benchmark, path)
+        changes = compare(self.compiled(current), gold) if current is not None else None
+        return CheckedGold(gold, suffix, withheld, leak_audit(benchmark, path, gold, withheld), changes, against)
 
     def stored_file(self, benchmark: str, version_prefix: str, folder: Path) -> Path | None:
         """A stored version (by a prefix of its sha256) copied into ``folder`` as the maintainer

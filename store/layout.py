@@ -13,6 +13,9 @@ submissions (private)
     {benchmark}/{shard}/{id}/rejected-{gold}.json    format errors against that gold (immutable)
     {benchmark}/{shard}/{id}/result-{gold}-{scorer}.json  a stored result (immutable; rescoring adds)
     {benchmark}/{shard}/{id}/failure-{gold}-{n}.json an internal error on that gold (retried)
+    {benchmark}/{shard}/{id}/reading-{basis}-{reader}.npz  the upload as the worker read it (immutable;
+                                                     store.records.StoredReading, scoring.reading)
+    {benchmark}/{shard}/{id}/unreadable.json         stopped at a job bound while read: never read again
     moderation/{id}.json                             Moderation (overwritten)           ModerationFile
     teams/{team}-{seq}.json                          TeamEvent: claim, transfers (immutable) TeamFile
     publication/{id}-{seq}.json                      Publication: publish/unpublish (immutable) PublicationFile
@@ -93,11 +96,15 @@ class Kind(StrEnum):
     REJECTED = "rejected"
     RESULT = "result"
     FAILURE = "failure"
+    READING = "reading"
+    UNREADABLE = "unreadable"
 
 
 _KINDS = {kind.value: kind for kind in Kind}
 _GOLD_ONLY = {Kind.VALIDATED, Kind.REJECTED}
-_GOLD_AND_TAIL = {Kind.RESULT, Kind.FAILURE}
+_GOLD_AND_TAIL = {Kind.RESULT, Kind.FAILURE, Kind.READING}
+_EXTENSIONS = {Kind.RAW: "jsonl", Kind.READING: "npz"}
+"""Every other kind is a ``.json`` record."""
 
 
 _DAY = re.compile(r"[0-9]{8}")
@@ -115,8 +122,9 @@ def shard_of(sid: str) -> str:
 class SubmissionFile:
     """``{benchmark}/{shard}/{sid}/{kind}[-{gold}[-{tail}]].{ext}``: formatted and parsed here only.
 
-    ``gold`` is kept as its key (a whole version passed in is shortened); ``tail`` is the scorer
-    version of a result or the number of a failure.
+    ``gold`` is kept as its key (a whole version passed in is shortened; a reading's is its basis,
+    scoring.reading.reading_basis); ``tail`` is the scorer version of a result, the number of a
+    failure or the reader version of a reading.
     """
 
     benchmark: str
@@ -152,11 +160,18 @@ class SubmissionFile:
     def failure(cls, benchmark: str, sid: str, gold_version: str, n: int) -> SubmissionFile:
         return cls(benchmark, sid, Kind.FAILURE, gold_version, str(n))
 
+    @classmethod
+    def reading(cls, benchmark: str, sid: str, basis: str, reader: str) -> SubmissionFile:
+        return cls(benchmark, sid, Kind.READING, basis, reader)
+
+    @classmethod
+    def unreadable(cls, benchmark: str, sid: str) -> SubmissionFile:
+        return cls(benchmark, sid, Kind.UNREADABLE)
+
     @property
     def name(self) -> str:
         words = [self.kind.value, self.gold, self.tail] if self.gold else [self.kind.value]
-        ext = "jsonl" if self.kind is Kind.RAW else "json"
-        return f"{'-'.join(w for w in words if w)}.{ext}"
+        return f"{'-'.join(w for w in words if w)}.{_EXTENSIONS.get(self.kind, 'json')}"
 
     @property
     def path(self) -> str:
@@ -189,7 +204,7 @@ class SubmissionFile:
         stem, dot, ext = name.rpartition(".")
         kind_word, *rest = stem.split("-", 2)
         kind = _KINDS.get(kind_word)
-        if kind is None or not dot or ext != ("jsonl" if kind is Kind.RAW else "json"):
+        if kind is None or not dot or ext != _EXTENSIONS.get(kind, "json"):
             return None
         file = cls(benchmark, sid, kind, *rest)
         return file if file._well_formed(len(rest)) else None
@@ -199,7 +214,7 @@ class SubmissionFile:
             return words == 1 and _is_key(self.gold)
         if self.kind is Kind.RESULT:
             return words == 2 and _is_key(self.gold) and Version.parse(self.tail) is not None
-        if self.kind is Kind.FAILURE:
+        if self.kind in (Kind.FAILURE, Kind.READING):
             return words == 2 and _is_key(self.gold) and self.tail.isdigit()
         return words == 0
 

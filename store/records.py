@@ -8,15 +8,22 @@ what is derived. No reader ever sees a half-checked ``dict``.
 
 from __future__ import annotations
 
+import io
 import json
 import typing
+import zipfile
 from collections.abc import Mapping
 from dataclasses import MISSING, asdict, dataclass, field, fields, replace
 from functools import cache
 from typing import Self, TypeVar
 
+import numpy as np
+
+from scoring.boxcheck import BoxSample
 from scoring.engine import ResultRecord, UnparsedLine
 from scoring.errors import Issue
+from scoring.geometry import Box, Polygons, Runs
+from scoring.reading import FileReading, ReadAnswers
 
 _T = TypeVar("_T")
 
@@ -348,3 +355,264 @@ class Publication(_FlatRecord):
 
     def to_bytes(self) -> bytes:
         return _dumps(asdict(self), indent=1)
+
+
+@dataclass(frozen=True)
+class Unreadable(StoredRejection):
+    """``unreadable.json``: the upload was stopped at a job bound while it was read (time or
+    memory): it has no reading and is read by nothing again; every gold rejects it with these
+    issues (submissions.lifecycle), the probe detector skips it."""
+
+
+class StoredReading:
+    """``reading-{basis}-{reader}.npz``: an upload as the worker read it (scoring.reading), kept
+    beside it (create-only) so that nothing reads the upload again. Numpy arrays (no pickles:
+    ``allow_pickle=False``) for what is per question, cheap to load for many files at once, and a
+    JSON header for the rest."""
+
+    @staticmethod
+    def to_bytes(reading: FileReading) -> bytes:
+        arrays = {
+            "letters": reading.letters.astype(np.int8),
+            "flags": reading.flags.astype(np.uint8),
+            "lines": reading.lines.astype(np.int64),
+            "facts": reading.facts.astype(np.uint64),
+            **_grounding_arrays(reading.groundings),
+        }
+        header = _reading_header(reading)
+        arrays["header"] = np.frombuffer(json.dumps(header, ensure_ascii=False).encode(), dtype=np.uint8)
+        out = io.BytesIO()
+        with zipfile.ZipFile(out, "w") as z:  # numpy's .npz, with fixed dates: one reading, one byte string
+            for name, array in arrays.items():
+                info = zipfile.ZipInfo(f"{name}.npy", (1980, 1, 1, 0, 0, 0))
+                info.compress_type = zipfile.ZIP_DEFLATED
+                with z.open(info, "w") as member:
+                    np.lib.format.write_array(member, np.ascontiguousarray(array), allow_pickle=False)
+        return out.getvalue()
+
+    @staticmethod
+    def from_bytes(data: bytes, where: str) -> FileReading:
+        """The reading in ``data``; CorruptRecord(where, why) for anything of another shape."""
+        try:
+            with np.load(io.BytesIO(data), allow_pickle=False) as npz:
+                arrays = {name: npz[name] for name in npz.files}
+            header = json.loads(arrays.pop("header").tobytes())
+        except Exception as e:  # a broken zip, a missing member, bad JSON: numpy raises many kinds
+            raise CorruptRecord(where, f"not a stored reading: {str(e)[:120]}") from None
+        if not isinstance(header, dict):
+            raise CorruptRecord(where, "a reading's header should be an object")
+        try:
+            return _reading_of(header, arrays)
+        except (KeyError, TypeError, ValueError, IndexError) as e:
+            raise CorruptRecord(where, f"a reading of the wrong shape: {str(e)[:120]}") from None
+
+    @staticmethod
+    def answers(data: bytes, where: str) -> ReadAnswers:
+        """Only what the reading answered (keys, letters, groundings' extents), from the arrays as
+        stored, without building a grounding: cheap for many readings at once."""
+        try:
+            with np.load(io.BytesIO(data), allow_pickle=False) as npz:
+                a = {name: npz[name] for name in npz.files if name not in _SCORING_ONLY}
+            header = json.loads(a.pop("header").tobytes())
+            keys = tuple(header["keys"])
+            if len(a["letters"]) != len(keys) or len(a["gkind"]) != len(keys):
+                raise ValueError("the per-question arrays differ in length from the keys")
+            return ReadAnswers(str(header["benchmark"]), keys, a["letters"].astype(np.int8), _extents(a))
+        except Exception as e:  # a broken zip, a missing member, bad JSON, arrays of the wrong shape
+            raise CorruptRecord(where, f"not a stored reading: {str(e)[:120]}") from None
+
+
+_SCORING_ONLY = frozenset({"flags", "lines", "facts", "box_scale"})
+"""Arrays :meth:`StoredReading.answers` leaves unread."""
+
+
+def _extents(a: dict[str, np.ndarray]) -> np.ndarray:
+    """Per key, its grounding's extent (x0, y0, x1, y1) from the stored arrays (NaN: none), as
+    scoring.reading.FileReading.box_extents gives it."""
+    kinds = a["gkind"]
+    out = np.full((kinds.size, 4), np.nan, dtype=np.float64)
+    out[kinds == 1] = a["box"]
+    polygons = np.flatnonzero(kinds == 2)
+    if polygons.size and not (a["poly_parts"] > 0).all():  # no reader makes one; read the slow way
+        out[polygons] = [_polygon_extent(g) for g in _groundings_of(a) if isinstance(g, Polygons)]
+    elif polygons.size:
+        coords = np.add.reduceat(a["poly_part_sizes"], np.r_[0, np.cumsum(a["poly_parts"])[:-1]]) // 2
+        starts = np.r_[0, np.cumsum(coords)[:-1]]
+        xs, ys = a["poly_coords"][0::2], a["poly_coords"][1::2]
+        out[polygons] = np.stack(
+            [np.minimum.reduceat(xs, starts), np.minimum.reduceat(ys, starts)]
+            + [np.maximum.reduceat(xs, starts), np.maximum.reduceat(ys, starts)],
+            axis=1,
+        )
+    masks = np.flatnonzero(kinds == 3)
+    if masks.size:
+        out[masks] = _runs_extents(a)
+    return out
+
+
+def _polygon_extent(polygon: Polygons) -> tuple[float, ...]:
+    if not polygon.parts:
+        return (np.nan,) * 4
+    flat = np.concatenate(polygon.parts)
+    return flat[0::2].min(), flat[1::2].min(), flat[0::2].max(), flat[1::2].max()
+
+
+def _runs_extents(a: dict[str, np.ndarray]) -> np.ndarray:
+    """The pixel extent of each stored mask (a run that crosses a column spans every row; NaN: empty)."""
+    sizes = a["runs_sizes"]
+    out = np.full((sizes.size, 4), np.nan, dtype=np.float64)
+    full = sizes > 0
+    if not full.any():
+        return out
+    h = np.repeat(a["runs_hw"][:, 0], sizes)
+    first, last = a["runs_starts"], a["runs_starts"] + a["runs_lengths"] - 1
+    cols0, cols1 = first // h, last // h
+    same = cols0 == cols1
+    top, bottom = np.where(same, first % h, 0), np.where(same, last % h, h - 1)
+    at = np.r_[0, np.cumsum(sizes)[:-1]][full]
+    out[full] = np.stack(
+        [
+            np.minimum.reduceat(cols0, at),
+            np.minimum.reduceat(top, at),
+            np.maximum.reduceat(cols1, at) + 1,
+            np.maximum.reduceat(bottom, at) + 1,
+        ],
+        axis=1,
+    )
+    return out
+
+
+_GROUNDING_KINDS = {type(None): 0, Box: 1, Polygons: 2, Runs: 3}
+
+
+def _reading_header(r: FileReading) -> dict:
+    if not all(isinstance(k, str) or _is(k, int) for k in r.keys):
+        raise ValueError("a reading keeps text or integer keys only")
+    return {
+        "benchmark": r.benchmark,
+        "basis": r.basis,
+        "reader": r.reader,
+        "bbox_format": r.bbox_format,
+        "grounding_format": r.grounding_format,
+        "keys": list(r.keys),
+        "plain_boxes": r.plain_boxes,
+        "box_scale": r.box_scale,
+        "counts": dict(r.counts),
+        "unparsed_lines": [[u.line, u.text, u.kind] for u in r.unparsed_lines],
+        "box_samples": [[list(s.values), list(s.frame), s.grounding_format] for s in r.box_samples],
+        "grounding_hint": r.grounding_hint.to_dict() if r.grounding_hint else None,
+        "set_aside": [[line, key] for line, key in r.set_aside],
+        "last_line": r.last_line,
+        "converted": r.converted,
+        "issues": [i.to_dict() for i in r.issues],
+        "total": r.total,
+    }
+
+
+def _grounding_arrays(groundings: tuple) -> dict[str, np.ndarray]:
+    """Every grounding of a reading in a few flat arrays (kinds, boxes, polygon parts, mask runs)."""
+    kinds = np.array([_GROUNDING_KINDS[type(g)] for g in groundings], dtype=np.uint8)
+    boxes = [g for g in groundings if isinstance(g, Box)]
+    polygons = [g for g in groundings if isinstance(g, Polygons)]
+    runs = [g for g in groundings if isinstance(g, Runs)]
+    nan2 = (np.nan, np.nan)
+    return {
+        "gkind": kinds,
+        "box": np.array([(b.x0, b.y0, b.x1, b.y1) for b in boxes], dtype=np.float64).reshape(-1, 4),
+        "box_scale": np.array([np.nan if b.scale is None else b.scale for b in boxes], dtype=np.float64),
+        "box_ref": np.array([b.ref or nan2 for b in boxes], dtype=np.float64).reshape(-1, 2),
+        "poly_coords": _concat([part for p in polygons for part in p.parts], np.float64),
+        "poly_part_sizes": np.array([part.size for p in polygons for part in p.parts], dtype=np.int64),
+        "poly_parts": np.array([len(p.parts) for p in polygons], dtype=np.int64),
+        "poly_ref": np.array([p.ref or nan2 for p in polygons], dtype=np.float64).reshape(-1, 2),
+        "runs_hw": np.array([(m.height, m.width) for m in runs], dtype=np.int64).reshape(-1, 2),
+        "runs_starts": _concat([m.starts for m in runs], np.int64),
+        "runs_lengths": _concat([m.lengths for m in runs], np.int64),
+        "runs_sizes": np.array([m.starts.size for m in runs], dtype=np.int64),
+    }
+
+
+def _concat(parts: list[np.ndarray], dtype: type) -> np.ndarray:
+    return np.concatenate([np.asarray(p, dtype=dtype) for p in parts]) if parts else np.zeros(0, dtype=dtype)
+
+
+def _pairs(values: np.ndarray) -> list[tuple[float, float] | None]:
+    return [None if a != a else (a, b) for a, b in values.tolist()]  # NaN: none
+
+
+def _split(values: np.ndarray, sizes: np.ndarray) -> list[np.ndarray]:
+    """``values`` cut into consecutive pieces of ``sizes`` (which must add up to all of it)."""
+    sizes = sizes.tolist()
+    if sum(sizes) != len(values) or min(sizes, default=0) < 0:
+        raise ValueError("stored pieces do not add up to their values")
+    ends = np.cumsum([0, *sizes]).tolist()
+    return [values[a:b] for a, b in zip(ends[:-1], ends[1:], strict=True)]
+
+
+def _groundings_of(a: dict[str, np.ndarray]) -> tuple:
+    """The groundings :func:`_grounding_arrays` stored, rebuilt in key order."""
+    box_refs, poly_refs = _pairs(a["box_ref"]), _pairs(a["poly_ref"])
+    corners = a["box"].tolist()
+    scales = [None if v != v else v for v in a["box_scale"].tolist()]  # NaN: no scale
+    polygons = [tuple(p) for p in _pieces(_split(a["poly_coords"], a["poly_part_sizes"]), a["poly_parts"])]
+    starts, lengths = _split(a["runs_starts"], a["runs_sizes"]), _split(a["runs_lengths"], a["runs_sizes"])
+    taken, out = {1: 0, 2: 0, 3: 0}, []
+    for kind in a["gkind"].tolist():
+        if kind not in (0, 1, 2, 3):
+            raise ValueError(f"unknown grounding kind {kind}")
+        i = taken.get(kind, 0)
+        taken[kind] = i + 1
+        if kind == 0:
+            out.append(None)
+        elif kind == 1:
+            out.append(Box(*corners[i], scale=scales[i], ref=box_refs[i]))
+        elif kind == 2:
+            out.append(Polygons(polygons[i], poly_refs[i]))
+        else:
+            (h, w), length = a["runs_hw"][i].tolist(), lengths[i]
+            before = np.concatenate(([0], np.cumsum(length)[:-1])).astype(np.int64) if length.size else length
+            out.append(Runs(h, w, starts[i], length, before))
+    return tuple(out)
+
+
+def _pieces(items: list, counts: np.ndarray) -> list[list]:
+    """``items`` grouped in consecutive runs of ``counts``."""
+    counts = counts.tolist()
+    if sum(counts) != len(items) or min(counts, default=0) < 0:
+        raise ValueError("stored groups do not add up to their items")
+    ends = np.cumsum([0, *counts]).tolist()
+    return [items[a:b] for a, b in zip(ends[:-1], ends[1:], strict=True)]
+
+
+def _reading_of(h: dict, a: dict[str, np.ndarray]) -> FileReading:
+    keys = tuple(h["keys"])
+    n = len(keys)
+    if not all(isinstance(k, str) or _is(k, int) for k in keys):
+        raise ValueError("keys should be text or integers")
+    if any(len(a[name]) != n for name in ("letters", "flags", "lines", "facts", "gkind")):
+        raise ValueError("the per-question arrays differ in length from the keys")
+    hint = h["grounding_hint"]
+    return FileReading(
+        str(h["benchmark"]),
+        str(h["basis"]),
+        str(h["bbox_format"]),
+        str(h["grounding_format"]),
+        keys,
+        a["letters"].astype(np.int8),
+        a["flags"].astype(np.uint8),
+        a["lines"].astype(np.int64),
+        a["facts"].astype(np.uint64),
+        _groundings_of(a),
+        bool(h["plain_boxes"]),
+        None if h["box_scale"] is None else float(h["box_scale"]),
+        {str(k): int(v) for k, v in h["counts"].items()},
+        tuple(UnparsedLine(int(line), str(text), str(kind)) for line, text, kind in h["unparsed_lines"]),
+        tuple(BoxSample(tuple(v), tuple(f), str(g)) for v, f, g in h["box_samples"]),
+        None if hint is None else _flat(Issue, hint, "grounding_hint"),
+        tuple((int(line), key) for line, key in h["set_aside"]),
+        int(h["last_line"]),
+        bool(h["converted"]),
+        tuple(_flat(Issue, i, "issues") for i in h["issues"]),
+        int(h["total"]),
+        str(h["reader"]),
+    )

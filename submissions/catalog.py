@@ -24,6 +24,7 @@ from store.records import (
     StoredRejection,
     StoredResult,
     TeamEvent,
+    Unreadable,
     Validated,
 )
 from submissions.records import Status, SubmissionMeta
@@ -36,8 +37,12 @@ _CODECS = {
     Kind.REJECTED: StoredRejection,
     Kind.RESULT: StoredResult,
     Kind.FAILURE: StoredFailure,
+    Kind.UNREADABLE: Unreadable,
 }
-"""The record each kind of file holds (the raw upload is never read into the catalog)."""
+"""The record each kind of file holds (the raw upload is never read into the catalog, nor is a
+reading: only its name, which says its basis and reader, is noted)."""
+_NAMED_ONLY = frozenset({Kind.RAW, Kind.READING})
+"""Kinds whose bodies the catalog does not read."""
 
 
 @dataclass
@@ -49,6 +54,8 @@ class SubmissionState:
     rejections: dict[str, StoredRejection] = field(default_factory=dict)  # gold key -> rejection
     validated: set[str] = field(default_factory=set)  # gold keys
     failures: dict[str, int] = field(default_factory=dict)  # gold key -> internal errors on it
+    readings: set[tuple[str, str]] = field(default_factory=set)  # (basis key, reader) of its stored readings
+    unreadable: Unreadable | None = None  # stopped at a job bound while read: read by nothing again
     hidden: bool = False
     moderation: Moderation | None = None  # the newest moderation flag (who hid it, why), if any
     publications: dict[int, Publication] = field(default_factory=dict)  # event number -> event
@@ -148,6 +155,10 @@ class SubmissionState:
             self.validated.add(file.gold)
         elif file.kind is Kind.FAILURE:
             self.failures[file.gold] = self.failures.get(file.gold, 0) + 1
+        elif file.kind is Kind.READING:
+            self.readings.add((file.gold, file.tail))
+        elif file.kind is Kind.UNREADABLE:
+            self.unreadable = record
 
 
 class Catalog:
@@ -173,6 +184,9 @@ class Catalog:
                 continue
             file = SubmissionFile.parse(path)
             if (file is None or file.kind is Kind.RAW) and not _is_event(path):
+                continue
+            if file is not None and file.kind in _NAMED_ONLY:
+                changed |= self._note_file(file, path, b"")
                 continue
             try:
                 data = self.store.read("submissions", path)
@@ -203,7 +217,7 @@ class Catalog:
                 return False
             self._seen.add(path)
             try:
-                record = _CODECS[file.kind].from_bytes(data, path)
+                record = None if file.kind in _NAMED_ONLY else _CODECS[file.kind].from_bytes(data, path)
             except CorruptRecord as e:
                 self.corrupt[path] = e.why
                 log.error("corrupted file in the submissions repo: %s", e)

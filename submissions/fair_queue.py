@@ -9,18 +9,30 @@ robin), so an account waits behind at most one check of each other active accoun
 account holding ``per_identity`` checks, running or waiting, gets no more: its next one is
 refused at once (the caller answers "busy, send it again"), so a flood costs a refusal, not a
 thread waiting in line.
+
+A check stopped at its job bound cost the only worker its whole bound (60 s): the account pays for
+it (:meth:`FairQueue.strike`): its checks are refused for :data:`STRIKE_SECONDS` after, so each
+account can hold the worker past a bound once per window, not once per check (the red team's three
+accounts, each sending a workbook that ran the whole bound, held an honest check 178 s: red.md N4).
+Cheap refusals (size, rows, cells, members: scoring/readers/harness_files.py, scoring/readers/bundle.py) come first, so an
+honest file never nears the bound.
 """
 
 from __future__ import annotations
 
 import itertools
 import threading
+import time
 from collections import Counter, deque
+from collections.abc import Callable
 from types import TracebackType
 from typing import NamedTuple
 
 PER_IDENTITY = 2
 """Checks one account may have running or waiting at once (a browser tab and a script)."""
+STRIKE_SECONDS = 600.0
+"""How long an account's checks are refused after one of them ran past its job bound (the window
+of the upload budget, ui.uploads): an honest file is checked in a few seconds, 20 times under the bound."""
 
 
 class Checks(NamedTuple):
@@ -49,7 +61,13 @@ class Turn:
 class FairQueue:
     """See module doc. Thread-safe; ``enter`` never blocks, ``with turn`` does."""
 
-    def __init__(self, slots: int = 1, per_identity: int = PER_IDENTITY) -> None:
+    def __init__(
+        self,
+        slots: int = 1,
+        per_identity: int = PER_IDENTITY,
+        strike_seconds: float = STRIKE_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         if slots < 1 or per_identity < 1:
             raise ValueError(
                 f"a fair queue needs at least one slot and one check per account, got {slots}, {per_identity}"
@@ -61,6 +79,20 @@ class FairQueue:
         self._served: dict[str, int] = {}  # account -> when it last got a slot (a counter)
         self._entered: Counter[str] = Counter()  # account -> checks admitted to the line so far
         self._clock = itertools.count(1)
+        self.strike_seconds, self.time = strike_seconds, clock
+        self._struck: dict[str, float] = {}  # account -> until when its checks are refused
+
+    def strike(self, who: str) -> None:
+        """``who``'s check ran past its bound: refuse its checks for :attr:`strike_seconds`."""
+        with self._cond:
+            now = self.time()
+            self._struck = {w: t for w, t in self._struck.items() if t > now}  # bounded: expired ones go
+            self._struck[who] = now + self.strike_seconds
+
+    def struck_for(self, who: str) -> float:
+        """Seconds before ``who`` may check again after a strike (0: now)."""
+        with self._cond:
+            return max(0.0, self._struck.get(who, 0.0) - self.time())
 
     def enter(self, who: str) -> Turn | None:
         """A place in line for ``who``, or None when they already hold ``per_identity`` checks."""

@@ -34,8 +34,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import StrEnum
 
-from huggingface_hub.utils import HFValidationError, validate_repo_id
-
 from scoring.errors import Issue
 
 
@@ -209,6 +207,9 @@ def hub_repo_id(value: str) -> str | None:
     """A model id the Hub accepts (``namespace/name``; huggingface_hub's own rules)."""
     if "/" not in value:
         return f"model_repo must be a Hub model id like Qwen/Qwen2.5-VL-7B-Instruct, got {value!r}"
+    # imported here: huggingface_hub.utils brings an HTTP client along, which no scoring worker needs
+    from huggingface_hub.utils import HFValidationError, validate_repo_id
+
     try:
         validate_repo_id(value)
     except HFValidationError as e:

@@ -1,42 +1,47 @@
-"""Taking in an upload: check the form and size, recognise duplicates, apply quotas, store the
-raw file and its record first, then validate and score. One function serves the web form,
-the API endpoint and the maintainer CLI alike.
+"""Taking in an upload: check the form and size, recognise duplicates, apply quotas, read the
+file once in the bounded worker, store the raw file, its record and its reading first, then
+record its outcome. One function serves the web form, the API endpoint and the maintainer CLI alike.
 
-The raw file and its record are one durable write (on the Hub: one commit, shared with
-concurrent uploads): a submission exists, and counts against a quota, only once it survives a
-restart. If storage cannot take it in time, or has not yet loaded a complete copy to decide
-quotas and duplicates on, the answer is ``retry`` and nothing is kept.
+The upload is read once, in its account's fair turn of the scoring pool (submissions.reading):
+that one job answers the pre-check, reads the file into its reading and scores it. The raw file,
+its record and its reading (or, for a file stopped at a job bound, its unreadable mark) are one
+durable write (on the Hub: one commit, shared with concurrent uploads): a submission exists, and
+counts against a quota, only once it survives a restart. If storage cannot take it in time, or has
+not yet loaded a complete copy to decide quotas and duplicates on, the answer is ``retry`` and
+nothing is kept. The web process never parses the file.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
+import math
 import threading
 import uuid
 from collections.abc import Callable, Mapping
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 from filelock import FileLock
 
 from scoring import BENCHMARKS, Gold, Limits, SubmissionError
-from scoring.engine import validate_file
 from scoring.errors import Issue
 from scoring.validation import check_file
 from store.base import AlreadyExists, Store, StoreError
 from store.golds import GoldRegistry
 from store.layout import SubmissionFile
+from store.records import Unreadable
 from submissions import fields
 from submissions.answer import SYNCING, SubmitAnswer
 from submissions.catalog import Catalog
 from submissions.fair_queue import FairQueue
 from submissions.job_bounds import JobOverBound
-from submissions.lifecycle import Evaluator, known_answer, process
+from submissions.lifecycle import Evaluator, known_answer, now_iso, process
 from submissions.model_hub import LookUp, Lookup
 from submissions.quotas import QuotaPolicy, QuotaStatus, quota_status, tighter
+from submissions.reading import PRE_CHECKS, Evaluated, UploadRead, read_upload, reading_file
 from submissions.records import Identity, SubmissionForm, SubmissionMeta
 from submissions.request import SubmitRequest
 from submissions.seeds import FIXED_SEEDS, Seeds
@@ -45,8 +50,7 @@ from submissions.teams import Teams, TeamTaken, name_key, state_key
 DUPLICATE_OPTIONS = ("bbox_format", "grounding_format")
 """With the file's sha256 and the declared repeat key (submissions.fields.repeat_key), what
 makes an upload a repeat of an earlier one."""
-PRE_CHECKS = frozenset({"too_few_answers", "suspect_bbox_format", "suspect_grounding_format"})
-"""Whole-file issues found before a scored slot is spent: such a file is turned away, not stored."""
+__all__ = ["PRE_CHECKS", "Intake", "validate_only_answer"]
 log = logging.getLogger(__name__)
 BUSY = (
     "The leaderboard is still checking your other files; nothing was kept or counted. "
@@ -54,6 +58,11 @@ BUSY = (
 )
 """The ``retry`` answer of a check over the account's bound (submissions.fair_queue)."""
 CHECK_CRASHED = "The worker checking your file stopped; nothing was kept or counted. Please send it again."
+STRUCK = (
+    "Your last file ran past the time or memory bound of a check, so this account's checks wait: "
+    "nothing was kept or counted. Please send this one again in {wait} s."
+)
+"""The ``retry`` answer of a check while its account waits after a check over its bound (submissions.fair_queue)."""
 CheckRunner = Callable[..., object]
 """Runs ``check(gold, *args)``: in this process, or in the scoring pool (submissions/worker.py)."""
 
@@ -80,28 +89,6 @@ def validate_only_answer(
     except SubmissionError as e:
         return SubmitAnswer.not_valid(tuple(e.issues), e.total)
     return SubmitAnswer.valid(report)
-
-
-def pre_check_answer(
-    gold: Gold, data: bytes, form: SubmissionForm, limits: Limits, min_coverage: float | None, confirm: bool
-) -> SubmitAnswer | None:
-    """The refusal of a file whose only problems are too few answers or a box format its boxes
-    do not fit (:data:`PRE_CHECKS`); None when it goes on to be stored."""
-    try:
-        validate_file(
-            gold.benchmark,
-            gold,
-            data,
-            bbox_format=form.bbox_format,
-            limits=limits,
-            min_coverage=min_coverage,
-            check_box_format=not confirm,
-            grounding_format=form.grounding_format,
-        )
-    except SubmissionError as e:
-        if e.total == len(e.issues) and all(i.code in PRE_CHECKS for i in e.issues):
-            return SubmitAnswer.not_valid(tuple(e.issues), e.total)
-    return None
 
 
 def new_submission_id(now: datetime) -> str:
@@ -144,6 +131,7 @@ class Intake:
         self.policy, self.limits = policy, limits
         self.lock_dir = lock_dir
         self.evaluator: Evaluator | None = None  # None: score in this process (see submissions/worker.py)
+        self.parallel = 1  # evaluations a rescore or preview may run at once (the pool's workers)
         self.run_check: CheckRunner = run_here  # validate-only and pre-checks: here, or the scoring pool's
         self.checks = FairQueue()  # their turns: fair and bounded per account (one slot per pool worker)
         self.min_coverage = min_coverage
@@ -205,12 +193,15 @@ class Intake:
         if request.validate_only:
             return self._validate_only(gold, path, form, identity, request.confirm_box_format)
         data = path.read_bytes()
-        meta = self._admit(request, gold, data)
-        if isinstance(meta, SubmitAnswer):  # a duplicate, a pre-check, the quota or storage turned it away
-            return meta
-        request.step(0.3, "Validating and scoring")
+        taken = self._admit(request, gold, data)
+        if isinstance(taken, SubmitAnswer):  # a duplicate, a pre-check, the quota or storage turned it away
+            return taken
+        meta, read = taken
+        request.step(0.8, "Recording the outcome")
+        answer = read.answer if isinstance(read, UploadRead) else None
+        evaluator = self.evaluator if answer is None else (lambda *job: Evaluated(answer))  # scored while read
         answer = process(
-            self.store, self.catalog, meta, gold, self.limits, raw=data, evaluator=self.evaluator, seeds=self.seeds
+            self.store, self.catalog, meta, gold, self.limits, raw=data, evaluator=evaluator, seeds=self.seeds
         )
         request.step(0.9, "Updating the leaderboard")
         return answer.with_quota(self.quota(identity, benchmark, team=form.team))
@@ -238,10 +229,13 @@ class Intake:
             issues.append(team_issue)  # a name owned by another account, reserved, or mixed-script
         return form, issues
 
-    def _admit(self, request: SubmitRequest, gold: Gold, data: bytes) -> SubmissionMeta | SubmitAnswer:
-        """Store the upload durably, or the answer that turns it away (a duplicate, a pre-check,
-        the quota, a taken team name, storage not taking it in time). One upload at a time per
-        submitter and per team: the quota and duplicate checks must see each other."""
+    def _admit(
+        self, request: SubmitRequest, gold: Gold, data: bytes
+    ) -> tuple[SubmissionMeta, UploadRead | Unreadable] | SubmitAnswer:
+        """Read and store the upload durably (its record, its reading or unreadable mark), or the
+        answer that turns it away (a duplicate, the quota, a pre-check, a taken team name, storage
+        not taking it in time). One upload at a time per submitter and per team: the quota and
+        duplicate checks must see each other."""
         benchmark, form, identity = request.benchmark, request.form, request.identity
         digest = hashlib.sha256(data).hexdigest()
         self.lock_dir.mkdir(parents=True, exist_ok=True)
@@ -253,9 +247,17 @@ class Intake:
                 if state.meta.sha256 == digest and same_form(state.meta, form):
                     answer = known_answer(state, gold.version).as_duplicate()
                     return answer.with_quota(self.quota(identity, benchmark, team=form.team))
-            refused = self._pre_check(gold, data, form, identity, request.confirm_box_format)
-            if refused is not None:
-                return refused.with_quota(self.quota(identity, benchmark, team=form.team))
+            quota = self.quota(identity, benchmark, team=form.team)
+            if not quota.allows_submission:  # before the worker's job: an account past its quota costs none
+                return SubmitAnswer.refused("Daily limit reached. " + quota.message(), quota=quota)
+            now = datetime.now(UTC)
+            sid = new_submission_id(now)
+            request.step(0.3, "Reading and scoring")
+            read = self._read(gold, data, form, identity, request.confirm_box_format, sid)
+            if isinstance(read, SubmitAnswer):  # busy, the worker died
+                return read.with_quota(quota)
+            if isinstance(read, UploadRead) and read.refusal is not None:
+                return read.refusal.with_quota(quota)
             with FileLock(str(team_lock)):
                 self.catalog.refresh()
                 quota = self.quota(identity, benchmark, team=form.team)
@@ -263,9 +265,10 @@ class Intake:
                     return SubmitAnswer.refused("Daily limit reached. " + quota.message(), quota=quota)
                 try:
                     owner, claim = self.teams.claim_files(form.team, identity, datetime.now(UTC).isoformat())
-                    meta = self._store(benchmark, data, form, identity, digest, request.filename, owner, claim)
+                    upload = _Upload(sid, now, data, digest, request.filename, read)
+                    meta = self._store(benchmark, upload, form, identity, gold, owner, claim)
                     self.teams.confirmed(form.team, identity)
-                    return meta
+                    return meta, read
                 except (TeamTaken, AlreadyExists) as e:  # AlreadyExists: another replica claimed it first
                     message = str(e) if isinstance(e, TeamTaken) else "This team name was just taken; try again."
                     return SubmitAnswer.refused(message, Issue("team_taken", 0, "team", message), quota=quota)
@@ -278,34 +281,44 @@ class Intake:
     ) -> SubmitAnswer:
         """Every check of a scored submission, with coverage as a warning; nothing stored or counted."""
         quota = self.quota(identity, gold.benchmark)
-        answer = self._in_turn(identity, validate_only_answer, gold, path.read_bytes, form, confirm)
+        answer = self._in_turn(identity, validate_only_answer, gold, path.read_bytes, form, *self._limits(), confirm)
+        if isinstance(answer, JobOverBound):
+            answer = SubmitAnswer.not_valid((answer.issue,), 1)
         return answer.with_quota(quota)
 
-    def _pre_check(
-        self, gold: Gold, data: bytes, form: SubmissionForm, identity: Identity, confirm: bool
-    ) -> SubmitAnswer | None:
-        """Turn away, before a slot is spent and without storing, a file whose only problems are
-        too few answers or a box format its boxes do not fit; a file with format errors goes on
-        to be stored and rejected as before (it costs an attempt). Over the account's bound of
-        checks: ``retry``, nothing stored."""
-        if self.min_coverage is None and confirm:
-            return None
-        return self._in_turn(identity, pre_check_answer, gold, lambda: data, form, confirm)
+    def _read(
+        self, gold: Gold, data: bytes, form: SubmissionForm, identity: Identity, confirm: bool, sid: str
+    ) -> UploadRead | Unreadable | SubmitAnswer:
+        """The upload read once in its account's turn (submissions.reading.read_upload): refused by
+        its pre-check, or its reading and answer; an :class:`Unreadable` mark when the read ran past
+        its bounds (the upload is still stored: it cost the attempt); ``retry`` when the account
+        holds too many checks or the worker died (nothing is kept)."""
+        try:
+            seed = self.seeds.for_submission(sid)  # the first one stores the board's secret
+        except StoreError as err:
+            log.warning("the bootstrap secret could not be stored, asked to retry: %s", err)
+            return SubmitAnswer.retry()
+        read = self._in_turn(identity, read_upload, gold, lambda: data, form, *self._limits(), confirm, sid, seed)
+        if isinstance(read, JobOverBound):
+            return Unreadable((read.issue,), 1, now_iso())
+        return read
+
+    def _limits(self) -> tuple[Limits, float | None]:
+        return self.limits, self.min_coverage
 
     def _in_turn(
-        self,
-        identity: Identity,
-        check: Callable,
-        gold: Gold,
-        read: Callable[[], bytes],
-        form: SubmissionForm,
-        confirm: bool,
-    ) -> SubmitAnswer | None:
-        """What ``check`` answered, run by ``run_check`` in the account's fair turn
-        (submissions.fair_queue); ``retry`` when the account holds too many checks or the worker
-        running it died (nothing is kept either way). A check stopped at its bounds
-        (submissions.worker.JobBounds) answers a validate-only with that one issue; a pre-check so
-        stopped lets the upload be stored, and its scoring, bounded alike, is the rejection that says so."""
+        self, identity: Identity, check: Callable, gold: Gold, read: Callable[[], bytes], *args: object
+    ) -> object:
+        """What ``check(gold, read(), *args)`` answered (the file is read once its turn comes), run
+        by ``run_check`` in the account's fair turn
+        (submissions.fair_queue); ``retry`` when the account holds too many checks, waits after a
+        check over its bound, or the worker running it died (nothing is kept either way). A check
+        stopped at its bounds (submissions.worker.JobBounds) gives the JobOverBound, and the account
+        waits before its next check (its cost: FairQueue.strike)."""
+        wait = self.checks.struck_for(identity.username)
+        if wait > 0:
+            log.info("a check of %s refused: it waits %.0f s after a check over its bound", identity.username, wait)
+            return SubmitAnswer.retry(STRUCK.format(wait=math.ceil(wait)))
         turn = self.checks.enter(identity.username)
         if turn is None:
             log.info(
@@ -314,13 +327,14 @@ class Intake:
             return SubmitAnswer.retry(BUSY)
         with turn:
             try:
-                return self.run_check(check, gold, read(), form, self.limits, self.min_coverage, confirm)
+                return self.run_check(check, gold, read(), *args)
             except BrokenProcessPool:  # the pool has started anew
                 log.error("a worker died while checking a file of %s", identity.username)
                 return SubmitAnswer.retry(CHECK_CRASHED)
             except JobOverBound as e:  # the worker was replaced
                 log.warning("a check of %s stopped: %s", identity.username, e)
-                return SubmitAnswer.not_valid((e.issue,), 1) if check is validate_only_answer else None
+                self.checks.strike(identity.username)
+                return e
 
     def _too_large(self, path: Path) -> Issue | None:
         size = path.stat().st_size
@@ -332,26 +346,24 @@ class Intake:
     def _store(
         self,
         benchmark: str,
-        data: bytes,
+        upload: _Upload,
         form: SubmissionForm,
         identity: Identity,
-        digest: str,
-        filename: str,
+        gold: Gold,
         owner: str = "",
         claim: Mapping[str, bytes] | None = None,
     ) -> SubmissionMeta:
-        now = datetime.now(UTC)
         meta = SubmissionMeta(
-            id=new_submission_id(now),
+            id=upload.sid,
             benchmark=benchmark,
             **{name: form.value(name) for name in fields.CLASSIC},
             info=dict(form.info),
             submitter=identity.username,
-            sha256=digest,
+            sha256=upload.digest,
             bbox_format=form.bbox_format,
-            submitted_at=now.isoformat(),
-            size_bytes=len(data),
-            filename=Path(filename).name[:200] if filename else "",
+            submitted_at=upload.at.isoformat(),
+            size_bytes=len(upload.data),
+            filename=Path(upload.filename).name[:200] if upload.filename else "",
             owner=owner,
             visibility=form.visibility,
             anonymous=form.anonymous,
@@ -360,9 +372,32 @@ class Intake:
             grounding_format=form.grounding_format,
         )
         raw, record = SubmissionFile.raw(benchmark, meta.id).path, SubmissionFile.meta(benchmark, meta.id).path
+        derived = self._reading_files(meta, gold, upload.read)
         body = meta.to_bytes()
-        files = {raw: data, record: body, **(claim or {})}  # one durable commit: upload, record, team claim
+        files = {raw: upload.data, record: body, **derived, **(claim or {})}  # one durable commit
         self.store.put("submissions", files, f"Receive {meta.id} ({benchmark})", durable=True)
         self.teams.noted(claim or {})
         self.catalog.note(record, body)
+        for path, data in derived.items():
+            self.catalog.note(path, data)
         return meta
+
+    def _reading_files(self, meta: SubmissionMeta, gold: Gold, read: UploadRead | Unreadable) -> dict[str, bytes]:
+        """The upload's reading, or its unreadable mark, as stored beside it."""
+        if isinstance(read, Unreadable):
+            return {SubmissionFile.unreadable(meta.benchmark, meta.id).path: read.to_bytes()}
+        if read.reading is None:  # a reading the codec cannot keep: read again when scored
+            return {}
+        return {reading_file(meta, gold, self.limits).path: read.reading}
+
+
+@dataclass(frozen=True)
+class _Upload:
+    """An upload on its way into the store: its id and time, bytes, digest, name and reading."""
+
+    sid: str
+    at: datetime
+    data: bytes
+    digest: str
+    filename: str
+    read: UploadRead | Unreadable

@@ -25,7 +25,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import httpx2
-from huggingface_hub import HfApi, hf_hub_url
 from huggingface_hub.errors import (
     HfHubHTTPError,
     OfflineModeIsEnabled,
@@ -104,8 +103,18 @@ class HubModels:
     """Reads :class:`ModelFacts` from a Hub (``endpoint`` None: huggingface_hub's, ``HF_ENDPOINT``)."""
 
     def __init__(self, endpoint: str | None = None, timeout: float = 5.0) -> None:
-        self.api = HfApi(endpoint=endpoint, token=False)  # anonymous: a private repo is not public facts
-        self.timeout = timeout
+        self.endpoint, self.timeout = endpoint, timeout
+        self._api = None
+
+    @property
+    def api(self):
+        """The anonymous client (a private repo is not public facts), made on first use: importing
+        HfApi costs every process that opens the leaderboard ~0.16 s of CPU (each CLI command)."""
+        if self._api is None:
+            from huggingface_hub import HfApi
+
+            self._api = HfApi(endpoint=self.endpoint, token=False)
+        return self._api
 
     def __call__(self, repo: str) -> Lookup:
         try:
@@ -193,6 +202,8 @@ class HeaderReader:
         left = self.deadline - time.monotonic()
         if left <= 0:
             raise TimeoutError(f"the Hub took over {LOOKUP_SECONDS:.0f} s to say the size")
+        from huggingface_hub import hf_hub_url
+
         url = hf_hub_url(self.repo, path, revision=self.revision, endpoint=self.endpoint)
         headers = {"range": f"bytes={start}-{start + limit - 1}"}
         with client.stream("GET", url, headers=headers, timeout=min(self.timeout, left)) as response:

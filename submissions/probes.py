@@ -17,11 +17,16 @@ only: it derives from the files alone, never from the gold, yet it says which qu
 is probing, so it is shown on the Maintainers tab and by ``python -m leaderboard probes``, never
 to the team. A *hold* is a moderation record (store.records.Moderation, reason ``held: ...``)
 that takes the results off the board and out of the feedback; ``unhide`` releases it.
+
+The detector reads no upload: it takes each one's stored reading (scoring.reading, made once in
+the bounded worker), its letters and its boxes' extents by question key. An upload without one
+(stopped at a job bound, or stored before readings and not read yet) is left out: it says
+nothing about answers (it did: a compressed zip read as raw bytes was "0 of 3,178 answers", and
+a workbook the worker stopped at 60 s was parsed again here, unbounded: red.md N1).
 """
 
 from __future__ import annotations
 
-import json
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -29,10 +34,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scoring.answers import extract_answer, normalize_answer
 from scoring.benchmarks import Benchmark, get_benchmark
 from scoring.gold import Gold
-from scoring.readers import harness_files as harness
+from scoring.reading import ReadAnswers
 from submissions.catalog import SubmissionState
 
 NEAR_DUPLICATE_SHARE = 0.02
@@ -113,61 +117,24 @@ class ProbeFlag:
     submitters: tuple[str, ...] = ()  # every account of the series, in order of first submission
 
 
-def read_answers(bench: Benchmark, gold: Gold, raw: bytes) -> Answers:
-    """The letters and boxes of a stored upload, line by line (a line the scorer would refuse is
-    skipped: the detector looks at patterns, the scorer judges validity)."""
+def answers_of(reading: ReadAnswers, gold: Gold) -> Answers:
+    """The letters and boxes of a file's reading as a row per question of ``gold`` (a key the gold
+    does not ask is left out; a line the scorer refused was read as no letter: :data:`UNREAD`)."""
     letters = np.full(gold.size, MISSING, dtype=np.int8)
+    rows = np.fromiter((gold.index.get(k, -1) for k in reading.keys), dtype=np.int64, count=len(reading.keys))
+    asked = rows >= 0
+    letters[rows[asked]] = np.where(reading.letters[asked] >= 0, reading.letters[asked], UNREAD)
+    if not get_benchmark(gold.benchmark).grounding:
+        return Answers(letters)
     boxes = np.full((gold.size, 4), np.nan, dtype=np.float64)
-    try:  # a harness file (lmms-eval samples, VLMEvalKit predictions) is read as the scorer reads it
-        shaped = harness.as_submission(bench, gold, raw, max(len(raw), 1))
-    except harness.ShapeError:
-        shaped = raw
-    raw = shaped.data if isinstance(shaped, harness.Converted) else raw
-    for line in raw.splitlines():
-        try:
-            obj = json.loads(line)
-        except (ValueError, RecursionError):  # RecursionError: a hostile line nested too deep
-            continue
-        if not isinstance(obj, dict) or bench.key_field not in obj:
-            continue
-        key = bench.parse_key(obj[bench.key_field])
-        row = gold.index.get(key) if key is not None else None
-        if row is None or letters[row] != MISSING:
-            continue
-        if "answer" in obj:
-            letter = normalize_answer(obj["answer"], bench.choices)
-        elif isinstance(obj.get("response"), str):
-            letter = extract_answer(obj["response"], bench.choices)
-        else:
-            continue
-        letters[row] = bench.choices.index(letter) if letter is not None else UNREAD
-        if bench.grounding:
-            boxes[row] = _box(obj)
-    return Answers(letters, boxes if bench.grounding else None)
+    boxes[rows[asked]] = reading.extents[asked]
+    return Answers(letters, boxes)
 
 
-def _box(obj: dict) -> tuple[float, float, float, float]:
-    """A line's grounding as one box in its own numbers: the box, the extent of its polygon
-    points, or its mask's bounding box; NaN when it has none the detector can read."""
-    nan = (np.nan,) * 4
-    try:
-        if isinstance(obj.get("bbox"), list) and len(obj["bbox"]) == 4:
-            x0, y0, x1, y1 = (float(v) for v in obj["bbox"])
-        elif isinstance(obj.get("polygon"), list):
-            flat = np.asarray([v for part in obj["polygon"] for v in np.ravel(part)], dtype=np.float64)
-            xs, ys = flat[0::2], flat[1::2]
-            x0, y0, x1, y1 = xs.min(), ys.min(), xs.max(), ys.max()
-        elif isinstance(obj.get("mask"), dict):
-            from pycocotools import mask as mask_utils
-
-            x, y, w, h = (float(v) for v in mask_utils.toBbox(dict(obj["mask"])))
-            x0, y0, x1, y1 = x, y, x + w, y + h
-        else:
-            return nan
-    except (TypeError, ValueError, KeyError, IndexError):
-        return nan
-    box = (min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1))
-    return box if np.isfinite(box).all() else nan
+def says_something(reading: ReadAnswers | None) -> bool:
+    """Whether a reading counts as evidence: it exists and answered something (a file refused as a
+    whole, its shape or size, has no answers and is read by nothing)."""
+    return reading is not None and reading.answered > 0
 
 
 def moved_boxes(a: np.ndarray, b: np.ndarray) -> int:
@@ -343,31 +310,45 @@ def held_queue(states: Iterable[SubmissionState]) -> list[SubmissionState]:
 
 
 class ProbeDetector:
-    """Reads each stored upload once (uploads never change) and reports flags per benchmark."""
+    """Reports flags per benchmark from the uploads' stored readings (``reading_of``: a state's
+    reading or None), each turned into answers once per gold version (uploads never change)."""
 
-    def __init__(self, read_raw: Callable[[SubmissionState], bytes]) -> None:
-        self.read_raw = read_raw
+    def __init__(self, reading_of: Callable[[SubmissionState], ReadAnswers | None]) -> None:
+        self.reading_of = reading_of
         self._answers: dict[tuple[str, str], Answers] = {}  # (submission id, gold version) -> answers
         self._patterns: dict[tuple[str, str], Pattern] = {}  # the same key -> pattern when first seen
         self._lock = threading.Lock()
 
-    def answers(self, state: SubmissionState, gold: Gold) -> Answers:
+    def answers(self, state: SubmissionState, gold: Gold) -> Answers | None:
+        """The upload's answers on ``gold``; None when it has no reading that says anything."""
         key = (state.meta.id, gold.version)
         with self._lock:
             if key in self._answers:
                 return self._answers[key]
-        found = read_answers(get_benchmark(gold.benchmark), gold, self.read_raw(state))
+        reading = self.reading_of(state) if state.unreadable is None else None
+        if not says_something(reading):
+            return None  # not remembered: a reading made later is taken then
+        found = answers_of(reading, gold)
         with self._lock:
             self._answers[key] = found
         return found
 
+    def _read(self, states: Iterable[SubmissionState], gold: Gold) -> tuple[list[SubmissionState], list[Answers]]:
+        """The states that have answers, and those answers (in submission order)."""
+        pairs = [(s, self.answers(s, gold)) for s in states]
+        kept = [(s, a) for s, a in pairs if a is not None]
+        return [s for s, _ in kept], [a for _, a in kept]
+
     def report(self, states: Iterable[SubmissionState], gold: Gold, held: Callable[[str], bool]) -> list[ProbeFlag]:
-        """Flags over the benchmark's submissions (every upload counts, rejected ones too: a
-        partial probe file is refused by the minimum coverage but still says what it was)."""
-        states = list(states)
-        bench = get_benchmark(gold.benchmark)
-        found = patterns(states, [self.answers(s, gold) for s in states], bench)
+        """Flags over the benchmark's submissions (every upload with a reading counts, rejected
+        ones too: a partial probe file is refused by the minimum coverage but still says what it was)."""
+        states, answers = self._read(states, gold)
+        found = patterns(states, answers, get_benchmark(gold.benchmark))
         return flags(gold.benchmark, found, held)
+
+    def unread(self, states: Iterable[SubmissionState], gold: Gold) -> int:
+        """How many of ``states`` have no answers to compare (no reading yet, or none that says anything)."""
+        return sum(self.answers(s, gold) is None for s in states)
 
     def signals(self, states: Iterable[SubmissionState], gold: Gold, submission_id: str) -> tuple[str, ...]:
         """The kinds of evidence on ``submission_id`` (after :meth:`should_hold` computed it)."""
@@ -379,11 +360,10 @@ class ProbeDetector:
         """Whether the automatic hold takes ``submission_id`` (one of ``states``). Each pattern is
         computed once, against the submissions stored before it when first asked, so a new upload
         costs one comparison with every earlier file, not all of them with each other."""
-        states = list(states)
+        states, answers = self._read(states, gold)
         missing = [i for i, s in enumerate(states) if (s.meta.id, gold.version) not in self._patterns]
         if missing:
             bench = get_benchmark(gold.benchmark)
-            answers = [self.answers(s, gold) for s in states]
             matrix, boxes = np.stack([a.letters for a in answers]), _stack_boxes(answers)
             submitters = np.array([s.meta.submitter for s in states])
             for i in missing:

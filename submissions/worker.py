@@ -1,14 +1,16 @@
-"""Scoring and checking off the web process: a small pool of spawned, lower-priority worker processes.
+"""Reading, scoring and checking off the web process: a small pool of spawned, lower-priority workers.
 
-Validating and scoring a file is pure CPU under the GIL; in the web process it starves every
+Reading and scoring a file is pure CPU under the GIL; in the web process it starves every
 page being served (page-performance.md 1.4: a cheap request's p95 went from 5 to 74 ms while
-two polygon files scored). :class:`ScoringPool` runs :func:`submissions.lifecycle.evaluate` in
-``workers`` spawned processes that lower their own priority (``os.nice``) and load the parent's
-benchmark plugins, so browsing keeps the CPU when both want it. Validate-only and the pre-check
-of an upload run there too (:meth:`ScoringPool.run_check`, in turns from
-submissions.fair_queue). The caller still waits for the answer (same contract); only where the
-CPU work happens changes. The parent keeps writing files. (Compare runs in the visitor's browser,
-from the board page's own data: no worker of its own.)
+two polygon files scored), and it inherits none of the bounds below (the red team's workbook
+re-read by the probe detector cost the web process 252 s of CPU: red.md N1). :class:`ScoringPool`
+runs the reading jobs of submissions/reading.py in ``workers`` spawned processes that lower their
+own priority (``os.nice``) and load the parent's benchmark plugins, so browsing keeps the CPU when
+both want it: a new upload's one reading (:meth:`ScoringPool.run_check`, in turns from
+submissions.fair_queue, as validate-only), and every later evaluation of a stored one
+(:meth:`ScoringPool.evaluate`: rescoring, resume, gold previews). The caller still waits for the
+answer (same contract); only where the CPU work happens changes. The parent keeps writing files.
+(Compare runs in the visitor's browser, from the board page's own data: no worker of its own.)
 
 A gold reaches the workers once per version, through a pickle file in the pool's folder (as
 rescoring does); each worker keeps the last gold it loaded per benchmark.
@@ -46,7 +48,7 @@ from scoring import Gold, Limits
 from scoring.benchmarks import load_plugins, loaded_plugins
 from submissions.answer import SubmitAnswer
 from submissions.job_bounds import JobBounds, JobOverBound
-from submissions.lifecycle import evaluate
+from submissions.reading import Evaluated, Source, evaluate
 from submissions.records import Status, SubmissionMeta
 from submissions.seeds import FIXED_SEEDS, Seeds
 
@@ -109,8 +111,8 @@ def _worker_gold(benchmark: str, gold_file: str, version: str) -> Gold:
 
 
 def _evaluate_in_worker(
-    meta: SubmissionMeta, gold_file: str, version: str, source: bytes, limits: Limits, seeds: Seeds
-) -> SubmitAnswer:
+    meta: SubmissionMeta, gold_file: str, version: str, source: Source, limits: Limits, seeds: Seeds
+) -> Evaluated:
     return evaluate(meta, _worker_gold(meta.benchmark, gold_file, version), source, limits, seeds)
 
 
@@ -185,7 +187,9 @@ class WorkerPool:
             raise ValueError(f"a worker pool needs at least one worker, got {workers}")
         self.workers, self.nice, self.bounds = workers, nice, bounds
         self._lock = threading.Lock()
-        self._free: queue.SimpleQueue[_Worker] = queue.SimpleQueue()
+        # last in, first out: jobs one after another go to the one warm worker (its gold loaded),
+        # and a worker nothing needs at once is never spawned (~0.3 s of CPU each)
+        self._free: queue.LifoQueue[_Worker] = queue.LifoQueue()
         self._all = [self._new_worker() for _ in range(workers)]
         self._spare: _Worker | None = None  # started once a job has run half its time bound
         for worker in self._all:
@@ -295,16 +299,16 @@ class ScoringPool(WorkerPool):
             return self._gold_files[key]
 
     def evaluate(
-        self, meta: SubmissionMeta, gold: Gold, source: Path | bytes, limits: Limits, seeds: Seeds = FIXED_SEEDS
-    ) -> SubmitAnswer:
-        """:func:`submissions.lifecycle.evaluate` in a worker; waits for the answer. A job over its
-        bounds is a rejection that says so (the upload stays stored; nothing was scored)."""
-        data = source.read_bytes() if isinstance(source, Path) else source
-        job = (meta, self._gold_file(gold), gold.version, data, limits, seeds.resolved())  # the key, not the store
+        self, meta: SubmissionMeta, gold: Gold, source: Source, limits: Limits, seeds: Seeds = FIXED_SEEDS
+    ) -> Evaluated:
+        """:func:`submissions.reading.evaluate` in a worker; waits for the answer. A job over its
+        bounds is a rejection that says so, ``over_bound`` (the upload stays stored, unreadable)."""
+        job = (meta, self._gold_file(gold), gold.version, source, limits, seeds.resolved())  # the key, not the store
         try:
             return self.run(f"scoring {meta.id}", _evaluate_in_worker, *job)
         except JobOverBound as e:
-            return SubmitAnswer.of(Status.REJECTED, meta.id, issues=(e.issue,), total_issues=1)
+            answer = SubmitAnswer.of(Status.REJECTED, meta.id, issues=(e.issue,), total_issues=1)
+            return Evaluated(answer, over_bound=True)
 
     def run_check(self, check: Callable[..., T], gold: Gold, *args: object) -> T:
         """``check(gold, *args)`` in a worker (a module-level function: it travels by name);

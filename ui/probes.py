@@ -15,9 +15,10 @@ from submissions.probes import ProbeFlag
 from ui.display import escape_markdown
 
 
-def flags_markdown(flags: list[ProbeFlag]) -> str:
+def flags_markdown(flags: list[ProbeFlag], unread: int = 0) -> str:
+    note = UNREAD_NOTE.format(n=unread) if unread else ""
     if not flags:
-        return "### Probe flags\nNo submitter flagged."
+        return "### Probe flags\nNo submitter flagged." + note
     lines = [
         "### Probe flags",
         "| benchmark | submitters (series) | suspicious | flagged at | held | evidence |",
@@ -30,7 +31,13 @@ def flags_markdown(flags: list[ProbeFlag]) -> str:
             f"{len(f.evidence)} of {f.submissions} | "
             f"submission {f.flagged_at} | {len(f.held)} | {evidence} |"
         )
-    return "\n".join(lines)
+    return "\n".join(lines) + note
+
+
+UNREAD_NOTE = (
+    "\n\n{n} stored upload(s) left out: not read yet (the background job reads them), stopped at a job "
+    "bound while read, or answering no question."
+)
 
 
 @dataclass(frozen=True, eq=False)
@@ -45,7 +52,9 @@ class ProbeFlags:
         refused = self.check(token, profile, request)
         if refused:
             raise gr.Error(refused)
-        return flags_markdown([f for b in BENCHMARKS for f in self.leaderboard.moderation.probe_report(b)])
+        moderation = self.leaderboard.moderation
+        flags = [f for b in BENCHMARKS for f in moderation.probe_report(b)]
+        return flags_markdown(flags, sum(moderation.unread(b) for b in BENCHMARKS))
 
     def mount(self, token: gr.Textbox) -> None:
         """A button and its report, inside the (hidden until unlocked) panel; every click sends

@@ -13,7 +13,11 @@ it: 20 anonymous 5 MB uploads in half a second grew the temp folder by 95 MB. :c
   larger: a deployment that allows more submissions allows their uploads), charged by
   ``Content-Length`` (browsers and gradio_client send it; without one, 411) before a byte of the
   body is read; beyond, 429, held ``REFUSAL_HOLD`` s before it is answered, its body unread. The
-  budgets are fixed windows of the ``limits`` library (:class:`UploadBudget`), kept in memory;
+  budgets are fixed windows of the ``limits`` library (:class:`UploadBudget`), kept in memory. A
+  request may carry several files (Gradio takes up to 1,000 in one): each file after the first is
+  charged as its part begins in the body (:class:`FileCounter`), and a request with more than
+  :data:`FILES_PER_UPLOAD` files, or past the budget, is answered 429 and read no further (two
+  requests of 1,000 files each were "2 uploads": red.md N5);
 - an upload within the budget waits, unread, while its account's uploads streaming in and checks
   running or waiting fill its bound of checks (:data:`submissions.fair_queue.PER_IDENTITY`), at
   most ``UPLOAD_HOLD`` s; then it goes in (its check answers ``retry`` if the account is still busy).
@@ -64,6 +68,8 @@ NO_UPLOADS = "This copy of the leaderboard takes no uploads."
 TOO_MANY_UPLOADS = "Too many uploads from your account: {why}. Try again in {wait} s."
 LENGTH_REQUIRED = "An upload must say its size (Content-Length)."
 REFUSAL_HOLD = 3.0  # seconds a refused upload waits before its answer, its body unread (a flood's pace)
+FILES_PER_UPLOAD = 16  # files in one request: the most one submission takes (scoring.readers.bundle.MAX_FILES)
+TOO_MANY_FILES = "Too many files in one upload: at most {n}."
 UPLOAD_HOLD = 4.0
 """Seconds an upload waits at most, unread, for its account's uploads and checks to leave room: under
 the 5 s read timeout gradio_client gives httpx unless told otherwise (README's ``Client(url)``)."""
@@ -99,6 +105,13 @@ class UploadBudget:
                 return self._refusal(self.bytes, caller, f"{self.max_bytes // 2**20} MB")
             self.limiter.hit(self.files, caller)
             self.limiter.hit(self.bytes, caller, cost=max(size, 1))
+            return ""
+
+    def charge_file(self, caller: str) -> str:
+        """Count one more file of an upload whose bytes are counted already: "" or why not."""
+        with self._lock:
+            if not self.limiter.hit(self.files, caller):
+                return self._refusal(self.files, caller, f"{self.uploads} files")
             return ""
 
     def _refusal(self, item, caller: str, what: str) -> str:
@@ -167,8 +180,12 @@ class UploadGate:
             while held and self.busy(caller) and time.monotonic() < until:
                 await asyncio.sleep(POLL)
         self.streaming[caller] += 1
+        counter = FileCounter.of(scope, lambda: self.budget.charge_file(caller))
         try:
-            await self.app(scope, receive, send)
+            if counter is None:
+                await self.app(scope, receive, send)
+            else:
+                await counter.run(self.app, scope, receive, send)
         finally:
             self.streaming[caller] -= 1
             if not self.streaming[caller]:
@@ -228,3 +245,80 @@ async def refuse(send, status: int, message: str) -> None:
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
+
+
+class FileCounter:
+    """Counts the files of one multipart upload as its body streams in: each part after the first
+    is charged (``charge``: "" or why not); past :data:`FILES_PER_UPLOAD` or the budget, the app
+    reads no more of the body (it sees the client gone, and what it would answer is dropped) and
+    the caller is answered 429 once its body has arrived."""
+
+    def __init__(self, boundary: bytes, charge: Callable[[], str]) -> None:
+        self.delimiter, self.charge = b"--" + boundary, charge
+        self.parts, self.tail, self.refusal = 0, b"", ""
+        self.answered = False
+
+    @classmethod
+    def of(cls, scope, charge: Callable[[], str]) -> FileCounter | None:
+        """A counter for a multipart request (None for any other body: one file, as charged)."""
+        values = [v for name, v in scope["headers"] if name == b"content-type"]
+        kind, _, params = (values[0] if values else b"").partition(b";")
+        if kind.strip().lower() != b"multipart/form-data":
+            return None
+        for param in params.split(b";"):
+            key, _, value = param.strip().partition(b"=")
+            if key.lower() == b"boundary" and value:
+                return cls(value.strip(b'"'), charge)
+        return None
+
+    def count(self, chunk: bytes) -> str:
+        """Note a chunk of the body; why the upload is refused ("" while it is not). A delimiter
+        followed by ``--`` closes the body; any other opens a part (a file)."""
+        text, d, pos = self.tail + chunk, self.delimiter, 0
+        while (at := text.find(d, pos)) >= 0:
+            end = at + len(d)
+            if len(text) - end < 2:  # what follows it has not arrived: look again with the next chunk
+                self.tail = text[at:]
+                return self.refusal
+            if text[end : end + 2] != b"--":
+                self._opened()
+            pos = end
+        self.tail = text[max(pos, len(text) - len(d) + 1) :]
+        return self.refusal
+
+    def _opened(self) -> None:
+        self.parts += 1
+        if self.parts >= 2 and not self.refusal:
+            self.refusal = TOO_MANY_FILES.format(n=FILES_PER_UPLOAD) if self.parts > FILES_PER_UPLOAD else self.charge()
+
+    async def run(self, app, scope, receive, send) -> None:
+        """The app on this request; refused, the app sees the client gone and its answer is dropped,
+        the rest of the body is read and thrown away (a client still sending would not see an early
+        answer), then the refusal is sent."""
+        ended = False
+
+        async def counted_receive():
+            nonlocal ended
+            if self.answered:
+                return {"type": "http.disconnect"}
+            message = await receive()
+            ended = message["type"] != "http.request" or not message.get("more_body", False)
+            if message["type"] == "http.request" and self.count(message.get("body", b"")):
+                self.answered = True
+                return {"type": "http.disconnect"}
+            return message
+
+        async def guarded_send(message) -> None:
+            if not self.answered:
+                await send(message)
+
+        try:
+            await app(scope, counted_receive, guarded_send)
+        except Exception:
+            if not self.answered:
+                raise
+        if self.answered:
+            while not ended:
+                message = await receive()
+                ended = message["type"] != "http.request" or not message.get("more_body", False)
+            await refuse(send, 429, self.refusal)

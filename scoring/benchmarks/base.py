@@ -368,6 +368,10 @@ class Benchmark:
     whole-file issue instead of the line issues it explains."""
     key_echo: str = ""
     """A field a line may echo beside its key, which names the question too (K-Viscuit's ``id_``)."""
+    reading_facts: tuple[str, ...] | None = None
+    """The ``gold.extra`` fields reading a file looks at (besides the keys and option texts): public
+    facts such as option image sizes. A file's stored reading is reused on another gold whose facts
+    match (scoring/reading.py). None: not declared, a reading is reused on the same gold version only."""
     strict_metric: str | None = None
     """The metric of the benchmark's official protocol, which counts a response only when it is
     exactly one capital letter (K-Viscuit's ``run_vqa.py``): the result carries it beside the

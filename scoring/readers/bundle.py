@@ -4,11 +4,17 @@ output folder.
 A harness writes one file per task, and SCB's two stages are two tasks (``scb_stage1``,
 ``scb_stage2``). Teams send them together, as written: :func:`gather` joins the samples files
 given (each a file or a zip archive of a folder) into one body of samples, which the harness reader
-(scoring/harness.py) then tells apart by content, whatever their order. Only lmms-eval samples
-are joined; anything else among several files is one message. A zip is bounded before anything
-is unpacked: at most :data:`MAX_MEMBERS` members, and the samples it holds may unpack to no more
-than the upload limit a single file has (``max_bytes``), so a zip never makes more work than an
-unzipped upload; the message says which limit applied. Pure: bytes in, bytes out.
+(scoring/readers/harness_files.py) then tells apart by content, whatever their order. Only lmms-eval samples
+are joined; anything else among several files is one message.
+
+The server stores several files given as one upload unread, in one *parts* zip (:data:`PARTS_MANIFEST`
+names them in order, leaderboard/joined.py writes it), and opens it in the bounded worker:
+:func:`gather_parts`. Everything is bounded from the archives' directories before a byte is inflated:
+the files given together count against one budget, at most :data:`MAX_FILES` of them and
+:data:`MAX_MEMBERS` members in all, and the samples they hold may unpack to no more than the upload
+limit a single file has (``max_bytes``), so several zips never make more work than one unzipped
+upload; the message says which limit applied. A file given may be a zip of a folder; nothing inside
+one is opened as an archive. Pure: bytes in, bytes out.
 """
 
 from __future__ import annotations
@@ -29,6 +35,8 @@ SAMPLES_NAME = re.compile(r"(^|/)([^/]*_)?samples_[^/]*\.jsonl$")
 """lmms-eval's ``<date>_samples_<task>.jsonl`` (older versions: ``samples_<task>.jsonl``)."""
 WORKBOOK_MEMBER = "[Content_Types].xml"
 """Every Office Open XML file (a VLMEvalKit .xlsx) has it; an output folder's zip does not."""
+PARTS_MANIFEST = "upload-parts.json"
+"""The member of a parts zip that lists, in order, the members holding the files given (a JSON list)."""
 
 
 class BundleError(ValueError):
@@ -60,28 +68,81 @@ def is_workbook(data: bytes) -> bool:
 
 def samples_of_zip(data: bytes, max_bytes: int, name: str = "the zip") -> list[Part]:
     """The lmms-eval samples files a zip of an output folder holds (results files and others left)."""
-    try:
-        with zipfile.ZipFile(io.BytesIO(data)) as z:
-            members = z.infolist()
-            if len(members) > MAX_MEMBERS:
-                raise BundleError(f"{name} lists {len(members):,} members; the limit is {MAX_MEMBERS:,}")
-            wanted = [m for m in members if not m.is_dir() and SAMPLES_NAME.search(m.filename)]
-            unpacked = sum(m.file_size for m in wanted)
-            if unpacked > max_bytes:
-                raise BundleError(
-                    f"the samples files in {name} unpack to {unpacked:,} bytes; the limit is {max_bytes:,} "
-                    "(the upload limit of one file)"
-                )
-            parts = [Part(m.filename, z.read(m)) for m in sorted(wanted, key=lambda m: m.filename)]
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, RuntimeError) as e:
-        raise BundleError(f"{name} is a zip that cannot be read: {str(e)[:120]}") from None
-    if not parts:
-        shown = ", ".join(m.filename for m in members[:6]) or "nothing"
+    return _read_planned(_plan([Part(name, data)], max_bytes), max_bytes)
+
+
+@dataclass
+class _Planned:
+    """A file given, and (a zip) the members it will be read as: known before any is inflated."""
+
+    part: Part
+    members: list[zipfile.ZipInfo] | None = None  # None: not a zip, read as it is
+
+
+def _plan(parts: Sequence[Part], max_bytes: int) -> list[_Planned]:
+    """Each file's samples members from its zip's directory, every bound checked on the whole
+    (member count, declared unpacked size) before anything is unpacked."""
+    if len(parts) > MAX_FILES:
+        raise BundleError(f"{len(parts):,} files were given; the limit is {MAX_FILES:,}")
+    planned, listed, unpacked = [], 0, 0
+    for part in parts:
+        if not is_zip(part.data):
+            planned.append(_Planned(part))
+            unpacked += len(part.data)
+            continue
+        members = _directory(part)
+        listed += len(members)
+        if listed > MAX_MEMBERS:
+            if len(parts) == 1:
+                raise BundleError(f"{part.name} lists {listed:,} members; the limit is {MAX_MEMBERS:,}")
+            raise BundleError(f"the files given list {listed:,} members together; the limit is {MAX_MEMBERS:,}")
+        wanted = [m for m in members if not m.is_dir() and SAMPLES_NAME.search(m.filename)]
+        if not wanted:
+            shown = ", ".join(m.filename for m in members[:6]) or "nothing"
+            raise BundleError(
+                f"{part.name} holds no lmms-eval samples file (<date>_samples_<task>.jsonl; it holds {shown}): zip the "
+                "folder lmms-eval wrote with --log_samples"
+            )
+        planned.append(_Planned(part, sorted(wanted, key=lambda m: m.filename)))
+        declared = sum(m.file_size for m in wanted)
+        unpacked += declared
+        if len(parts) == 1 and declared > max_bytes:
+            raise BundleError(
+                f"the samples files in {part.name} unpack to {declared:,} bytes; the limit is {max_bytes:,} "
+                "(the upload limit of one file)"
+            )
+    if unpacked > max_bytes:
         raise BundleError(
-            f"{name} holds no lmms-eval samples file (<date>_samples_<task>.jsonl; it holds {shown}): zip the "
-            "folder lmms-eval wrote with --log_samples"
+            f"the files given hold {unpacked:,} bytes together, unpacked; the limit is {max_bytes:,} "
+            "(the upload limit of one file)"
         )
-    return parts
+    return planned
+
+
+def _directory(part: Part) -> list[zipfile.ZipInfo]:
+    try:
+        with zipfile.ZipFile(io.BytesIO(part.data)) as z:
+            return z.infolist()
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, RuntimeError, ValueError) as e:
+        raise BundleError(f"{part.name} is a zip that cannot be read: {str(e)[:120]}") from None
+
+
+def _read_planned(planned: list[_Planned], max_bytes: int) -> list[Part]:
+    """The files, zips unpacked member by member as planned (each member held to its declared size)."""
+    files: list[Part] = []
+    for plan in planned:
+        if plan.members is None:
+            files.append(plan.part)
+            continue
+        try:
+            with zipfile.ZipFile(io.BytesIO(plan.part.data)) as z:
+                files += [Part(m.filename, z.read(m)) for m in plan.members]
+        except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, RuntimeError, ValueError) as e:
+            raise BundleError(f"{plan.part.name} is a zip that cannot be read: {str(e)[:120]}") from None
+    total = sum(len(f.data) for f in files)
+    if total > max_bytes:  # the declared sizes bound what zipfile gives; a last check all the same
+        raise BundleError(f"the files given hold {total:,} bytes together; the limit is {max_bytes:,}")
+    return files
 
 
 def _is_samples(data: bytes) -> bool:
@@ -96,15 +157,8 @@ def _is_samples(data: bytes) -> bool:
 def gather(parts: Sequence[Part], max_bytes: int) -> bytes:
     """The samples of every file given (a zip: its samples files), as one body of samples lines.
 
-    Raises BundleError when a file is not lmms-eval samples, or the whole passes ``max_bytes``."""
-    if len(parts) > MAX_FILES:
-        raise BundleError(f"{len(parts):,} files were given; the limit is {MAX_FILES:,}")
-    files: list[Part] = []
-    for part in parts:
-        files += samples_of_zip(part.data, max_bytes, part.name) if is_zip(part.data) else [part]
-    total = sum(len(f.data) for f in files)
-    if total > max_bytes:
-        raise BundleError(f"the files given hold {total:,} bytes together; the limit is {max_bytes:,}")
+    Raises BundleError when a file is not lmms-eval samples, or a bound is passed (module doc)."""
+    files = _read_planned(_plan(parts, max_bytes), max_bytes)
     for f in files:
         if not _is_samples(f.data):
             raise BundleError(
@@ -113,6 +167,55 @@ def gather(parts: Sequence[Part], max_bytes: int) -> bytes:
                 "send any other file alone"
             )
     return b"".join(f.data if f.data.endswith(b"\n") else f.data + b"\n" for f in files)
+
+
+def is_parts(data: bytes) -> bool:
+    """A parts zip (the files of one upload, stored as given: leaderboard/joined.py)."""
+    if not is_zip(data):
+        return False
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as z:
+            return any(info.filename == PARTS_MANIFEST for info in z.infolist()[: MAX_FILES + 1])
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, RuntimeError, ValueError):
+        return False
+
+
+def parts_of(data: bytes, max_bytes: int) -> list[Part]:
+    """The files a parts zip holds, in the order given; bounded by its directory first (their
+    count, and their sizes together within ``max_bytes``)."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as z:
+            infos = z.infolist()
+            if len(infos) > MAX_FILES + 1:
+                raise BundleError(f"{len(infos) - 1:,} files were given; the limit is {MAX_FILES:,}")
+            manifest = next(i for i in infos if i.filename == PARTS_MANIFEST)
+            if manifest.file_size > 64 * 1024:
+                raise BundleError("the list of the files given is too long")
+            names = json.loads(z.read(manifest))
+            by_name = {i.filename: i for i in infos}
+            if not isinstance(names, list) or not all(isinstance(n, str) and n in by_name for n in names):
+                raise BundleError("the list of the files given names files it does not hold")
+            members = [by_name[n] for n in names]
+            total = sum(m.file_size for m in members)
+            if len(members) > MAX_FILES or total > max_bytes:
+                raise BundleError(f"the files given hold {total:,} bytes together; the limit is {max_bytes:,}")
+            return [Part(m.filename.split("/", 1)[-1], z.read(m)) for m in members]
+    except BundleError:
+        raise
+    except (
+        zipfile.BadZipFile,
+        zipfile.LargeZipFile,
+        NotImplementedError,
+        RuntimeError,
+        ValueError,
+        StopIteration,
+    ) as e:
+        raise BundleError(f"the files given cannot be read: {str(e)[:120]}") from None
+
+
+def gather_parts(data: bytes, max_bytes: int) -> bytes:
+    """:func:`gather` of the files a parts zip holds (the worker's side of an upload of several files)."""
+    return gather(parts_of(data, max_bytes), max_bytes)
 
 
 def gather_files(paths: Sequence[str | Path], max_bytes: int) -> bytes:

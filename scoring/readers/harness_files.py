@@ -31,7 +31,7 @@ message that names what it is and what to do, instead of one error per line:
   leaderboard's SCB stage-2 dataset (``vlmevalkit/``) writes both stages on a row: the choice in
   ``stage1_prediction``, the grounding in ``prediction``, the family in ``grounding_format`` (and
   ``bbox_format``).
-- **Inspect AI logs** (``.eval``, a zip of JSON; scoring/inspect_log.py): one line per sample,
+- **Inspect AI logs** (``.eval``, a zip of JSON; scoring/readers/inspect_log.py): one line per sample,
   its id the question's; SCB's two stages from the sample's store (``inspect eval scoring/scb``).
 - **Our records in another container**: a JSON array of line objects, a CSV or TSV with a
   ``question_id`` column (cells that hold JSON, e.g. a box, are read as JSON): read as lines.
@@ -65,6 +65,9 @@ from scoring.readers import bundle, inspect_log
 HEAD_BYTES = 64 * 1024
 MAX_ROWS = 100_000
 """Records a harness file may hold when the caller names no limit (scoring.Limits.max_lines)."""
+MAX_SAMPLE_CHARS = 4 * 1024 * 1024
+"""A line of an lmms-eval samples file may be this long at most (as a line of our JSON Lines,
+scoring.Limits.max_line_bytes): one sample holds a few responses, kilobytes."""
 MAX_UNZIPPED = 256 * 1024 * 1024
 """A workbook may unpack to this much at most (a zip bomb is refused before openpyxl opens it)."""
 LMMS_RESPONSE_FIELDS = ("filtered_resps", "resps")
@@ -126,6 +129,8 @@ def as_submission(
         data, what = _whole(source, max_bytes), "an Excel workbook (.xlsx)"
         if inspect_log.is_eval_log(data):
             return _from_inspect(bench, gold, data)
+        if bundle.is_parts(data):  # several files given as one upload (leaderboard/joined.py)
+            return _lmms(bench, gold, _gathered_parts(data, max_bytes), max_rows)
         if not bundle.is_workbook(data):  # a zip of lmms-eval's output folder
             return _lmms(bench, gold, _gathered([bundle.Part("the zip", data)], max_bytes), max_rows)
         return _from_rows(bench, gold, what, _xlsx_rows(data, max_rows, what))
@@ -171,6 +176,13 @@ def _head(source: str | Path | bytes) -> bytes:
 def _gathered(parts: list[bundle.Part], max_bytes: int) -> bytes:
     try:
         return bundle.gather(parts, max_bytes)
+    except bundle.BundleError as e:
+        raise ShapeError(str(e)) from None
+
+
+def _gathered_parts(data: bytes, max_bytes: int) -> bytes:
+    try:
+        return bundle.gather_parts(data, max_bytes)
     except bundle.BundleError as e:
         raise ShapeError(str(e)) from None
 
@@ -291,42 +303,55 @@ def _xlsx_rows(data: bytes, max_rows: int, what: str) -> list[dict]:
 
 _SHEET = re.compile(r"xl/worksheets/[^/]+\.xml")
 _ROW_TAG = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?row[\s/>]")
+_CELL_TAG = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?c[\s/>]")
 _STRINGS = re.compile(r"xl/[^/]*[sS]trings[^/]*\.xml")
 _STRING_TAG = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?si[\s/>]")
 STRINGS_PER_ROW = 64
 """Shared strings a workbook may hold per row allowed: VLMEvalKit's rows have about a dozen text cells."""
+CELLS_PER_ROW = 64
+"""Cells a sheet may hold per row allowed (VLMEvalKit's rows have about fifteen): openpyxl parses every
+cell of a row, read or not, so 657 rows of 25,000 cells (a 0.5 MB file) ran the job's whole 60 s."""
 
 
 def _count_sheet_rows(book: zipfile.ZipFile, max_rows: int, what: str) -> None:
     """TooManyRows when a sheet holds more than ``max_rows`` rows, counted in its XML as it is
     unpacked, before openpyxl opens the workbook: in read-only mode it reads every sheet to its end
     to size it when the sheet does not say its size (2.5 M rows: 20 s, 280 MB, before the first row).
-    Its shared strings, which openpyxl loads whole, are bounded per row the same way (12 M of them,
-    from a 0.5 MB file: 1.15 GB and 90 s)."""
+    Its cells and its shared strings, which openpyxl parses and loads whole, are bounded per row
+    the same way (12 M shared strings from a 0.5 MB file: 1.15 GB and 90 s), in the same pass."""
+    cells = CELLS_PER_ROW * max_rows
     for name in (n for n in book.namelist() if _SHEET.fullmatch(n)):
-        if _more_tags(book, name, _ROW_TAG, max_rows):
+        over = _more_tags(book, name, {"rows": (_ROW_TAG, max_rows), "cells": (_CELL_TAG, cells)})
+        if over == "rows":
             raise TooManyRows(what, max_rows - 1)
+        if over == "cells":
+            raise ShapeError(
+                f"this is {what} of more than {cells:,} cells; the limit is {cells:,} "
+                f"({CELLS_PER_ROW} for each of the {max_rows:,} rows a sheet may have); reading stopped there"
+            )
     strings = STRINGS_PER_ROW * max_rows
     for name in (n for n in book.namelist() if _STRINGS.fullmatch(n)):
-        if _more_tags(book, name, _STRING_TAG, strings):
+        if _more_tags(book, name, {"strings": (_STRING_TAG, strings)}):
             raise ShapeError(
                 f"this is {what} of more than {strings:,} shared strings; the limit is {strings:,} "
                 f"({STRINGS_PER_ROW} for each of the {max_rows:,} rows a sheet may have); reading stopped there"
             )
 
 
-def _more_tags(book: zipfile.ZipFile, name: str, tag: re.Pattern, limit: int) -> bool:
-    """Whether the part ``name`` holds more than ``limit`` of ``tag``, counted in 1 MiB chunks as it is unpacked."""
-    count, tail = 0, b""
+def _more_tags(book: zipfile.ZipFile, name: str, tags: dict[str, tuple[re.Pattern, int]]) -> str | None:
+    """The first of ``tags`` (name -> (tag, limit)) the part ``name`` holds more than ``limit`` of,
+    counted in 1 MiB chunks as it is unpacked (reading stops there); None when it holds none too many."""
+    counts, tail = dict.fromkeys(tags, 0), b""
     with book.open(name) as part:
         while chunk := part.read(1 << 20):
             text = tail + chunk
             cut = max(0, text.rfind(b"<"))  # a tag cut by the chunk's end is counted with the next
-            count += len(tag.findall(text, 0, cut))
+            for key, (tag, limit) in tags.items():
+                counts[key] += len(tag.findall(text, 0, cut))
+                if counts[key] > limit:
+                    return key
             tail = text[cut:]
-            if count > limit:
-                return True
-    return count + len(tag.findall(tail)) > limit
+    return next((key for key, (tag, limit) in tags.items() if counts[key] + len(tag.findall(tail)) > limit), None)
 
 
 def _from_table(bench: Benchmark, gold: Gold, source: str | Path | bytes, delimiter: str, max_rows: int) -> Converted:
@@ -557,7 +582,7 @@ def _vlmevalkit_answers(bench: Benchmark, row: dict) -> dict:
 
 
 def _from_inspect(bench: Benchmark, gold: Gold, data: bytes) -> Converted:
-    """An Inspect AI ``.eval`` log (scoring/inspect_log.py): one line per sample, by its id."""
+    """An Inspect AI ``.eval`` log (scoring/readers/inspect_log.py): one line per sample, by its id."""
     try:
         stages = inspect_log.store_keys(bench.id)
         lines, issues = inspect_log.read_log(data, bench.key_field, bench.parse_key, gold.size, bench.key_echo, stages)
@@ -615,6 +640,9 @@ def _lmms(bench: Benchmark, gold: Gold, data: bytes, max_rows: int = MAX_ROWS) -
         if record > max_rows:
             _check_other_task(bench, stages, record - 1)  # another task's file is told so, not only its length
             raise TooManyRows("lmms-eval samples", max_rows)
+        if len(raw) > MAX_SAMPLE_CHARS:  # refused unparsed: one 49 MB line parsed to 1.2 GB (red.md N1)
+            out.refuse(record, "line_too_long", f"a sample line longer than {MAX_SAMPLE_CHARS:,} characters")
+            continue
         sample = _json_line(raw)
         if not isinstance(sample, dict) or "doc_id" not in sample:
             out.refuse(record, "harness_sample", "not an lmms-eval sample (a JSON object with doc_id)")

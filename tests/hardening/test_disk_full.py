@@ -15,7 +15,10 @@ from pathlib import Path
 import pytest
 
 from leaderboard.service import Leaderboard
+from scoring import get_benchmark
+from scoring.reading import read
 from store import local
+from store.records import StoredReading
 from submissions.records import Identity, Status
 from submissions.request import SubmitRequest
 from tests.support.submissions import board, form, scored, write_gold, write_submission
@@ -92,10 +95,11 @@ def test_a_submission_on_a_full_disk_is_not_kept_and_asks_to_retry(
 def test_a_disk_that_fills_after_the_upload_is_stored_acknowledges_it_and_scores_it_later(
     lb: Leaderboard, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
-    """The upload, its record and its claim fit; its outcome does not: the answer says it was
-    received (it is stored), no failure is counted against it, and ``resume`` scores it once."""
+    """The upload, its record, its reading and its claim fit; its outcome does not: the answer says
+    it was received (it is stored), no failure is counted against it, and ``resume`` scores it once."""
     upload = write_submission(tmp_path / "a.jsonl", accuracy=0.7)
-    disk = FullDisk(upload.stat().st_size + 2000)
+    reading, _ = read(get_benchmark("scb"), lb.golds.get("scb"), upload.read_bytes(), limits=lb.limits)
+    disk = FullDisk(upload.stat().st_size + len(StoredReading.to_bytes(reading)) + 2000)
     monkeypatch.setattr(local, "open", disk.open, raising=False)
 
     answer = lb.submissions.submit(SubmitRequest("scb", upload, form("M", "Alice Lab"), ALICE))

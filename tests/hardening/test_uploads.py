@@ -22,11 +22,19 @@ from gradio import route_utils
 from leaderboard.config import Settings, UiSettings
 from tests.hardening.test_identity_app import OAUTH_CLIENT_ID, USERS, predictions, session_cookie, submit
 from tests.support.app_server import AppServer
-from tests.support.hub_server import HubServer
+from tests.support.hub_server import HubServer, User
 from tests.support.submissions import board, write_gold
 from ui.app import build_app
 from ui.auth import INVALID_TOKEN, NO_TOKEN
-from ui.uploads import DELETE_CACHE, UPLOAD_MAX_AGE, UPLOAD_REFUSED, UploadBudget, upload_budget
+from ui.uploads import (
+    DELETE_CACHE,
+    FILES_PER_UPLOAD,
+    UPLOAD_MAX_AGE,
+    UPLOAD_REFUSED,
+    FileCounter,
+    UploadBudget,
+    upload_budget,
+)
 
 gradio_client = pytest.importorskip("gradio_client")
 
@@ -36,7 +44,7 @@ FIVE_MB = b"x" * (5 * 2**20)
 
 @pytest.fixture(scope="module")
 def hub():
-    server = HubServer(users=dict(USERS)).start()
+    server = HubServer(users=dict(USERS) | {"tok-many": User("many", ()), "tok-crowd": User("crowd", ())}).start()
     yield server
     server.stop()
 
@@ -138,3 +146,39 @@ def test_a_larger_attempts_quota_brings_its_uploads_along():
     assert (default.uploads, default.max_bytes) == (20, 4 * 50 * 2**20)
     load_test = upload_budget(Settings(max_attempts_per_day=100_000))  # perf/load_test.py's setting
     assert load_test.uploads == 100_000 and load_test.max_bytes == 5_000 * default.max_bytes
+
+
+def _multipart(n: int) -> tuple[bytes, bytes]:
+    """(boundary, body) of ``n`` small files as httpx sends them."""
+    request = httpx.Request("POST", "http://x/", files=[("files", (f"f{k}.jsonl", b"{}\n" * k)) for k in range(n)])
+    boundary = request.headers["content-type"].split("boundary=")[1].encode()
+    return boundary, request.read()
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 64, 1 << 16])
+def test_files_are_counted_as_their_parts_begin_whatever_the_chunks(chunk):
+    """red.md N5: one request may carry 1,000 files; "20 uploads per 10 minutes" was 20,000 files."""
+    charged: list[int] = []
+    boundary, body = _multipart(5)
+    counter = FileCounter(boundary, lambda: charged.append(1) or "")
+    for at in range(0, len(body), chunk):
+        assert counter.count(body[at : at + chunk]) == ""
+    assert counter.parts == 5 and len(charged) == 4  # the first file was charged with the request
+    boundary, body = _multipart(FILES_PER_UPLOAD + 1)
+    counter = FileCounter(boundary, lambda: "")
+    refusals = [counter.count(body[at : at + chunk]) for at in range(0, len(body), chunk)]
+    assert refusals[-1] == f"Too many files in one upload: at most {FILES_PER_UPLOAD}."
+
+
+def test_each_file_of_a_request_counts_against_the_budget(space):
+    many, crowd = ({"X-HF-Authorization": f"Bearer tok-{who}"} for who in ("many", "crowd"))
+
+    def files(n: int, tag: str) -> list:
+        return [("files", (f"{tag}-{k}.jsonl", b"{}\n", "application/jsonl")) for k in range(n)]
+
+    with httpx.Client(base_url=space.url, timeout=60) as http:
+        answers = [http.post("/gradio_api/upload", files=files(8, f"r{i}"), headers=many) for i in range(3)]
+        crowded = http.post("/gradio_api/upload", files=files(FILES_PER_UPLOAD + 1, "crowd"), headers=crowd)
+    assert [a.status_code for a in answers] == [200, 200, 429], [a.text[:100] for a in answers]
+    assert "Too many uploads from your account: 20 files in 10 minutes" in answers[2].json()["error"]
+    assert crowded.status_code == 429 and "at most 16" in crowded.json()["error"]

@@ -138,7 +138,8 @@ def test_rescore_prints_rank_changes(tmp_path: Path) -> None:
     assert "is staged (140 questions)" in staged and "answers changed on kept questions: 10" in staged
     assert public_ranks(data) == before  # the board keeps the current gold until the rescore
     out = cli(data, "rescore", "--workers", "2").stdout
-    assert "scb: rescored 2 submission(s): 2 scored, 0 rejected, 0 failed" in out and "the board now shows gold" in out
+    # `gold add` scored each on the new gold once (its preview) and kept it: the rescore scores none again
+    assert "scb: no submission needed scoring" in out and "the board now shows gold" in out
     assert "rank changes on the public board" in out and "{" not in out
     scripted = json.loads(cli(data, "rescore", "--benchmark", "scb", "--json").stdout)  # for scripts
     assert set(scripted["scb"]) >= {"counts", "rank_changes"} and sum(scripted["scb"]["counts"].values()) == 0
@@ -271,9 +272,11 @@ def test_submit_takes_a_grounding_format_and_the_rescore_keeps_it(tmp_path: Path
     assert figures["raw"]["overall.miou"] == pytest.approx(figures["pixel"]["overall.miou"], abs=1e-6)
     new = [dict(r, answer="ABCD"[("ABCD".index(r["answer"]) + 1) % 4]) if i < 10 else r for i, r in enumerate(gold)]
     cli(data, "gold", "add", "--benchmark", "scb", "--file", str(write_gold(tmp_path / "gold-v2.jsonl", new)))
+    staged = lb_status(data)
+    assert sorted(staged) == ["rejected", "scored", "scored"], staged  # by gold add's preview, kept
     rescored = cli(data, "rescore", "--benchmark", "scb").stdout
-    # the pixel and the declared raw file score again; the undeclared one is rejected again
-    assert "rescored 3 submission(s): 2 scored, 1 rejected, 0 failed" in rescored, rescored
+    # the pixel and the declared raw file scored again; the undeclared one rejected again (by the preview)
+    assert "no submission needed scoring" in rescored and "the board now shows gold" in rescored, rescored
     figures = {r["model"]: r for r in table_json(data) if r["source"] == "scored here"}
     assert figures["raw"]["overall.miou"] == pytest.approx(figures["pixel"]["overall.miou"], abs=1e-6)
 
@@ -361,3 +364,12 @@ def test_a_cli_change_names_the_running_apps_own_refresh_interval(tmp_path: Path
     assert "A running app shows this within 17 s" in cli(data, "hide", sid).stdout
     monkeypatch.setenv("LEADERBOARD_REFRESH_SECONDS", "1")
     assert f"A running app shows this within {REFRESH_AT_LEAST_EVERY} s" in cli(data, "unhide", sid).stdout
+
+
+def lb_status(data: Path) -> list[str]:
+    """Each stored submission's status on the staged gold, as another process reads the store."""
+    from scoring import SCORER_VERSION
+
+    lb = board(data)
+    staged = lb.corrections.staged_gold("scb").version
+    return [s.status(staged, SCORER_VERSION).value for s in lb.catalog.all("scb")]

@@ -7,7 +7,10 @@ Invariants, after every step:
 - a team's publications in a week never exceed the ration, and none the leaderboard granted is
   ever taken back (no refund, no drop);
 - no accepted submission is rejected by a gold change;
-- every public row traces to a stored upload of its team and model.
+- every public row traces to a stored upload of its team and model;
+- every result on the current gold is what reading its upload again gives (issue 41: the outcome
+  was scored from the upload's stored reading, reused or rebased key by key across the change);
+- every upload has a reading once the background job ran, an upload stored before readings too.
 
 Bounded so that it runs in ``make test``: the small SCB gold (140 questions), a few examples of a
 few steps, the switch by the in-process background job (``resume``: no process pool).
@@ -15,8 +18,10 @@ few steps, the switch by the in-process background job (``resume``: no process p
 
 from __future__ import annotations
 
+import hashlib
 import json
 import tempfile
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pandas as pd
@@ -26,8 +31,11 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 
 from leaderboard.service import Leaderboard
 from leaderboard.table import SCORED_SOURCE
+from scoring import SCORER_VERSION
+from store import layout
 from submissions import lifecycle
-from submissions.records import Identity, Status
+from submissions.reading import READER_VERSION
+from submissions.records import Identity, Status, SubmissionMeta
 from submissions.request import SubmitRequest
 from tests.support.submissions import board, form, scored, small_gold, write_gold, write_submission
 
@@ -59,6 +67,7 @@ class GoldMigrations(RuleBasedStateMachine):
         self.accepted: set[str] = set()  # submissions scored when they were uploaded
         self.published: dict[str, set[str]] = {team: set() for team in TEAMS}  # acknowledged publications
         self.uploads = {team: 0 for team in TEAMS}
+        self.legacy: set[str] = set()  # uploads stored before readings
         self.boards: dict[str, pd.DataFrame] = {}
         for i, team in enumerate(TEAMS):  # every team starts with a public row: each sequence moves real rows
             self.submit(team, 0.8 - 0.1 * i, True, i + 1)
@@ -89,6 +98,27 @@ class GoldMigrations(RuleBasedStateMachine):
             self.accepted.add(answer.submission_id)
             if public:
                 self.published[team].add(answer.submission_id)
+        self._remember(forget_others=True)
+
+    @precondition(lambda self: len(self.legacy) < 2)
+    @rule(team=st.sampled_from(TEAMS), accuracy=st.floats(0.3, 0.9), seed=st.integers(1, 50))
+    def store_before_readings(self, team: str, accuracy: float, seed: int) -> None:
+        """An upload stored before readings existed (its raw file and record only, private): the
+        next background job reads it once, keeps its reading and scores it."""
+        n = len(self.legacy)
+        body = write_submission(self.tmp / f"legacy{n}.jsonl", self.records, accuracy, "polygon", seed).read_bytes()
+        when = datetime.now(UTC) - timedelta(days=2, minutes=n)
+        sid = f"{when:%Y%m%d-%H%M%S}-legacy{n:04d}"
+        meta = SubmissionMeta(
+            id=sid, benchmark="scb", model=f"legacy{n}", team=team, model_type="open", paper_url="", code_url="",
+            description="", submitter=team.lower(), sha256=hashlib.sha256(body).hexdigest(), bbox_format="xyxy",
+            submitted_at=when.isoformat(), size_bytes=len(body), visibility="private",
+        )  # fmt: skip
+        files = {layout.raw("scb", sid): body, layout.meta("scb", sid): meta.to_bytes()}
+        self.lb.store.put("submissions", files, f"Receive {sid}", durable=True)
+        self.lb.catalog.refresh()
+        self.lb.corrections.resume()
+        self.legacy.add(sid)
         self._remember(forget_others=True)
 
     @rule(data=st.data())
@@ -170,6 +200,22 @@ class GoldMigrations(RuleBasedStateMachine):
                 r for r in granted.values() if r.counted and self.lb.catalog.get(r.submission_id).meta.team == team
             ]
             assert len(counted) <= RATION
+
+    @invariant()
+    def every_result_is_what_reading_the_upload_again_gives(self) -> None:
+        gold, version = self.lb.golds.get("scb"), self._version()
+        for state in self.lb.catalog.all("scb"):
+            result = state.result(version, SCORER_VERSION)
+            if result is None:
+                continue
+            raw = lifecycle.read_raw(self.lb.store, "scb", state.meta.id)
+            again = lifecycle.evaluate(state.meta, gold, raw, self.lb.limits, self.lb.seeds)
+            assert again.status is Status.SCORED and again.result.to_dict() == result.to_dict(), state.meta.id
+
+    @invariant()
+    def every_upload_has_a_reading(self) -> None:
+        for state in self.lb.catalog.all("scb"):
+            assert any(reader == READER_VERSION for _, reader in state.readings), state.meta.id
 
     @invariant()
     def every_public_row_traces_to_a_stored_upload(self) -> None:

@@ -61,14 +61,18 @@ def test_both_lmms_eval_stage_files_are_one_upload_through_the_service_and_the_c
 
 
 def test_the_probe_detector_reads_a_harness_file_as_the_scorer_does(tmp_path):
-    """Else an lmms-eval upload looks like a file answering no question (a probe's signal)."""
+    """Else an lmms-eval upload looks like a file answering no question (a probe's signal): the
+    detector takes the reading the worker made of the upload as stored (both files in one parts zip)."""
     import scoring
-    from scoring.readers.bundle import gather_files
-    from submissions.probes import read_answers
+    from leaderboard.joined import pack
+    from scoring.reading import read
+    from submissions.probes import answers_of
 
     paths, gold_path = _lmms_files(tmp_path)
     gold = scoring.load_gold("scb", gold_path)
     bench = scoring.get_benchmark("scb")
-    expected = read_answers(bench, gold, write_lines(tmp_path / "o.jsonl", _ours_scb(gold)).read_bytes()).letters
-    got = read_answers(bench, gold, gather_files(paths, 10**8))
-    assert (expected >= 0).all() and (got.letters == expected).all()
+    ours = read(bench, gold, write_lines(tmp_path / "o.jsonl", _ours_scb(gold)).read_bytes())[0]
+    pack(paths, tmp_path / "both.zip", 10**8)
+    theirs = read(bench, gold, (tmp_path / "both.zip").read_bytes())[0]
+    expected = answers_of(ours.answers(), gold).letters
+    assert (expected >= 0).all() and (answers_of(theirs.answers(), gold).letters == expected).all()

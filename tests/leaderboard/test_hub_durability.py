@@ -209,9 +209,22 @@ def test_rescoring_two_hundred_is_a_few_commits(hub_server: HubServer, hub_repo_
     assert report["scb"]["counts"]["scored"] == n
     assert lb.flush() == 0
     spent = sum(commits(hub_server, hub_repo_ids, r) - before[r] for r in hub_repo_ids)
-    assert spent <= 4, f"{spent} commits to rescore {n}"
+    # uploads from before readings: this first rescore reads each once and keeps its reading too
+    # (600 files: two commits of the outbox's 500), and never again
+    assert spent <= 5, f"{spent} commits to rescore {n} and keep their readings"
+    assert all(s.readings for s in lb.catalog.all("scb"))
     fresh = replica(hub_server, hub_repo_ids, tmp_path / "fresh")
     assert len(scored(fresh)) == n
+    corrected = small_gold()
+    corrected[0]["answer"] = "ABCD"[("ABCD".index(corrected[0]["answer"]) + 1) % 4]
+    fresh.corrections.add_gold("scb", write_gold(tmp_path / "gold-v2.jsonl", corrected), "maintainer", confirm=True)
+    before = {r: commits(hub_server, hub_repo_ids, r) for r in hub_repo_ids}
+    report = fresh.corrections.rescore("scb", workers=2)  # from the readings: no upload read again
+    assert report["scb"]["counts"]["scored"] == n and report["scb"]["switched_to"]
+    assert fresh.flush() == 0
+    spent = sum(commits(hub_server, hub_repo_ids, r) - before[r] for r in hub_repo_ids)
+    assert spent <= 4, f"{spent} commits to rescore {n}"
+    assert all(len(s.readings) == 1 for s in fresh.catalog.all("scb"))  # the same public facts: the same reading
 
 
 # -- health and the maintainer CLI --------------------------------------------------------------

@@ -188,7 +188,8 @@ def test_rescore_reports_rank_changes_when_the_gold_changes(tmp_path: Path) -> N
     assert lb.table("scb").equals(public_before)  # the board keeps the current gold until the switch
     report = lb.corrections.rescore("scb", workers=2)
     assert list(report) == ["scb"]
-    assert report["scb"]["counts"] == {"scored": 2, "rejected": 0, "failed": 0}
+    assert report["scb"]["counts"] == {"scored": 0, "rejected": 0, "failed": 0}  # the preview scored them once
+    assert report["scb"]["kept"] == 2
     public_after = lb.table("scb")
     assert [(m, _public_rank(public_after, m)) for m in ("second", "first")] == [
         ("second", _public_rank(public_before, "first")),

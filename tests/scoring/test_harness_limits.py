@@ -162,3 +162,58 @@ def test_the_size_limit_names_the_file_sent_not_its_conversion(kviscuit_real_gol
     big = Limits(max_bytes=path.stat().st_size - 1)
     issue = _one_issue(kviscuit_real_gold, path, big)
     assert issue.message == f"file is {path.stat().st_size:,} bytes; the limit is {big.max_bytes:,}"
+
+
+def _wide_workbook(rows: int, cells: int) -> bytes:
+    """The red team's xwide.xlsx in small (mk_widexlsx.py): few rows, each of many cells openpyxl would parse."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as book:
+        book.writestr("[Content_Types].xml", b"<Types/>")
+        text = lambda value: f'<c t="inlineStr"><is><t>{value}</t></is></c>'.encode()  # noqa: E731
+        head = b'<row r="1">' + text("index") + text("prediction") + b"</row>"
+        pad = b"<c><v>1</v></c>" * cells
+        body = b"".join(f"<row><c><v>{i}</v></c>".encode() + text("A") + pad + b"</row>" for i in range(rows))
+        book.writestr("xl/worksheets/sheet1.xml", b"<worksheet><sheetData>" + head + body + b"</sheetData></worksheet>")
+    return out.getvalue()
+
+
+def test_a_workbook_of_wide_rows_is_refused_by_its_cells_before_openpyxl_opens_it(kviscuit_real_gold, monkeypatch):
+    """657 rows of 25,000 cells (503 KB) ran the worker's whole 60 s bound in openpyxl (red.md N4):
+    cells are counted with the rows, in the same pass over the sheet's XML."""
+    openpyxl = pytest.importorskip("openpyxl")
+    monkeypatch.setattr(openpyxl, "load_workbook", lambda *a, **k: pytest.fail("openpyxl opened the workbook"))
+    cells = harness.CELLS_PER_ROW * (KV_LIMIT + 1)
+    issue = _one_issue(kviscuit_real_gold, _wide_workbook(8, cells // 8))
+    assert issue.message.startswith(f"this is an Excel workbook (.xlsx) of more than {cells:,} cells; the limit is")
+
+
+def test_cells_are_counted_across_chunks():
+    cell = b"<c><v>1</v></c>"
+    cells = (2 << 20) // len(cell) + 5
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as book:
+        book.writestr(
+            "xl/worksheets/sheet1.xml",
+            b"<worksheet><sheetData><row>" + cell * cells + b"</row></sheetData></worksheet>",
+        )
+    with zipfile.ZipFile(buffer) as book:
+        over = harness.CELLS_PER_ROW * 2
+        assert harness._more_tags(book, "xl/worksheets/sheet1.xml", {"c": (harness._CELL_TAG, cells)}) is None
+        assert harness._more_tags(book, "xl/worksheets/sheet1.xml", {"c": (harness._CELL_TAG, cells - 1)}) == "c"
+        with pytest.raises(harness.ShapeError, match=f"more than {over:,} cells"):
+            harness._count_sheet_rows(book, 2, "a workbook")
+
+
+def test_a_samples_line_past_the_line_limit_is_refused_unparsed(kviscuit_real_gold, monkeypatch):
+    """red.md N1's lmms_fat.jsonl: after ordinary samples, one 49 MB line that parsed to 1.2 GB
+    (the JSON Lines reader's 4 MB line limit did not apply to samples files). Here in small."""
+    monkeypatch.setattr(harness, "MAX_SAMPLE_CHARS", 1000)
+    parsed = []
+    real = harness._json_line
+    monkeypatch.setattr(harness, "_json_line", lambda raw: parsed.append(len(raw)) or real(raw))
+    first = json.dumps({"doc_id": 0, "filtered_resps": ["A"]})
+    fat = json.dumps({"doc_id": 1, "filtered_resps": [[{}] * 400]})
+    with pytest.raises(scoring.SubmissionError) as e:
+        scoring.validate_file("kviscuit", kviscuit_real_gold, f"{first}\n{fat}\n".encode())
+    assert max(parsed) < 1000  # the long line was never parsed
+    assert ("line_too_long", 2) in {(i.code, i.line) for i in e.value.issues}

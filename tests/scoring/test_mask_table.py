@@ -70,3 +70,17 @@ def test_pickled_table_is_compact_and_leaves_out_derived_offsets():
     again = pickle.loads(data)
     assert "_offsets" not in again.__dict__
     assert [m.area for m in again] == [m.area for m in masks]
+
+
+def test_row_keys_are_equal_exactly_when_the_regions_are():
+    """goldcheck compares masks by these keys (no Runs built per question): equal keys, equal pixels."""
+    rng = np.random.default_rng(3)
+    masks = random_masks(rng, 30)
+    first, again = MaskTable.of(masks), MaskTable.of(list(reversed(masks)))
+    for i in range(len(masks)):
+        assert first.row_key(i) == again.row_key(len(masks) - 1 - i)
+        for j in range(len(masks)):
+            dense_i = coco_mask.decode(first.rle(i))
+            dense_j = coco_mask.decode(first.rle(j))
+            same = dense_i.shape == dense_j.shape and np.array_equal(dense_i, dense_j)
+            assert (first.row_key(i) == first.row_key(j)) == same

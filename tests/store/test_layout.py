@@ -60,6 +60,10 @@ def test_ids_of_another_shape_shard_by_hash() -> None:
         f"scb/s1/validated-{KEY}-1.json",
         f"scb/s1/deep/result-{KEY}-1.0.0.json",
         "scb//meta.json",
+        f"scb/s1/reading-{KEY}-1.json",  # a reading is numpy arrays, not JSON
+        f"scb/s1/reading-{KEY}.npz",  # without its reader
+        f"scb/s1/reading-{KEY}-v1.npz",
+        "scb/s1/unreadable.npz",
     ],
 )
 def test_other_paths_are_not_submission_files(path: str) -> None:
@@ -92,4 +96,20 @@ def test_scorer_versions_order_by_number_not_text() -> None:
 
 
 def test_kinds_are_the_first_word_of_the_name() -> None:
-    assert {k.value for k in Kind} == {"submission", "meta", "validated", "rejected", "result", "failure"}
+    assert {k.value for k in Kind} == {
+        "submission",
+        "meta",
+        "validated",
+        "rejected",
+        "result",
+        "failure",
+        "reading",
+        "unreadable",
+    }
+
+
+def test_a_reading_is_named_by_its_basis_and_reader_and_the_unreadable_mark_by_nothing() -> None:
+    reading = SubmissionFile.reading("scb", "s1", GOLD, "1")
+    assert reading.path.endswith(f"/s1/reading-{KEY}-1.npz") and SubmissionFile.parse(reading.path) == reading
+    mark = SubmissionFile.unreadable("scb", "s1")
+    assert mark.path.endswith("/s1/unreadable.json") and SubmissionFile.parse(mark.path) == mark

@@ -101,7 +101,7 @@ def _child_hang_while_scoring(data_dir: str, path: str, scoring) -> None:
         scoring.set()
         time.sleep(600)
 
-    lifecycle.evaluate = stuck  # this process hangs in scoring until it is killed
+    lifecycle.record = stuck  # stored and read (one durable write), it hangs recording its outcome until killed
     lb = Leaderboard(settings(Path(data_dir)))
     lb.submissions.submit(SubmitRequest("scb", Path(path), form("killed-model", "team"), Identity("victim")))
 
@@ -117,7 +117,8 @@ def test_process_killed_while_scoring_is_scored_exactly_once_on_restart(tmp_path
     try:
         assert scoring.wait(60), "the child never started scoring"
         [sid] = submission_ids(lb.store)
-        assert files_of(lb.store, "scb", sid) == ["meta.json", "submission.jsonl"]  # stored, not scored
+        stored = files_of(lb.store, "scb", sid)
+        assert [f.split("-")[0] for f in stored] == ["meta.json", "reading", "submission.jsonl"]  # not scored
     finally:
         os.kill(child.pid, signal.SIGKILL)
         child.join(30)

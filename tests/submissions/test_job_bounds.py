@@ -16,13 +16,15 @@ from pathlib import Path
 import pytest
 
 from leaderboard.service import Leaderboard
+from submissions import reading as reading_jobs
 from submissions import worker
 from submissions.job_bounds import JobBounds, JobOverBound
+from submissions.reading import read_upload
 from submissions.records import Identity, Status
 from submissions.request import SubmitRequest
 from submissions.worker import ScoringPool, WorkerPool
 from tests.support import jobs
-from tests.support.submissions import ALICE, form, submission_ids, write_submission
+from tests.support.submissions import ALICE, form, small_gold, submission_ids, write_gold, write_submission
 
 BOB = Identity("bob")
 
@@ -114,12 +116,21 @@ def stalled_scoring(monkeypatch):
     monkeypatch.setattr(worker, "_evaluate_in_worker", jobs.stalled_evaluation)
 
 
-def test_a_scoring_past_its_bound_keeps_the_upload_and_says_so(lb: Leaderboard, tmp_path: Path, stalled_scoring):
+def test_a_reading_past_its_bound_keeps_the_upload_marks_it_unreadable_and_strikes_the_account(
+    lb: Leaderboard, tmp_path: Path
+):
+    """The upload is stored (it cost its attempt) with an unreadable mark, rejected with the bound's
+    message; no later gold reads it again (it is rejected from the mark); the account's next check
+    waits (red.md N4: each over-bound check held the only worker its whole bound)."""
     pool = ScoringPool(1, nice=0, bounds=JobBounds(seconds=0.5, memory_mb=1024))
-    lb.intake.evaluator, lb.intake.run_check = pool.evaluate, pool.run_check
+    lb.intake.evaluator = pool.evaluate
+    lb.intake.run_check = lambda check, gold, *args: pool.run_check(
+        jobs.stalled_read if check is read_upload else check, gold, *args
+    )
     try:
         path = write_submission(tmp_path / "s.jsonl", accuracy=0.6)
         answer = lb.submissions.submit(SubmitRequest("scb", path, form(), ALICE, "s.jsonl"))
+        again = lb.submissions.submit(SubmitRequest("scb", path, form("Other"), ALICE, "s.jsonl", validate_only=True))
     finally:
         pool.close()
     assert answer.status is Status.REJECTED
@@ -127,27 +138,42 @@ def test_a_scoring_past_its_bound_keeps_the_upload_and_says_so(lb: Leaderboard, 
         ("job_over_bound", "reading this file took longer than 0.5 s; nothing was scored")
     ]
     assert submission_ids(lb.store) == [answer.submission_id]  # the upload is kept
-    assert lb.catalog.get(answer.submission_id).rejection(lb.golds.get("scb").version) is not None
+    state = lb.catalog.get(answer.submission_id)
+    assert state.rejection(lb.golds.get("scb").version) is not None and state.unreadable is not None
+    assert state.readings == set()
+    assert again.status.value == "retry" and "ran past the time or memory bound" in again.message
+    changed = small_gold()
+    changed[0]["answer"] = "ABCD"[("ABCD".index(changed[0]["answer"]) + 1) % 4]
+    lb.intake.evaluator = _crash  # nothing may evaluate it again: its mark answers every gold
+    lb.corrections.add_gold("scb", write_gold(tmp_path / "v2.jsonl", changed), "maintainer")
+    lb.corrections.rescore("scb")
+    rejection = lb.catalog.get(answer.submission_id).rejection(lb.golds.get("scb").version)
+    assert [i.code for i in rejection.issues] == ["job_over_bound"]
 
 
 def _crash(*args):
     raise RuntimeError("the worker went away")
 
 
-def test_a_resumed_submission_is_evaluated_within_the_bounds(lb: Leaderboard, tmp_path: Path, stalled_scoring):
+def test_a_resumed_submission_is_evaluated_within_the_bounds(
+    lb: Leaderboard, tmp_path: Path, stalled_scoring, monkeypatch
+):
     """An upload left unscored (here: a failed first try) is finished by resume in the bounded
-    pool, not in the web process: at ebb85c5 resume evaluated it in process, with no bound."""
-    lb.intake.evaluator = _crash
-    path = write_submission(tmp_path / "s.jsonl", accuracy=0.6)
-    first = lb.submissions.submit(SubmitRequest("scb", path, form(), ALICE, "s.jsonl"))
+    pool, not in the web process: at ebb85c5 resume evaluated it in process, with no bound. Stopped
+    there, it is marked unreadable and rejected."""
+    with monkeypatch.context() as failing:
+        failing.setattr(reading_jobs, "score_predictions", _crash)
+        path = write_submission(tmp_path / "s.jsonl", accuracy=0.6)
+        first = lb.submissions.submit(SubmitRequest("scb", path, form(), ALICE, "s.jsonl"))
     assert first.status is Status.FAILED
     pool = lb.use_scoring_pool(1, JobBounds(seconds=0.5, memory_mb=1024))
     try:
         assert lb.corrections.resume() == 1
     finally:
         pool.close()
-    rejection = lb.catalog.get(first.submission_id).rejection(lb.golds.get("scb").version)
-    assert [i.code for i in rejection.issues] == ["job_over_bound"]
+    state = lb.catalog.get(first.submission_id)
+    rejection = state.rejection(lb.golds.get("scb").version)
+    assert [i.code for i in rejection.issues] == ["job_over_bound"] and state.unreadable is not None
 
 
 def test_a_spare_worker_is_ready_when_a_long_job_is_stopped():

@@ -14,8 +14,10 @@ from scoring import SCORER_VERSION
 from store import layout
 from store.base import StoreError
 from submissions import intake, lifecycle
+from submissions import reading as reading_jobs
 from submissions.answer import SubmitAnswer
 from submissions.lifecycle import MAX_FAILURES
+from submissions.reading import reading_file
 from submissions.records import Status
 from submissions.request import SubmitRequest
 from tests.support.submissions import (
@@ -49,7 +51,8 @@ def test_received_then_resume_scores_it(lb: Leaderboard, tmp_path: Path, monkeyp
     out = lb.submissions.submit(SubmitRequest("scb", write_submission(tmp_path / "s.jsonl"), form(), ALICE))
     assert out.status is Status.RECEIVED and "pending" in out.message
     sid = out.submission_id
-    assert files_of(lb.store, "scb", sid) == ["meta.json", "submission.jsonl"]
+    reading = reading_file(lb.catalog.get(sid).meta, lb.golds.get("scb"), lb.limits).path.split("/")[-1]
+    assert files_of(lb.store, "scb", sid) == ["meta.json", reading, "submission.jsonl"]  # one durable write
     assert _status(lb, sid) is Status.RECEIVED and scored(lb).empty
     monkeypatch.undo()
     restarted = Leaderboard(lb.settings)
@@ -97,7 +100,7 @@ def _boom(*args, **kwargs):
 def test_internal_error_is_recorded_retried_then_failed(
     lb: Leaderboard, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(lifecycle, "score_predictions", _boom)
+    monkeypatch.setattr(reading_jobs, "score_predictions", _boom)  # where scoring runs
     out = lb.submissions.submit(SubmitRequest("scb", write_submission(tmp_path / "s.jsonl"), form(), ALICE))
     sid = out.submission_id
     assert out.status is Status.FAILED and out.result is None and out.issues == ()
@@ -119,15 +122,16 @@ def test_internal_error_is_recorded_retried_then_failed(
     changed[0]["answer"] = "ABCD"[("ABCD".index(changed[0]["answer"]) + 1) % 4]
     lb.corrections.add_gold("scb", write_gold(tmp_path / "gold-v2.jsonl", changed), "maintainer")
     assert _status(lb, sid) is Status.FAILED  # the new gold is staged: the board's gold is still the old one
+    assert lb.catalog.get(sid).result(lb.corrections.staged_gold("scb").version, SCORER_VERSION) is not None
     assert (
-        lb.corrections.resume() == 1 and _status(lb, sid) is Status.SCORED
-    )  # scored on the staged gold, which became current
+        lb.corrections.resume() == 0 and _status(lb, sid) is Status.SCORED
+    )  # scored on the staged gold by its preview (issue 40 item 3); resume switched the board to it
 
 
 def test_a_retry_after_a_transient_failure_scores(
     lb: Leaderboard, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(lifecycle, "score_predictions", _boom)
+    monkeypatch.setattr(reading_jobs, "score_predictions", _boom)  # where scoring runs
     sid = lb.submissions.submit(
         SubmitRequest("scb", write_submission(tmp_path / "s.jsonl"), form(), ALICE)
     ).submission_id
@@ -172,9 +176,11 @@ def test_rescore_adds_results_and_never_overwrites(lb: Leaderboard, tmp_path: Pa
     new_gold = flipped_gold(gold, better=read("low"), worse=read("high"), k=20)
     v2 = lb.corrections.add_gold("scb", write_gold(tmp_path / "gold-v2.jsonl", new_gold), "maintainer").version
     assert v2 != v1 and lb.corrections.staged_gold("scb").previous_version == v1 and lb.gold_info("scb").version == v1
+    staged_outcomes = {s.meta.id: s.status(v2, SCORER_VERSION) for s in lb.catalog.all("scb")}
+    assert sorted(staged_outcomes.values()) == [Status.REJECTED, Status.SCORED, Status.SCORED]  # the preview's, kept
     report = lb.corrections.rescore("scb", workers=2)
     assert report["scb"]["switched_to"] == v2 and lb.gold_info("scb").previous_version == v1
-    assert report["scb"]["counts"] == {"scored": 2, "rejected": 1, "failed": 0}
+    assert report["scb"]["counts"] == {"scored": 0, "rejected": 0, "failed": 0} and report["scb"]["kept"] == 3
     after = snapshot(lb.store)
     assert {p: after[p] for p in before} == before  # every earlier file byte-identical
     added = sorted(set(after) - set(before))
@@ -191,3 +197,18 @@ def test_rescore_adds_results_and_never_overwrites(lb: Leaderboard, tmp_path: Pa
     again = lb.corrections.rescore("scb", workers=2)
     assert again["scb"]["counts"] == {"scored": 0, "rejected": 0, "failed": 0}
     assert set(snapshot(lb.store)) == set(after)
+
+
+def test_a_damaged_reading_is_read_again_and_replaced(lb: Leaderboard, tmp_path: Path) -> None:
+    """A stored reading is derived: one that cannot be decoded costs a new reading of the upload
+    (in the evaluator's place), which replaces it; the outcome is the upload's."""
+    out = lb.submissions.submit(SubmitRequest("scb", write_submission(tmp_path / "s.jsonl"), form(), ALICE))
+    state = lb.catalog.get(out.submission_id)
+    path = reading_file(state.meta, lb.golds.get("scb"), lb.limits).path
+    good = lb.store.read("submissions", path)
+    lb.store.put("submissions", {path: b"PK\x03\x04 damaged"}, "break it", overwrite=True)
+    changed = small_gold()
+    changed[0]["answer"] = "ABCD"[("ABCD".index(changed[0]["answer"]) + 1) % 4]
+    new = lb.corrections.add_gold("scb", write_gold(tmp_path / "v2.jsonl", changed), "maintainer")
+    assert lb.catalog.get(out.submission_id).result(new.version, SCORER_VERSION) is not None
+    assert lb.store.read("submissions", path) == good  # the same reading, made again

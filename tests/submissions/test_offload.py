@@ -11,6 +11,7 @@ import pytest
 
 from leaderboard.service import Leaderboard
 from submissions import intake
+from submissions import reading as reading_jobs
 from submissions.answer import SubmitAnswer
 from submissions.fair_queue import FairQueue
 from submissions.records import Identity, Status
@@ -46,15 +47,20 @@ def test_validate_only_runs_check_file_in_the_pool(lb: Leaderboard, tmp_path: Pa
     assert answer.quota is not None and lb.catalog.all() == []  # nothing stored or counted
 
 
-def test_the_pre_check_of_a_real_upload_runs_in_the_pool(lb: Leaderboard, pool, tmp_path: Path, monkeypatch):
-    monkeypatch.setattr(intake, "validate_file", refuse_in_web_process)
-    lb.intake.run_check = pool.run_check
-    full = write_submission(tmp_path / "full.jsonl", accuracy=0.6).read_text().splitlines()
+def test_a_real_upload_is_read_once_in_the_pool(lb: Leaderboard, pool, tmp_path: Path, monkeypatch):
+    """Its pre-check, its reading and its scoring: one job in the pool; the web process parses nothing."""
+    monkeypatch.setattr(reading_jobs, "read", refuse_in_web_process)  # the workers keep the real one
+    lb.intake.run_check, lb.intake.evaluator = pool.run_check, pool.evaluate
+    full_path = write_submission(tmp_path / "full.jsonl", accuracy=0.6)
+    full = full_path.read_text().splitlines()
     few = tmp_path / "few.jsonl"
     few.write_text("\n".join(full[: len(full) // 2]) + "\n")  # half the questions: below the 95% coverage
     answer = lb.submissions.submit(SubmitRequest("scb", few, form(), ALICE, "few.jsonl"))
     assert answer.status.value == "rejected" and {i.code for i in answer.issues} == {"too_few_answers"}
     assert submission_ids(lb.store) == []  # turned away before anything was stored
+    scored = lb.submissions.submit(SubmitRequest("scb", full_path, form(), ALICE, "full.jsonl"))
+    assert scored.status.value == "scored"
+    assert lb.catalog.get(scored.submission_id).readings  # its reading, stored with it
 
 
 def test_a_configured_pool_checks_and_scores_with_one_turn_per_worker(lb: Leaderboard, tmp_path: Path, monkeypatch):

@@ -9,6 +9,7 @@ import pytest
 
 from leaderboard.service import Leaderboard
 from submissions.lifecycle import evaluate
+from submissions.reading import Source
 from submissions.request import SubmitRequest
 from submissions.worker import ScoringPool
 from tests.support.submissions import ALICE, form, write_broken, write_submission
@@ -56,10 +57,12 @@ def test_the_worker_takes_the_retired_questions_a_new_gold_brings(lb: Leaderboar
     lines += [json.dumps({"question_id": key, "answer": "A"}) for key in gold.keys]
     raw = ("\n".join(lines) + "\n").encode()
     before = dataclasses.replace(gold, retired=frozenset())
-    assert pool.evaluate(meta, before, raw, lb.limits).status.value == "rejected"
+    assert pool.evaluate(meta, before, Source(raw=raw), lb.limits).answer.status.value == "rejected"
     after = dataclasses.replace(gold, retired=frozenset({"scb-99999"}))
-    answer = pool.evaluate(meta, after, raw, lb.limits)
-    assert answer.status.value == "scored" and answer.result.counts["set_aside"] == 1
+    evaluated = pool.evaluate(meta, after, Source(raw=raw), lb.limits)
+    assert evaluated.answer.status.value == "scored" and evaluated.answer.result.counts["set_aside"] == 1
+    again = pool.evaluate(meta, after, Source(reading=evaluated.reading), lb.limits)  # its reading, kept
+    assert again.answer.result.to_dict() == evaluated.answer.result.to_dict() and again.reading is None
 
 
 def test_a_pool_needs_a_worker():

@@ -47,3 +47,12 @@ def stalled_evaluation(*job):
 
     time.sleep(STALL_SECONDS)
     return worker._evaluate_in_worker(*job)
+
+
+def stalled_read(gold, data, form, *rest):
+    """The intake's reading of a new upload (submissions.reading.read_upload), stalled past any
+    bound the tests set: an upload whose reading runs over its bound, whatever the host's load."""
+    from submissions.reading import read_upload
+
+    time.sleep(STALL_SECONDS)
+    return read_upload(gold, data, form, *rest)

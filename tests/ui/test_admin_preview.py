@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from leaderboard.config import UiSettings
-from submissions import lifecycle
+from submissions import reading as reading_jobs
 from tests.support.submissions import board, small_gold, write_gold, write_submission
 from tests.ui.test_submit import submit
 from ui.admin import Maintainers, gold_markdown, rescore_plan
@@ -24,15 +24,16 @@ TEAMS = 3
 
 @pytest.fixture
 def evaluations(monkeypatch) -> list[str]:
-    """Every submission ``lifecycle.evaluate`` scores, by id, in this process."""
+    """Every stored submission evaluated (from its reading, or read again), by id, in this process:
+    the evaluator every rescore, preview and resume calls without a pool."""
     seen: list[str] = []
-    evaluate = lifecycle.evaluate
+    evaluate = reading_jobs.evaluate
 
     def counted(meta, *args, **kwargs):
         seen.append(meta.id)
         return evaluate(meta, *args, **kwargs)
 
-    monkeypatch.setattr(lifecycle, "evaluate", counted)
+    monkeypatch.setattr(reading_jobs, "evaluate", counted)
     return seen
 
 

@@ -663,6 +663,7 @@ SCB = Benchmark(
     load_public_gold=load_public_gold,
     box_sample=box_sample,
     read_lines=read_lines,
+    reading_facts=("option_sizes",),  # the frames boxes, polygons and masks are checked in
     questions_note=(
         "One line per question: question_id, type, country, category, concept, the question text "
         "(question) and the grounding prompt (grounding_prompt) where the release has them, and the "
