@@ -16,9 +16,9 @@ import os
 import sys
 from pathlib import Path
 
-from scoring import BENCHMARKS, GoldError, SubmissionError, bundle, get_benchmark, load_questions, score_file
+from scoring import BENCHMARKS, GoldError, SubmissionError, bundle, get_benchmark, load_questions
 from scoring.cache import GoldCache
-from scoring.engine import ResultRecord
+from scoring.engine import ResultRecord, score_predictions, validate_file
 from scoring.errors import Issue
 from scoring.geometry import BOX_FORMATS
 from scoring.grounding_formats import describe_formats, known_format
@@ -87,6 +87,11 @@ def _file_arguments(parser: argparse.ArgumentParser, reference: str, help: str, 
         metavar="FAMILY",
         help=f"how grounding_response lines are read: {describe_formats()}",
     )
+    parser.add_argument(
+        "--confirm-box-format",
+        action="store_true",
+        help="the box (or grounding) format is right: skip the check that the boxes fit it",
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -114,14 +119,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: gold: {e}", file=sys.stderr)
         return 1
     try:
-        result = score_file(
+        predictions = validate_file(
             args.benchmark,
             gold,
             _predictions(args.predictions),
             bbox_format=args.bbox_format,
             min_coverage=args.min_coverage,
+            check_box_format=not args.confirm_box_format,  # as the site: never a silent mIoU 0 from a misread box
             grounding_format=args.grounding_format,
         )
+        result = score_predictions(args.benchmark, gold, predictions)
     except SubmissionError as e:
         if args.json:
             print(json.dumps({"errors": [i.to_dict() for i in e.issues], "total": e.total}))
@@ -147,9 +154,6 @@ def _validate_parser(sub: argparse._SubParsersAction) -> None:
         default=LEADERBOARD_MIN_COVERAGE,
         metavar="SHARE",
         help="warn when the file answers fewer than this share of the questions (default 0.95, the leaderboard's)",
-    )
-    check.add_argument(
-        "--confirm-box-format", action="store_true", help="the box format is right: skip the box-format check"
     )
     check.add_argument("--json", action="store_true", help="print the report (or the errors) as JSON")
 
