@@ -201,10 +201,13 @@ class Visibility:
         raise RuntimeError(f"could not record the visibility of {state.meta.id}: busy, try again")
 
     # ---- a row's figures for its model page on the Hub (leaderboard.hub_results) ----
-    def eval_results(self, benchmark: str, ref: str, identity: Identity | None = None) -> EvalResults:
+    def eval_results(
+        self, benchmark: str, ref: str, identity: Identity | None = None, root: str | None = None
+    ) -> EvalResults:
         """A public scored row's entries for the Hub's ``.eval_results`` (``ref``: its row id or a
         submission id). Only a row whose figures and names the disclosure rule shows a visitor
-        gives any; whoever may see the entry is told why not, anyone else only that there is no row."""
+        gives any; whoever may see the entry is told why not, anyone else only that there is no row.
+        ``root``: the address ``source.url`` starts with (default: the one configured, ``served_root``)."""
         bench = get_benchmark(benchmark)
         row = next((r for r in self.lb.board(benchmark).rows if ref in (r.row_id, r.submission_id)), None)
         state = self.lb.catalog.get(row.submission_id if row and row.submission_id else ref)
@@ -216,7 +219,7 @@ class Visibility:
         if why:
             return replace(nothing, refusal=f"{nothing.refusal}: {why}") if told else nothing
         settings = self.lb.settings
-        source = row_permalink(settings.ui.public_url, benchmark, row.row_id)
+        source = row_permalink(root or settings.ui.served_root(), benchmark, row.row_id)
         found = entries(
             bench,
             row.figures,
@@ -266,7 +269,7 @@ class Visibility:
             results.text,
             f"Add {bench.name} results verified by the leaderboard",
             f"Scores of this model on {bench.name}, as its verified row shows them: "
-            f"{row_permalink(self.lb.settings.ui.public_url, benchmark, results.row_id)}",
+            f"{row_permalink(self.lb.settings.ui.served_root(), benchmark, results.row_id)}",
         )
         return open_pull_request(file, token, self.lb.settings.hub_endpoint)
 

@@ -72,6 +72,32 @@ def test_the_cli_prints_entries_the_hub_format_takes_for_a_public_row(tmp_path):
     assert refused.returncode == 1 and "no public scored scb row 'nope'" in refused.stderr
 
 
+def test_source_url_is_the_address_the_app_serves_at(tmp_path):
+    """issue 42 (team trial step 6): off a Space, ``source.url`` named port 7860 whatever port the app ran
+    on. The command line has no request: LEADERBOARD_PUBLIC_URL, else the configured GRADIO_SERVER_NAME
+    and GRADIO_SERVER_PORT (Gradio's 7860 when none is set)."""
+    from unittest import mock
+
+    data = tmp_path / "data"
+    gold = small_gold()
+    lb = board(data, write_gold(tmp_path / "gold.jsonl", gold))
+    path = write_submission(tmp_path / "s.jsonl", gold, accuracy=0.7, seed=3, grounding="bbox_good")
+    lb.submissions.submit(SubmitRequest("scb", path, form("Port-VLM", "Lab"), MAINTAINER))
+    row = next(r for r in table_json(data) if r["model"] == "Port-VLM")["row_id"]
+
+    def source(**env: str) -> set[str]:
+        with mock.patch.dict("os.environ", env):
+            printed = cli(data, "export", "--benchmark", "scb", row, "--eval-results").stdout
+        return {e["source"]["url"] for e in yaml.safe_load(printed)}
+
+    assert source(GRADIO_SERVER_PORT="7900") == {f"http://127.0.0.1:7900/?bench=scb&model={row}"}
+    assert source(GRADIO_SERVER_PORT="7900", GRADIO_SERVER_NAME="0.0.0.0") == {  # a wildcard is no address
+        f"http://127.0.0.1:7900/?bench=scb&model={row}"
+    }
+    public = source(GRADIO_SERVER_PORT="7900", LEADERBOARD_PUBLIC_URL="https://lab.example/board")
+    assert public == {f"https://lab.example/board/?bench=scb&model={row}"}
+
+
 def test_a_row_without_grounding_gives_only_its_accuracy_and_kviscuit_notes_its_official_protocol():
     scb, kv = BENCHMARKS["scb"], BENCHMARKS["kviscuit"]
     no_boxes = entries(scb, {"overall": {"acc": 61.2345, "miou": None}}, dataset="o/d", date="", source_url="u")

@@ -218,6 +218,17 @@ def test_the_old_lmms_eval_tasks_pair_is_stopped_naming_the_declaration_that_rea
     assert send("xyxy_norm", "plain", validate_only=True)["status"] == "valid"
 
 
+def test_a_rows_hub_file_names_the_port_the_app_runs_on(server):
+    """issue 42 (team trial step 6): the app served on another port than 7860, without
+    LEADERBOARD_PUBLIC_URL, named 7860 in the model page's .eval_results file."""
+    import yaml
+
+    page = fetch(server.url + "/")
+    link = re.search(r"eval_results/(?:scb|kviscuit)/[0-9a-z]+\.yaml", page).group(0)
+    served = yaml.safe_load(fetch(f"{server.url}/{link}"))
+    assert {e["source"]["url"].split("/?")[0] for e in served} == {server.url} and server.port != 7860
+
+
 def fetch(url: str) -> str:
     with urllib.request.urlopen(url, timeout=30) as r:
         return r.read().decode("utf-8")
