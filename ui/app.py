@@ -183,4 +183,19 @@ def launch(
     settings = replace(settings, server_port=serving_port(settings))
     server, baker = build_server(page, leaderboard, settings, max_upload_bytes)
     baker.start()
-    uvicorn.run(server, host=settings.server_name, port=settings.server_port, log_level="warning")
+    uvicorn.run(server, **uvicorn_options(settings))
+
+
+def uvicorn_options(settings: UiSettings) -> dict:
+    """How uvicorn serves the app. Its proxy-headers layer believes ``X-Forwarded-For`` (and
+    ``-Proto``) from exactly the proxies the deployment names (LEADERBOARD_TRUSTED_PROXIES, as
+    :func:`ui.throttle.client_of` does), none when none are named: left to its default
+    (``FORWARDED_ALLOW_IPS``, else 127.0.0.1) it rewrote the peer of every loopback connection from
+    the header, so a same-host proxy passed on whatever the caller wrote (docs/deployment-identity.md)."""
+    return {
+        "host": settings.server_name,
+        "port": settings.server_port,
+        "log_level": "warning",
+        "proxy_headers": True,
+        "forwarded_allow_ips": ",".join(settings.trusted_proxies),
+    }
