@@ -504,8 +504,8 @@ class GroundingTally:
         if not lines:
             return None
         head = (
-            f"{len(lines):,} line(s) give a grounding_response (a stage-2 text) but no grounding_format is "
-            f"declared (first on line {lines[0]})"
+            f"{len(lines):,} line(s) give a grounding_response but no grounding_format is declared (first on "
+            f"line {lines[0]}; SCB's stage-2 text)"
         )
         likely = self._undeclared.likely()
         if likely is None:
