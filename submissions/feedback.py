@@ -223,7 +223,8 @@ class Feedback:
         key = name_key(team)
         states = [s for s in self.catalog.all(benchmark) if state_key(s) == key]
         granted = self.reveals(benchmark)
-        return ration(states, granted, team, benchmark, self.publications, now, free or not self.ladder)
+        why = "maintainer" if free else "this leaderboard shows every result: full feedback"
+        return ration(states, granted, team, benchmark, self.publications, now, free or not self.ladder, why)
 
     def may_publish(self, state: SubmissionState, now: datetime, maintainer: bool = False) -> Ration:
         """The ration that publishing ``state`` now draws on: free for a maintainer, an exempt
