@@ -14,6 +14,7 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from scoring import BENCHMARKS, GoldError, SubmissionError, bundle, get_benchmark, load_questions
@@ -230,6 +231,19 @@ def _predictions(paths: list[Path]) -> Path | bytes:
         return bundle.gather_files(paths, Limits().max_bytes)
     except bundle.BundleError as e:
         raise SubmissionError([Issue(e.code, 0, "", str(e))]) from None
+
+
+def run(main: Callable[[], int]) -> int:
+    """``main``'s exit code; when the reader of stdout stopped early (``| head``), exit 1 quietly, as
+    the Python documentation's note on SIGPIPE does (stdout pointed at devnull, so the interpreter's
+    last flush does not fail again), instead of a BrokenPipeError traceback."""
+    try:
+        code = main()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    return code
 
 
 def _cache_folder() -> Path:
