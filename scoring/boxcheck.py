@@ -123,6 +123,8 @@ def suggestion(samples: Sequence[BoxSample], declared: str) -> tuple[tuple[str, 
         if qwen is not None:
             return qwen
     mine = fit(samples, declared)
+    if mine.valid > 0.9 and mine.inside >= 0.5:  # no rule below can fire: the other formats need not be read
+        return (), ""
     fits = {fmt: fit(samples, fmt) for fmt in BOX_FORMATS if fmt != declared}
     best = max(fits, key=lambda f: fits[f].inside)
     if mine.inside < 0.5 and fits[best].inside >= 0.9:

@@ -29,6 +29,7 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -280,6 +281,13 @@ def describe_formats() -> str:
 
 def parse_format(text: object) -> GroundingFormat:
     """A ``grounding_format`` declaration; LineError ``unknown_grounding_format`` when it is none."""
+    if isinstance(text, str) and len(text) <= 64:
+        return _parse_format(text)  # a file's lines repeat a few declarations: each is parsed once
+    return _parse_format.__wrapped__(text)
+
+
+@lru_cache(maxsize=64)
+def _parse_format(text: object) -> GroundingFormat:
     value = text.strip() if isinstance(text, str) else ""
     name, _, option = value.partition(":")
     family = FAMILIES.get(name)
