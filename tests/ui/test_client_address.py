@@ -87,8 +87,6 @@ def test_the_setting_names_addresses_or_ranges_and_refuses_anything_else():
 def _uvicorn_client(settings: UiSettings, peer: str, forwarded_for: str) -> str:
     """The client address the app sees behind uvicorn as ui.app.launch configures it: uvicorn's own
     proxy-headers layer (ProxyHeadersMiddleware) on a request from ``peer`` with that X-Forwarded-For."""
-    import asyncio
-
     import uvicorn
 
     from ui.app import uvicorn_options
@@ -103,7 +101,9 @@ def _uvicorn_client(settings: UiSettings, peer: str, forwarded_for: str) -> str:
     scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET", "scheme": "http",
              "path": "/", "raw_path": b"/", "query_string": b"", "root_path": "", "server": ("127.0.0.1", 7860),
              "client": (peer, 50000), "headers": [(b"x-forwarded-for", forwarded_for.encode())]}  # fmt: skip
-    asyncio.run(config.loaded_app(scope, None, None))
+    call = config.loaded_app(scope, None, None)  # awaits nothing real: one step runs it (no event loop of its own,
+    with pytest.raises(StopIteration):  # which another test's running loop in this thread would refuse)
+        call.send(None)
     return seen["client"]
 
 
