@@ -38,12 +38,13 @@ def main() -> None:
     from submissions.job_bounds import JobBounds
     from ui.app import build_app, launch
     from ui.jobs import start_jobs, start_reader_jobs
+    from ui.origin import serving_port
     from ui.page import cap_malloc_arenas, quiet_analytics
 
     logging.basicConfig(level=logging.INFO)
     for chatty in ("apscheduler", "httpx"):
         logging.getLogger(chatty).setLevel(logging.WARNING)
-    settings = Settings.from_env()
+    settings = Settings.from_env().serving_on(serving_port)  # the port found free, known to every layer
     quiet_analytics()
     cap_malloc_arenas()
     if settings.reader:  # the boards from the published results only (docs/topology.md)

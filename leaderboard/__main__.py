@@ -1,5 +1,6 @@
 import sys
 
 from leaderboard.cli import main
+from scoring.cli import run
 
-sys.exit(main())
+sys.exit(run(main))

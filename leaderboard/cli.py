@@ -643,7 +643,7 @@ def _export(lb: Leaderboard, args: argparse.Namespace) -> int:
         model=row.model,
         model_type=row.model_type,
         date=row.submitted_at or "",
-        source=row_permalink(lb.settings.ui.public_url, args.benchmark, row.row_id),
+        source=row_permalink(lb.settings.ui.served_root(), args.benchmark, row.row_id),
         paper_or_repo=args.paper_or_repo or row.paper_url or row.code_url,
         contact=args.contact,
         markdown=args.markdown,

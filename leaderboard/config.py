@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import ipaddress
 import os
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
 from urllib.parse import urlsplit
@@ -209,6 +209,17 @@ class UiSettings:
     def reader(self) -> bool:
         return self.role == READER
 
+    def served_root(self, port: int | None = None) -> str:
+        """The address the app serves at, from configuration only (never a request's Host):
+        ``public_url``, else ``http://`` the server name (127.0.0.1 for a wildcard) and ``port``, else
+        the configured ``server_port``, else Gradio's default :data:`GRADIO_DEFAULT_PORT`. The app
+        pins the port it found free into its settings at start (``app.py``), so this is the port it runs on."""
+        if self.public_url:
+            return self.public_url
+        host = self.server_name if self.server_name not in WILDCARD_HOSTS else "127.0.0.1"
+        host = f"[{host}]" if ":" in host else host
+        return f"http://{host}:{port or self.server_port or GRADIO_DEFAULT_PORT}"
+
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> UiSettings:
         env = _Env(os.environ if environ is None else environ)
@@ -237,6 +248,10 @@ class UiSettings:
         )
 
 
+GRADIO_DEFAULT_PORT = 7860
+"""Gradio's port when GRADIO_SERVER_PORT is not set (it takes the next free one if that is taken)."""
+WILDCARD_HOSTS = ("", "0.0.0.0", "::")
+"""Server names that bind every address and so name none a visitor can use."""
 FEEDBACK_POLICIES = ("full", "ladder")
 REFRESH_AT_LEAST_EVERY = 5
 """Seconds: the app's refresh poll (LEADERBOARD_REFRESH_SECONDS) never runs more often (ui.jobs)."""
@@ -283,6 +298,11 @@ class Settings:
     @property
     def uses_hub(self) -> bool:
         return bool(self.hub_repos)
+
+    def serving_on(self, port_of: Callable[[UiSettings], int]) -> Settings:
+        """These settings with the port the app will serve on pinned (``port_of``: the configured one,
+        else the first free one, ui.origin.serving_port), so every layer names the same address."""
+        return replace(self, ui=replace(self.ui, server_port=port_of(self.ui)))
 
     @property
     def reader(self) -> bool:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from scoring import ResultRecord
 from scoring.errors import Issue
-from submissions.answer import Reason, public_result
+from submissions.answer import Reason, issue_api, public_result
 from submissions.catalog import SubmissionState
 from submissions.records import Status
 
@@ -113,7 +113,7 @@ class Entry:
             "board_row": self.board_row,
             "gold_version": self.gold_version,
             "result": result_dict(self.result),
-            "errors": [_issue(i) for i in self.issues()],
+            "errors": [issue_api(i) for i in self.issues()],
             "past_errors": _past_errors(self.state),
             "reason": self.reason.to_api() if self.reason else None,
             "notes": [n.to_api() for n in self.notes],
@@ -130,13 +130,10 @@ def _automatic(state: SubmissionState) -> bool:
     return state.moderation is not None and state.moderation.by == "automatic"
 
 
-def _issue(issue: Issue) -> dict:
-    return {"line": issue.line, "field": issue.field, "code": issue.code, "message": issue.message}
-
-
 def _past_errors(state: SubmissionState) -> list[dict]:
     """Every stored rejection of the upload (one per gold it was checked on), oldest first."""
     rejections = sorted(state.rejections.items(), key=lambda kv: kv[1].at)
     return [
-        {"gold": gold, "at": r.at, "total": r.total, "errors": [_issue(i) for i in r.issues]} for gold, r in rejections
+        {"gold": gold, "at": r.at, "total": r.total, "errors": [issue_api(i) for i in r.issues]}
+        for gold, r in rejections
     ]

@@ -31,8 +31,6 @@ from scoring.benchmarks.base import Benchmark, HubInspect, HubRegistration, HubT
 
 SOURCE_NAME = "Cultural VLM Leaderboard"
 """``source.name`` of every entry: the site that verified the figure."""
-LOCAL_ROOT = "http://127.0.0.1:7860"
-"""The page's root when no public address is configured (a local run)."""
 INSPECT = "inspect-ai"
 """The framework whose tasks hub-docs requires to carry ``field_spec``, ``solvers`` and ``scorers``."""
 
@@ -44,9 +42,10 @@ def dataset_of(bench: Benchmark, overrides: Mapping[str, str]) -> str:
     return overrides.get(bench.id) or bench.hub.dataset_id
 
 
-def row_permalink(root: str | None, benchmark: str, row_id: str) -> str:
-    """The row's page here: what ``source.url`` names, so anyone can check the figure."""
-    return f"{(root or LOCAL_ROOT).rstrip('/')}/?bench={benchmark}&model={row_id}"
+def row_permalink(root: str, benchmark: str, row_id: str) -> str:
+    """The row's page here: what ``source.url`` names, so anyone can check the figure. ``root``: the
+    address the app serves at (``UiSettings.served_root``, or the request's own: ui.origin)."""
+    return f"{root.rstrip('/')}/?bench={benchmark}&model={row_id}"
 
 
 def results_path(bench: Benchmark) -> str:

@@ -7,6 +7,14 @@ leaderboard's datasets) is never used here, so the app cannot write to anyone's 
 account that cannot write the repo can still open the pull request (a community contribution);
 the OAuth app needs the ``write-discussions`` scope for it (docs/deployment-identity.md).
 
+What the pull request says depends on who opens it (:func:`may_write`, asked of the Hub's whoami with
+the same token): an account that may write the model repo (its namespace is the account, or an
+organisation where its role is write or admin) opens "results verified by the leaderboard"; anyone
+else a community submission that says the leaderboard scored a file naming the model and did not check
+who made the model (hub-docs ``docs/hub/eval-results.md``: an open pull request shows as "community",
+and the Hub's own "verified" badge needs a ``verifyToken`` from its jobs, which no file here carries).
+When the Hub cannot say, the pull request is a community one.
+
 Every refusal of the Hub comes back as one sentence for the owner: missing or private repo,
 token without the scope or discussions closed (403), expired sign-in (401), quota (429), Hub down.
 """
@@ -33,10 +41,50 @@ class PullRequest:
 
     url: str = ""
     refusal: str = ""
+    community: bool = False  # opened by an account the Hub does not show as able to write the repo
 
     @property
     def opened(self) -> bool:
         return bool(self.url)
+
+
+WRITE_ROLES = frozenset({"admin", "write"})
+"""Roles in an organisation (``roleInOrg``) that may write its repos; ``contributor`` and ``read`` may not
+write a repo they did not make, so they count as not writing (the safe side)."""
+
+
+def may_write(repo_id: str, token: str, endpoint: str | None = None) -> bool:
+    """Whether the token's account may write ``repo_id``, as the Hub's ``whoami-v2`` shows it: the
+    repo's namespace is the account or one of its organisations with a :data:`WRITE_ROLES` role.
+    False when the Hub cannot say (refused, down): the pull request is then a community one."""
+    try:
+        me = HfApi(endpoint=endpoint, token=token).whoami()
+    except (HfHubHTTPError, OfflineModeIsEnabled, httpx2.HTTPError, OSError, ValueError) as e:
+        log.info("whoami for the pull request on %s failed: %s", repo_id, e)
+        return False
+    namespace = repo_id.split("/")[0].lower()
+    if str(me.get("name", "")).lower() == namespace:
+        return True
+    orgs = me.get("orgs") if isinstance(me.get("orgs"), list) else []
+    return any(
+        isinstance(o, dict) and str(o.get("name", "")).lower() == namespace and o.get("roleInOrg") in WRITE_ROLES
+        for o in orgs
+    )
+
+
+def pull_request_words(benchmark: str, row_link: str, writer: bool) -> tuple[str, str]:
+    """(title, description) of the pull request: "verified" only for an account that may write the repo."""
+    if writer:
+        return (
+            f"Add {benchmark} results verified by the leaderboard",
+            f"Scores of this model on {benchmark}, as its verified row shows them: {row_link}",
+        )
+    return (
+        f"Add {benchmark} results scored by the leaderboard (community submission)",
+        f"A community submission: a leaderboard account that cannot write this repo sent a predictions file "
+        f"naming this model, and the leaderboard scored that file. It has not checked who made the model or "
+        f"its predictions; the model's owners decide whether to merge. The row: {row_link}",
+    )
 
 
 @dataclass(frozen=True)

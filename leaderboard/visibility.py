@@ -16,7 +16,7 @@ from leaderboard import dates
 from leaderboard.entries import Entry
 from leaderboard.golds import entry_notes
 from leaderboard.hub_results import dataset_of, entries, results_path, row_permalink, to_yaml
-from leaderboard.results_pr import PullRequest, ResultsFile, open_pull_request
+from leaderboard.results_pr import PullRequest, ResultsFile, may_write, open_pull_request, pull_request_words
 from scoring.benchmarks import get_benchmark
 from store.base import AlreadyExists
 from store.layout import PublicationFile
@@ -201,10 +201,13 @@ class Visibility:
         raise RuntimeError(f"could not record the visibility of {state.meta.id}: busy, try again")
 
     # ---- a row's figures for its model page on the Hub (leaderboard.hub_results) ----
-    def eval_results(self, benchmark: str, ref: str, identity: Identity | None = None) -> EvalResults:
+    def eval_results(
+        self, benchmark: str, ref: str, identity: Identity | None = None, root: str | None = None
+    ) -> EvalResults:
         """A public scored row's entries for the Hub's ``.eval_results`` (``ref``: its row id or a
         submission id). Only a row whose figures and names the disclosure rule shows a visitor
-        gives any; whoever may see the entry is told why not, anyone else only that there is no row."""
+        gives any; whoever may see the entry is told why not, anyone else only that there is no row.
+        ``root``: the address ``source.url`` starts with (default: the one configured, ``served_root``)."""
         bench = get_benchmark(benchmark)
         row = next((r for r in self.lb.board(benchmark).rows if ref in (r.row_id, r.submission_id)), None)
         state = self.lb.catalog.get(row.submission_id if row and row.submission_id else ref)
@@ -216,7 +219,7 @@ class Visibility:
         if why:
             return replace(nothing, refusal=f"{nothing.refusal}: {why}") if told else nothing
         settings = self.lb.settings
-        source = row_permalink(settings.ui.public_url, benchmark, row.row_id)
+        source = row_permalink(root or settings.ui.served_root(), benchmark, row.row_id)
         found = entries(
             bench,
             row.figures,
@@ -259,16 +262,14 @@ class Visibility:
             return PullRequest(refusal="the row names no Hub model repo (model_repo): there is no model page to add to")
         if not token:
             return PullRequest(refusal="sign in with Hugging Face: the pull request is opened with your own account")
-        bench = get_benchmark(benchmark)
+        bench, endpoint = get_benchmark(benchmark), self.lb.settings.hub_endpoint
+        writer = may_write(results.model_repo, token, endpoint)  # "verified" only from who may write the repo
+        link = row_permalink(self.lb.settings.ui.served_root(), benchmark, results.row_id)
         file = ResultsFile(
-            results.model_repo,
-            results_path(bench),
-            results.text,
-            f"Add {bench.name} results verified by the leaderboard",
-            f"Scores of this model on {bench.name}, as its verified row shows them: "
-            f"{row_permalink(self.lb.settings.ui.public_url, benchmark, results.row_id)}",
+            results.model_repo, results_path(bench), results.text, *pull_request_words(bench.name, link, writer)
         )
-        return open_pull_request(file, token, self.lb.settings.hub_endpoint)
+        opened = open_pull_request(file, token, endpoint)
+        return replace(opened, community=opened.opened and not writer)
 
 
 def _visibility_message(state: SubmissionState, event: Publication) -> str:

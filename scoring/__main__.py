@@ -1,5 +1,5 @@
 import sys
 
-from scoring.cli import main
+from scoring.cli import main, run
 
-sys.exit(main())
+sys.exit(run(main))

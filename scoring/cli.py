@@ -15,12 +15,14 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
-from scoring import BENCHMARKS, GoldError, SubmissionError, get_benchmark, load_questions, score_file
+from scoring import BENCHMARKS, GoldError, SubmissionError, get_benchmark, load_questions
 from scoring.benchmarks import load_environment_plugins
+from scoring.readers import bundle
 from scoring.cache import GoldCache
-from scoring.engine import ResultRecord
+from scoring.engine import ResultRecord, score_predictions, validate_file
 from scoring.errors import Issue
 from scoring.geometry import BOX_FORMATS
 from scoring.grounding_formats import describe_formats, known_format
@@ -90,6 +92,11 @@ def _file_arguments(parser: argparse.ArgumentParser, reference: str, help: str, 
         metavar="FAMILY",
         help=f"how grounding_response lines are read: {describe_formats()}",
     )
+    parser.add_argument(
+        "--confirm-box-format",
+        action="store_true",
+        help="the box (or grounding) format is right: skip the check that the boxes fit it",
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -124,14 +131,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: gold: {e}", file=sys.stderr)
         return 1
     try:
-        result = score_file(
+        predictions = validate_file(
             args.benchmark,
             gold,
             _predictions(args.predictions),
             bbox_format=args.bbox_format,
             min_coverage=args.min_coverage,
+            check_box_format=not args.confirm_box_format,  # as the site: never a silent mIoU 0 from a misread box
             grounding_format=args.grounding_format,
         )
+        result = score_predictions(args.benchmark, gold, predictions)
     except SubmissionError as e:
         if args.json:
             print(json.dumps({"errors": [i.to_dict() for i in e.issues], "total": e.total}))
@@ -157,9 +166,6 @@ def _validate_parser(sub: argparse._SubParsersAction) -> None:
         default=LEADERBOARD_MIN_COVERAGE,
         metavar="SHARE",
         help="warn when the file answers fewer than this share of the questions (default 0.95, the leaderboard's)",
-    )
-    check.add_argument(
-        "--confirm-box-format", action="store_true", help="the box format is right: skip the box-format check"
     )
     check.add_argument("--json", action="store_true", help="print the report (or the errors) as JSON")
 
@@ -236,6 +242,19 @@ def _predictions(paths: list[Path]) -> Path | bytes:
         return bundle.gather_files(paths, Limits().max_bytes)
     except bundle.BundleError as e:
         raise SubmissionError([Issue(e.code, 0, "", str(e))]) from None
+
+
+def run(main: Callable[[], int]) -> int:
+    """``main``'s exit code; when the reader of stdout stopped early (``| head``), exit 1 quietly, as
+    the Python documentation's note on SIGPIPE does (stdout pointed at devnull, so the interpreter's
+    last flush does not fail again), instead of a BrokenPipeError traceback."""
+    try:
+        code = main()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    return code
 
 
 def _cache_folder() -> Path:

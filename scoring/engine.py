@@ -444,7 +444,7 @@ class _LineReader:
         try:
             grounding = self.bench.read_line(obj, self.gold, row, self.bbox_format, letter, **self.line_options)
         except LineError as e:
-            if not self.raw.absorbs(e, line_no):  # a missing grounding_format is one whole-file issue
+            if not self.raw.absorbs(e, line_no, obj.get("grounding_response")):  # one whole-file issue
                 self.log.add(e.code, line_no, e.field, str(e))
             return
         if self.line_options:  # raw grounding: counted, an unparsed one scored as an empty region
@@ -461,7 +461,7 @@ class _LineReader:
         """Whole-file issues found while reading: grounding_response lines with no format."""
         issue = self.raw.issue()
         if issue is not None:
-            self.log.add(issue.code, issue.line, issue.field, issue.message)
+            self.log.add_issue(issue)
 
     def _row(self, line_no: int, obj: dict) -> int | None:
         key_field, log = self.bench.key_field, self.log
@@ -589,6 +589,13 @@ def check_grounding_present(log: IssueLog, bench: Benchmark, predictions: Predic
         "that grounds in a second pass (lmms-eval's stage-2 task) writes a second file: send both files "
         "as one submission.",
     )
+
+
+def check_constant_box(log: IssueLog, predictions: Predictions) -> None:
+    """``constant_box`` when every sampled box is one box (scoring/boxcheck.py): a warning."""
+    issue = boxcheck.constant_box(predictions.box_samples)
+    if issue is not None:
+        log.add_issue(issue)
 
 
 def question_columns(benchmark: str | Benchmark, gold: Gold, predictions: Predictions) -> dict[Stat, np.ndarray]:

@@ -23,6 +23,10 @@ class Issue:
     line: int
     field: str
     message: str
+    suggested: str = ""
+    """The declaration the message proposes, as the settings to send ("grounding_format=plain
+    bbox_format=xyxy_norm", :func:`suggested_settings`); "" when it proposes none. The Submit form
+    pre-fills them."""
 
     def __str__(self) -> str:
         where = f"line {self.line}" if self.line else "file"
@@ -30,7 +34,35 @@ class Issue:
         return f"{where}{field}: {self.message}"
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """Its fields; ``suggested`` only when there is one (earlier readers know four keys)."""
+        return {k: v for k, v in asdict(self).items() if k != "suggested" or v}
+
+
+SETTINGS = ("grounding_format", "bbox_format")
+"""The submission settings an issue may suggest, in the order they are written."""
+
+
+def suggestion(**settings: str) -> str:
+    """The ``Issue.suggested`` spelling of ``settings`` (in :data:`SETTINGS` order).
+
+    >>> suggestion(bbox_format="xyxy_norm", grounding_format="plain")
+    'grounding_format=plain bbox_format=xyxy_norm'
+    """
+    unknown = set(settings) - set(SETTINGS)
+    if unknown:
+        raise ValueError(f"not a submission setting: {sorted(unknown)}")
+    return " ".join(f"{name}={settings[name]}" for name in SETTINGS if settings.get(name))
+
+
+def suggested_settings(issue: Issue | dict) -> dict[str, str]:
+    """The settings an issue (or its API dict) suggests: name -> value, {} for none.
+
+    >>> suggested_settings({"suggested": "grounding_format=plain bbox_format=xyxy_norm"})
+    {'grounding_format': 'plain', 'bbox_format': 'xyxy_norm'}
+    """
+    text = issue.get("suggested", "") if isinstance(issue, dict) else issue.suggested
+    pairs = (part.partition("=") for part in str(text or "").split())
+    return {name: value for name, _, value in pairs if name in SETTINGS and value}
 
 
 class SubmissionError(Exception):

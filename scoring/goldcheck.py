@@ -9,6 +9,7 @@ before it can replace the current gold. Both are gold facts, for maintainers onl
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
@@ -76,8 +77,58 @@ class GoldChanges:
         return out
 
 
+class RenumberedGold(GoldError):
+    """A new gold whose question ids would name other questions than they name now (positional
+    ids, K-Viscuit's: rows deleted or moved above the end). Refused whatever is confirmed: every
+    stored file would be scored against the wrong questions."""
+
+
+def _identities(gold: Gold, field: str) -> list[tuple]:
+    """Each question's own identity, key aside: the declared echo field (K-Viscuit's ``id_``, which
+    repeats) with the option texts where the gold has them."""
+    echo = gold.extra[field]
+    options = gold.option_texts or [()] * gold.size
+    return [(str(echo[i]), tuple(options[i])) for i in range(gold.size)]
+
+
+def check_keys_kept(old: Gold, new: Gold) -> None:
+    """RenumberedGold when a key kept by ``new`` now holds a question that ``old`` had under another
+    key (its identity moved), for benchmarks whose key is a position (they declare ``key_echo``:
+    the field that says which question a row is). Only public facts of the questions are compared."""
+    from scoring.benchmarks import BENCHMARKS  # the registry imports modules that import this one
+
+    bench = BENCHMARKS.get(old.benchmark)
+    field = bench.key_echo if bench is not None else ""
+    if not field or field not in old.extra or field not in new.extra:
+        return
+    before, after = _identities(old, field), _identities(new, field)
+    first_key: dict[tuple, object] = {}
+    for key, identity in zip(old.keys, before, strict=True):
+        first_key.setdefault(identity, key)
+    moved = [
+        (key, first_key[identity])
+        for key, identity in zip(new.keys, after, strict=True)
+        if key in old.index and before[old.index[key]] != identity and identity in first_key
+    ]
+    if not moved:
+        return
+    key, was = moved[0]
+    shifts = Counter(int(j) - int(k) for k, j in moved if isinstance(k, int) and isinstance(j, int))
+    shift = shifts.most_common(1)[0][0] if shifts else 0
+    by = f" ({abs(shift)} rows {'on' if shift > 0 else 'back'}, on most of them)" if shift else ""
+    raise RenumberedGold(
+        f"{old.benchmark}: this gold renumbers its questions: question_id is the row's position, and "
+        f"{len(moved):,} kept question_ids would name another question{by}: question_id {key} is now the "
+        f"question that was question_id {was} of the current gold. Every stored file would be scored against "
+        "the wrong questions, so nothing was stored. Keep every row where it is: correct an answer in place, "
+        "and remove questions only from the end of the file."
+    )
+
+
 def compare(old: Gold, new: Gold) -> GoldChanges:
-    """What replacing ``old`` by ``new`` (same benchmark) changes, by question key."""
+    """What replacing ``old`` by ``new`` (same benchmark) changes, by question key; RenumberedGold
+    when positional keys would move (:func:`check_keys_kept`)."""
+    check_keys_kept(old, new)
     kept = [k for k in new.keys if k in old.index]
     changed = sum(int(old.answers[old.index[k]] != new.answers[new.index[k]]) for k in kept)
     return GoldChanges(

@@ -29,10 +29,11 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
-from scoring.errors import Issue, LineError
+from scoring.errors import Issue, LineError, suggestion
 from scoring.geometry import BOX_FORMATS, MAX_COORDINATE, MAX_OUTLINE, UNKNOWN_FRAME, Box, Polygons
 
 QWEN_FACTOR = 28
@@ -280,6 +281,13 @@ def describe_formats() -> str:
 
 def parse_format(text: object) -> GroundingFormat:
     """A ``grounding_format`` declaration; LineError ``unknown_grounding_format`` when it is none."""
+    if isinstance(text, str) and len(text) <= 64:
+        return _parse_format(text)  # a file's lines repeat a few declarations: each is parsed once
+    return _parse_format.__wrapped__(text)
+
+
+@lru_cache(maxsize=64)
+def _parse_format(text: object) -> GroundingFormat:
     value = text.strip() if isinstance(text, str) else ""
     name, _, option = value.partition(":")
     family = FAMILIES.get(name)
@@ -317,15 +325,21 @@ def strip_wrapping(text: str) -> str:
     return _FENCE.sub(" ", _THINK.sub("", text, count=1))
 
 
+def plain_numbers(text: str) -> Corners | None:
+    """The first four numbers of a text as written (``plain``'s reading before its box format), or None."""
+    numbers = _PLAIN_NUMBER.findall(strip_wrapping(text))[:4]
+    return _numbers(numbers) if len(numbers) == 4 else None
+
+
 def find_boxes(text: str, family: Family, bbox_format: str = "xyxy") -> list[Corners]:
     """Every box the family's grammar matches, as (x1, y1, x2, y2) on its grid, in text order.
     ``plain``: the first four numbers, read in ``bbox_format`` (xywh and yxyx_1000 become x1 y1 x2 y2)."""
     body = strip_wrapping(text)
     if family.pattern is None:
-        numbers = _PLAIN_NUMBER.findall(body)[:4]
-        if len(numbers) < 4:
+        numbers = plain_numbers(body)
+        if numbers is None:
             return []
-        a, b, c, d = _numbers(numbers)
+        a, b, c, d = numbers
         if bbox_format == "xywh":
             return [(a, b, a + c, b + d)] if c > 0 and d > 0 else []
         return [(b, a, d, c)] if bbox_format == "yxyx_1000" else [(a, b, c, d)]
@@ -402,6 +416,11 @@ def read_grounding_response(
     return Polygons(parts, ref)
 
 
+CONFIRM = (
+    "send the file again with the format confirmed (form: tick 'The box format is right'; API: "
+    "confirm_box_format=True; command line: --confirm-box-format)"
+)
+"""How every suspect-format message says to keep the declaration: the one override."""
 MARKED = ("gemini", "qwen2_5_vl", "qwen3_vl", "florence2", "kosmos2")
 """Families whose grammar has a marker of its own (a JSON key or a token); the others read bare
 brackets. A text another family reads is named by a marked family when one reads it."""
@@ -435,9 +454,8 @@ def grounding_advice(declared: str, responses: int, unparsed: int, readings: dic
         "grounding_format",
         f"{unparsed:,} of {responses:,} grounding_response lines name no box in the {declared} grammar "
         f"(they would score IoU 0), while {better[0]}'s reads {readings[better[0]]:,} of them. Did you mean "
-        f"grounding_format {described}? If {declared} is right, send the file again with the format "
-        "confirmed (form: tick 'The box format is right'; API: confirm_box_format=True; offline validator: "
-        "--confirm-box-format).",
+        f"grounding_format {described}? If {declared} is right, {CONFIRM}.",
+        suggestion(grounding_format=better[0]) if len(better) == 1 else "",
     )
 
 
@@ -459,12 +477,15 @@ class GroundingTally:
         self.without_format: list[int] = []
         self._own = self._own_unparsed = 0  # lines in the file's own format (no per-line grounding_format)
         self._readings: dict[str, int] = {}
+        self._undeclared = UndeclaredTexts()
 
-    def absorbs(self, error: LineError, line_no: int) -> bool:
-        """Whether a line error is this tally's to report (once, in :meth:`issue`)."""
+    def absorbs(self, error: LineError, line_no: int, text: object = None) -> bool:
+        """Whether a line error is this tally's to report (once, in :meth:`issue`); ``text``, the
+        line's grounding_response, tells which declaration would read it."""
         if error.code != "missing_grounding_format":
             return False
         self.without_format.append(line_no)
+        self._undeclared.note(text)
         return True
 
     def note(self, line_no: int, line: dict, grounding: object) -> object:
@@ -490,17 +511,77 @@ class GroundingTally:
         lines = self.without_format
         if not lines:
             return None
-        return Issue(
-            "missing_grounding_format",
-            lines[0],
-            "grounding_format",
+        head = (
             f"{len(lines):,} line(s) give a grounding_response but no grounding_format is declared (first on "
-            f"line {lines[0]}): declare the model family for the submission (form field, API parameter "
-            f"grounding_format, --grounding-format) or per line; known: {describe_formats()}",
+            f"line {lines[0]}; SCB's stage-2 text)"
         )
+        likely = self._undeclared.likely()
+        if likely is None:
+            return Issue(
+                "missing_grounding_format",
+                lines[0],
+                "grounding_format",
+                f"{head}: declare the model family for the submission (form field, API parameter "
+                f"grounding_format, --grounding-format) or per line; known: {describe_formats()}",
+            )
+        settings, why = likely
+        return Issue("missing_grounding_format", lines[0], "grounding_format", f"{head}. {why}", suggestion(**settings))
 
     def hint(self) -> Issue | None:
         return grounding_advice(self.declared, self._own, self._own_unparsed, self._readings) if self.declared else None
+
+
+class UndeclaredTexts:
+    """The grounding_response texts of lines with no declared family, tallied for the declaration
+    that would read them (:meth:`likely`): four numbers all in 0-1 (what a model answers when asked
+    for a box with no convention, as the project's lmms-eval SCB stage 2 asked before 2026-12-04:
+    ``plain`` with ``xyxy_norm``), or a marked family's grammar. Only the texts are read."""
+
+    def __init__(self) -> None:
+        self.texts = self.unit = 0
+        self.example = ""
+        self.readings: dict[str, int] = {}
+
+    def note(self, text: object) -> None:
+        if not isinstance(text, str):
+            return
+        text = text[:MAX_RESPONSE_CHARS]
+        self.texts += 1
+        numbers = plain_numbers(text)
+        if numbers is not None and all(0 <= v <= 1 for v in numbers):
+            self.unit += 1
+            self.example = self.example or text[:60]
+        for name in MARKED:
+            if find_boxes(text, FAMILIES[name]):
+                self.readings[name] = self.readings.get(name, 0) + 1
+
+    def likely(self) -> tuple[dict[str, str], str] | None:
+        """(the settings that read nearly all the texts, a sentence saying so and how to send them), or None."""
+        if self.texts < 1:
+            return None
+        if self.unit >= 0.9 * self.texts:
+            return {"grounding_format": "plain", "bbox_format": "xyxy_norm"}, (
+                f"{self.unit:,} of them are four numbers between 0 and 1 (e.g. {self.example!r}), a box normalised "
+                "to the image, as a model answers when asked for a box with no convention (the project's lmms-eval "
+                "SCB stage 2 asked so before 2026-12-04): declare grounding_format plain with bbox_format xyxy_norm "
+                "(form: those two fields; API: grounding_format='plain', bbox_format='xyxy_norm'; command line: "
+                "--grounding-format plain --bbox-format xyxy_norm)"
+            )
+        name = next((n for n in MARKED if self.readings.get(n, 0) >= 0.9 * self.texts), None)
+        if name is None:
+            return None
+        if (
+            name == "qwen2_5_vl"
+        ):  # bbox_2d: Qwen3-VL's 0-1000 grid or Qwen2.5-VL's resized pixels, the texts cannot tell
+            return {}, (
+                f"{self.readings[name]:,} of them are bbox_2d boxes: declare grounding_format qwen3_vl "
+                f"({FAMILIES['qwen3_vl'].grid}) or qwen2_5_vl (pixels of the resized input; with the preset the "
+                f"model was served with: {describe_formats()})"
+            )
+        return {"grounding_format": name}, (
+            f"{self.readings[name]:,} of them are in {name}'s grammar ({FAMILIES[name].grid}): declare "
+            f"grounding_format {name} (form field, API parameter grounding_format, --grounding-format {name})"
+        )
 
 
 _NO_IMAGE = (MAX_COORDINATE, MAX_COORDINATE)

@@ -40,10 +40,14 @@ class IssueLog:
     by_code: Counter = field(default_factory=Counter)
 
     def add(self, code: str, line: int, field_name: str, message: str) -> None:
+        self.add_issue(Issue(code, line, field_name, message))
+
+    def add_issue(self, issue: Issue) -> None:
+        """An issue made elsewhere, kept whole (its ``suggested`` settings too)."""
         self.total += 1
-        self.by_code[code] += 1
+        self.by_code[issue.code] += 1
         if len(self.listed) < MAX_LISTED:
-            self.listed.append(Issue(code, line, field_name, message))
+            self.listed.append(issue)
 
     @property
     def will_list(self) -> bool:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scoring.benchmarks import Benchmark, get_benchmark
-from scoring.engine import UnparsedLine, check_coverage, check_grounding_present, validate_file
+from scoring.engine import UnparsedLine, check_constant_box, check_coverage, check_grounding_present, validate_file
 from scoring.errors import Issue
 from scoring.gold import Gold
 from scoring.jsonl import IssueLog, Limits
@@ -86,6 +86,7 @@ def check_file(
     if min_coverage is not None:
         check_coverage(warnings, predictions.answered, gold.size, min_coverage)
     check_grounding_present(warnings, bench, predictions)
+    check_constant_box(warnings, predictions)
     return ValidationReport(
         bench.id,
         gold.size,

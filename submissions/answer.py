@@ -73,6 +73,13 @@ class Reason:
         return {"code": self.code, "message": self.message}
 
 
+def issue_api(issue: Issue) -> dict[str, object]:
+    """An issue as the answer lists it: line, field, code, message, and ``suggested`` (the settings
+    that would read the file: ``"grounding_format=plain bbox_format=xyxy_norm"``) when it has one."""
+    shown: dict[str, object] = {"line": issue.line, "field": issue.field, "code": issue.code, "message": issue.message}
+    return shown | ({"suggested": issue.suggested} if issue.suggested else {})
+
+
 REASON_CODES = {
     "shown": "scored; its figures are shown to the team",
     "ladder_withheld": "scored and kept; its figures are withheld by the Ladder rule",
@@ -183,13 +190,11 @@ class SubmitAnswer:
             "submission_id": self.submission_id,
             "result": public_result(self.result),
             "rank": self.rank,
-            "errors": [{"line": i.line, "field": i.field, "code": i.code, "message": i.message} for i in self.issues],
+            "errors": [issue_api(i) for i in self.issues],
             "total_errors": self.total_issues or len(self.issues),
             "quota": self.quota.message() if self.quota else "",
             "duplicate_of": self.duplicate_of,
-            "warnings": [
-                {"line": i.line, "field": i.field, "code": i.code, "message": i.message} for i in self.warnings
-            ],
+            "warnings": [issue_api(i) for i in self.warnings],
             "unparsed_lines": [u.to_api() for u in self.unparsed],
             "reason": self.reason.to_api() if self.reason else None,
             "notes": [n.to_api() for n in self.notes],

@@ -223,7 +223,8 @@ class Feedback:
         key = name_key(team)
         states = [s for s in self.catalog.all(benchmark) if state_key(s) == key]
         granted = self.reveals(benchmark)
-        return ration(states, granted, team, benchmark, self.publications, now, free or not self.ladder)
+        why = "maintainer" if free else "this leaderboard shows every result: full feedback"
+        return ration(states, granted, team, benchmark, self.publications, now, free or not self.ladder, why)
 
     def may_publish(self, state: SubmissionState, now: datetime, maintainer: bool = False) -> Ration:
         """The ration that publishing ``state`` now draws on: free for a maintainer, an exempt
@@ -297,18 +298,33 @@ class Feedback:
         step = self.steps(state.meta.benchmark, gold_version)[state.meta.id]
         bench = get_benchmark(state.meta.benchmark)
         steps = dict(bench.headline)
+        owners = {sid: self._owner(state, sid) for _, _, sid in step.bests}
         bests = [
-            f"{bench.metric(m).label} ({v:.{bench.metric(m).decimals}f}, submission {sid}) by more than {steps[m]:g} "
-            f"point{'s' if steps[m] != 1 else ''}"
+            f"{bench.metric(m).label} ({v:.{bench.metric(m).decimals}f}, submission {sid}{owners[sid]}) by more "
+            f"than {steps[m]:g} point{'s' if steps[m] != 1 else ''}"
             for m, v, sid in step.bests
         ]
-        beats = ", nor its best shown ".join(bests)
+        if any(owners.values()):  # a best of another team of the ladder (docs/integrity.md): not "your team's"
+            beats = "the best shown figures of your ladder (your team and the other team names its accounts submit "
+            beats += "under share one): " + ", nor ".join(bests)
+        else:
+            beats = "your team's best shown " + ", nor its best shown ".join(bests)
         return (
-            f"Scored and kept, but not shown: it does not beat your team's best shown {beats}, "
+            f"Scored and kept, but not shown: it does not beat {beats}, "
             "so its figures stay private (the Ladder rule; see About, Integrity). A later file that beats any of "
             "these is shown; publishing this one shows its figures now "
             f"(a team may make {self.publications} submissions public per benchmark a week)."
         )
+
+    def _owner(self, state: SubmissionState, best_id: str) -> str:
+        """Whose best ``best_id`` is, told to ``state``'s team: "" for its own team's; the team's name
+        when this account submitted it (it knows that team); else only that it is another of the ladder."""
+        best = self.catalog.get(best_id)
+        if best is None or state_key(best) == state_key(state):
+            return ""
+        if best.meta.submitter == state.meta.submitter:
+            return f" of your account's team {best.meta.team!r}"
+        return " of another team of your ladder"
 
     def _held(self, state: SubmissionState) -> Reason:
         moderation = state.moderation

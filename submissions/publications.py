@@ -54,6 +54,7 @@ class Ration:
     limit: int
     counted: tuple[datetime, ...]  # the slots used within the window, oldest first
     exempt: bool = False
+    why_free: str = "maintainer"  # why an exempt ration has no limit, as the message says it
 
     @property
     def allows(self) -> bool:
@@ -68,7 +69,11 @@ class Ration:
 
     def message(self) -> str:
         if self.allows:
-            left = "no limit (maintainer)" if self.exempt else f"{self.limit - len(self.counted)} of {self.limit} left"
+            left = (
+                f"no limit ({self.why_free})"
+                if self.exempt
+                else f"{self.limit - len(self.counted)} of {self.limit} left"
+            )
             return f"Publications on {self.benchmark} in the last 7 days for team {self.team}: {left}."
         when = self.next_at.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
         return (
@@ -128,9 +133,10 @@ def ration(
     limit: int,
     now: datetime,
     exempt: bool = False,
+    why_free: str = "maintainer",
 ) -> Ration:
     """The ration of one team (``team_states``: its submissions on ``benchmark``) at ``now``."""
     used = sorted(
         r.at for s in team_states if (r := granted.get(s.meta.id)) is not None and r.counted and now - WINDOW < r.at
     )
-    return Ration(team, benchmark, limit, tuple(used), exempt)
+    return Ration(team, benchmark, limit, tuple(used), exempt, why_free)

@@ -127,12 +127,13 @@ def build_server(
     anyone visits) and Gradio mounted beside it at the root (``/app``, ``/config``, ``/gradio_api``:
     ``gradio_client`` and the ``/submit`` API stay where they were). Gradio's root URL is the
     configured public address (:mod:`ui.origin`: no request header sets it)."""
+    settings = replace(settings, server_port=serving_port(settings))  # one port for the root and the routes
     baker = BoardBaker(leaderboard, settings)
     baker.refresh_or_keep()  # the first bake (retried by the baker's thread)
     demo = isinstance(leaderboard, Leaderboard) and leaderboard.settings.demo and not leaderboard.settings.uses_hub
     inputs = public_files.routes(leaderboard, demo)  # the question list and (embedded default) its images
     if isinstance(leaderboard, Leaderboard):  # a row's .eval_results file (a reader has no submissions)
-        inputs += EvalResultsFiles(leaderboard).routes()
+        inputs += EvalResultsFiles(leaderboard, PublicOrigin.of(settings, settings.server_port)).routes()
     server = FastAPI(routes=[*routes(baker), *inputs], docs_url=None, redoc_url=None, openapi_url=None)
     page.queue(default_concurrency_limit=16)  # reads are thread-safe: many visitors at once
     page.state_session_capacity = launch_extras(settings.session_capacity)["state_session_capacity"]  # launch's own
@@ -182,4 +183,19 @@ def launch(
     settings = replace(settings, server_port=serving_port(settings))
     server, baker = build_server(page, leaderboard, settings, max_upload_bytes)
     baker.start()
-    uvicorn.run(server, host=settings.server_name, port=settings.server_port, log_level="warning")
+    uvicorn.run(server, **uvicorn_options(settings))
+
+
+def uvicorn_options(settings: UiSettings) -> dict:
+    """How uvicorn serves the app. Its proxy-headers layer believes ``X-Forwarded-For`` (and
+    ``-Proto``) from exactly the proxies the deployment names (LEADERBOARD_TRUSTED_PROXIES, as
+    :func:`ui.throttle.client_of` does), none when none are named: left to its default
+    (``FORWARDED_ALLOW_IPS``, else 127.0.0.1) it rewrote the peer of every loopback connection from
+    the header, so a same-host proxy passed on whatever the caller wrote (docs/deployment-identity.md)."""
+    return {
+        "host": settings.server_name,
+        "port": settings.server_port,
+        "log_level": "warning",
+        "proxy_headers": True,
+        "forwarded_allow_ips": ",".join(settings.trusted_proxies),
+    }

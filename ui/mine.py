@@ -235,7 +235,15 @@ class MySubmissions:
         pr = self.leaderboard.visibility.open_eval_results_pr(
             identity, token, entry.state.meta.benchmark, entry.state.meta.id
         )
-        return f"Pull request opened: {pr.url}" if pr.opened else f"No pull request: {pr.refusal}"
+        if not pr.opened:
+            return f"No pull request: {pr.refusal}"
+        if pr.community:
+            return (
+                "Pull request opened as a community submission (the Hub does not show your account as able to "
+                f"write {entry.state.meta.info.get('model_repo', 'the model repo')}, so it does not say "
+                f"'verified'): {pr.url}"
+            )
+        return f"Pull request opened: {pr.url}"
 
     # ---- the API (gr.api endpoints: typed parameters, the same identity as /submit) ----
     def expose_api(self) -> None:

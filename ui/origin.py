@@ -26,13 +26,12 @@ from urllib.parse import urlsplit
 import gradio
 from gradio import route_utils
 
-from leaderboard.config import UiSettings
+from leaderboard.config import WILDCARD_HOSTS, UiSettings
 from ui.gradio_pin import PINNED_GRADIO, internals_allowed
 
 log = logging.getLogger(__name__)
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
-WILDCARD_HOSTS = ("", "0.0.0.0", "::")
 GRADIO_PORTS = range(7860, 7960)  # where Gradio looks for a free port when none is set
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 CORS_PATCH = "Gradio's CORS layer limited to our origins (ui.origin)"
@@ -59,12 +58,23 @@ class PublicOrigin:
 
     @classmethod
     def of(cls, settings: UiSettings, port: int) -> PublicOrigin:
+        root = settings.served_root(port)
         if settings.public_url:
-            return cls(settings.public_url, frozenset({origin_of(settings.public_url)}))
-        host = settings.server_name if settings.server_name not in WILDCARD_HOSTS else "127.0.0.1"
-        host = f"[{host}]" if ":" in host else host
-        hosts = {host, *LOOPBACK_HOSTS}
-        return cls(f"http://{host}:{port}", frozenset(f"http://{h}:{port}".lower() for h in hosts))
+            return cls(root, frozenset({origin_of(root)}))
+        hosts = {urlsplit(root).netloc.rsplit(":", 1)[0], *LOOPBACK_HOSTS}
+        return cls(root, frozenset(f"http://{h}:{port}".lower() for h in hosts))
+
+    def root_for(self, scheme: str, host: str | None) -> str:
+        """The root a request reached us at (its scheme and ``Host``) when that is one of
+        :attr:`allowed` (and the root has no path); else :attr:`root`. A Host header can only choose
+        among our own addresses (``localhost`` or ``127.0.0.1`` at our port), never name another."""
+        if not host or urlsplit(self.root).path not in ("", "/"):
+            return self.root
+        try:
+            asked = origin_of(f"{scheme}://{host}")
+        except ValueError:  # a port that is no number
+            return self.root
+        return asked if asked in self.allowed else self.root
 
     def allows(self, origin: str | None) -> bool:
         """True for no ``Origin`` (not a browser's cross-site request) or exactly one of ours

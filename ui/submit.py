@@ -24,6 +24,7 @@ from leaderboard.joined import BundleError, one_upload
 from leaderboard.service import Leaderboard
 from scoring import BENCHMARKS
 from scoring.benchmarks import get_benchmark
+from scoring.errors import suggested_settings
 from scoring.geometry import BOX_FORMATS
 from scoring.grounding_formats import DEFAULT_QWEN_PRESET, FAMILIES, QWEN_PIXEL_PRESETS
 from submissions import fields
@@ -172,10 +173,37 @@ class Submitter:
         bench = get_benchmark(benchmark) if benchmark in BENCHMARKS else None
         errors = display.errors_frame(answer)
         return (
-            display.result_markdown(answer, bench) + checks_markdown(answer),
+            display.result_markdown(answer, bench) + checks_markdown(answer) + suggested_markdown(answer),
             gr.Dataframe(value=errors, visible=not errors.empty),
             quota_markdown(answer.get("quota") or ""),
         )
+
+
+PREFILLED = {"grounding_format": "grounding format", "bbox_format": "box format"}
+"""The settings an error may suggest (scoring.errors.SETTINGS), in the form's words and widget order."""
+
+
+def answer_suggests(answer: dict) -> dict[str, str]:
+    """The settings the first error that suggests any names: the declaration that reads the file."""
+    return next((s for e in answer.get("errors") or [] if (s := suggested_settings(e))), {})
+
+
+def suggested_markdown(answer: dict) -> str:
+    """What the form did with a suggestion (:func:`prefilled`): it holds it now, ready to send again."""
+    settings = answer_suggests(answer)
+    if not settings:
+        return ""
+    named = " and ".join(f"{PREFILLED[k]} {display.escape_markdown(v)}" for k, v in settings.items())
+    return (
+        f"\n\n**Suggested**: the form now holds {named}, the declaration that reads this file; press the "
+        "button again to send it so (or set it back and tick *The box format is right*)."
+    )
+
+
+def prefilled(answer: dict) -> tuple:
+    """The form's grounding and box formats set to what the answer suggests; unchanged otherwise."""
+    settings = answer_suggests(answer)
+    return tuple(gr.update(value=settings[k]) if k in settings else gr.update() for k in PREFILLED)
 
 
 def checks_markdown(answer: dict) -> str:
@@ -483,18 +511,28 @@ class SubmitTab:
                     shown = AnswerFields.create()
             shown.errors.render()
             gr.Markdown(contact_markdown(submitter.leaderboard.settings), elem_id="sub-contact")
-        submitted = form.button.click(
-            submitter.endpoint(),
-            form.inputs,
-            shown.answer,
-            api_name="submit",
-            show_progress_on=[shown.result],
-            concurrency_limit=4,
-        ).then(
-            submitter.show_answer,
-            [shown.answer, form.benchmark],
-            [shown.result, shown.errors, shown.quota],
-            api_visibility="private",
+        submitted = (
+            form.button.click(
+                submitter.endpoint(),
+                form.inputs,
+                shown.answer,
+                api_name="submit",
+                show_progress_on=[shown.result],
+                concurrency_limit=4,
+            )
+            .then(
+                submitter.show_answer,
+                [shown.answer, form.benchmark],
+                [shown.result, shown.errors, shown.quota],
+                api_visibility="private",
+            )
+            .then(  # a suggested declaration goes into the form (issue 42): one press sends the file so
+                prefilled,
+                shown.answer,
+                [form.grounding_format, form.bbox_format],
+                api_visibility="private",
+                show_progress="hidden",
+            )
         )
         finished = submitted
         # the quota line is refreshed in place: no 0.2-opacity "pending" fade (1.5:1 contrast while it waits)

@@ -252,6 +252,34 @@ def test_guessed_admin_tokens_are_slowed_down(local):
     assert "guess-" not in local.log_text() and "wrong admin token from 127.0.0.1 (3 in a row)" in local.log_text()
 
 
+@pytest.fixture(scope="module")
+def loopback(tmp_path_factory):
+    """An app with no proxy named (LEADERBOARD_TRUSTED_PROXIES unset), reached from 127.0.0.1 as a
+    same-host proxy or sidecar would reach it: its own admin backoff, apart from ``local``'s."""
+    app = AppServer(tmp_path_factory.mktemp("loopback") / "data").start()
+    yield app
+    app.stop()
+
+
+def test_a_forwarded_address_rotated_from_loopback_is_one_client(loopback):
+    """Red team N7 (t_backoff.py): uvicorn's default forwarded_allow_ips ("127.0.0.1") let any loopback
+    connection name its own address in X-Forwarded-For, so wrong admin tokens sent with a new address
+    each were never backed off. With no proxy named, the header names nothing: the guesser is
+    127.0.0.1 whatever it writes, and is slowed down as one client."""
+    config = httpx.get(loopback.url + "/config", timeout=30).json()
+    unlock = fn_index(config, "admin-unlock")
+
+    def guess(i: int) -> str:
+        forged = {"X-Forwarded-For": f"10.7.{i}.1"}
+        answer = queue_call(loopback.url, unlock, [f"guess-{i}", "scb"], secrets.token_hex(6), forged)
+        return json.dumps(answer["output"]["data"])
+
+    texts = [guess(i) for i in range(10)]
+    assert any("Too many wrong admin tokens" in t for t in texts), texts
+    assert "wrong admin token from 127.0.0.1 (3 in a row)" in loopback.log_text()
+    assert "from 10.7." not in loopback.log_text()
+
+
 def test_gradio_refuses_an_upload_over_the_limit_before_storing_it(local, tmp_path):
     big = b'{"question_id": "x", "answer": "A"}\n' * (1024 * 1024 // 36 + 1000)  # just over 1 MB
     with httpx.Client(base_url=local.url, timeout=60) as http:

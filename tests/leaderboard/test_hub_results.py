@@ -28,11 +28,15 @@ ALICE = Identity("alice")
 BOB = Identity("bob")
 OWN_REPO = "alice/alice-vlm"
 CLOSED = "alice/closed-vlm"  # discussions closed by its owner
+OAUTH = ("openid", "profile", "write-discussions")
 TOKENS = {
-    "alice-oauth": User("alice", scopes=("openid", "profile", "write-discussions")),
+    "alice-oauth": User("alice", scopes=OAUTH),
     "alice-narrow": User("alice", scopes=("openid", "profile")),
-    "bob-oauth": User("bob", scopes=("openid", "profile", "write-discussions")),
+    "bob-oauth": User("bob", scopes=OAUTH),
+    "carol-oauth": User("carol", orgs=("carol-lab",), read_orgs=("alice",), scopes=OAUTH),
 }
+LAB_REPO = "carol-lab/lab-vlm"
+VERIFIED = "verified by the leaderboard"
 
 
 def test_the_cli_prints_entries_the_hub_format_takes_for_a_public_row(tmp_path):
@@ -70,6 +74,32 @@ def test_the_cli_prints_entries_the_hub_format_takes_for_a_public_row(tmp_path):
     assert all({"id", "config", "split"} <= set(t) for t in registration["tasks"])
     refused = cli(data, "export", "--benchmark", "scb", "nope", "--eval-results", ok=False)
     assert refused.returncode == 1 and "no public scored scb row 'nope'" in refused.stderr
+
+
+def test_source_url_is_the_address_the_app_serves_at(tmp_path):
+    """issue 42 (team trial step 6): off a Space, ``source.url`` named port 7860 whatever port the app ran
+    on. The command line has no request: LEADERBOARD_PUBLIC_URL, else the configured GRADIO_SERVER_NAME
+    and GRADIO_SERVER_PORT (Gradio's 7860 when none is set)."""
+    from unittest import mock
+
+    data = tmp_path / "data"
+    gold = small_gold()
+    lb = board(data, write_gold(tmp_path / "gold.jsonl", gold))
+    path = write_submission(tmp_path / "s.jsonl", gold, accuracy=0.7, seed=3, grounding="bbox_good")
+    lb.submissions.submit(SubmitRequest("scb", path, form("Port-VLM", "Lab"), MAINTAINER))
+    row = next(r for r in table_json(data) if r["model"] == "Port-VLM")["row_id"]
+
+    def source(**env: str) -> set[str]:
+        with mock.patch.dict("os.environ", env):
+            printed = cli(data, "export", "--benchmark", "scb", row, "--eval-results").stdout
+        return {e["source"]["url"] for e in yaml.safe_load(printed)}
+
+    assert source(GRADIO_SERVER_PORT="7900") == {f"http://127.0.0.1:7900/?bench=scb&model={row}"}
+    assert source(GRADIO_SERVER_PORT="7900", GRADIO_SERVER_NAME="0.0.0.0") == {  # a wildcard is no address
+        f"http://127.0.0.1:7900/?bench=scb&model={row}"
+    }
+    public = source(GRADIO_SERVER_PORT="7900", LEADERBOARD_PUBLIC_URL="https://lab.example/board")
+    assert public == {f"https://lab.example/board/?bench=scb&model={row}"}
 
 
 def test_a_row_without_grounding_gives_only_its_accuracy_and_kviscuit_notes_its_official_protocol():
@@ -144,6 +174,7 @@ def hub(hub_factory):
     publish_models(server)
     server.add_model(OWN_REPO)
     server.add_model(CLOSED)
+    server.add_model(LAB_REPO)
     server.repo(CLOSED, "model").discussions = False
     return server
 
@@ -169,6 +200,7 @@ def test_the_owner_opens_the_pull_request_with_their_own_token(lb, hub, tmp_path
     assert hub.repo(OWN_REPO, "model").head.oid == main_before  # main untouched: only proposed
     (opened,) = hub.pull_requests(OWN_REPO)
     assert opened.author == "alice"
+    assert VERIFIED in opened.title and not pr.community  # she can write the repo: the Hub's whoami says so
     proposed = yaml.safe_load(opened.commit.files[".eval_results/scb.yaml"].data)
     assert proposed == list(lb.visibility.eval_results("scb", sid).entries)
     # the real client reads it back as a pull request on refs/pr/1
@@ -180,11 +212,37 @@ def test_the_owner_opens_the_pull_request_with_their_own_token(lb, hub, tmp_path
 
 
 def test_a_repo_the_owner_cannot_write_gets_a_community_pull_request(lb, hub, tmp_path):
+    """Red team N6: any team could open "results verified by the leaderboard" on any model repo its row
+    names. The leaderboard scored a file; it did not see who made the model. A requester the Hub does
+    not show as able to write the repo opens a pull request that says it is a community submission
+    (hub-docs eval-results.md: an open pull request shows as "community"), never "verified"."""
     sid = submit(lb, tmp_path, "Qwen-Tuned", model_repo=QWEN)
     assert not TOKENS["alice-oauth"].can_write(QWEN)
     pr = lb.visibility.open_eval_results_pr(ALICE, "alice-oauth", "scb", sid)
-    assert pr.opened, pr.refusal
-    assert [p.author for p in hub.pull_requests(QWEN)] == ["alice"]
+    assert pr.opened and pr.community, pr.refusal
+    (opened,) = hub.pull_requests(QWEN)
+    assert opened.author == "alice"
+    assert VERIFIED not in opened.title and "community submission" in opened.title
+    assert "verified" not in opened.description.lower() and "not checked who made the model" in opened.description
+
+
+def test_an_organisations_repo_is_verified_only_for_members_who_may_write_it(lb, hub, tmp_path):
+    """The requester's organisations and roles as the Hub's whoami gives them: a member with the write
+    role opens the verified pull request; a member with the read role only a community one."""
+    carol = Identity("carol")
+    lab = submit(lb, tmp_path, "Lab-VLM", who=carol, model_repo=LAB_REPO)
+    pr = lb.visibility.open_eval_results_pr(carol, "carol-oauth", "scb", lab)
+    assert pr.opened and not pr.community and VERIFIED in hub.pull_requests(LAB_REPO)[0].title
+    readonly = submit(lb, tmp_path, "Alice-VLM", who=carol, seed=2, model_repo=OWN_REPO)
+    pr = lb.visibility.open_eval_results_pr(carol, "carol-oauth", "scb", readonly)
+    assert pr.opened and pr.community and VERIFIED not in hub.pull_requests(OWN_REPO)[0].title
+
+
+def test_when_the_hub_cannot_say_who_may_write_the_pull_request_is_a_community_one(lb, hub, tmp_path):
+    sid = submit(lb, tmp_path, "Alice-VLM", model_repo=OWN_REPO)
+    hub.inject(r"GET /api/whoami-v2", "error", times=5)
+    pr = lb.visibility.open_eval_results_pr(ALICE, "alice-oauth", "scb", sid)
+    assert pr.opened and pr.community and VERIFIED not in hub.pull_requests(OWN_REPO)[0].title
 
 
 def test_the_hubs_refusals_reach_the_owner_with_the_reason(lb, hub, tmp_path):

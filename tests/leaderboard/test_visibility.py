@@ -159,3 +159,13 @@ def test_publishing_says_how_many_publications_are_left(lb: Leaderboard, tmp_pat
     again = lb.visibility.set_visibility(ALICE, first.submission_id, True)  # public before: free
     assert "1 of 3 left" in again, again
     assert "no limit (maintainer)" in lb.visibility.set_visibility(MAINTAINER, first.submission_id, True)
+
+
+def test_under_full_feedback_a_team_is_not_told_it_is_a_maintainer(tmp_path: Path):
+    """Team trial (issue 42): with LEADERBOARD_FEEDBACK=full, /publish answered a team "no limit
+    (maintainer)". There is no ration then because every result is shown, and the answer says that."""
+    full = board(tmp_path / "data", write_gold(tmp_path / "gold.jsonl"), feedback="full")
+    first = private(full, write_submission(tmp_path / "a.jsonl", accuracy=0.8))
+    said = full.visibility.set_visibility(ALICE, first.submission_id, True)
+    assert "no limit" in said and "maintainer" not in said and "full" in said, said
+    assert "no limit (maintainer)" in full.visibility.set_visibility(MAINTAINER, first.submission_id, True)

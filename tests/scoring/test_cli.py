@@ -271,3 +271,18 @@ def test_grounding_format_on_the_command_line(scb_small_gold_path, scb_small_rec
     )  # fmt: skip
     assert checked.returncode == 0, checked.stderr
     assert "1 grounding_response(s) name no box" in checked.stdout and "dancer on the left" in checked.stdout
+
+
+def test_a_reader_that_stops_early_gets_no_traceback(scb_small_gold_path, scb_good_submission):
+    """Team trial (issue 42): ``python -m scoring score ... | head`` ended in a BrokenPipeError
+    traceback. Here the reader closes the pipe before a line is written."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "scoring", "score", "--benchmark", "scb", "--gold", str(scb_small_gold_path),
+         "--predictions", str(scb_good_submission), "--no-cache"],
+        cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    process.stdout.close()  # as `head` does once it has its lines
+    err = process.stderr.read().decode()
+    process.stderr.close()
+    assert process.wait(timeout=120) != 0  # the output was not all read: not a success
+    assert "Traceback" not in err and "BrokenPipeError" not in err, err

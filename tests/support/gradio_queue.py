@@ -17,9 +17,10 @@ def fn_index(config: dict, elem_id: str) -> int:
     raise LookupError(elem_id)
 
 
-def queue_call(url: str, fn: int, data: list, session: str) -> dict:
-    """One event through Gradio's queue, as the page's JavaScript sends it; the final message."""
-    with httpx.Client(base_url=url, timeout=60) as http:
+def queue_call(url: str, fn: int, data: list, session: str, headers: dict[str, str] | None = None) -> dict:
+    """One event through Gradio's queue, as the page's JavaScript sends it (with ``headers`` on
+    every request, e.g. a forged X-Forwarded-For); the final message."""
+    with httpx.Client(base_url=url, timeout=60, headers=headers) as http:
         body = {"data": data, "event_data": None, "fn_index": fn, "trigger_id": None, "session_hash": session}
         assert http.post("/gradio_api/queue/join", json=body).status_code == 200
         with http.stream("GET", "/gradio_api/queue/data", params={"session_hash": session}) as stream:

@@ -53,3 +53,27 @@ def demo_gold_files(folder: str) -> dict[str, Path]:
         "run `make harness-fixtures` again"
     )
     return paths
+
+
+OLD_STAGE2_PROMPT = "Locate the artifact in the image."
+"""What the project's lmms-eval ``scb_stage2`` task asked before commit 054fe6e (2026-12-04): the
+paper's grounding prompt alone, no box convention named (its ``stage2_text``)."""
+
+
+def old_task_samples(task: str) -> bytes:
+    """The kept samples of ``task`` (scb_stage1 or scb_stage2) as the project's lmms-eval tasks before
+    054fe6e wrote them: built from the kept fixtures by rewriting each ``input`` the way those tasks'
+    ``doc_to_text`` did (stage 1: the question and the instruction, without the "Image A:" labels;
+    stage 2: :data:`OLD_STAGE2_PROMPT`). The responses are the toy model's own, as in the teams'
+    files of 2026-12-02 (``[0.15, 0.2, 0.7, 0.8]``: a box in 0-1, asked with no convention)."""
+    out = []
+    for raw in lmms_samples(task).decode("utf-8").splitlines():
+        if not raw.strip():
+            continue
+        sample = json.loads(raw)
+        if task == "scb_stage2":
+            sample["input"] = OLD_STAGE2_PROMPT
+        else:
+            sample["input"] = "\n".join(x for x in sample["input"].split("\n") if not x.startswith("Image "))
+        out.append(json.dumps(sample, ensure_ascii=False))
+    return ("\n".join(out) + "\n").encode("utf-8")

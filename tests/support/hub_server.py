@@ -12,7 +12,8 @@ Where the client's behaviour depends on it, it answers as the real Hub does:
   commit endpoint refuses regular files above 10 MiB, as the Hub does.
 - Tree listings are cursor-paginated with ``Link: <...>; rel="next"`` headers, ``page_size``
   entries a page (the Hub: 1000), so a client that reads one page misses files.
-- Tokens name users (``users={token: User(name, orgs)}``): ``whoami-v2`` answers name and orgs,
+- Tokens name users (``users={token: User(name, orgs)}``): ``whoami-v2`` answers name and orgs
+  (each with its ``roleInOrg``: ``write`` for ``orgs``, ``read`` for ``read_orgs``),
   an unknown token is a 401 everywhere, writes need the namespace to be the user or one of
   their orgs (403 otherwise), ``repo_info`` reports ``private``, and ``create_repo`` without a
   visibility makes a public repo.
@@ -58,7 +59,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlencode, urlsplit
@@ -155,8 +156,9 @@ PR_SCOPE = "write-discussions"  # the OAuth scope that lets a token open discuss
 @dataclass(frozen=True)
 class User:
     name: str
-    orgs: tuple[str, ...] = ()
+    orgs: tuple[str, ...] = ()  # organisations where the user's role is write (may write their repos)
     scopes: tuple[str, ...] | None = None  # an OAuth token's scopes; None: a user access token (all rights)
+    read_orgs: tuple[str, ...] = ()  # organisations where the user's role is read (reads them, writes none)
 
     def can_write(self, repo_id: str) -> bool:
         namespace = repo_id.split("/")[0]
@@ -169,13 +171,15 @@ class User:
 
 @dataclass
 class PullRequest:
-    """A pull request on a repo: its number, author, title and the commit it proposes."""
+    """A pull request on a repo: its number, author, title, the commit it proposes and its description
+    (the commit header's ``description``, which the Hub shows as the pull request's opening text)."""
 
     num: int
     author: str
     title: str
     commit: Commit
     created_at: str = "2026-01-01T00:00:00.000Z"
+    description: str = ""
 
 
 @dataclass
@@ -687,7 +691,8 @@ class _Handler(BaseHTTPRequestHandler):
             oid = hashlib.sha1(uuid.uuid4().bytes).hexdigest()
             commit = Commit(oid, base.oid, header["summary"], {**base.files, **adds})
             num = len(repo.pull_requests) + 1
-            repo.pull_requests.append(PullRequest(num, self._signed_in().name, header["summary"], commit))
+            opened = PullRequest(num, self._signed_in().name, header["summary"], commit)
+            repo.pull_requests.append(replace(opened, description=str(header.get("description") or "")))
         prefix = "" if repo.type == "model" else f"{repo.type}s/"
         url = f"{self.hub.url}/{prefix}{repo.id}"
         return {"success": True, "commitOid": oid, "commitUrl": f"{url}/commit/{oid}",
@@ -723,6 +728,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 def _whoami(user: User) -> dict[str, Any]:
     orgs = [{"type": "org", "name": org, "roleInOrg": "write"} for org in user.orgs]
+    orgs += [{"type": "org", "name": org, "roleInOrg": "read"} for org in user.read_orgs]
     token = {"displayName": "tests", "role": "write"}
     return {"type": "user", "name": user.name, "orgs": orgs, "auth": {"type": "access_token", "accessToken": token}}
 

@@ -186,6 +186,49 @@ def test_scbs_two_lmms_eval_files_are_one_submission(client, tmp_path):
     assert checked["status"] == "valid", checked  # K-Viscuit's file as written: refused for doc_hash before
 
 
+def test_the_old_lmms_eval_tasks_pair_is_stopped_naming_the_declaration_that_reads_it(client, tmp_path):
+    """issue 42, team trial 3b: the two files of the project's lmms-eval tasks before 054fe6e (a 0-1
+    box asked with no convention; tests/support/harness_files.py) are never scored mIoU 0. Declared
+    ``plain`` with the default ``xyxy`` they are turned away before a slot is spent, naming
+    ``xyxy_norm``; undeclared they are told ``plain`` with ``xyxy_norm``; each answer carries the
+    suggested settings (the form pre-fills them), and so declared they are valid."""
+    from tests.support.harness_files import old_task_samples, written_name
+
+    files = []
+    for task in ("scb_stage1", "scb_stage2"):
+        files.append(tmp_path / written_name(task).replace("20261205", "20261202"))
+        files[-1].write_bytes(old_task_samples(task))
+
+    def send(bbox_format="xyxy", grounding_format="", validate_only=False):
+        return client.predict(
+            "scb", gradio_client.handle_file(str(files[0])), "API-old-lmms", "API team", "api", bbox_format, "", "",
+            "", validate_only=validate_only, grounding_format=grounding_format,
+            more_files=[gradio_client.handle_file(str(files[1]))], api_name="/submit",
+        )  # fmt: skip
+
+    plain = send(grounding_format="plain")
+    assert plain["status"] == "rejected" and plain["result"] is None and plain["submission_id"] is None, plain
+    (error,) = plain["errors"]
+    assert error["code"] == "suspect_bbox_format" and "Did you mean xyxy_norm" in error["message"]
+    assert error["suggested"] == "bbox_format=xyxy_norm"
+    bare = send()
+    assert bare["status"] == "rejected" and bare["result"] is None, bare
+    assert bare["errors"][0]["code"] == "missing_grounding_format"
+    assert bare["errors"][0]["suggested"] == "grounding_format=plain bbox_format=xyxy_norm"
+    assert send("xyxy_norm", "plain", validate_only=True)["status"] == "valid"
+
+
+def test_a_rows_hub_file_names_the_port_the_app_runs_on(server):
+    """issue 42 (team trial step 6): the app served on another port than 7860, without
+    LEADERBOARD_PUBLIC_URL, named 7860 in the model page's .eval_results file."""
+    import yaml
+
+    page = fetch(server.url + "/")
+    link = re.search(r"eval_results/(?:scb|kviscuit)/[0-9a-z]+\.yaml", page).group(0)
+    served = yaml.safe_load(fetch(f"{server.url}/{link}"))
+    assert {e["source"]["url"].split("/?")[0] for e in served} == {server.url} and server.port != 7860
+
+
 def fetch(url: str) -> str:
     with urllib.request.urlopen(url, timeout=30) as r:
         return r.read().decode("utf-8")

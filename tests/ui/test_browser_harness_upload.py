@@ -8,8 +8,9 @@ from __future__ import annotations
 import pytest
 
 from tests.support.file_field import choose_file
-from tests.support.harness_files import lmms_samples, written_name
+from tests.support.harness_files import lmms_samples, old_task_samples, written_name
 from tests.ui.conftest import shot, start_app
+from tests.ui.test_browser_teams import choose
 
 TIMEOUT = 30_000
 
@@ -28,6 +29,17 @@ def files(tmp_path_factory):
     for task in ("scb_stage1", "scb_stage2"):
         out[task] = folder / written_name(task)
         out[task].write_bytes(lmms_samples(task))
+    return out
+
+
+@pytest.fixture(scope="module")
+def old_files(tmp_path_factory):
+    """The pair the project's lmms-eval tasks wrote before 054fe6e (a 0-1 box asked with no convention)."""
+    folder = tmp_path_factory.mktemp("old-lmms-files")
+    out = {}
+    for task in ("scb_stage1", "scb_stage2"):
+        out[task] = folder / written_name(task).replace("20261205", "20261202")
+        out[task].write_bytes(old_task_samples(task))
     return out
 
 
@@ -85,5 +97,34 @@ def test_both_stage_files_validate_from_the_form_at_390_and_the_field_is_reached
         shot(page, "harness-two-files-390")
         page.locator("#sub-result").scroll_into_view_if_needed()
         shot(page, "harness-two-files-390-result")
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize(("width", "validate_only"), [(1440, False), (390, True)], ids=["1440", "390"])
+def test_the_old_tasks_pair_declared_plain_is_stopped_and_the_form_takes_the_suggested_box_format(
+    browser, server, old_files, width, validate_only
+):
+    """issue 42 (team trial 3b): declared plain with the default xyxy the pair used to score mIoU 0.00 as
+    "Scored"; now it is stopped naming xyxy_norm, the form's box format is set to it, and sent again as
+    the form then stands it is read right."""
+    context, page = _form(browser, server, width)
+    try:
+        choose(page, "sub-grounding-fmt", "plain:")
+        text = _send(page, old_files, f"old-lmms-{width}", validate_only=validate_only)
+        assert "Scored" not in text and "Valid:" not in text, text
+        errors = page.locator("#sub-errors")
+        errors.wait_for(state="visible")
+        assert "suspect_bbox_format" in errors.inner_text() and "xyxy_norm" in errors.inner_text()
+        assert "box format xyxy_norm" in text  # the answer says the form now holds it
+        page.wait_for_function("() => document.querySelector('#sub-fmt input').value.startsWith('xyxy_norm')")
+        page.locator("#sub-result").scroll_into_view_if_needed()
+        shot(page, f"harness-old-pair-stopped-{width}")
+        page.locator("#sub-btn").click()
+        page.wait_for_function(
+            "() => /Valid:|Scored/.test(document.querySelector('#sub-result').innerText)", timeout=180_000
+        )
+        again = page.locator("#sub-result").inner_text()
+        assert ("Valid" in again) if validate_only else ("Scored" in again and "mIoU" in again), again
     finally:
         context.close()

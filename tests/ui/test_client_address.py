@@ -82,3 +82,43 @@ def test_the_setting_names_addresses_or_ranges_and_refuses_anything_else():
     assert UiSettings.from_env({"LEADERBOARD_TRUSTED_PROXIES": "private"}).trusted_proxies == PRIVATE_NETWORKS
     with pytest.raises(ConfigError, match="LEADERBOARD_TRUSTED_PROXIES"):
         UiSettings.from_env({"LEADERBOARD_TRUSTED_PROXIES": "proxy.example"})
+
+
+def _uvicorn_client(settings: UiSettings, peer: str, forwarded_for: str) -> str:
+    """The client address the app sees behind uvicorn as ui.app.launch configures it: uvicorn's own
+    proxy-headers layer (ProxyHeadersMiddleware) on a request from ``peer`` with that X-Forwarded-For."""
+    import uvicorn
+
+    from ui.app import uvicorn_options
+
+    seen = {}
+
+    async def app(scope, receive, send):
+        seen["client"] = scope["client"][0]
+
+    config = uvicorn.Config(app, **uvicorn_options(settings))
+    config.load()
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET", "scheme": "http",
+             "path": "/", "raw_path": b"/", "query_string": b"", "root_path": "", "server": ("127.0.0.1", 7860),
+             "client": (peer, 50000), "headers": [(b"x-forwarded-for", forwarded_for.encode())]}  # fmt: skip
+    call = config.loaded_app(scope, None, None)  # awaits nothing real: one step runs it (no event loop of its own,
+    with pytest.raises(StopIteration):  # which another test's running loop in this thread would refuse)
+        call.send(None)
+    return seen["client"]
+
+
+def test_uvicorn_believes_a_forwarded_address_only_from_a_named_proxy():
+    """Red team N7: client_of read X-Forwarded-For only from LEADERBOARD_TRUSTED_PROXIES, but uvicorn,
+    left at its default forwarded_allow_ips ("127.0.0.1"), had already replaced the peer of any loopback
+    connection by the header's last entry: behind a same-host proxy a rotated header made every request a
+    new client (30 whoami calls for 30 made-up tokens; no admin backoff). uvicorn is now told the same
+    proxies as the app, and none when none are named."""
+    local = UiSettings.from_env({})
+    assert local.trusted_proxies == ()
+    assert [_uvicorn_client(local, "127.0.0.1", f"10.7.0.{i}") for i in range(3)] == ["127.0.0.1"] * 3
+    named = UiSettings.from_env({"LEADERBOARD_TRUSTED_PROXIES": "127.0.0.1"})
+    assert _uvicorn_client(named, "127.0.0.1", "10.7.0.1") == "10.7.0.1"  # the proxy the deployment names
+    assert _uvicorn_client(named, "192.0.2.9", "10.7.0.1") == "192.0.2.9"  # anyone else: their own address
+    space = UiSettings.from_env(SPACE_ENV)  # the private ranges a Space's proxy talks from
+    assert _uvicorn_client(space, "10.1.2.3", "203.0.113.5") == "203.0.113.5"
+    assert _uvicorn_client(space, "127.0.0.1", "203.0.113.5") == "127.0.0.1"

@@ -36,3 +36,32 @@ def test_a_public_rows_file_is_served_and_an_anonymous_rows_is_not(lb, tmp_path)
     for _ in range(3):
         client.get(f"/eval_results/scb/{rows[named.submission_id]}.yaml")
     assert calls == []  # made once for this board state (the first request above)
+
+
+def test_source_url_is_the_requests_own_origin_when_it_is_one_of_the_apps(lb, tmp_path):
+    """issue 42: where there is a request, ``source.url`` is the origin the visitor reached the app at,
+    but only one of the app's own (ui.origin.PublicOrigin: its loopback names at its port, or the public
+    address): a Host header naming any other host gives the app's configured root, never itself."""
+    from leaderboard.config import UiSettings
+    from ui.origin import PublicOrigin
+
+    named = SubmissionForm.of(model="Named", team="Ann", visibility="public")
+    path = write_submission(tmp_path / "a.jsonl", accuracy=0.8)
+    answer = lb.submissions.submit(SubmitRequest("scb", path, named, Identity("ann")))
+    row = next(r.row_id for r in lb.board("scb").rows if r.submission_id == answer.submission_id)
+    files = EvalResultsFiles(lb, PublicOrigin.of(UiSettings(), 7900))
+
+    def url(base: str, **headers: str) -> str:
+        client = TestClient(Starlette(routes=files.routes()), base_url=base)
+        served = client.get(f"/eval_results/scb/{row}.yaml", headers=headers)
+        assert served.status_code == 200, served.text
+        return yaml.safe_load(served.text)[0]["source"]["url"]
+
+    assert url("http://localhost:7900") == f"http://localhost:7900/?bench=scb&model={row}"
+    assert url("http://127.0.0.1:7900") == f"http://127.0.0.1:7900/?bench=scb&model={row}"
+    assert url("http://evil.example") == f"http://127.0.0.1:7900/?bench=scb&model={row}"
+    assert url("http://localhost:7900", host="evil.example:7900") == f"http://127.0.0.1:7900/?bench=scb&model={row}"
+    pinned = EvalResultsFiles(lb, PublicOrigin.of(UiSettings(public_url="https://lab.example/board"), 7900))
+    client = TestClient(Starlette(routes=pinned.routes()), base_url="http://localhost:7900")
+    served = yaml.safe_load(client.get(f"/eval_results/scb/{row}.yaml").text)
+    assert served[0]["source"]["url"] == f"https://lab.example/board/?bench=scb&model={row}"

@@ -121,3 +121,11 @@ def test_the_signed_in_owner_opens_the_pull_request_with_the_oauth_token(tmp_pat
     opened = mine.open_pr(sid, Request(), Profile("ann"), token)
     assert opened == f"Pull request opened: {hub.url}/ann/ann-vlm/discussions/1"
     assert [p.author for p in hub.pull_requests("ann/ann-vlm")] == ["ann"]
+    # a row naming someone else's repo: the owner is told it went as a community submission (issue 42)
+    hub.add_model("zoe/zoe-vlm")
+    other = submit(Submitter(lb, auth), write_submission(tmp_path / "z.jsonl", accuracy=0.7, seed=4),
+                   profile=Profile("ann"), model="Z", visibility="public",
+                   added={"model_repo": "zoe/zoe-vlm"})["submission_id"]  # fmt: skip
+    told = mine.open_pr(other, Request(), Profile("ann"), token)
+    assert told.startswith("Pull request opened as a community submission") and "zoe/zoe-vlm" in told
+    assert told.endswith(f"{hub.url}/zoe/zoe-vlm/discussions/1")

@@ -64,6 +64,7 @@ from scoring.grounding_formats import (
     find_boxes,
     known_format,
     parse_format,
+    plain_numbers,
     read_grounding_response,
 )
 
@@ -300,34 +301,62 @@ def _option_sizes(records: list[dict]) -> np.ndarray:
 
 
 def box_sample(line: dict, gold: Gold, row: int, letter: str | None, grounding_format: str = "") -> BoxSample | None:
-    """The line's box for the box-format sanity check: only a box in the file's format (no
-    per-line ``bbox_format`` or ``bbox_ref_size``) with 4 numbers, in a public frame; or the
-    first box of a raw ``qwen2_5_vl`` text, for the check of its declared preset."""
+    """The line's box for the box-format sanity check (scoring/boxcheck.py), in a public frame: a
+    ``bbox`` of 4 numbers in its box format, or the first box of a ``grounding_response`` in its
+    family (:func:`_raw_sample`). Lines with ``bbox_ref_size`` are not sampled."""
     if isinstance(line.get(RAW_GROUNDING), str):
-        return _raw_qwen_sample(line, gold, row, letter, grounding_format)
+        return _raw_sample(line, gold, row, letter, grounding_format)
     values = line.get("bbox")
-    if type(values) is not list or len(values) != 4 or letter is None:
+    if type(values) is not list or len(values) != 4 or letter is None or line.get("bbox_ref_size") is not None:
         return None
-    if line.get("bbox_format") is not None or line.get("bbox_ref_size") is not None:
+    own = _own_box_format(line)
+    if own is None:
         return None
     a, b, c, d = values
     if not (_NUMBER[type(a)] and _NUMBER[type(b)] and _NUMBER[type(c)] and _NUMBER[type(d)]):
         return None
     frame = answered_frame(gold, row, letter)
     try:
-        return BoxSample((float(a), float(b), float(c), float(d)), frame) if frame else None
+        return (
+            BoxSample((float(a), float(b), float(c), float(d)), frame, box_format=own, own=bool(own)) if frame else None
+        )
     except OverflowError:  # an integer with hundreds of digits: read_line reports it
         return None
 
 
-def _raw_qwen_sample(line: dict, gold: Gold, row: int, letter: str | None, declared: str) -> BoxSample | None:
+def _own_box_format(line: dict) -> str | None:
+    """The line's own box format, "" when it has none; None when it is not one (read_line reports it)."""
+    fmt = line.get("bbox_format")
+    if fmt is None:
+        return ""
+    return fmt if isinstance(fmt, str) and fmt in BOX_FORMATS else None
+
+
+def _raw_sample(line: dict, gold: Gold, row: int, letter: str | None, declared: str) -> BoxSample | None:
+    """The first box of a grounding_response: ``qwen2_5_vl``'s as printed (its preset's check),
+    ``plain``'s four numbers in the box format, a 0-1000 family's corners as ``xyxy_1000``."""
     name = line.get("grounding_format") or declared
     frame = answered_frame(gold, row, letter)
-    if frame is None or not isinstance(name, str) or not name.startswith("qwen2_5_vl") or not known_format(name):
+    if frame is None or line.get("bbox_ref_size") is not None or not isinstance(name, str) or not known_format(name):
         return None
-    boxes = find_boxes(line[RAW_GROUNDING][:MAX_RESPONSE_CHARS], parse_format(name).family)
+    family = parse_format(name).family
+    text = line[RAW_GROUNDING][:MAX_RESPONSE_CHARS]
+    if family.name == "plain":
+        own = _own_box_format(line)
+        numbers = plain_numbers(text)
+        if own is None or numbers is None or not all(math.isfinite(v) and abs(v) <= MAX_COORDINATE for v in numbers):
+            return None
+        return BoxSample(numbers, frame, box_format=own, family="plain", own=bool(own))
+    if family.grid_size != (1000.0, 1000.0) and family.name != "qwen2_5_vl":
+        return None  # kosmos2's patch cells are always on their grid
+    boxes = find_boxes(text, family)
     finite = [b for b in boxes if all(math.isfinite(v) and abs(v) <= MAX_COORDINATE for v in b)]
-    return BoxSample(finite[0], frame, name) if finite else None
+    if not finite:
+        return None
+    if family.name == "qwen2_5_vl":
+        return BoxSample(finite[0], frame, name)
+    own = line.get("grounding_format") is not None
+    return BoxSample(finite[0], frame, box_format="xyxy_1000", family=family.name, own=own)
 
 
 def parse_key(value: object) -> str | None:
