@@ -57,6 +57,9 @@ def may_write(repo_id: str, token: str, endpoint: str | None = None) -> bool:
     """Whether the token's account may write ``repo_id``, as the Hub's ``whoami-v2`` shows it: the
     repo's namespace is the account or one of its organisations with a :data:`WRITE_ROLES` role.
     False when the Hub cannot say (refused, down): the pull request is then a community one."""
+    from huggingface_hub import HfApi  # imported here, as in open_pull_request: ~0.16 s of CPU per process
+    from huggingface_hub.errors import HfHubHTTPError, OfflineModeIsEnabled
+
     try:
         me = HfApi(endpoint=endpoint, token=token).whoami()
     except (HfHubHTTPError, OfflineModeIsEnabled, httpx2.HTTPError, OSError, ValueError) as e:

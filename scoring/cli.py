@@ -20,7 +20,6 @@ from pathlib import Path
 
 from scoring import BENCHMARKS, GoldError, SubmissionError, get_benchmark, load_questions
 from scoring.benchmarks import load_environment_plugins
-from scoring.readers import bundle
 from scoring.cache import GoldCache
 from scoring.engine import ResultRecord, score_predictions, validate_file
 from scoring.errors import Issue

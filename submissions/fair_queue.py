@@ -14,8 +14,8 @@ A check stopped at its job bound cost the only worker its whole bound (60 s): th
 it (:meth:`FairQueue.strike`): its checks are refused for :data:`STRIKE_SECONDS` after, so each
 account can hold the worker past a bound once per window, not once per check (the red team's three
 accounts, each sending a workbook that ran the whole bound, held an honest check 178 s: red.md N4).
-Cheap refusals (size, rows, cells, members: scoring/readers/harness_files.py, scoring/readers/bundle.py) come first, so an
-honest file never nears the bound.
+Cheap refusals (size, rows, cells, members: scoring/readers/harness_files.py,
+scoring/readers/bundle.py) come first, so an honest file never nears the bound.
 """
 
 from __future__ import annotations
