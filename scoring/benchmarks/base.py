@@ -296,6 +296,9 @@ class Benchmark:
     """The overview's column groups; by default every metric's overall figure."""
     view_metrics: tuple[str, ...] = ()
     """The metrics shown per label in each grouping's view; by default the primary one."""
+    group_metrics: tuple[str, ...] = ()
+    """The metrics published per label of every grouping (the results dataset, the board's data): the
+    view metrics and these; the board's group focus ranks by any of them. By default the view metrics."""
     plots: tuple[Plot, ...] = ()
     shifted_keys: Callable[[list[tuple[int, object, object]], Gold], str | None] | None = None
     """Optional whole-file check of the keys as given: ``(line, parsed key, the line's echo of
@@ -337,6 +340,8 @@ class Benchmark:
             object.__setattr__(self, "overview", tuple(Panel(m.name) for m in self.metrics))
         if not self.view_metrics:
             object.__setattr__(self, "view_metrics", (self.primary_metric,))
+        extra = tuple(m for m in self.group_metrics if m not in self.view_metrics)
+        object.__setattr__(self, "group_metrics", (*self.view_metrics, *extra))
         if not self.headline:
             object.__setattr__(self, "headline", {self.primary_metric: HEADLINE_STEP})
         if not self.protocol and self.family is not None:
@@ -373,7 +378,7 @@ class Benchmark:
         """Every name the overview, views and plots mention is declared (else an error at import)."""
         metrics = {m.name for m in self.metrics}
         groupings = {g.name for g in self.groupings}
-        used_metrics = [p.metric for p in self.overview] + list(self.view_metrics) + list(self.headline)
+        used_metrics = [p.metric for p in self.overview] + list(self.group_metrics) + list(self.headline)
         if any(not step > 0 for step in self.headline.values()):
             self._fail(f"every headline metric's Ladder step must be above 0, not {dict(self.headline)}")
         used_groupings = [p.by for p in self.overview if p.by is not None]
