@@ -52,6 +52,7 @@ STATIC = Path(__file__).parent / "static"
 ASSETS = {
     "board.js": (STATIC / "board.js", "text/javascript; charset=utf-8"),
     "compare.js": (STATIC / "compare.js", "text/javascript; charset=utf-8"),
+    "focus.js": (STATIC / "focus.js", "text/javascript; charset=utf-8"),
     "board.css": (STATIC / "board.css", "text/css; charset=utf-8"),
     "tabulator.min.js": (STATIC / "vendor" / "tabulator" / "tabulator.min.js", "text/javascript; charset=utf-8"),
     "tabulator.min.css": (STATIC / "vendor" / "tabulator" / "tabulator.min.css", "text/css; charset=utf-8"),
@@ -67,6 +68,7 @@ ASSET_SLOTS = {  # the page template's $names for the static files
     "tabulator_js": "tabulator.min.js",
     "board_js": "board.js",
     "compare_js": "compare.js",
+    "focus_js": "focus.js",
 }
 PAGE = Template((STATIC / "board.html").read_text())  # $-placeholders: the page holds no request text
 QUESTIONS_PAGE = Template((STATIC / "questions.html").read_text())  # the question browser, no data in it

@@ -136,6 +136,7 @@ class Grouping:
     order: tuple[str, ...]
     display: Mapping[str, str] = field(default_factory=dict)  # long names, e.g. "T1 within culture"
     short: Mapping[str, str] = field(default_factory=dict)  # for column headers, e.g. "T1"
+    question_field: str = ""  # the public question list's field holding the label; by default the name
 
     def __post_init__(self) -> None:
         _check_name("grouping", self.name)
@@ -152,6 +153,11 @@ class Grouping:
 
     def abbrev(self, value: str) -> str:
         return self.short.get(value) or self.show(value)
+
+    @property
+    def field(self) -> str:
+        """The question list's field of the label (the question browser filters by it)."""
+        return self.question_field or self.name
 
 
 @dataclass(frozen=True)

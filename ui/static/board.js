@@ -78,6 +78,7 @@
       q: (p.get("q") || "").slice(0, 200),
       hide: listed("hide", allGroups(b), []),
       model: (p.get("model") || "").slice(0, 64) || null,
+      ...window.lbFocus.fromParams(p, b), // focus, metric (ui/static/focus.js)
     };
   }
 
@@ -94,6 +95,7 @@
     put("q", s.q.trim(), "");
     put("hide", [...s.hide].sort().join(","), "");
     if (s.sort) p.set("sort", `${s.sort.key}:${s.sort.dir}`);
+    window.lbFocus.toParams(p, s);
     if (s.model) p.set("model", s.model);
     return "?" + p.toString().replace(/\+/g, "%20");
   }
@@ -449,6 +451,7 @@
     el("bench-about").innerHTML = `${esc(b.description)} <em>${esc(b.paper)}.</em>`;
     el("view-choice").innerHTML = radio("view", b.views.map((v) => [v.id, v.label]), view.id);
     el("filters-list").innerHTML = DATA.filters.map(filterControl).join("");
+    el("focus-choice").innerHTML = window.lbFocus.controls(b, state);
     const groups = groupsOf(view);
     el("columns-choice").innerHTML = boxes("show", groups.map((g) => [g, g]), groups.filter((g) => !state.hide.includes(g)));
     el("columns-count").textContent = `${groups.filter((g) => !state.hide.includes(g)).length} of ${groups.length} groups shown`;
@@ -468,7 +471,9 @@
     });
     root.addEventListener("change", (e) => {
       const n = e.target.name;
-      if (n === "view") go({ view: e.target.value, sort: null });
+      const focus = window.lbFocus.changed(BENCHES[state.bench], state, n, e.target.value);
+      if (focus) go(focus);
+      else if (n === "view") go({ view: e.target.value, sort: null });
       else if (FILTERS[n]) go({ filters: { ...state.filters, [n]: FILTERS[n].type === "dropdown" ? e.target.value : checked(n) } });
       else if (n === "show") {
         const groups = groupsOf(viewOf(BENCHES[state.bench], state.view));
@@ -491,6 +496,10 @@
     for (const id of ["copy-link", "copy-link-2"]) el(id).addEventListener("click", copyLink);
     el("newest").addEventListener("click", () => go({ sort: newestFirst(state) ? null : { key: DATE_KEY, dir: "desc" } }));
     for (const id of ["download-csv", "download-csv-2"]) el(id).addEventListener("click", download);
+    el("focus-table").addEventListener("click", (e) => {
+      const a = e.target.closest("a[data-model]");
+      if (a && !e.metaKey && !e.ctrlKey) { e.preventDefault(); go({ model: a.dataset.model }); }
+    });
     el("model-back").addEventListener("click", (e) => { e.preventDefault(); if (fromHere > 0) history.back(); else go({ model: null }); });
     PHONE.addEventListener("change", () => { forgetTables(); render(); });
     let resizing = null;
@@ -704,6 +713,14 @@
     plots.addEventListener("click", (e) => {
       const a = e.target.closest("a[data-model]");
       if (a && !e.metaKey && !e.ctrlKey) { e.preventDefault(); go({ model: a.dataset.model }); return; }
+      const head = e.target.closest("a[data-focus]"); // a heatmap column's group (ui/display.py group_links)
+      if (head && !e.metaKey && !e.ctrlKey) {
+        e.preventDefault();
+        go({ focus: head.dataset.focus, metric: head.dataset.metric, model: null });
+        el("focus-table").scrollIntoView({ block: "start" });
+        el("focus-caption")?.closest(".focus-wrap")?.focus();
+        return;
+      }
       const g = pointOf(e);
       if (g) showPoint(g);
     });
@@ -713,6 +730,13 @@
       if (!g) return;
       if (e.key === "Enter" || e.key === " ") { e.preventDefault(); showPoint(g); }
       else if (e.key in STEPS || e.key === "Home" || e.key === "End") { e.preventDefault(); movePoint(g, e.key); }
+    });
+  }
+
+  // ------------------------------------------------------------------ a group focus (ui/static/focus.js)
+  function drawFocus(b, rows) {
+    el("focus-table").innerHTML = window.lbFocus.table(b, state, rows, {
+      ranked, paperSource: DATA.paper_source, modelHref: (id) => searchOf({ ...state, model: id }),
     });
   }
 
@@ -746,7 +770,10 @@
       el("context").textContent = b.context;
       if (plotsShown !== b.plots) { el("plots").innerHTML = b.plots; plotsShown = b.plots; } // the bench's, not the view's
       followFilters(b, rows);
-      await drawTable(b, view, rows, () => mine === renders);
+      el("focus-table").hidden = !state.focus;
+      el("board-table").hidden = Boolean(state.focus);
+      if (state.focus) drawFocus(b, rows);
+      else await drawTable(b, view, rows, () => mine === renders);
     }
     drawn += 1;
     root.dataset.drawn = String(drawn); // the first reveals the board (board.css: no jumps while loading)

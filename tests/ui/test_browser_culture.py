@@ -1,0 +1,151 @@
+"""Answers per culture (issue 44), in Chromium at 1440 and 390 px on the demo data, one app for the module:
+a group focus ranks one country's rows by the board's own rule (leaderboard/ranks.py, computed here on the
+page's figures), its state lives in the address (Back and Forward), and a heatmap's header leads to it."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from leaderboard.ranks import rank_ranges
+from tests.ui.conftest import shot, start_app
+
+WIDTHS = {"desktop": (1440, 900), "phone": (390, 844)}
+Z95 = 1.959963984540054
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    app = start_app(tmp_path_factory, "culture-app")
+    yield app
+    app.stop()
+
+
+@pytest.fixture(params=list(WIDTHS), scope="module")
+def width(request):
+    return request.param
+
+
+@pytest.fixture
+def page(pages, server, width):
+    w, h = WIDTHS[width]
+    with pages.open(viewport={"width": w, "height": h}) as page:
+        yield page
+
+
+def open_board(page, url: str, query: str = "") -> None:
+    page.goto(url + "/" + query)
+    page.wait_for_function("() => Number(document.getElementById('board').dataset.drawn) >= 1")
+
+
+def bench_data(page, bench: str) -> dict:
+    return page.evaluate(
+        "(id) => JSON.parse(document.getElementById('board-data').textContent).benchmarks.find((b) => b.id === id)",
+        bench,
+    )
+
+
+def wilson(value: float, n: int) -> tuple[float, float]:
+    """The 95% Wilson score interval of a share, in percent (the textbook formula)."""
+    p, z2 = value / 100, Z95 * Z95
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = Z95 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    return 100 * (centre - half), 100 * (centre + half)
+
+
+def expected_ranks(bench: dict, grouping: str, label: str, metric: str) -> dict[str, str]:
+    """Row id -> rank text within the group, by leaderboard/ranks.py on the page's group figures and
+    intervals: the bootstrap "±" of ``_group_ci`` where the metric has one, else (a share of the
+    questions) its Wilson interval; a row with no interval (a paper's) stands as its point figure."""
+    declared = next(m for m in bench["metrics"] if m["name"] == metric)
+    n = bench["sizes"][grouping][label]
+    rows = [r for r in bench["rows"] if r.get(f"{grouping}.{label}.{metric}") is not None]
+    intervals = []
+    for r in rows:
+        v = r[f"{grouping}.{label}.{metric}"]
+        half = (r.get("_group_ci") or {}).get(grouping, {}).get(label, {}).get(metric)
+        if declared["interval"] == "bootstrap":
+            intervals.append((v, v) if half is None else (v - half, v + half))
+        else:
+            intervals.append(wilson(v, n))
+    ranks = rank_ranges(intervals, declared["higher"])
+    return {r["row_id"]: rank.text() for r, rank in zip(rows, ranks, strict=True)}
+
+
+def shown_ranks(page) -> dict[str, str]:
+    return dict(
+        page.locator("#focus-table tbody tr").evaluate_all(
+            "rows => rows.map((r) => [r.dataset.row, r.querySelector('.focus-rank').textContent])"
+        )
+    )
+
+
+@pytest.mark.parametrize("metric", ["acc", "miou", "gacc50"])
+def test_the_thailand_focus_ranks_as_leaderboard_ranks_does(page, server, metric):
+    open_board(page, server.url, f"?bench=scb&focus=country:Thailand&metric={metric}")
+    page.wait_for_selector("#focus-table tbody tr")
+    want = expected_ranks(bench_data(page, "scb"), "country", "Thailand", metric)
+    got = shown_ranks(page)
+    assert got == want
+    assert len(got) >= 5 and len(set(got.values())) > 1  # a real ranking, not one shared rank
+    order = [int(t.split("\u2013")[0]) for t in got.values()]
+    assert order == sorted(order)  # best first
+    assert page.locator("#board-table").is_hidden()
+    caption = page.locator("#focus-table caption").inner_text()
+    assert caption.startswith("Country: Thailand") and "454 questions" in caption
+
+
+def test_a_focus_shows_interval_n_overall_rank_and_change(page, server, width):
+    open_board(page, server.url, "?bench=scb&focus=country:Thailand&metric=acc")
+    first = page.locator("#focus-table tbody tr").first
+    cells = first.locator("td, th").all_inner_texts()
+    rank, model, figure, n, overall, delta = (" ".join(c.split()) for c in cells)
+    assert "±" in figure and n == "454"
+    best_group, best_overall = int(rank.split("\u2013")[0]), int(overall.split("\u2013")[0])
+    assert delta.replace("\u2212", "-") == ("0" if best_overall == best_group else f"{best_overall - best_group:+d}")
+    assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth + 1")  # no sideways page
+    shot(page, f"culture-focus-thailand-{width}")
+
+
+def test_the_focus_lives_in_the_address_and_back_returns_to_it(page, server):
+    open_board(page, server.url, "?bench=scb")
+    page.select_option("#focus-grouping", "country")
+    page.wait_for_function("() => location.search.includes('focus=country%3ACambodia')")
+    page.select_option("#focus-group", "Thailand")
+    page.wait_for_function("() => location.search.includes('focus=country%3AThailand')")
+    page.select_option("#focus-metric", "gacc50")
+    page.wait_for_function("() => location.search.includes('metric=gacc50')")
+    assert "GAcc@0.5" in page.locator("#focus-table caption").inner_text()
+    page.go_back()
+    page.wait_for_function("() => location.search.includes('metric=acc')")
+    assert "Accuracy" in page.locator("#focus-table caption").inner_text()
+    page.go_back()
+    page.wait_for_function("() => location.search.includes('Cambodia')")
+    assert page.locator("#focus-table caption").inner_text().startswith("Country: Cambodia")
+    page.go_back()
+    page.wait_for_function("() => !location.search.includes('focus=')")
+    assert page.locator("#board-table").is_visible() and page.locator("#focus-table").is_hidden()
+    page.go_forward()
+    page.wait_for_function("() => location.search.includes('Cambodia')")
+    assert page.locator("#focus-table").is_visible()
+
+
+def test_a_heatmap_header_opens_the_focus_and_the_question_browser(page, server):
+    open_board(page, server.url, "?bench=kviscuit")
+    heat = page.locator("#plots table.heatmap").nth(1)  # by category
+    heat.scroll_into_view_if_needed()
+    head = heat.locator("thead a[data-focus]").first
+    target = head.get_attribute("data-focus")
+    head.click()
+    page.wait_for_function("(f) => new URLSearchParams(location.search).get('focus') === f", arg=target)
+    assert page.locator("#focus-table tbody tr").count() > 3
+    page.go_back()
+    page.wait_for_function("() => !location.search.includes('focus=')")
+    link = page.locator("#plots table.heatmap").first.locator("thead a.group-n").first  # by type
+    assert link.get_attribute("href").startswith("questions?bench=kviscuit&f.question_type=")
+    link.click()
+    page.wait_for_url("**/questions?**")
+    page.locator("article.question").first.wait_for()
+    facts = page.locator("article.question .q-facts").all_inner_texts()
+    assert facts and all("question type: 1" in f for f in facts), facts
