@@ -149,3 +149,84 @@ def test_a_heatmap_header_opens_the_focus_and_the_question_browser(page, server)
     page.locator("article.question").first.wait_for()
     facts = page.locator("article.question .q-facts").all_inner_texts()
     assert facts and all("question type: 1" in f for f in facts), facts
+
+
+# ---------------------------------------------------------------- keyboard and reading (issue 44, 3)
+
+ROWS = "#board-table .tabulator-row"
+
+
+def test_a_keyboard_walk_reaches_the_first_row_and_comes_back_to_its_row(page, server, width):
+    """The skip link is the first stop: the first row in at most 5 Tab presses (50 before it); a row's
+    model page takes the focus to its heading, and Back returns it to the row it was opened from."""
+    open_board(page, server.url, "?bench=scb")
+    tabs = 0
+    while not page.evaluate("() => document.activeElement.matches('.tabulator-row')"):
+        assert tabs < 5, page.evaluate("() => document.activeElement.outerHTML.slice(0, 120)")
+        page.keyboard.press("Tab")
+        tabs += 1
+        if page.evaluate("() => document.activeElement.id === 'skip-link'"):
+            assert page.locator("#skip-link").is_visible()  # seen when focused
+            page.keyboard.press("Enter")
+    assert tabs <= 5
+    page.keyboard.press("Tab")
+    page.keyboard.press("Tab")  # each row is one stop (its links are not)
+    row = page.evaluate("() => document.activeElement.closest('.tabulator-row')?.getAttribute('aria-label')")
+    assert row and row.startswith("Rank ")
+    opened = page.evaluate("() => document.activeElement.querySelector('.model-name .name').textContent")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#model-page:not([hidden]) h2")
+    page.wait_for_function("() => document.activeElement.matches('#model-page h2')")
+    assert page.evaluate("() => document.activeElement.textContent").endswith(opened)
+    page.keyboard.press("Shift+Tab")
+    assert page.evaluate("() => document.activeElement.id") == "model-back"
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => !location.search.includes('model=')")
+    page.wait_for_function("(r) => document.activeElement.getAttribute('aria-label') === r", arg=row)
+
+
+def test_a_row_reads_its_rank_model_and_headline_figures_and_headers_spell_out(page, server):
+    open_board(page, server.url, "?bench=scb&sources=scored%20here")
+    label = page.locator(ROWS).first.get_attribute("aria-label")
+    rank = page.locator(ROWS).first.locator(".tabulator-cell[tabulator-field='rank']").inner_text().strip()
+    model = page.locator(ROWS).first.locator(".model-name .name").inner_text().strip()
+    assert label.startswith(f"Rank {rank}, {model}, ")
+    assert "Accuracy " in label and "±" in label and label.endswith("Enter opens its model page.")
+    assert "mIoU " in page.locator(ROWS).nth(4).get_attribute("aria-label")  # a row without one says "no mIoU"
+    header = page.locator("#board-table .tabulator-col[tabulator-field='type.1.acc']")
+    assert header.locator("abbr").get_attribute("title").startswith("Accuracy (share of questions")
+    assert header.locator(".sr-only").text_content() == ", " + header.locator("abbr").get_attribute("title")
+    assert header.locator(".sr-only").text_content().endswith("T1 within culture")
+
+
+def test_at_200_percent_zoom_the_headline_figures_are_in_sight(browser, server):
+    """1440x900 at 200 %: 720x450 CSS px. The rank, the model and every headline figure of the first
+    rows lie inside the table's box and the window, no sideways scroll needed."""
+    context = browser.new_context(viewport={"width": 720, "height": 450}, device_scale_factor=2)
+    page = context.new_page()
+    try:
+        open_board(page, server.url, "?bench=scb")
+        headline = bench_data(page, "scb")["headline"]
+        page.locator("#board-table").scroll_into_view_if_needed()
+        seen = page.locator(ROWS).first.evaluate(
+            """(row) => { const box = row.closest('.tabulator-tableholder').getBoundingClientRect();
+              return [...row.querySelectorAll('.tabulator-cell')].filter((c) => { const b = c.getBoundingClientRect();
+                return b.width > 0 && b.left >= box.left - 1 && b.right <= Math.min(box.right, innerWidth) + 1; })
+              .map((c) => c.getAttribute('tabulator-field')); }"""
+        )
+        assert {"rank", "model", *headline} <= set(seen), (headline, seen)
+        shot(page, "culture-zoom-200")
+    finally:
+        context.close()
+
+
+def test_axe_4_14_finds_nothing_grave_on_a_focus_and_its_model_page(page, server, width):
+    from tests.support.axe import axe
+
+    open_board(page, server.url, "?bench=scb&focus=country:Thailand&metric=gacc50")
+    found = axe().run(page).response["violations"]
+    assert [(v["id"], v["impact"]) for v in found] == []
+    page.locator("#focus-table a[data-model]").first.click()
+    page.wait_for_selector("#model-page:not([hidden]) h2")
+    found = axe().run(page).response["violations"]
+    assert [(v["id"], v["impact"]) for v in found if v["impact"] in ("serious", "critical")] == []

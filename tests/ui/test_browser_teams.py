@@ -19,7 +19,6 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from leaderboard import demo
@@ -28,6 +27,7 @@ from leaderboard.service import Leaderboard
 from scoring.engine import UnparsedLine
 from submissions.records import Identity
 from tests.support.app_server import ADMIN_TOKEN, AppServer
+from tests.support.axe import axe
 from tests.support.file_field import choose_file
 from tests.support.gradio_queue import fn_index, queue_call
 from tests.support.scoring import with_options
@@ -566,7 +566,7 @@ def test_my_submissions_headers_do_not_wrap_letter_by_letter_on_a_phone(browser,
                 .map((cells) => [...cells].map((c) => Math.round(c.getBoundingClientRect().left)))"""
         )
         assert after[0] == after[1]  # and scrolled, the headers stay over their columns
-        found = Axe().run(page).response["violations"]
+        found = axe().run(page).response["violations"]
         assert [(v["id"], v["impact"]) for v in found if v["impact"] in ("serious", "critical")] == []
         shot(page, shots, "g2-mine-headers-scrolled-390")
     finally:
