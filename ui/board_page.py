@@ -45,6 +45,7 @@ from starlette.routing import Route
 from leaderboard.config import UiSettings
 from scoring.benchmarks import BENCHMARKS
 from ui.board_data import ReadSide, board_data, fingerprints
+from ui.first_screen import first_screen
 
 log = logging.getLogger(__name__)
 
@@ -175,6 +176,7 @@ def page_html(data: dict, settings: UiSettings, assets: dict[str, Body]) -> str:
         maintainers=maintainers,
         inputs=inputs_html(),
         data=script_json(data),
+        **first_screen(data),
         **{name: asset(file) for name, file in ASSET_SLOTS.items()},
     )
 

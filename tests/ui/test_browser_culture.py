@@ -230,3 +230,71 @@ def test_axe_4_14_finds_nothing_grave_on_a_focus_and_its_model_page(page, server
     page.wait_for_selector("#model-page:not([hidden]) h2")
     found = axe().run(page).response["violations"]
     assert [(v["id"], v["impact"]) for v in found if v["impact"] in ("serious", "critical")] == []
+
+
+# ---------------------------------------------------------------- the first screen at once (issue 44, 4)
+
+FIRST_ROWS_SEEN = """() => [...document.querySelectorAll('#first-screen tbody tr')].filter((r) => {
+  const b = r.getBoundingClientRect();
+  return r.checkVisibility({ visibilityProperty: true }) && b.top < innerHeight && /\\d+\\.\\d\\d/.test(r.textContent);
+}).length"""
+
+
+def test_the_first_screen_is_html_that_needs_no_script(browser, server, width):
+    """With the board's script never arriving, the default view's first rows with their figures are on
+    screen, ranked as the data ranks them; another view's address does not show them."""
+    w, h = WIDTHS[width]
+    context = browser.new_context(viewport={"width": w, "height": h})
+    page = context.new_page()
+    try:
+        page.route("**/board-assets/board.js*", lambda route: route.abort())
+        page.goto(server.url + "/")
+        page.wait_for_selector("#first-screen tbody tr")
+        assert page.evaluate(FIRST_ROWS_SEEN) >= 5
+        rows = bench_data(page, "scb")["rows"][:20]
+        ranks = page.locator("#first-screen tbody td.k-rank").all_inner_texts()
+        want = [str(r["rank"]) if r["rank"] == r["rank_worst"] else f"{r['rank']}\u2013{r['rank_worst']}" for r in rows]
+        assert ranks == want
+        assert page.locator("#view-choice input:checked").get_attribute("value") == "overall"  # controls baked too
+        shot(page, f"culture-first-screen-no-script-{width}")
+        page.goto(server.url + "/?bench=kviscuit")
+        page.wait_for_timeout(300)
+        assert page.evaluate(FIRST_ROWS_SEEN) == 0  # not the default view: the script draws it, as before
+    finally:
+        context.close()
+
+
+def test_the_table_takes_over_the_first_screen_without_a_shift(browser, server, width):
+    """A first visit with the CPU slowed 4x: the baked rows are on screen before the table library has
+    drawn, the controls and the table's top do not move when it takes over, and no layout shifts."""
+    w, h = WIDTHS[width]
+    context = browser.new_context(viewport={"width": w, "height": h})
+    page = context.new_page()
+    try:
+        page.context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": 4})
+        page.add_init_script(
+            """window.__shifts = []; window.__first = null;
+            new PerformanceObserver((l) => {
+              for (const e of l.getEntries()) if (!e.hadRecentInput) window.__shifts.push(e.value);
+            }).observe({ type: "layout-shift", buffered: true });
+            const look = () => { const f = document.getElementById('first-screen');
+              if (f && !document.getElementById('board').dataset.drawn) window.__first = [
+                document.getElementById('board-table').getBoundingClientRect().top,
+                document.getElementById('view-choice').getBoundingClientRect().top];
+              else if (!document.getElementById('board')?.dataset.drawn) requestAnimationFrame(look); };
+            requestAnimationFrame(look);"""
+        )
+        page.goto(server.url + "/")
+        page.wait_for_function("() => Number(document.getElementById('board').dataset.drawn) >= 1")
+        page.wait_for_timeout(1500)  # a window for late shifts, not an assertion on time
+        before = page.evaluate("() => window.__first")
+        after = page.evaluate(
+            "() => [document.getElementById('board-table').getBoundingClientRect().top,"
+            " document.getElementById('view-choice').getBoundingClientRect().top]"
+        )
+        assert before is not None  # the baked rows were drawn before the script's table
+        assert before == after
+        assert page.locator("#first-screen").count() == 0 and page.locator(ROWS).count() > 0
+        assert sum(page.evaluate("() => window.__shifts")) == 0
+    finally:
+        context.close()

@@ -435,6 +435,7 @@
   // The table shown sits in #board-table; the others wait in #board-idle, which the browser keeps
   // laid out but never draws (content-visibility: hidden), so showing one is a move, not a rebuild.
   function show(entry) {
+    el("first-screen")?.remove(); // the baked first screen (ui/first_screen.py) gives way in this frame
     if (shown === entry) return;
     if (shown) el("board-idle").append(shown.host);
     el("board-table").append(entry.host);
@@ -839,6 +840,7 @@
       else await drawTable(b, view, rows, () => mine === renders);
       if (back && mine === renders) await focusRow(back);
     }
+    if (modelRow || state.focus) el("first-screen")?.remove();
     drawn += 1;
     root.dataset.drawn = String(drawn); // the first reveals the board (board.css: no jumps while loading)
     root.dataset.state = searchOf(state);
