@@ -7,9 +7,10 @@ at 1440x900, at 390x844, and at 390x844 with the CPU slowed 4x (CDP ``Emulation.
 the two apps taking turns so a loaded host weighs on both alike. Measured in the page:
 
 - FCP: the ``first-contentful-paint`` paint entry;
-- FMP (first meaningful paint): when the first cell of the board's table holding a figure (``12.34``)
-  was painted inside the window, by Element Timing (each cell, baked or drawn by the script, is marked
-  ``elementtiming`` by a mutation observer before its first paint; hidden cells are not painted);
+- FMP (first meaningful paint): the first frame in which a row of the board's table with a figure
+  (``12.34``) is laid out, visible (``checkVisibility``: not hidden by ``visibility`` or ``display``)
+  and inside the window, taken at the next frame's start (when that frame has been painted: an upper
+  bound by one frame), from navigation start;
 - CLS: the layout-shift entries without recent input, summed over the visit.
 
 Prints medians and the spread (min-max) per app and layout, and FMP/FCP.
@@ -35,30 +36,30 @@ from tests.support import app_server  # noqa: E402
 from tests.support.app_server import AppServer  # noqa: E402
 
 PROBE = """
-window.__fs = { cells: [], frame: null, cls: 0 };
+window.__fs = { fmp: null, cls: 0 };
 new PerformanceObserver((list) => {
   for (const e of list.getEntries()) if (!e.hadRecentInput) window.__fs.cls += e.value;
 }).observe({ type: "layout-shift", buffered: true });
-// Element Timing: every cell of the board's table, baked or drawn by the script, is marked before it
-// is first painted (a mutation observer runs before the next paint), so its entry tells when its text
-// was painted.
-const CELLS = "#board-table td, #board-table .tabulator-cell";
+// A row of the board's table with a figure, laid out, visible (not hidden by visibility or display)
+// and inside the window: checked before every frame from the start of the visit.
 const FIGURE = /\\d+\\.\\d\\d/;
-new MutationObserver((changes) => {
-  for (const change of changes) for (const node of change.addedNodes) {
-    if (node.nodeType !== 1) continue;
-    const cells = node.matches(CELLS) ? [node] : [...node.querySelectorAll(CELLS)];
-    for (const cell of cells) cell.setAttribute("elementtiming", "cell");
+function rowsOnScreen() {
+  const table = document.getElementById("board-table");
+  if (!table) return false;
+  for (const row of table.querySelectorAll(".tabulator-row, tbody tr")) {
+    const box = row.getBoundingClientRect();
+    const seen = row.checkVisibility({ visibilityProperty: true, opacityProperty: true });
+    if (seen && box.height > 0 && box.top < innerHeight && box.bottom > 0 && FIGURE.test(row.textContent)) return true;
   }
-}).observe(document, { childList: true, subtree: true });
-new PerformanceObserver((list) => {
-  for (const e of list.getEntries()) {
-    const text = e.element ? e.element.textContent : "";
-    if (e.identifier === "cell" && e.intersectionRect.height > 0 && FIGURE.test(text)) {
-      window.__fs.cells.push(e.renderTime || e.loadTime);
-    }
-  }
-}).observe({ type: "element", buffered: true });
+  return false;
+}
+// The frame in which the rows are first seen is painted after its callbacks: the next frame's time is
+// when they are on screen (an upper bound, by a frame at most).
+function frame() {
+  if (rowsOnScreen()) requestAnimationFrame((t) => { window.__fs.fmp = t; });
+  else requestAnimationFrame(frame);
+}
+requestAnimationFrame(frame);
 """
 LAYOUTS = {
     "desktop 1440": ({"width": 1440, "height": 900}, 1),
@@ -78,10 +79,10 @@ def visit(browser, url: str, viewport: dict, throttle: int) -> dict[str, float]:
             context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": throttle})
         page.add_init_script(PROBE)
         page.goto(url + "/")
-        page.wait_for_function("() => window.__fs.cells.length > 0 && document.getElementById('board').dataset.drawn")
+        page.wait_for_function("() => window.__fs.fmp !== null && document.getElementById('board').dataset.drawn")
         page.wait_for_timeout(1500)  # shifts after the first draw count too
         fcp = page.evaluate("() => performance.getEntriesByName('first-contentful-paint')[0].startTime")
-        fmp, cls = page.evaluate("() => [Math.min(...window.__fs.cells), window.__fs.cls]")
+        fmp, cls = page.evaluate("() => [window.__fs.fmp, window.__fs.cls]")
         return {"fcp": fcp, "fmp": fmp, "ratio": fmp / fcp, "cls": cls}
     finally:
         context.close()
@@ -106,6 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--old-root", type=Path, required=True, help="the older checkout to compare with")
     parser.add_argument("--trials", type=int, default=5)
+    parser.add_argument("--layouts", nargs="+", choices=list(LAYOUTS), default=list(LAYOUTS))
     args = parser.parse_args(argv)
     results: dict[tuple[str, str], list[dict]] = {}
     with tempfile.TemporaryDirectory(prefix="first-screen-") as tmp:
@@ -117,7 +119,8 @@ def main(argv: list[str] | None = None) -> int:
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path="/usr/bin/chromium")
                 for trial in range(args.trials):
-                    for layout, (viewport, throttle) in LAYOUTS.items():
+                    for layout in args.layouts:
+                        viewport, throttle = LAYOUTS[layout]
                         order = ("old", "new") if trial % 2 == 0 else ("new", "old")  # interleaved, alternating
                         for name in order:
                             results.setdefault((name, layout), []).append(

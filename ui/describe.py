@@ -61,9 +61,21 @@ class Corrections:
             return [""] * len(CORRECTABLE)
         return [fields.value_of(entry.state.meta, name) for name in CORRECTABLE]
 
-    def save(self, submission_id: str | None, *args: object) -> str:
-        """The panel's Save: every field as shown (an unchanged one changes nothing)."""
-        *values, request, profile = args
+    def save(
+        self,
+        submission_id: str | None,
+        model_repo: str,
+        paper_url: str,
+        code_url: str,
+        description: str,
+        model_license: str,
+        model_params: str,
+        request: gr.Request,
+        profile: gr.OAuthProfile | None,
+    ) -> str:
+        """The panel's Save: every field as shown (an unchanged one changes nothing). Gradio hands the
+        request and profile by their annotations, so the fields are named (CORRECTABLE's order)."""
+        values = (model_repo, paper_url, code_url, description, model_license, model_params)
         identity = self.auth.identity(profile, request)
         if identity is None:
             return SIGN_IN

@@ -571,3 +571,137 @@ def test_my_submissions_headers_do_not_wrap_letter_by_letter_on_a_phone(browser,
         shot(page, shots, "g2-mine-headers-scrolled-390")
     finally:
         page.context.close()
+
+
+# ---------------------------------------------------------------- h. where it fails, the team's Compare, corrections (issue 44)
+
+WEAK_TEAM = "Alice Culture"  # a team of its own: its first file is shown whatever the Ladder (a new team's best)
+
+TEXT_FIT = """els => els.filter((e) => e.offsetParent !== null && e.innerText.trim()).map((e) => {
+    // an element's text as drawn: as wide as its longest word at least (no letter-per-line wrapping)
+    const text = e.innerText.trim(), style = getComputedStyle(e);
+    const ctx = document.createElement('canvas').getContext('2d');
+    ctx.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+    const longest = Math.max(...text.split(/\\s+/).map((w) => ctx.measureText(w).width));
+    return { text: text.slice(0, 40), width: e.getBoundingClientRect().width, longest };
+})"""
+
+
+@pytest.fixture(scope="module")
+def weak_entry(alice, scb_gold, tmp_path_factory) -> dict:
+    """alice's private SCB file, right on about 90% of the gold but wrong on every question of one country."""
+    weak = scb_gold[0]["country"]
+    lines = demo.scb_submission(scb_gold, 0.9, "bbox_good", seed=11)
+    letters = {g["question_id"]: g["answer"] for g in scb_gold if g["country"] == weak}
+    for line in lines:
+        if line["question_id"] in letters:
+            line["answer"] = "ABCD"[("ABCD".index(letters[line["question_id"]]) + 1) % 4]
+    path = demo.write_jsonl(tmp_path_factory.mktemp("weak") / "weak.jsonl", lines)
+    client = gradio_client.Client(alice.url, verbose=False)
+    answer = client.predict(
+        "scb", gradio_client.handle_file(str(path)), "Alice-Weak", WEAK_TEAM,
+        "open", "xyxy", "", "", "", visibility="private", api_name="/submit",
+    )  # fmt: skip
+    assert answer["status"] == "scored" and answer["result"], answer
+    strong = demo.write_jsonl(path.with_name("strong.jsonl"), demo.scb_submission(scb_gold, 0.95, "bbox_good", seed=12))
+    public = client.predict(
+        "scb", gradio_client.handle_file(str(strong)), "Alice-Strong", WEAK_TEAM,
+        "open", "xyxy", "", "", "", visibility="public", api_name="/submit",
+    )  # fmt: skip
+    assert public["status"] == "scored" and public["rank"], public  # a board row to compare with
+    return {"sid": answer["submission_id"], "country": weak}
+
+
+def open_accordion(page, text: str) -> None:
+    page.locator("#tab-mine button", has_text=text).first.click()
+
+
+def test_my_submissions_names_the_weak_groups_with_the_split_on_a_phone(browser, alice, weak_entry, shots):
+    page = open_page(browser, alice, PHONE)
+    try:
+        mine_table(page, "Alice-Weak")
+        choose(page, "mine-pick", weak_entry["sid"])
+        fails = page.locator("#mine-fails section.fails")
+        fails.wait_for()
+        first = fails.locator("ol.fails-list > li").first
+        assert first.locator(".fail-name").inner_text().startswith(f"Country: {weak_entry['country']}")
+        assert "weak spot" in first.inner_text() and "⚑" in first.inner_text()
+        split = first.locator(".split-text").inner_text()
+        assert "wrong answer 100.00%" in split and "grounded, IoU ≥ 0.5 0.00%" in split
+        assert fails.locator(".fails-summary").inner_text().startswith(f"Weak spots: Country: {weak_entry['country']}")
+        fails.scroll_into_view_if_needed()
+        shot(page, shots, "h1-where-it-fails-390")
+        texts = page.locator("#mine-fails p, #mine-fails li li, #mine-detail td, #mine-detail th").evaluate_all(
+            TEXT_FIT
+        )
+        squeezed = [t for t in texts if t["width"] + 1 < t["longest"]]
+        assert texts and squeezed == [], squeezed
+        assert page.evaluate("() => document.documentElement.scrollWidth <= innerWidth + 1")  # no sideways page
+        found = axe().run(page).response["violations"]
+        assert [(v["id"], v["impact"]) for v in found if v["impact"] in ("serious", "critical")] == []
+    finally:
+        page.context.close()
+
+
+def compare_options(page) -> list[str]:
+    open_accordion(page, "Compare your runs with the board")
+    page.locator("#mine-cmp-runs input").click()
+    options = page.locator("#mine-cmp-runs [role=option]").all_inner_texts()
+    page.keyboard.press("Escape")
+    return options
+
+
+def test_the_teams_compare_holds_its_private_runs_and_no_one_elses(browser, alice, bob, weak_entry, shots):
+    page = open_page(browser, alice)
+    try:
+        mine_table(page, "Alice-Weak")
+        options = compare_options(page)
+        mine = [o for o in options if weak_entry["sid"] in o]
+        assert mine and "yours, private" in mine[0]
+        board_row = next(o for o in options if o.startswith("Alice-Strong (") and "yours" not in o)
+        runs = page.locator("#mine-cmp-runs input")
+        for text in (weak_entry["sid"], board_row):  # typed, as a person narrows a long list, and Enter
+            runs.fill(text)
+            page.locator("#mine-cmp-runs [role=option]").filter(has_text=text).first.wait_for()
+            runs.press("Enter")
+        page.keyboard.press("Escape")
+        chosen = page.locator("#mine-cmp-runs").inner_text()
+        assert weak_entry["sid"] in chosen and board_row.split(" (")[0] in chosen, chosen
+        page.locator("#mine-cmp-btn").click()
+        table = page.locator("#mine-cmp-result table.team-compare")
+        table.wait_for()
+        assert weak_entry["sid"] in page.locator("#mine-cmp-result h4").inner_text()
+        country = page.locator("#mine-cmp-result tbody tr", has_text=f"Country: {weak_entry['country']}").first
+        assert "0.00" in country.inner_text()  # alice's own private figure, beside the board row's
+        shot(page, shots, "h2-team-compare-1440")
+    finally:
+        page.context.close()
+    page = open_page(browser, bob)
+    try:
+        open_tab(page, "My submissions")
+        options = compare_options(page)
+        assert options and not [o for o in options if weak_entry["sid"] in o or "Alice-Weak" in o]
+    finally:
+        page.context.close()
+
+
+def test_a_team_corrects_its_rows_details_and_no_one_else_can(browser, alice, bob, weak_entry):
+    page = open_page(browser, alice)
+    try:
+        mine_table(page, "Alice-Weak")
+        choose(page, "mine-pick", weak_entry["sid"])
+        open_accordion(page, "Correct this row's details")
+        page.fill("#mine-correct-paper_url textarea, #mine-correct-paper_url input", "https://arxiv.org/abs/2501.00044")
+        page.locator("#mine-correct-save").click()
+        page.wait_for_selector("#mine-correct-msg >> text=No figure changed")
+        assert (
+            "paper_url: (empty) -> https://arxiv.org/abs/2501.00044" in page.locator("#mine-correct-msg").inner_text()
+        )
+    finally:
+        page.context.close()
+    as_bob = gradio_client.Client(bob.url, verbose=False)
+    with pytest.raises(Exception, match="of yours"):
+        as_bob.predict(submission_id=weak_entry["sid"], paper_url="https://evil.example/", api_name="/correct")
+    as_alice = gradio_client.Client(alice.url, verbose=False)
+    (event,) = as_alice.predict(submission_id=weak_entry["sid"], api_name="/my_result")["corrections"]
+    assert event["by"] == "alice" and event["changes"][0]["after"] == "https://arxiv.org/abs/2501.00044"
