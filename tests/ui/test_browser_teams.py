@@ -573,7 +573,7 @@ def test_my_submissions_headers_do_not_wrap_letter_by_letter_on_a_phone(browser,
         page.context.close()
 
 
-# ---------------------------------------------------------------- h. where it fails, the team's Compare, corrections (issue 44)
+# ---------------------------------------------------------------- h. where it fails, Compare, corrections (issue 44)
 
 WEAK_TEAM = "Alice Culture"  # a team of its own: its first file is shown whatever the Ladder (a new team's best)
 
