@@ -88,7 +88,7 @@ def failures_html(bench: Benchmark, result: Mapping | None, board: Sequence[Mapp
     if not lines:
         return ""
     overall = split_of(bench, result.get("overall") or {})
-    head = '<h3 id="fails-title">Where it fails: groups, weakest first</h3>'
+    head = '<h2 id="fails-title">Where it fails: groups, weakest first</h2>'
     weak = [line.name for line in lines if line.flagged]
     summary = f"Weak spots: {', '.join(weak)}." if weak else "No group is clearly below your overall figures."
     intro = f'<p class="fails-summary">{html.escape(summary)}</p>'

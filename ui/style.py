@@ -28,7 +28,7 @@ table.model-table th, table.model-table td {
 #mine-table:has(tbody td) .header-cell {min-width: min-content;}
 #mine-table:has(tbody td) .header-cell span {word-break: keep-all; overflow-wrap: normal; hyphens: none;}
 /* My submissions' "where it fails" (ui/failures.py): a list that stacks, a split bar per group */
-.fails h3 {margin: 6px 0 2px;}
+.fails h2 {margin: 6px 0 2px; font-size: 1.15em;}
 .fails-list {padding-left: 1.4em; margin: 4px 0;}
 .fails-list > li {margin: 0 0 8px;}
 .fails-list ul {padding-left: 1.1em; margin: 2px 0; font-size: 0.92em;}

@@ -19,6 +19,7 @@ from leaderboard.team_compare import compare_runs, runs_for
 from scoring import BENCHMARKS
 from scoring.benchmarks import Benchmark
 from ui.auth import Auth
+from ui.page import SURVIVES_EVICTION
 
 
 def _fixed(value: float | None, decimals: int, signed: bool = False) -> str:
@@ -96,9 +97,9 @@ class TeamComparePanel:
             benchmark = gr.Dropdown(
                 [(b.name, b.id) for b in BENCHMARKS.values()], value=first, label="Benchmark", elem_id="mine-cmp-bench"
             )
-            picked = gr.Dropdown(
+            picked = gr.Dropdown(  # its choices come from an event; every pick is checked again (compare_runs)
                 [], multiselect=True, max_choices=4, label="Runs (2 to 4; the first is compared with each other one)",
-                elem_id="mine-cmp-runs",
+                elem_id="mine-cmp-runs", **SURVIVES_EVICTION,
             )  # fmt: skip
             button = gr.Button("Compare", elem_id="mine-cmp-btn", size="sm")
             result = gr.HTML(elem_id="mine-cmp-result")
