@@ -248,7 +248,8 @@ def test_what_each_viewer_may_see_is_shown(world):
         assert by_state[state].figure in alice["my submissions"], state
         assert by_state[state].figure in alice["team compare"], state  # issue 44: its own private runs
     assert alice["where it fails"] and by_state["private"].sid in alice["team compare"]
-    assert all(by_state[state].sid not in surfaces(lb, tmp, MALLORY, sentinels)["team compare"] for state in STATES)
+    mallory = surfaces(lb, tmp, MALLORY, sentinels)["team compare"]
+    assert all(by_state[state].sid not in mallory for state in STATES)
     bob = surfaces(lb, tmp, BOB, sentinels)
     assert "BobVision-13B" in bob["/my_result"] and by_state["anonymous"].sid in bob["my submissions"]
 

@@ -34,6 +34,13 @@ def page(pages, server, width):
         yield page
 
 
+@pytest.fixture
+def desktop(pages, server):
+    """A 1440 px page, for what does not depend on the width (ranks, the address, the data)."""
+    with pages.open(viewport=dict(zip(("width", "height"), WIDTHS["desktop"], strict=True))) as page:
+        yield page
+
+
 def open_board(page, url: str, query: str = "") -> None:
     page.goto(url + "/" + query)
     page.wait_for_function("() => Number(document.getElementById('board').dataset.drawn) >= 1")
@@ -82,7 +89,8 @@ def shown_ranks(page) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("metric", ["acc", "miou", "gacc50"])
-def test_the_thailand_focus_ranks_as_leaderboard_ranks_does(page, server, metric):
+def test_the_thailand_focus_ranks_as_leaderboard_ranks_does(desktop, server, metric):
+    page = desktop
     open_board(page, server.url, f"?bench=scb&focus=country:Thailand&metric={metric}")
     page.wait_for_selector("#focus-table tbody tr")
     want = expected_ranks(bench_data(page, "scb"), "country", "Thailand", metric)
@@ -108,7 +116,8 @@ def test_a_focus_shows_interval_n_overall_rank_and_change(page, server, width):
     shot(page, f"culture-focus-thailand-{width}")
 
 
-def test_the_focus_lives_in_the_address_and_back_returns_to_it(page, server):
+def test_the_focus_lives_in_the_address_and_back_returns_to_it(desktop, server):
+    page = desktop
     open_board(page, server.url, "?bench=scb")
     page.select_option("#focus-grouping", "country")
     page.wait_for_function("() => location.search.includes('focus=country%3ACambodia')")
@@ -131,7 +140,8 @@ def test_the_focus_lives_in_the_address_and_back_returns_to_it(page, server):
     assert page.locator("#focus-table").is_visible()
 
 
-def test_a_heatmap_header_opens_the_focus_and_the_question_browser(page, server):
+def test_a_heatmap_header_opens_the_focus_and_the_question_browser(desktop, server):
+    page = desktop
     open_board(page, server.url, "?bench=kviscuit")
     heat = page.locator("#plots table.heatmap").nth(1)  # by category
     heat.scroll_into_view_if_needed()
@@ -185,7 +195,8 @@ def test_a_keyboard_walk_reaches_the_first_row_and_comes_back_to_its_row(page, s
     page.wait_for_function("(r) => document.activeElement.getAttribute('aria-label') === r", arg=row)
 
 
-def test_a_row_reads_its_rank_model_and_headline_figures_and_headers_spell_out(page, server):
+def test_a_row_reads_its_rank_model_and_headline_figures_and_headers_spell_out(desktop, server):
+    page = desktop
     open_board(page, server.url, "?bench=scb&sources=scored%20here")
     label = page.locator(ROWS).first.get_attribute("aria-label")
     rank = page.locator(ROWS).first.locator(".tabulator-cell[tabulator-field='rank']").inner_text().strip()
