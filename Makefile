@@ -11,7 +11,7 @@ PY := $(VENV)/bin/python
 PYTEST_WORKERS ?= 3
 PYTEST := $(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=25
 
-.PHONY: run test test-busy lint format bench chromium bytecode harness-fixtures
+.PHONY: run test test-busy lint format bench chromium axe bytecode harness-fixtures
 
 $(VENV)/.app: requirements.txt
 	python3 -m venv $(VENV)
@@ -30,6 +30,10 @@ run: $(VENV)/.app
 chromium:
 	bash scripts/install-chromium.sh
 
+# the pinned axe-core the browser tests inject (tests/support/axe.py), from npm, its integrity checked
+axe:
+	bash scripts/install-axe.sh
+
 lint: $(VENV)/.dev
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
@@ -43,10 +47,10 @@ lint: $(VENV)/.dev
 bytecode: $(VENV)/.dev
 	$(PY) -m compileall -q -j 0 app.py ui leaderboard submissions store scoring tests
 
-test: $(VENV)/.dev chromium lint bytecode
+test: $(VENV)/.dev chromium axe lint bytecode
 	$(PYTEST)
 
-test-busy: $(VENV)/.dev chromium lint bytecode
+test-busy: $(VENV)/.dev chromium axe lint bytecode
 	$(PY) scripts/with_cpu_hog.py -- $(PYTEST)
 
 format: $(VENV)/.dev

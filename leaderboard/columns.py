@@ -10,8 +10,8 @@ an interval is folded into its figure and the URLs into one "Links" column. Noth
 or downstream parses a key: keys (``overall.acc``, ``type.1.miou``) are built, never split.
 
 Views: ``overall`` (the declared overview panels), one per grouping (the declared
-``view_metrics`` for each of its labels), and ``all`` (every column of every view once: the
-public dataset's schema).
+``view_metrics`` for each of its labels), and ``all`` (every column of every view once, then the
+declared ``group_metrics`` no view shows, per label: the public dataset's schema).
 """
 
 from __future__ import annotations
@@ -231,6 +231,17 @@ def columns(bench: Benchmark, view: str = OVERVIEW) -> list[Column]:
     return _unique_headers([*identity_columns(), *figures, *provenance_columns()])
 
 
+def _published_per_group(bench: Benchmark) -> list[Column]:
+    """The declared ``group_metrics`` per label of every grouping (SCB's GAcc@0.5 by country): public
+    figures as the view's are, rounded to the metric's decimals, though no view shows them."""
+    return [
+        _figure(metric, g.name, label, f"{g.abbrev(label)} {metric.abbrev}", g.show(label))
+        for g in bench.groupings
+        for label in g.order
+        for metric in map(bench.metric, bench.group_metrics)
+    ]
+
+
 def export_columns(bench: Benchmark) -> list[Column]:
     """Every column of every view once (by key, first seen), then the declared fields shown only
     on the model page (the pinned revision, ...): the public dataset's schema."""
@@ -238,6 +249,8 @@ def export_columns(bench: Benchmark) -> list[Column]:
     for view, _ in views(bench):
         for col in columns(bench, view):
             seen.setdefault(col.key, col)
+    for col in _published_per_group(bench):
+        seen.setdefault(col.key, col)
     page_only = [field_column(f) for f in fields.public_fields() if f.shown is Shown.PAGE]
     return [*seen.values(), *page_only]
 

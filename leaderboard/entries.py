@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from leaderboard.descriptions import history
 from scoring import ResultRecord
 from scoring.errors import Issue
 from submissions.answer import Reason, issue_api, public_result
@@ -40,6 +41,7 @@ ENTRY_KEYS = (
     "past_errors",
     "reason",
     "notes",
+    "corrections",
 )
 """The keys of an entry's API form, in order (docs/teams.md); ``reason`` and ``notes`` are
 ``{"code", "message"}`` (submissions.answer.REASON_CODES)."""
@@ -117,6 +119,7 @@ class Entry:
             "past_errors": _past_errors(self.state),
             "reason": self.reason.to_api() if self.reason else None,
             "notes": [n.to_api() for n in self.notes],
+            "corrections": history(self.state),  # its descriptive fields corrected (leaderboard.descriptions)
         }
 
 

@@ -331,7 +331,11 @@ def board_rows(benchmark: str, table: pd.DataFrame, snapshot: BoardSnapshot) -> 
     if set(table["row_id"]) != set(snapshot.rows) or len(table) != len(snapshot.rows):
         raise ValueError(f"the {benchmark} table and its snapshot list different rows: published at different times?")
     cols = [c for c in export_columns(BENCHMARKS[benchmark]) if c.figure is not None and c.kind != Kind.CI]
-    values = {c.figure: table[parquet_name(c.key)].astype(float).tolist() for c in cols}  # Python floats, NaN kept
+    missing = [math.nan] * len(table)  # a figure an older writer did not publish (SCB's GAcc@0.5 per group)
+    values = {  # Python floats, NaN kept
+        c.figure: table[parquet_name(c.key)].astype(float).tolist() if parquet_name(c.key) in table else missing
+        for c in cols
+    }
     texts = {k: _texts(table, k) for k in ("source", "row_id", *(f.name for f in fields.public_fields()))}
     rows = []
     for i, row_id in enumerate(texts["row_id"]):

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 from leaderboard import dates
 from leaderboard.config import Settings
 from leaderboard.corrections import GoldCorrections
+from leaderboard.descriptions import Descriptions
 from leaderboard.golds import RankChange as RankChange  # re-exported: scripts and tests import it here
 from leaderboard.moderation import Moderating
 from leaderboard.publishing import Publisher
@@ -135,6 +136,7 @@ class Leaderboard:
         self.publisher = Publisher(self)
         self.submissions = Submissions(self)
         self.visibility = Visibility(self)
+        self.descriptions = Descriptions(self)  # a row's descriptive fields corrected by its team
         self.corrections = GoldCorrections(self)
         self.moderation = Moderating(self)
         # A fresh Hub replica's first complete sync loads what is already published: not a change.

@@ -19,6 +19,7 @@ submissions (private)
     moderation/{id}.json                             Moderation (overwritten)           ModerationFile
     teams/{team}-{seq}.json                          TeamEvent: claim, transfers (immutable) TeamFile
     publication/{id}-{seq}.json                      Publication: publish/unpublish (immutable) PublicationFile
+    correction/{id}-{seq}.json                       Correction: descriptive fields (immutable) CorrectionFile
 
     ``{shard}`` (:func:`shard_of`) is the id's day, so no folder nears the Hub's 10k entries per
     folder. Files of the first layout, ``{benchmark}/{id}/...``, are still read (``parse``), and
@@ -284,6 +285,23 @@ class PublicationFile:
     @classmethod
     def parse(cls, path: str) -> PublicationFile | None:
         found = _event_parse("publication", path)
+        return cls(*found) if found else None
+
+
+@dataclass(frozen=True)
+class CorrectionFile:
+    """``correction/{sid}-{seq}.json``: one correction of a submission's descriptive fields."""
+
+    sid: str
+    seq: int
+
+    @property
+    def path(self) -> str:
+        return f"correction/{self.sid}-{self.seq:0{_SEQ}d}.json"
+
+    @classmethod
+    def parse(cls, path: str) -> CorrectionFile | None:
+        found = _event_parse("correction", path)
         return cls(*found) if found else None
 
 

@@ -616,3 +616,38 @@ def _reading_of(h: dict, a: dict[str, np.ndarray]) -> FileReading:
         int(h["total"]),
         str(h["reader"]),
     )
+
+
+@dataclass(frozen=True)
+class Correction:
+    """``correction/{id}-{seq}.json`` (immutable): a submission's descriptive fields corrected by its
+    team (or a maintainer) without a new scored file (issue 44). ``values`` holds each changed field's
+    new value, ``before`` its value until then: the row's history says who changed what, and when."""
+
+    by: str
+    at: str  # ISO 8601, UTC
+    values: Mapping[str, str]
+    before: Mapping[str, str]
+    maintainer: bool = False
+
+    def to_bytes(self) -> bytes:
+        return _dumps(asdict(self) | {"values": dict(self.values), "before": dict(self.before)}, indent=1)
+
+    @classmethod
+    def from_bytes(cls, data: bytes, where: str) -> Correction:
+        raw = _object(data, where)
+        maps = {}
+        for key in ("values", "before"):
+            found = raw.get(key)
+            if not isinstance(found, dict) or not all(isinstance(v, str) for v in found.values()):
+                raise CorruptRecord(where, f"{key} should be an object of texts")
+            maps[key] = dict(found)
+        flat = _flat(_CorrectionHead, {k: v for k, v in raw.items() if k not in maps}, where)
+        return cls(flat.by, flat.at, maps["values"], maps["before"], flat.maintainer)
+
+
+@dataclass(frozen=True)
+class _CorrectionHead:
+    by: str
+    at: str
+    maintainer: bool = False

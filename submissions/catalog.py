@@ -10,13 +10,23 @@ from __future__ import annotations
 
 import logging
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from scoring.engine import ResultRecord
 from store.base import NotFound, Store
-from store.layout import Kind, ModerationFile, PublicationFile, ResultKey, SubmissionFile, TeamFile, gold_key
+from store.layout import (
+    CorrectionFile,
+    Kind,
+    ModerationFile,
+    PublicationFile,
+    ResultKey,
+    SubmissionFile,
+    TeamFile,
+    gold_key,
+)
 from store.records import (
+    Correction,
     CorruptRecord,
     Moderation,
     Publication,
@@ -27,6 +37,7 @@ from store.records import (
     Unreadable,
     Validated,
 )
+from submissions.fields import CLASSIC
 from submissions.records import Status, SubmissionMeta
 
 log = logging.getLogger(__name__)
@@ -59,6 +70,9 @@ class SubmissionState:
     hidden: bool = False
     moderation: Moderation | None = None  # the newest moderation flag (who hid it, why), if any
     publications: dict[int, Publication] = field(default_factory=dict)  # event number -> event
+    corrections: dict[int, Correction] = field(default_factory=dict)  # event number -> descriptive fields corrected
+    as_submitted: SubmissionMeta | None = None
+    """The record as submitted, once a correction changed ``meta`` (None: never corrected)."""
     derived: dict = field(default_factory=dict, repr=False, compare=False)
     """Caches of views of immutable results (e.g. the table's row), keyed by their maker."""
 
@@ -145,6 +159,14 @@ class SubmissionState:
     def submitted(self) -> datetime:
         return datetime.fromisoformat(self.meta.submitted_at)
 
+    def correct(self, seq: int, record: Correction) -> None:
+        """Take a correction of the descriptive fields: ``meta`` is the record as submitted with every
+        correction applied in event order (the board, the results and the model page read it)."""
+        self.corrections[seq] = record
+        self.as_submitted = self.as_submitted or self.meta
+        self.meta = corrected(self.as_submitted, [self.corrections[n] for n in sorted(self.corrections)])
+        self.derived.clear()
+
     def take(self, file: SubmissionFile, record: object) -> None:
         """Add one decoded derived record (not the meta) to the state."""
         if file.kind is Kind.RESULT:
@@ -172,6 +194,7 @@ class Catalog:
         self.corrupt: dict[str, str] = {}  # path -> why it could not be read (see Leaderboard.repair)
         self._teams: dict[str, dict[int, TeamEvent]] = {}  # team id -> event number -> event
         self._publications_early: dict[str, dict[int, Publication]] = {}  # seen before their meta
+        self._corrections_early: dict[str, dict[int, Correction]] = {}
         self._lock = threading.RLock()
         self.generation = 0  # bumps on every change: caches key on it
 
@@ -228,6 +251,8 @@ class Catalog:
                 for early, early_record in self._pending.pop(file.sid, []):
                     state.take(early, early_record)
                 state.publications.update(self._publications_early.pop(file.sid, {}))
+                for seq, correction in self._corrections_early.pop(file.sid, {}).items():
+                    state.correct(seq, correction)
             elif file.sid in self._states:
                 self._states[file.sid].take(file, record)
             else:
@@ -236,8 +261,10 @@ class Catalog:
             return True
 
     def _note_event(self, path: str, data: bytes) -> bool:
-        """Take in a team ownership or publication event (immutable, read once)."""
+        """Take in a team ownership, publication or correction event (immutable, read once)."""
         team, publication = TeamFile.parse(path), PublicationFile.parse(path)
+        if (correction := CorrectionFile.parse(path)) is not None:
+            return self._note_correction(correction, path, data)
         with self._lock:
             if path in self._seen:
                 return False
@@ -255,6 +282,24 @@ class Catalog:
                 state.derived.clear()
             else:
                 self._publications_early.setdefault(publication.sid, {})[publication.seq] = record
+            self.generation += 1
+            return True
+
+    def _note_correction(self, file: CorrectionFile, path: str, data: bytes) -> bool:
+        with self._lock:
+            if path in self._seen:
+                return False
+            self._seen.add(path)
+            try:
+                record = Correction.from_bytes(data, path)
+            except CorruptRecord as e:
+                self.corrupt[path] = e.why
+                log.error("corrupted correction in the submissions repo: %s", e)
+                return False
+            if (state := self._states.get(file.sid)) is not None:
+                state.correct(file.seq, record)
+            else:
+                self._corrections_early.setdefault(file.sid, {})[file.seq] = record
             self.generation += 1
             return True
 
@@ -306,4 +351,18 @@ class Catalog:
 
 
 def _is_event(path: str) -> bool:
-    return TeamFile.parse(path) is not None or PublicationFile.parse(path) is not None
+    return any(kind.parse(path) is not None for kind in (TeamFile, PublicationFile, CorrectionFile))
+
+
+def corrected(meta: SubmissionMeta, corrections: list[Correction]) -> SubmissionMeta:
+    """``meta`` with the corrections' new values, in order (a later field is in ``info``; "" empties it)."""
+    classic, info = {}, dict(meta.info)
+    for event in corrections:
+        for name, value in event.values.items():
+            if name in CLASSIC:
+                classic[name] = value
+            elif value:
+                info[name] = value
+            else:
+                info.pop(name, None)
+    return replace(meta, **classic, info=info)

@@ -15,7 +15,7 @@ from leaderboard.config import UiSettings
 from leaderboard.reader import PublishedLeaderboard
 from leaderboard.service import Leaderboard
 from scoring import BENCHMARKS
-from ui import public_files
+from ui import accessible_names, public_files
 from ui.about import AboutFiles, AboutTab
 from ui.admin import AdminTab, Maintainers
 from ui.auth import Auth
@@ -81,6 +81,7 @@ def build_app(leaderboard: Leaderboard | PublishedLeaderboard, settings: UiSetti
         if not settings.reader:
             mine.expose_api()  # outside the Tabs (ui/mine.py)
         DeepLinks(tabs).wire(page)
+        accessible_names.wire(page)
     if not settings.reader:  # a reader takes no uploads at all
         policy = UploadPolicy(auth, upload_budget(leaderboard.settings), leaderboard.submissions.checks_of)
         page.uploads = policy  # type: ignore[attr-defined]

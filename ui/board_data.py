@@ -27,14 +27,15 @@ from leaderboard.baselines import PAPER_SOURCE
 from leaderboard.columns import EVERY_VIEW, LENIENT_KEY, Column, Kind, columns, figure_key, views
 from leaderboard.ranks import order_keys
 from leaderboard.table import ANONYMOUS, SCORED_SOURCE, Board, BoardRow, as_shown, figure_getter
-from scoring.benchmarks import BENCHMARKS, Benchmark, Scatter
+from scoring.benchmarks import BENCHMARKS, Benchmark, Metric, Scatter
+from scoring.benchmarks.base import Stat
 from store.golds import GoldInfo
 from submissions import fields
 from ui import display
 
 DATA_FORMAT = 3  # 2: rows carry their links, size bucket and Hub facts; 3: the declared filters
 MAX_FILTER_CHOICES = 60  # a filter offering the values rows have offers at most this many
-ADDRESS_KEYS = frozenset({"bench", "view", "q", "hide", "sort", "model", "compare", "tab"})
+ADDRESS_KEYS = frozenset({"bench", "view", "q", "hide", "sort", "model", "compare", "tab", "focus", "metric"})
 """The board address's own keys: no declared filter may take one (ui/static/board.js)."""
 
 
@@ -298,6 +299,27 @@ def scatter_section(rows: pd.DataFrame, bench: Benchmark, plot: Scatter, plot_id
     )
 
 
+SHARES = frozenset({Stat.CORRECT, Stat.CORRECT_STRICT, Stat.HIT50})
+"""0/1 question columns: a metric of one over the questions is a share of them (a binomial proportion)."""
+
+
+def metric_data(m: Metric) -> dict:
+    """What the page says of a metric: names, decimals, direction, and which interval a group figure
+    has (``bootstrap``: its own, in ``_group_ci``; ``share``: none published, but the figure is a
+    share of the group's questions, so the focus gives it a Wilson interval; ``""``: none)."""
+    share = m.numerator in SHARES and m.denominator is Stat.QUESTIONS
+    interval = "bootstrap" if m.ci else "share" if share else ""
+    return {
+        "name": m.name,
+        "label": m.label,
+        "abbrev": m.abbrev,
+        "decimals": m.decimals,
+        "about": m.description,
+        "higher": m.higher_is_better,
+        "interval": interval,
+    }
+
+
 def benchmark_data(read: ReadSide, bench: Benchmark, filters: list[BoardFilter] | None = None) -> dict:
     gold = read.gold_info(bench.id)
     primary = bench.primary
@@ -311,15 +333,19 @@ def benchmark_data(read: ReadSide, bench: Benchmark, filters: list[BoardFilter] 
             {"id": v, "label": label, "columns": [column_data(c) for c in columns(bench, v) if c.kind is not Kind.CI]}
             for v, label in views(bench)
         ],
-        "metrics": [
-            {"name": m.name, "label": m.label, "abbrev": m.abbrev, "decimals": m.decimals, "about": m.description}
-            for m in bench.metrics
-        ],
+        "metrics": [metric_data(m) for m in bench.metrics],
         "groupings": [
-            {"name": g.name, "label": g.label, "labels": list(g.order), "shown": [g.show(v) for v in g.order]}
+            {
+                "name": g.name,
+                "label": g.label,
+                "labels": list(g.order),
+                "shown": [g.show(v) for v in g.order],
+                "field": g.field,  # the question browser's filter (ui/static/focus.js links it)
+            }
             for g in bench.groupings
         ],
         "view_metrics": list(bench.view_metrics),
+        "group_metrics": list(bench.group_metrics),  # what a group focus ranks by (ui/static/focus.js)
         "headline": headline(bench),
         "sizes": read.group_sizes(bench.id),
         "gold_questions": gold.questions if gold else None,

@@ -45,6 +45,7 @@ from starlette.routing import Route
 from leaderboard.config import UiSettings
 from scoring.benchmarks import BENCHMARKS
 from ui.board_data import ReadSide, board_data, fingerprints
+from ui.first_screen import first_screen
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +53,7 @@ STATIC = Path(__file__).parent / "static"
 ASSETS = {
     "board.js": (STATIC / "board.js", "text/javascript; charset=utf-8"),
     "compare.js": (STATIC / "compare.js", "text/javascript; charset=utf-8"),
+    "focus.js": (STATIC / "focus.js", "text/javascript; charset=utf-8"),
     "board.css": (STATIC / "board.css", "text/css; charset=utf-8"),
     "tabulator.min.js": (STATIC / "vendor" / "tabulator" / "tabulator.min.js", "text/javascript; charset=utf-8"),
     "tabulator.min.css": (STATIC / "vendor" / "tabulator" / "tabulator.min.css", "text/css; charset=utf-8"),
@@ -67,6 +69,7 @@ ASSET_SLOTS = {  # the page template's $names for the static files
     "tabulator_js": "tabulator.min.js",
     "board_js": "board.js",
     "compare_js": "compare.js",
+    "focus_js": "focus.js",
 }
 PAGE = Template((STATIC / "board.html").read_text())  # $-placeholders: the page holds no request text
 QUESTIONS_PAGE = Template((STATIC / "questions.html").read_text())  # the question browser, no data in it
@@ -173,6 +176,7 @@ def page_html(data: dict, settings: UiSettings, assets: dict[str, Body]) -> str:
         maintainers=maintainers,
         inputs=inputs_html(),
         data=script_json(data),
+        **first_screen(data),
         **{name: asset(file) for name, file in ASSET_SLOTS.items()},
     )
 

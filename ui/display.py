@@ -15,6 +15,7 @@ import json
 import math
 import re
 from collections.abc import Mapping
+from urllib.parse import quote, urlencode
 
 import pandas as pd
 
@@ -241,10 +242,33 @@ HEATMAP_HELD = 50
 that keeps rows further down the board finds fewer in it, and its note says so (board.js)."""
 
 
+HEAT_TEXT_SWITCH = 50
+"""Lightness (%) under which a heatmap cell's text turns white: black text reads at 4.5:1 or more on the
+ramp's cells from 50 % up, white from 49 % down (tests/ui/test_display.py computes both)."""
+
+
 def _heat_colour(value: float) -> str:
-    """Pale yellow (0) to blue (100), one hue ramp that reads for red-green colour blindness and under dark text."""
+    """One blue whose lightness falls steadily from 96 % (0) to 30 % (100), so a weak cell is lighter
+    in greyscale and to every kind of colour vision (the old yellow-to-blue ramp hardly changed in
+    lightness from 40 to 80); its text is black, or white on the darker cells, at 4.5:1 or more."""
     v = max(0.0, min(100.0, value)) / 100
-    return f"hsl({round(50 + 160 * v)}, 75%, {round(90 - 20 * v)}%)"
+    lightness = round(96 - 66 * v)
+    text = "#000" if lightness >= HEAT_TEXT_SWITCH else "#fff"
+    return f"background-color:hsl(215, 50%, {lightness}%);color:{text}"
+
+
+def group_links(bench: Benchmark, grouping: str, label: str, metric: str, questions: int | None) -> str:
+    """A heatmap column's header: the group's name links the board's focus on it (ranked by this
+    metric, ui/static/focus.js), its question count the question browser filtered to it."""
+    focus = urlencode({"bench": bench.id, "focus": f"{grouping}:{label}", "metric": metric}, quote_via=quote)
+    name = html.escape(short_label(bench, grouping, label))
+    target = html.escape(f"{grouping}:{label}")
+    head = f'<a href="?{html.escape(focus)}" data-focus="{target}" data-metric="{metric}">{name}</a>'
+    if questions is None:
+        return head
+    field = bench.grouping(grouping).field
+    browse = urlencode({"bench": bench.id, f"f.{field}": label}, quote_via=quote)
+    return f'{head}<br><a class="group-n" href="questions?{html.escape(browse)}">{questions:,} questions</a>'
 
 
 def heatmap_html(
@@ -275,8 +299,7 @@ def heatmap_html(
     sizes = sizes or {}
 
     def head(label: str) -> str:
-        n = f'<br><span class="group-n">n={sizes[label]:,}</span>' if label in sizes else ""
-        return f"<th>{html.escape(short_label(bench, grouping, label))}{n}</th>"
+        return f"<th>{group_links(bench, grouping, label, declared.name, sizes.get(label))}</th>"
 
     body = []
     for i, (_, row) in enumerate(df.head(max(max_rows, held_rows)).iterrows()):
@@ -287,7 +310,7 @@ def heatmap_html(
                 cells.append('<td class="missing">-</td>')
             else:
                 shade = _heat_colour(float(value) if declared.higher_is_better else 100 - float(value))
-                cells.append(f'<td style="background-color:{shade}">{float(value):.{declared.decimals}f}</td>')
+                cells.append(f'<td style="{shade}">{float(value):.{declared.decimals}f}</td>')
         paper = ' <span class="paper-tag">paper</span>' if row.get("source") == SOURCES[1] else ""
         key = html.escape(str(row.get("row_id", "")))
         hidden = " hidden" if i >= max_rows else ""

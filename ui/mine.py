@@ -19,11 +19,15 @@ from leaderboard.entries import Entry
 from leaderboard.service import Leaderboard
 from scoring import BENCHMARKS
 from scoring.benchmarks import get_benchmark
+from submissions.answer import public_result
 from ui import display
 from ui.auth import Auth, request_token
 from ui.contact import contact_markdown
+from ui.describe import CorrectionPanel, Corrections, history_markdown
 from ui.downloads import Downloads
+from ui.failures import failures_html
 from ui.page import SURVIVES_EVICTION
+from ui.team_compare import TeamCompare, TeamComparePanel
 from ui.unparsed import unparsed_cell, unparsed_markdown
 
 SIGN_IN = "Sign in to see your submissions."
@@ -104,6 +108,8 @@ def detail_markdown(entry: Entry) -> str:
     lines += [f"**Read**: {esc(n.message)} (`{n.code}`)" for n in entry.notes]
     if entry.result is not None:
         lines.append(_figures_table(entry, bench))
+    if corrected := history_markdown(entry.state):
+        lines.append(corrected)
     for past in entry.to_api()["past_errors"]:
         lines.append(f"**Rejected** on gold `{past['gold']}` ({past['total']} error(s)):")
         lines += [
@@ -174,6 +180,17 @@ class MySubmissions:
             for kind in ("answer", "grounding")
         ]
         return detail_markdown(entry) + "".join(f"\n\n{p}" for p in parts if p)
+
+    def failures(self, submission_id: str | None, request: gr.Request, profile: gr.OAuthProfile | None) -> str:
+        """Where the chosen submission fails (ui/failures.py): its groups worst first, from its figures
+        as its team may see them (none while the Ladder withholds them) and the board's rows."""
+        identity = self.auth.identity(profile, request)
+        entry = self.leaderboard.visibility.entry(identity, submission_id or "") if identity else None
+        if entry is None or entry.result is None:
+            return ""
+        bench = get_benchmark(entry.state.meta.benchmark)
+        board = [r.figures for r in self.leaderboard.board(bench.id).rows]
+        return failures_html(bench, public_result(entry.result), board)
 
     def change(
         self, submission_id: str | None, public: bool, anonymous: bool, reveal_date: str, request, profile
@@ -253,6 +270,7 @@ class MySubmissions:
         gr.api(self.api_my_result, api_name="my_result")
         gr.api(self.api_publish, api_name="publish")
         gr.api(self.api_unpublish, api_name="unpublish")
+        gr.api(Corrections(self.leaderboard, self.auth).api_correct, api_name="correct")  # ui/describe.py
 
     def api_my_submissions(self, benchmark: str = "", request: gr.Request = None) -> list[dict]:
         """Every submission of yours and your teams' (newest first), private ones included, each
@@ -309,6 +327,9 @@ class MineTab:
     withdraw: gr.Button
     message: gr.Markdown
     hub: HubPageRow
+    fails: gr.HTML
+    correct: CorrectionPanel
+    compare: TeamComparePanel
 
     @classmethod
     def mount(cls, mine: MySubmissions, after: Dependency) -> MineTab:
@@ -325,11 +346,18 @@ class MineTab:
                 publish = gr.Button("Publish as the model's row", variant="primary", elem_id="mine-publish", scale=0)
                 withdraw = gr.Button("Withdraw (make private)", elem_id="mine-withdraw", scale=0)
             message = gr.Markdown(elem_id="mine-msg")
+            fails = gr.HTML(elem_id="mine-fails")  # where it fails, first under the picker (ui/failures.py)
+            correct = CorrectionPanel.mount()
             hub = HubPageRow.mount()
             detail = gr.Markdown(elem_id="mine-detail")
-        tab = cls(tab, summary, table, refresh, pick, detail, anonymous, reveal_date, publish, withdraw, message, hub)
+            compare = TeamComparePanel.mount()
+        parts = (tab, summary, table, refresh, pick, detail, anonymous, reveal_date, publish, withdraw, message, hub)
+        tab = cls(*parts, fails, correct, compare)
         tab._wire(mine, after)
         hub.wire(mine, pick)
+        pick.change(mine.failures, pick, fails, api_visibility="private")
+        correct.wire(Corrections(mine.leaderboard, mine.auth), pick)
+        compare.wire(TeamCompare(mine.leaderboard, mine.auth), [tab.tab.select, tab.refresh.click])
         return tab
 
     def _wire(self, mine: MySubmissions, after: Dependency) -> None:

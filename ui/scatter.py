@@ -149,8 +149,12 @@ def _axes(canvas: Canvas, x_label: str, y_label: str) -> str:
         x, y = canvas.x(value), canvas.y(value)
         parts.append(f'<line class="grid" x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{bottom}"/>')
         parts.append(f'<line class="grid" x1="{left}" y1="{y:.1f}" x2="{right}" y2="{y:.1f}"/>')
-        parts.append(f'<text class="tick" x="{x:.1f}" y="{bottom + 16}" text-anchor="middle">{value}</text>')
-        parts.append(f'<text class="tick" x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{value}</text>')
+        parts.append(
+            f'<text class="tick" aria-hidden="true" x="{x:.1f}" y="{bottom + 16}" text-anchor="middle">{value}</text>'
+        )
+        parts.append(
+            f'<text class="tick" aria-hidden="true" x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{value}</text>'
+        )
     middle_x, middle_y = (left + right) / 2, (top + bottom) / 2
     parts.append(
         f'<text class="axis" x="{middle_x:.1f}" y="{canvas.height - 6}" text-anchor="middle">'
@@ -169,18 +173,25 @@ def _svg(points: list[Point], canvas: Canvas, x_label: str, y_label: str) -> tup
     labels = place_labels(points, canvas)
     for point, label in zip(points, labels, strict=True):
         cx, cy = canvas.x(point.x), canvas.y(point.y)
-        hover = f"{point.model} ({point.team}, {point.source}): {y_label} {point.y:g}, {x_label} {point.x:g}"
+        team = point.team.removeprefix("(").removesuffix(")")  # a paper row's team is "(paper)": no doubled parentheses
+        hover = f"{point.model} ({team}, {point.source}): {y_label} {point.y:g}, {x_label} {point.x:g}"
         colour = PAPER_COLOUR if point.paper else SCORED_COLOUR
         fill = "none" if point.paper else colour
         text = ""
         if label is not None:
-            text = f'<text class="label" x="{label[0]:.1f}" y="{label[1]:.1f}">{html.escape(label[2])}</text>'
+            # beside the point, not in it: the point's name says the model in full, and a shortened
+            # "Gemini-2.5-P…" inside the control was its text missing from its name (axe 4.14:
+            # label-content-name-mismatch); keyed by its row, so the page's filters hide it with the point
+            text = (
+                f'<text class="label" data-row="{html.escape(point.row)}" aria-hidden="true" '
+                f'x="{label[0]:.1f}" y="{label[1]:.1f}">{html.escape(label[2])}</text>'
+            )
         named = html.escape(hover)
         marks.append(
             f'<g class="point" data-row="{html.escape(point.row)}" tabindex="0" role="button" aria-label="{named}">'
             f'<title>{named}</title><circle cx="{cx:.1f}" cy="{cy:.1f}" '
-            f'r="{POINT_RADIUS}" fill="{fill}" stroke="{colour}" stroke-width="2"/>{text}'
-            f'<circle class="hit" cx="{cx:.1f}" cy="{cy:.1f}"/></g>'  # its radius and fill: board.css (bytes x 1,000s)
+            f'r="{POINT_RADIUS}" fill="{fill}" stroke="{colour}" stroke-width="2"/>'
+            f'<circle class="hit" cx="{cx:.1f}" cy="{cy:.1f}"/></g>{text}'  # its radius and fill: board.css
         )
     svg = (  # a group, not an image: its points are controls (an image's children are presentational)
         f'<svg class="scatter-svg scatter-{canvas.name}" viewBox="0 0 {canvas.width} {canvas.height}" '

@@ -27,6 +27,40 @@ table.model-table th, table.model-table td {
    share the width (a box that scrolls needs a cell the keyboard can reach: axe) */
 #mine-table:has(tbody td) .header-cell {min-width: min-content;}
 #mine-table:has(tbody td) .header-cell span {word-break: keep-all; overflow-wrap: normal; hyphens: none;}
+/* My submissions' "where it fails" (ui/failures.py): a list that stacks, a split bar per group */
+.fails h2 {margin: 6px 0 2px; font-size: 1.15em;}
+.fails-list {padding-left: 1.4em; margin: 4px 0;}
+.fails-list > li {margin: 0 0 8px;}
+.fails-list ul {padding-left: 1.1em; margin: 2px 0; font-size: 0.92em;}
+.fail-name {margin: 2px 0;}
+.fail-n, .fails-how {font-size: 0.85em; opacity: 0.85;}
+.fail-flag {font-weight: 600; white-space: nowrap;}
+.split-bar {display: flex; height: 12px; max-width: 440px; border-radius: 3px; overflow: hidden; margin: 4px 0 2px;
+  background: rgba(128,128,128,0.15);}
+.split-text {font-size: 0.85em; margin: 0;}
+.split-part {white-space: nowrap;}
+.swatch {display: inline-block; width: 0.8em; height: 0.8em; border-radius: 2px; margin-right: 3px;
+  vertical-align: -1px;}
+.split-wrong {background: #b91c1c;} .split-missed {background: #f59e0b;} .split-grounded {background: #1d4ed8;}
+/* a team's Compare (ui/team_compare.py), as the board's: a card per row on a phone */
+.team-compare-wrap {overflow-x: auto; max-width: 100%;}
+.team-compare {border-collapse: collapse; font-size: 0.88em; font-variant-numeric: tabular-nums;}
+.team-compare th, .team-compare td {border-bottom: 1px solid rgba(128,128,128,0.28); padding: 3px 8px;
+  text-align: right; white-space: nowrap;}
+.team-compare th[scope="row"], .team-compare td:nth-child(3) {text-align: left;}
+.compare-test {font-size: 0.85em; opacity: 0.85; margin: 0 0 4px;}
+/* the detail's figures table on a phone: whole figures per line ("70.36 ± 1.58"), the table scrolls in its box */
+#mine-detail table {display: block; overflow-x: auto; max-width: 100%;}
+#mine-detail td, #mine-detail th {white-space: nowrap; word-break: keep-all;}
+@media (max-width: 640px) {
+  .team-compare, .team-compare tbody, .team-compare tr, .team-compare th, .team-compare td {display: block;}
+  .team-compare thead {position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0);}
+  .team-compare tr {padding: 4px 0; border-bottom: 1px solid rgba(128,128,128,0.28);}
+  .team-compare th[scope="row"] {text-align: left; border: 0; padding: 2px 4px;}
+  .team-compare td {display: inline-block; border: 0; padding: 1px 4px; text-align: left;}
+  .team-compare td::before {content: attr(data-label) ": "; opacity: 0.8;}
+  .team-compare td[data-label="n"] {display: none;}
+}
 /* the code samples' strings (Prism's #690 green on grey reads 3.1:1) */
 .token.string {color: #3f6212 !important;}
 .dark .token.string {color: #bef264 !important;}

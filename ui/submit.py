@@ -35,6 +35,7 @@ from submissions.request import SubmitRequest
 from ui import display
 from ui.auth import Auth
 from ui.contact import contact_markdown
+from ui.failures import failures_markdown
 from ui.public_files import question_links
 from ui.unparsed import unparsed_markdown
 
@@ -167,13 +168,16 @@ class Submitter:
             return "**Quota**: sign in to see your daily quota."
         return quota_markdown(self.quota_left(identity, benchmark))
 
-    @staticmethod
-    def show_answer(answer: dict, benchmark: str) -> tuple:
-        """The answer as the form shows it: result or errors, and the quota."""
+    def show_answer(self, answer: dict, benchmark: str) -> tuple:
+        """The answer as the form shows it: result or errors, where it fails, and the quota."""
         bench = get_benchmark(benchmark) if benchmark in BENCHMARKS else None
         errors = display.errors_frame(answer)
+        fails = ""
+        if bench is not None and answer.get("result"):  # figures the Ladder shows the team (none when withheld)
+            board = [r.figures for r in self.leaderboard.board(bench.id).rows]
+            fails = "\n\n" + failures_markdown(bench, answer["result"], board)
         return (
-            display.result_markdown(answer, bench) + checks_markdown(answer) + suggested_markdown(answer),
+            display.result_markdown(answer, bench) + fails + checks_markdown(answer) + suggested_markdown(answer),
             gr.Dataframe(value=errors, visible=not errors.empty),
             quota_markdown(answer.get("quota") or ""),
         )

@@ -137,6 +137,7 @@ class Grouping:
     order: tuple[str, ...]
     display: Mapping[str, str] = field(default_factory=dict)  # long names, e.g. "T1 within culture"
     short: Mapping[str, str] = field(default_factory=dict)  # for column headers, e.g. "T1"
+    question_field: str = ""  # the public question list's field holding the label; by default the name
 
     def __post_init__(self) -> None:
         _check_name("grouping", self.name)
@@ -153,6 +154,11 @@ class Grouping:
 
     def abbrev(self, value: str) -> str:
         return self.short.get(value) or self.show(value)
+
+    @property
+    def field(self) -> str:
+        """The question list's field of the label (the question browser filters by it)."""
+        return self.question_field or self.name
 
 
 @dataclass(frozen=True)
@@ -360,6 +366,9 @@ class Benchmark:
     """The overview's column groups; by default every metric's overall figure."""
     view_metrics: tuple[str, ...] = ()
     """The metrics shown per label in each grouping's view; by default the primary one."""
+    group_metrics: tuple[str, ...] = ()
+    """The metrics published per label of every grouping (the results dataset, the board's data): the
+    view metrics and these; the board's group focus ranks by any of them. By default the view metrics."""
     plots: tuple[Plot, ...] = ()
     shifted_keys: Callable[[list[tuple[int, object, object]], Gold], str | None] | None = None
     """Optional whole-file check of the keys as given: ``(line, parsed key, the line's echo of
@@ -419,6 +428,8 @@ class Benchmark:
             object.__setattr__(self, "overview", tuple(Panel(m.name) for m in self.metrics))
         if not self.view_metrics:
             object.__setattr__(self, "view_metrics", (self.primary_metric,))
+        extra = tuple(m for m in self.group_metrics if m not in self.view_metrics)
+        object.__setattr__(self, "group_metrics", (*self.view_metrics, *extra))
         if not self.headline:
             object.__setattr__(self, "headline", {self.primary_metric: HEADLINE_STEP})
         if not self.harness_name:
@@ -457,7 +468,7 @@ class Benchmark:
         """Every name the overview, views and plots mention is declared (else an error at import)."""
         metrics = {m.name for m in self.metrics}
         groupings = {g.name for g in self.groupings}
-        used_metrics = [p.metric for p in self.overview] + list(self.view_metrics) + list(self.headline)
+        used_metrics = [p.metric for p in self.overview] + list(self.group_metrics) + list(self.headline)
         if any(not step > 0 for step in self.headline.values()):
             self._fail(f"every headline metric's Ladder step must be above 0, not {dict(self.headline)}")
         used_groupings = [p.by for p in self.overview if p.by is not None]

@@ -35,7 +35,9 @@ from tests.support.submissions import board, form, write_gold, write_submission
 from tests.ui.fakes import Profile, Request, bearer
 from ui.auth import Auth, TokenCheck
 from ui.board_data import board_data
+from ui.describe import Corrections
 from ui.mine import MySubmissions
+from ui.team_compare import TeamCompare
 
 ALICE, BOB, MALLORY = Identity("alice"), Identity("bob"), Identity("mallory")
 MAINT = Identity("maint", is_maintainer=True)
@@ -166,6 +168,18 @@ def surfaces(lb, tmp: Path, viewer: Identity | None, sentinels: list[Sentinel]) 
     changes = [(mine.api_publish, s.sid, False, "", request) for s in strangers]
     changes += [(mine.api_unpublish, s.sid, request) for s in strangers]
     out["/publish, /unpublish"] = "".join(_call(*change) for change in changes)
+    # issue 44: where it fails, the team's Compare (its private runs), and /correct's refusals
+    out["where it fails"] = "".join(mine.failures(s.sid, request, profile) for s in sentinels)
+    compare = TeamCompare(lb, auth)
+    runs = compare.runs("scb", request, profile).choices
+    board_row = next(key for _, key in runs if key.startswith("row:"))
+    out["team compare"] = str(runs) + "".join(
+        compare.show([f"mine:{s.sid}", board_row], request, profile) for s in sentinels
+    )
+    correct = Corrections(lb, auth).api_correct
+    out["/correct"] = "".join(
+        _call(correct, s.sid, None, "https://x.example/", None, None, None, None, request) for s in strangers
+    )
     results = lb.settings.data_dir / "results"
     published = []
     for path in sorted(results.rglob("*")):
@@ -232,6 +246,10 @@ def test_what_each_viewer_may_see_is_shown(world):
         assert by_state[state].sid in alice["/my_submissions"], state
     for state in ("private", "withdrawn", "public"):
         assert by_state[state].figure in alice["my submissions"], state
+        assert by_state[state].figure in alice["team compare"], state  # issue 44: its own private runs
+    assert alice["where it fails"] and by_state["private"].sid in alice["team compare"]
+    mallory = surfaces(lb, tmp, MALLORY, sentinels)["team compare"]
+    assert all(by_state[state].sid not in mallory for state in STATES)
     bob = surfaces(lb, tmp, BOB, sentinels)
     assert "BobVision-13B" in bob["/my_result"] and by_state["anonymous"].sid in bob["my submissions"]
 

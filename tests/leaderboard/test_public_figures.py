@@ -108,3 +108,35 @@ def test_the_browser_ranks_from_the_page_keys_as_the_server_does(writer, monkeyp
     assert browser == [r["rank"] for r in page]
     first, second = (next(r for r in page if r["row_id"] == row.row_id) for row in rows[:2])
     assert first["rank"] < second["rank"] and first["lo"] > second["hi"]
+
+
+def test_grounded_accuracy_per_group_is_public_as_the_team_sees_it(writer):
+    """Issue 44: GAcc@0.5 per country and category ("found the artifact") is in the results dataset
+    (CSV, Parquet) and the page's data, rounded as every public figure (two decimals: no hit count or
+    IoU sum beyond what the team's own answer gives it), equal to the team's own figure
+    (submissions.answer.public_result), and in no view's columns (the group focus reads it)."""
+    from leaderboard.columns import columns, views
+    from submissions.answer import public_result
+
+    results = writer.settings.data_dir / "results"
+    csv = pd.read_csv(results / layout.public_table("scb", "csv"))
+    parquet = pd.read_parquet(results / layout.public_table("scb", "parquet"))
+    page = {r["row_id"]: r for r in benchmark_data(writer, SCB)["rows"]}
+    keys = [f"{g.name}.{label}.gacc50" for g in SCB.groupings for label in g.order]
+    assert not set(keys) & {c.key for v, _ in views(SCB) for c in columns(SCB, v)}
+    info = writer.gold_info("scb")
+    checked = 0
+    for row in writer.board("scb").rows:
+        if not row.submission_id:
+            continue
+        own = public_result(writer.catalog.get(row.submission_id).latest_result(info.version))
+        for g in SCB.groupings:
+            for label in g.order:
+                want = own[g.name][label]["gacc50"]
+                key = f"{g.name}.{label}.gacc50"
+                got_csv = csv.loc[csv["row_id"] == row.row_id, parquet_name(key)].item()
+                got_parquet = parquet.loc[parquet["row_id"] == row.row_id, parquet_name(key)].item()
+                assert got_csv == got_parquet == page[row.row_id][key] == want, key
+                assert round(want, 2) == want
+                checked += 1
+    assert checked == 3 * len(keys)

@@ -1,6 +1,6 @@
 """Compare as the board page's script computes it (``ui/static/compare.js``), in Python: the
-rows' figures rebuilt from the page's own data (figures as shown, the overall intervals' "±"; the
-page publishes no group's interval), then :func:`leaderboard.compare.compare`."""
+rows' figures rebuilt from the page's own data (figures as shown, the overall intervals' "±" and the
+groups' from ``_group_ci``, as the model pages show them), then :func:`leaderboard.compare.compare`."""
 
 from __future__ import annotations
 
@@ -20,10 +20,12 @@ def page_figures(bench_data: Mapping, row: Mapping) -> dict:
             figures["overall"][f"{name}_ci"] = row[f"overall.{name}_ci"]
     for grouping in bench_data["groupings"]:
         sizes = bench_data["sizes"].get(grouping["name"], {})
+        intervals = (row.get("_group_ci") or {}).get(grouping["name"], {})
         figures[grouping["name"]] = {
             label: {
                 "questions": sizes.get(label, 0),
                 **{m["name"]: row.get(f"{grouping['name']}.{label}.{m['name']}") for m in bench_data["metrics"]},
+                **{f"{m}_ci": half for m, half in intervals.get(label, {}).items()},  # the model page's "±"
             }
             for label in grouping["labels"]
         }

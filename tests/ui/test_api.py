@@ -122,7 +122,9 @@ def test_endpoint_is_documented_and_named(client):
     assert defaults["grounding_format"] == (True, "")  # none declared: files of boxes need none
     assert defaults["more_files"] == (True, None)  # one file, as ever, unless SCB's second stage comes with it
     # maintainer actions and internal renders are not API endpoints; a team's own are (docs/teams.md)
-    assert set(info["named_endpoints"]) == {"/submit", "/my_submissions", "/my_result", "/publish", "/unpublish"}
+    assert set(info["named_endpoints"]) == {
+        "/submit", "/my_submissions", "/my_result", "/publish", "/unpublish", "/correct",
+    }  # fmt: skip
 
 
 def test_a_raw_grounding_file_is_read_in_its_declared_format(client, tmp_path):
@@ -253,3 +255,24 @@ def test_no_gold_in_config_or_api_info(server, client, tmp_path):
             pair = re.compile(rf'"{record["question_id"]}"\s*,\s*\\?"answer\\?"\s*:')
             assert not pair.search(text), (where, record["question_id"])
             assert f'"width": {record["width"]}, "height": {record["height"]}' not in text
+
+
+def test_a_team_corrects_a_rows_details_through_the_api(client):
+    """Issue 44: ``/correct`` changes a row's descriptive fields without a new scored file, keeps what it
+    is not given, audits the change in the entry's ``corrections``, and refuses what is not the caller's."""
+    named = client.view_api(return_format="dict", print_info=False)["named_endpoints"]["/correct"]["parameters"]
+    assert [p["parameter_name"] for p in named] == [
+        "submission_id", "model_repo", "paper_url", "code_url", "description", "model_license", "model_params",
+    ]  # fmt: skip
+    assert all(p["parameter_has_default"] and p["parameter_default"] is None for p in named[1:])
+    entry = next(e for e in client.predict(benchmark="", api_name="/my_submissions") if e["result"])
+    before = client.predict(submission_id=entry["submission_id"], api_name="/my_result")
+    answer = client.predict(
+        submission_id=entry["submission_id"], code_url="https://example.org/code", api_name="/correct"
+    )
+    assert "code_url: (empty) -> https://example.org/code" in answer["message"]
+    assert answer["result"] == before["result"]  # no new scoring
+    (event,) = answer["corrections"]
+    assert event["changes"] == [{"field": "code_url", "before": "", "after": "https://example.org/code"}]
+    with pytest.raises(Exception, match="of yours"):
+        client.predict(submission_id="20990101-000000-0000000000", code_url="", api_name="/correct")

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from axe_playwright_python.sync_playwright import Axe
 
+from tests.support.axe import axe
 from tests.support.gradio_settled import GradioSettled
 from tests.ui.conftest import shot, start_app
 
@@ -48,7 +48,7 @@ def open_board(page, url: str, query: str = "") -> None:
 
 def grave_findings(page) -> list[str]:
     """axe-core's serious and critical violations on the page as it is, one line per node."""
-    found = Axe().run(page).response["violations"]
+    found = axe().run(page).response["violations"]
     return [
         f"{v['id']} ({v['impact']}): {node['target']} {node['failureSummary'].splitlines()[-1].strip()}"
         for v in found
@@ -75,7 +75,7 @@ GRADIO_TABS = {"submit": "#sub-bench", "mine": "#mine-pick"}  # Compare is the b
 
 def every_finding(page) -> list[str]:
     """axe-core's violations of every impact (moderate and minor too), one line per rule."""
-    found = Axe().run(page).response["violations"]
+    found = axe().run(page).response["violations"]
     return [f"{v['id']} ({v['impact']}): {[node['target'] for node in v['nodes']][:4]}" for v in found]
 
 

@@ -104,6 +104,8 @@ def test_a_deep_link_shows_the_comparison_as_python_formats_it(page, server, wid
     scb = get_benchmark("scb")
     want = []
     for d in pairing.differences:
+        if d.a is None and d.b is None:
+            continue  # a row of two "-" says nothing (issue 44: 12 such rows on SCB)
         metric = scb.metric(d.metric)
         where = (
             "Overall"
@@ -114,9 +116,11 @@ def test_a_deep_link_shows_the_comparison_as_python_formats_it(page, server, wid
         interval = f"± {shown((d.high - d.low) / 2, dec)}" if d.low is not None and d.high is not None else ""
         want.append(
             [where, f"{d.questions:,}", metric.label, shown(d.a, dec), shown(d.b, dec), shown(d.difference, dec, True)]
-            + [interval, shown_p(d.p_value), d.test]
+            + [interval, shown_p(d.p_value)]
         )
     assert cells == want
+    assert any(d.grouping != "overall" and d.low is not None for d in pairing.differences)  # groups have intervals
+    assert page.locator("#cmp-result .compare-test").inner_text() == f"Test: {pairing.differences[0].test}."
     assert "compare=" in page.url and "bench=scb" in page.url  # the address keeps the comparison
     assert not [u for u in asked if "/gradio_api/" in u]  # computed in the browser: no event reaches the server
     table.scroll_into_view_if_needed()

@@ -137,7 +137,7 @@ def test_heatmaps_show_every_metric_with_group_sizes(context, page, store):
         heads = heat.locator("thead th").all_inner_texts()[1:]
         assert len(heads) == len(SCB.grouping(plot.grouping).order)
         for head, label in zip(heads, SCB.grouping(plot.grouping).order, strict=True):
-            assert head.endswith(f"n={sizes[plot.grouping][label]:,}"), head
+            assert head.endswith(f"{sizes[plot.grouping][label]:,} questions"), head  # a link to them (issue 44)
         cell = heat.locator("tbody td:not(.missing)").first.inner_text()
         assert re.fullmatch(rf"\d+\.\d{{{SCB.metric(plot.metric).decimals}}}", cell)  # the table's decimals
     look(page, context, "heatmap", "#scb-heat-country-miou")

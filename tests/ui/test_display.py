@@ -120,7 +120,11 @@ def test_plots_are_the_declared_ones(board):
     assert country == display.heatmap_html(
         board, SCB, "country", "acc", title="Accuracy by country", sizes={"Thailand": 7}
     )
-    assert "n=7" in country and "mIoU by country" in country_miou
+    assert "7 questions" in country and "mIoU by country" in country_miou
+    # a column's header links the board's focus on that group and the question browser filtered to it (issue 44)
+    assert '<a href="?bench=scb&amp;focus=country%3AThailand&amp;metric=acc"' in country
+    assert 'href="questions?bench=scb&amp;f.country=Thailand">7 questions</a>' in country
+    assert 'focus=country%3AThailand&amp;metric=miou"' in country_miou
     assert [display.plot_title(KV, p) for p in KV.plots] == ["Accuracy by type", "Accuracy by category"]
     kv_board = frame("kviscuit", [])
     assert display.scatter_frame(kv_board).empty  # K-Viscuit declares no scatter
@@ -202,3 +206,27 @@ def test_the_plots_carry_each_rows_key_for_the_filters():
     assert heat.count("<tr data-row=") == 25 and heat.count(" hidden>") == 5  # the first 20 shown
     assert '<tr data-row="id20" hidden>' in heat and '<tr data-row="id19">' in heat
     assert 'data-shown="20" data-held="25"' in heat
+
+
+def _luminance(hsl: str) -> float:
+    """WCAG relative luminance of ``hsl(h, s%, l%)``, computed here (colorsys), not by the code under test."""
+    import colorsys
+
+    h, sat, light = (float(x.strip(" %")) for x in hsl.removeprefix("hsl(").removesuffix(")").split(","))
+    channels = colorsys.hls_to_rgb(h / 360, light / 100, sat / 100)
+    lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def test_the_heatmap_ramp_darkens_steadily_and_its_text_reads_at_aa():
+    """Issue 44: the old ramp's luminance was 0.777/0.749/0.739/0.734/0.726 at 40/50/60/70/80 (a 40
+    and an 80 looked alike in greyscale). Now it falls at every step, and each cell's text (black, or
+    white on the darker cells) reads at 4.5:1 or more."""
+    styles = [dict(p.split(":", 1) for p in display._heat_colour(v).split(";")) for v in range(0, 101)]
+    lum = [_luminance(s["background-color"]) for s in styles]
+    assert all(a >= b for a, b in zip(lum, lum[1:])) and all(a > b for a, b in zip(lum, lum[2:]))
+    assert lum[40] - lum[80] > 0.25  # was 0.05
+    for value, (style, y) in enumerate(zip(styles, lum, strict=True)):
+        text = 0.0 if style["color"] == "#000" else 1.0
+        ratio = (max(y, text) + 0.05) / (min(y, text) + 0.05)
+        assert ratio >= 4.5, (value, style, ratio)

@@ -86,3 +86,34 @@ def test_a_check_over_the_accounts_bound_answers_retry_with_every_key(lb, tmp_pa
     assert "attempts left" in answer["quota"] and lb.catalog.all() == []
     again = submit(Submitter(lb, Auth(UiSettings())), path, validate_only=True)
     assert again["status"] == "valid"
+
+
+def planted(path, weak_country: str):
+    """A file right on about 90% of the small gold but wrong on every question of one country."""
+    from leaderboard import demo
+    from tests.support.submissions import small_gold
+
+    gold = small_gold()
+    lines = demo.scb_submission(gold, 0.9, "bbox_good", seed=4)
+    letters = {g["question_id"]: g["answer"] for g in gold if g["country"] == weak_country}
+    for line in lines:
+        if line["question_id"] in letters:
+            line["answer"] = "ABCD"[("ABCD".index(letters[line["question_id"]]) + 1) % 4]
+    return demo.write_jsonl(path, lines)
+
+
+def test_the_answer_names_the_weakest_groups_only_when_its_figures_are_shown(lb, tmp_path):
+    """Issue 44: the Submit answer names the weakest groups (flagged: the gap's interval excludes 0)
+    with SCB's split, from the figures the answer itself carries; none when the Ladder withholds them."""
+    from tests.support.submissions import small_gold
+
+    weak = small_gold()[0]["country"]
+    submitter = Submitter(lb, Auth(UiSettings()))
+    answer = submit(submitter, planted(tmp_path / "weak.jsonl", weak), model="Weak-1", team="Team W")
+    assert answer["status"] == "scored" and answer["result"]
+    text, _, _ = submitter.show_answer(answer, "scb")
+    fails = text[text.index("**Where it fails**") :]
+    first = fails.splitlines()[1].replace("\\", "")  # as Markdown renders it (escapes dropped)
+    assert first.startswith(f"- **Country: {weak}**") and "⚑" in first and "wrong answer 100.00%" in first
+    withheld = {**answer, "result": None}
+    assert "Where it fails" not in submitter.show_answer(withheld, "scb")[0]

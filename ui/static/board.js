@@ -17,6 +17,9 @@
   load(document.getElementById("board-data").textContent);
   const choiceKeys = (f) => f.choices.map(([value]) => value);
   const PHONE = window.matchMedia("(max-width: 640px)");
+  // a narrow desktop (a small window, or 200 % zoom on a 1440 screen: 720 CSS px) keeps the team under
+  // the name and the model's type and source after the figures, so the headline figures stay in sight
+  const NARROW = window.matchMedia("(max-width: 1100px)");
   const MODEL_GROUP = "Model";
   const root = document.getElementById("board");
   const el = (id) => document.getElementById(id);
@@ -78,6 +81,7 @@
       q: (p.get("q") || "").slice(0, 200),
       hide: listed("hide", allGroups(b), []),
       model: (p.get("model") || "").slice(0, 64) || null,
+      ...window.lbFocus.fromParams(p, b), // focus, metric (ui/static/focus.js)
     };
   }
 
@@ -94,6 +98,7 @@
     put("q", s.q.trim(), "");
     put("hide", [...s.hide].sort().join(","), "");
     if (s.sort) p.set("sort", `${s.sort.key}:${s.sort.dir}`);
+    window.lbFocus.toParams(p, s);
     if (s.model) p.set("model", s.model);
     return "?" + p.toString().replace(/\+/g, "%20");
   }
@@ -159,14 +164,38 @@
   // the name links the model's first link (its Hub page, else its paper, else its code: display.row_links)
   function modelCell(row, phone) {
     const target = (row._links || []).map(([u]) => safeUrl(u)).find(Boolean) || "";
-    const name = target ? `<a href="${esc(target)}" target="_blank" rel="noopener noreferrer nofollow">${esc(row.model)}</a>` : esc(row.model);
+    const name = target ? `<a href="${esc(target)}" target="_blank" rel="noopener noreferrer nofollow" tabindex="-1">${esc(row.model)}</a>` : esc(row.model);
     const paper = row.source === DATA.paper_source ? ' <span class="paper-tag">reported in paper</span>' : "";
     const team = phone ? `<div class="team-line">${esc(row.team)}</div>` : "";
     return `<div class="model-cell" title="${esc(row.model)} (${esc(row.team)})"><div class="model-name">${lenientMark(row)}<span class="name">${name}</span>${newTag(row)}${paper}</div>${team}</div>`;
   }
 
+  // What a figure's header abbreviates ("Acc T1": "Accuracy (share of ...), T1 within culture"), for a
+  // screen reader (a hidden text after it) and a pointer (the tooltip); "" for a column that is no figure.
+  function spelledOut(b, c) {
+    if (!c.figure) return "";
+    const [section, label, name] = c.figure;
+    const m = b.metrics.find((x) => x.name === name);
+    if (!m) return "";
+    const g = b.groupings.find((x) => x.name === section);
+    const where = g && label !== null ? `, ${(g.shown || g.labels)[g.labels.indexOf(label)]}` : "";
+    return `${m.label} (${m.about})${where}`;
+  }
+  // A row as a screen reader names it: its rank, model and headline figures with their names.
+  function rowLabel(b, row) {
+    const overall = viewOf(b, "overall").columns;
+    const figures = b.headline.map((key) => {
+      const c = overall.find((x) => x.key === key);
+      const m = c && c.figure && b.metrics.find((x) => x.name === c.figure[2]);
+      const name = m ? m.label : c ? c.header : key;
+      return !c ? "" : missing(row[key]) ? `no ${name}` : `${name} ${fmtCi(row[key], c.ci ? row[c.ci] : null, c.decimals)}`;
+    }).filter(Boolean);
+    const who = row.source === DATA.paper_source ? "reported in paper" : row.team;
+    return `Rank ${rankText(row)}, ${row.model}, ${who}: ${figures.join(", ")}. Enter opens its model page.`;
+  }
+
   const DESKTOP_WIDTHS = { rank: 72, model: 250, team: 140, model_type: 130, number: 92, date: 100, links: 150, params: 76 };
-  function columnDefs(b, view, hide, phone) {
+  function columnDefs(b, view, hide, phone, narrow = false) {
     const shown = view.columns.filter(shownKind).filter((c) => c.group === MODEL_GROUP || !hide.includes(c.group));
     const groupTint = {};
     shown.forEach((c) => { if (c.kind === "number" && !(c.group in groupTint)) groupTint[c.group] = Object.keys(groupTint).length % tints.length; });
@@ -183,14 +212,16 @@
     let priority = 1, kept = 1;
     const defs = [];
     for (const c of shown) {
-      if (phone && c.key === "team") continue; // on a phone the team sits under the model's name
-      const d = { title: c.header, field: c.key, headerTooltip: `${c.header} (${c.group}): click to sort`, cssClass: `k-${c.kind}` };
+      if ((phone || narrow) && c.key === "team") continue; // on a phone or a narrow window the team sits under the name
+      const spelled = spelledOut(b, c);
+      const d = { title: c.header, field: c.key, headerTooltip: `${spelled || c.header}: click to sort`, cssClass: `k-${c.kind}` };
+      if (spelled) d.titleFormatter = () => `<abbr title="${esc(spelled)}">${esc(c.header)}</abbr><span class="sr-only">, ${esc(spelled)}</span>`;
       if (c.group in groupTint) d.cssClass += ` tint-${groupTint[c.group]}`;
       if (keptFirst(c)) d.cssClass += " compact-figure";
       if (c.kind === "rank") {
         Object.assign(d, { formatter: (cell) => rankText(cell.getRow().getData()), sorter: (a, z, ra, rz) => ra.getData()._order - rz.getData()._order, width: phone ? (compact ? 44 : 50) : 72, hozAlign: "right", headerSortStartingDir: "asc", frozen: !phone, responsive: 0 });
       } else if (c.kind === "model") {
-        Object.assign(d, { formatter: (cell) => modelCell(cell.getRow().getData(), phone), sorter: "string", minWidth: phone ? (compact ? 110 : 170) : 200, widthGrow: compact ? 1 : 2, frozen: !phone, responsive: 0, variableHeight: true });
+        Object.assign(d, { formatter: (cell) => modelCell(cell.getRow().getData(), phone || narrow), sorter: "string", minWidth: phone ? (compact ? 110 : 170) : narrow ? 170 : 200, widthGrow: compact ? 1 : 2, frozen: !phone, responsive: 0, variableHeight: true });
       } else if (c.key === "team") {
         Object.assign(d, { formatter: (cell) => `<span title="${esc(cell.getValue())}">${esc(cell.getValue())}</span>`, minWidth: 130, frozen: true, responsive: 0 });
       } else if (c.kind === "model_type") {
@@ -210,19 +241,26 @@
           minWidth: c.ci && !phone ? 112 : keptFirst(c) ? 54 : 62,
         });
       } else if (c.kind === "links") {
-        Object.assign(d, { formatter: (cell) => links(cell.getRow().getData()) || "-", headerSort: false, download: false, responsive: 1000 + priority++ });
+        Object.assign(d, { formatter: (cell) => links(cell.getRow().getData()).replace(/<a /g, '<a tabindex="-1" ') || "-", headerSort: false, download: false, responsive: 1000 + priority++ });
       } else {
         Object.assign(d, { formatter: (cell) => esc(missing(cell.getValue()) || cell.getValue() === "" ? "-" : cell.getValue()), responsive: 1000 + priority++ });
       }
       // Download CSV: figures as the board shows them (70.00), the type's label, formulas quoted
       const asShown = (v) => (missing(v) ? "" : Number(v).toFixed(c.decimals));
       d.accessorDownload = c.kind === "model_type" ? (v) => csvSafe(typeLabel(v)) : c.kind === "number" ? asShown : csvSafe;
-      if (!phone) d.width = DESKTOP_WIDTHS[c.kind === "text" && c.key === "team" ? "team" : c.kind] || 120; // no measuring
+      if (!phone) d.width = (narrow && c.kind === "model" ? 180 : DESKTOP_WIDTHS[c.kind === "text" && c.key === "team" ? "team" : c.kind]) || 120; // no measuring
       defs.push(d);
       // Download CSV: the half-width of the figure's 95% interval in its own column, "Acc ±", as the board shows it
       if (c.kind === "number" && c.ci) defs.push({ title: `${c.header} ±`, field: c.ci, visible: false, download: true, titleDownload: `${c.header} ± (95% interval)`, accessorDownload: asShown });
     }
     if (phone) defs.unshift({ title: '<span class="sr-only">More figures</span>', formatter: "responsiveCollapse", width: 26, minWidth: 26, hozAlign: "center", headerSort: false, resizable: false, responsive: 0, cssClass: "collapse-toggle" });
+    if (narrow) { // the headline figures right after the name, then the other figures, then what describes the row
+      const place = (d) => (d.field === "rank" || d.field === "model" ? 0 : b.headline.includes(d.field) ? 1
+        : /\bk-number\b/.test(d.cssClass || "") ? 2 : 3);
+      let last = 0; // a figure's hidden "±" column (Download CSV) stays right after it
+      const placed = defs.map((d, i) => [(last = d.visible === false ? last : place(d)), i, d]);
+      return placed.sort((x, y) => x[0] - y[0] || x[1] - y[1]).map(([, , d]) => d);
+    }
     return defs;
   }
 
@@ -230,8 +268,27 @@
   // Sortable headers and rows are in the tab order (Enter or Space on a header sorts it, Enter on a
   // row opens its model page); the scrolling holder is not a stop of its own (the rows in it are),
   // which also leaves the grid holding rows only.
-  function focusableRow(row) {
-    row.getElement().tabIndex = 0;
+  function focusableRow(b, row) {
+    const element = row.getElement();
+    element.tabIndex = 0;
+    element.setAttribute("aria-label", rowLabel(b, row.getData()));
+  }
+  // The skip link's target: the first row of the table in sight (or of the focus, or the model page's heading).
+  function focusFirstRow() {
+    if (state.model) { el("model-body").querySelector("h2")?.focus(); return; }
+    const first = state.focus ? el("focus-table").querySelector("a[data-model]") : el("board-table").querySelector(".tabulator-row");
+    if (first) { first.focus(); first.scrollIntoView({ block: "nearest" }); }
+  }
+  // Back from a model page, the focus goes to the row it was opened from (scrolled, or paged, into sight).
+  async function focusRow(id) {
+    if (state.focus) { el("focus-table").querySelector(`a[data-model="${CSS.escape(id)}"]`)?.focus(); return; }
+    const table = shown && shown.table, row = table && table.getRow(id);
+    if (!row) return;
+    try {
+      if (PHONE.matches) await table.setPageToRow(row);
+      else await table.scrollToRow(row, "nearest", false);
+    } catch (err) { /* already in sight */ }
+    row.getElement().focus({ preventScroll: !PHONE.matches });
   }
   function keyboardReady(grid) {
     grid.querySelector(".tabulator-tableholder")?.removeAttribute("tabindex");
@@ -272,7 +329,7 @@
   const MAX_TABLES = 12;
   let shown = null; // the entry in the page
 
-  function makeTable(columns) {
+  function makeTable(columns, b) {
     const host = document.createElement("div");
     host.className = "board-grid";
     const grid = document.createElement("div");
@@ -291,7 +348,7 @@
       // a phone's table (folded rows, no virtual rows) is drawn a page of rows at a time
       pagination: PHONE.matches, paginationSize: 50, paginationCounter: "rows", paginationButtonCount: 3,
       paginationElement: pager, paginationCounterElement: pager,
-      rowFormatter: focusableRow,
+      rowFormatter: (row) => focusableRow(b, row),
       renderVerticalBuffer: 120, // rows drawn beyond those in sight, in px (Tabulator's default is a whole table's height more)
       renderHorizontal: PHONE.matches ? "basic" : "virtual", // only the columns in sight get cells
       columnDefaults: { headerSortTristate: false, headerWordWrap: true, vertAlign: "middle", tooltip: false },
@@ -320,7 +377,7 @@
     return entry;
   }
 
-  const columnsKeyOf = (b, view, hide) => JSON.stringify([b.id, view.id, [...hide].sort(), PHONE.matches]);
+  const columnsKeyOf = (b, view, hide) => JSON.stringify([b.id, view.id, [...hide].sort(), PHONE.matches, NARROW.matches]);
   const sortOf = (view, s) => (s.sort && view.columns.some((c) => c.key === s.sort.key) ? s.sort : null);
 
   function forgetTables() {
@@ -336,7 +393,7 @@
     const key = columnsKeyOf(b, view, hide);
     let entry = tables.get(key);
     if (!entry) {
-      entry = makeTable(columnDefs(b, view, hide, PHONE.matches));
+      entry = makeTable(columnDefs(b, view, hide, PHONE.matches, NARROW.matches && !PHONE.matches), b);
       tables.set(key, entry);
       if (tables.size > MAX_TABLES) {
         const [oldKey, old] = [...tables].find(([, e]) => e !== shown && e !== entry);
@@ -378,6 +435,7 @@
   // The table shown sits in #board-table; the others wait in #board-idle, which the browser keeps
   // laid out but never draws (content-visibility: hidden), so showing one is a move, not a rebuild.
   function show(entry) {
+    el("first-screen")?.remove(); // the baked first screen (ui/first_screen.py) gives way in this frame
     if (shown === entry) return;
     if (shown) el("board-idle").append(shown.host);
     el("board-table").append(entry.host);
@@ -449,6 +507,7 @@
     el("bench-about").innerHTML = `${esc(b.description)} <em>${esc(b.paper)}.</em>`;
     el("view-choice").innerHTML = radio("view", b.views.map((v) => [v.id, v.label]), view.id);
     el("filters-list").innerHTML = DATA.filters.map(filterControl).join("");
+    el("focus-choice").innerHTML = window.lbFocus.controls(b, state);
     const groups = groupsOf(view);
     el("columns-choice").innerHTML = boxes("show", groups.map((g) => [g, g]), groups.filter((g) => !state.hide.includes(g)));
     el("columns-count").textContent = `${groups.filter((g) => !state.hide.includes(g)).length} of ${groups.length} groups shown`;
@@ -468,7 +527,9 @@
     });
     root.addEventListener("change", (e) => {
       const n = e.target.name;
-      if (n === "view") go({ view: e.target.value, sort: null });
+      const focus = window.lbFocus.changed(BENCHES[state.bench], state, n, e.target.value);
+      if (focus) go(focus);
+      else if (n === "view") go({ view: e.target.value, sort: null });
       else if (FILTERS[n]) go({ filters: { ...state.filters, [n]: FILTERS[n].type === "dropdown" ? e.target.value : checked(n) } });
       else if (n === "show") {
         const groups = groupsOf(viewOf(BENCHES[state.bench], state.view));
@@ -491,8 +552,14 @@
     for (const id of ["copy-link", "copy-link-2"]) el(id).addEventListener("click", copyLink);
     el("newest").addEventListener("click", () => go({ sort: newestFirst(state) ? null : { key: DATE_KEY, dir: "desc" } }));
     for (const id of ["download-csv", "download-csv-2"]) el(id).addEventListener("click", download);
+    el("focus-table").addEventListener("click", (e) => {
+      const a = e.target.closest("a[data-model]");
+      if (a && !e.metaKey && !e.ctrlKey) { e.preventDefault(); go({ model: a.dataset.model }); }
+    });
     el("model-back").addEventListener("click", (e) => { e.preventDefault(); if (fromHere > 0) history.back(); else go({ model: null }); });
     PHONE.addEventListener("change", () => { forgetTables(); render(); });
+    NARROW.addEventListener("change", () => { forgetTables(); render(); });
+    el("skip-link").addEventListener("click", (e) => { e.preventDefault(); focusFirstRow(); });
     let resizing = null;
     window.addEventListener("resize", () => {
       clearTimeout(resizing);
@@ -631,7 +698,8 @@
     for (const count of scatter.querySelectorAll(".scatter-count")) {
       const layout = scatter.querySelector(`svg.${count.classList.contains("scatter-narrow") ? "scatter-narrow" : "scatter-wide"}`);
       const visible = shownPoints(layout);
-      const labelled = visible.filter((g) => g.querySelector("text.label")).length;
+      const named = new Set([...layout.querySelectorAll(`text.label:not(.${SHOWN_OUT})`)].map((t) => t.dataset.row));
+      const labelled = visible.filter((g) => named.has(g.dataset.row)).length;
       const all = labelled === visible.length;
       const labels = visible.length === 1 ? (all ? "labelled" : "not labelled") : `${all ? "all" : labelled} labelled`;
       count.textContent = `${visible.length} ${visible.length === 1 ? "point" : "points"} shown, ${labels}` +
@@ -704,6 +772,14 @@
     plots.addEventListener("click", (e) => {
       const a = e.target.closest("a[data-model]");
       if (a && !e.metaKey && !e.ctrlKey) { e.preventDefault(); go({ model: a.dataset.model }); return; }
+      const head = e.target.closest("a[data-focus]"); // a heatmap column's group (ui/display.py group_links)
+      if (head && !e.metaKey && !e.ctrlKey) {
+        e.preventDefault();
+        go({ focus: head.dataset.focus, metric: head.dataset.metric, model: null });
+        el("focus-table").scrollIntoView({ block: "start" });
+        el("focus-caption")?.closest(".focus-wrap")?.focus();
+        return;
+      }
       const g = pointOf(e);
       if (g) showPoint(g);
     });
@@ -716,9 +792,16 @@
     });
   }
 
+  // ------------------------------------------------------------------ a group focus (ui/static/focus.js)
+  function drawFocus(b, rows) {
+    el("focus-table").innerHTML = window.lbFocus.table(b, state, rows, {
+      ranked, paperSource: DATA.paper_source, modelHref: (id) => searchOf({ ...state, model: id }),
+    });
+  }
+
   // ------------------------------------------------------------------ render
   let drawn = 0, plotsShown = null;
-  let renders = 0;
+  let renders = 0, opened = null; // the row whose model page is open (focus returns to it)
   async function render() {
     const mine = ++renders;
     const b = BENCHES[state.bench];
@@ -729,8 +812,13 @@
     el("model-page").hidden = !modelRow;
     el("board-main").hidden = Boolean(modelRow);
     document.title = modelRow ? `${modelRow.model} · ${b.name}` : `${b.name} · Cultural VLM Leaderboard`;
+    const back = !modelRow && opened ? opened : null;
+    opened = modelRow ? modelRow.row_id : null;
     if (modelRow) {
       el("model-body").innerHTML = modelPage(b, modelRow);
+      const heading = el("model-body").querySelector("h2");
+      heading.tabIndex = -1; // focus moves to the page's heading, so a screen reader starts there
+      heading.focus({ preventScroll: true });
       el("model-download").addEventListener("click", () => downloadModel(b, modelRow));
       for (const a of el("model-body").querySelectorAll("a[data-model]")) {
         a.addEventListener("click", (e) => { if (e.metaKey || e.ctrlKey) return; e.preventDefault(); go({ model: a.dataset.model }); });
@@ -746,8 +834,13 @@
       el("context").textContent = b.context;
       if (plotsShown !== b.plots) { el("plots").innerHTML = b.plots; plotsShown = b.plots; } // the bench's, not the view's
       followFilters(b, rows);
-      await drawTable(b, view, rows, () => mine === renders);
+      el("focus-table").hidden = !state.focus;
+      el("board-table").hidden = Boolean(state.focus);
+      if (state.focus) drawFocus(b, rows);
+      else await drawTable(b, view, rows, () => mine === renders);
+      if (back && mine === renders) await focusRow(back);
     }
+    if (modelRow || state.focus) el("first-screen")?.remove();
     drawn += 1;
     root.dataset.drawn = String(drawn); // the first reveals the board (board.css: no jumps while loading)
     root.dataset.state = searchOf(state);

@@ -53,12 +53,13 @@
     return [fa, fb, diff, diff - spread, diff + spread, p];
   }
 
-  // One metric's published stats of a row in a group: its figure as shown, and, overall, the "±"
-  // of its interval (the page publishes no group's interval: a group's difference has none).
+  // One metric's published stats of a row in a group: its figure as shown and the "±" of its
+  // interval: overall the row's own column, in a group the one its model page shows (_group_ci).
   function stats(bench, row, metric, grouping, label) {
     const key = grouping === "overall" ? `overall.${metric.name}` : `${grouping}.${label}.${metric.name}`;
-    const ci = grouping === "overall" ? row[`${key}_ci`] : null;
-    return { [metric.name]: row[key], ci: ci };
+    const group = grouping === "overall" ? null : (((row._group_ci || {})[grouping] || {})[label] || {})[metric.name];
+    const ci = grouping === "overall" ? row[`${key}_ci`] : group;
+    return { [metric.name]: row[key], ci: ci ?? null };
   }
 
   function groups(bench) {
@@ -103,10 +104,14 @@
   const fixed = (v, d, signed) => (v === null ? MISSING : (signed && v >= 0 ? "+" : "") + v.toFixed(d));
   const pText = (p) => (p === null ? MISSING : p >= 0.001 ? p.toFixed(3) : "<0.001");
 
+  // The table of one pairing: a row per metric and group either model has a figure in (a row of
+  // two "-" says nothing); on a phone each row stacks as a card, its cells named (board.css).
   function pairingHtml(bench, pairing) {
     const metrics = Object.fromEntries(bench.metrics.map((m) => [m.name, m]));
     const groupings = Object.fromEntries(bench.groupings.map((g) => [g.name, g]));
-    const rows = pairing.differences.map((d) => {
+    const heads = ["Group", "n", "Metric", pairing.a, pairing.b, "Difference", "95% interval", "p"];
+    const cell = (i, html) => `<td data-label="${esc(heads[i])}">${html}</td>`;
+    const rows = pairing.differences.filter((d) => d.a !== null || d.b !== null).map((d) => {
       const m = metrics[d.metric], dec = m.decimals;
       const g = groupings[d.grouping];
       const where = d.grouping === "overall" ? "Overall" : `${g.label}: ${(g.shown || g.labels)[g.labels.indexOf(d.label)]}`;
@@ -114,15 +119,15 @@
       const diff = fixed(d.difference, dec, true);
       // the board's interval format: the half-width of the 95% interval (the difference is the cell before)
       const interval = d.low === null || d.high === null ? "" : `± ${fixed((d.high - d.low) / 2, dec)}`;
-      return `<tr><th scope="row">${esc(where)}</th><td>${d.questions.toLocaleString("en")}</td><td>${esc(m.label)}</td>` +
-        `<td>${fixed(d.a, dec)}</td><td>${fixed(d.b, dec)}</td><td>${clear ? `<b>${diff}</b>` : diff}</td>` +
-        `<td>${interval}</td><td>${pText(d.p_value)}</td><td>${esc(d.test)}</td></tr>`;
+      return `<tr><th scope="row">${esc(where)}</th>${cell(1, d.questions.toLocaleString("en"))}${cell(2, esc(m.label))}` +
+        `${cell(3, fixed(d.a, dec))}${cell(4, fixed(d.b, dec))}${cell(5, clear ? `<b>${diff}</b>` : diff)}` +
+        `${cell(6, interval)}${cell(7, pText(d.p_value))}</tr>`;
     });
     const a = esc(pairing.a), b = esc(pairing.b);
-    return `<h3>${a} vs ${b}</h3><div class="compare-wrap" tabindex="0" role="region" aria-label="${a} vs ${b}">` +
-      `<table class="compare-table"><thead><tr><th scope="col">Group</th><th scope="col">n</th><th scope="col">Metric</th>` +
-      `<th scope="col">${a}</th><th scope="col">${b}</th><th scope="col">Difference</th><th scope="col">95% interval</th>` +
-      `<th scope="col">p</th><th scope="col">Test</th></tr></thead><tbody>${rows.join("")}</tbody></table></div>`;
+    const tests = [...new Set(pairing.differences.map((d) => d.test))].map(esc).join("; ");
+    return `<h3>${a} vs ${b}</h3><p class="compare-test">Test: ${tests}.</p><div class="compare-wrap" tabindex="0" role="region" aria-label="${a} vs ${b}">` +
+      `<table class="compare-table"><thead><tr>${heads.map((h) => `<th scope="col">${esc(h)}</th>`).join("")}</tr></thead>` +
+      `<tbody>${rows.join("")}</tbody></table></div>`;
   }
 
   const PICKS = ["Reference model", "Compared with", "And (optional)", "And (optional)"];

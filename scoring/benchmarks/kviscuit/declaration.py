@@ -232,6 +232,7 @@ KVISCUIT = Benchmark(
             ("1", "2"),
             {"1": "Type 1 visual recognition", "2": "Type 2 visual reasoning"},
             {"1": "T1", "2": "T2"},
+            question_field="question_type",
         ),
         CATEGORY,
     ),

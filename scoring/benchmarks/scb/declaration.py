@@ -680,6 +680,7 @@ SCB = Benchmark(
     ),
     overview=(Panel("acc", by="type"), Panel("miou", by="type"), Panel("gacc50"), Panel("ciou")),
     view_metrics=("acc", "miou"),
+    group_metrics=("gacc50",),  # "found the artifact" per country and category (issue 44)
     plots=(
         Scatter(x="miou", y="acc", title="Reasoning vs grounding: accuracy against mIoU (one point per model)"),
         Heatmap("country"),
