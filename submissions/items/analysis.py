@@ -118,6 +118,8 @@ def analyse(
     if responses.boxes is not None and gold.masks is not None and choices.shape[0]:
         slots = grounding.pickers(choices, gold.answers, responses.boxes, fit.ability, min(max_boxes, choices.shape[0]))
         masks = grounding.grounding_table(gold.masks, slots, choices.shape[0])
-        boxes = [_mask_suspect(gold, masks, row, s) for row, s in grounding.mask_candidates(masks, mask_min_score)]
+        wrong_image = {s.row for s in answer}  # its boxes were read on an image that is likely not the right one
+        candidates = grounding.mask_candidates(masks, mask_min_score)
+        boxes = [_mask_suspect(gold, masks, row, s) for row, s in candidates if row not in wrong_image]
     questions = tuple(_question(gold, row, table.counts, curves, masks) for row in range(gold.size))
     return ItemAnalysis(questions, _interleave(answer, boxes), choices.shape[0], fit.ability)

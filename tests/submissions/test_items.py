@@ -146,16 +146,17 @@ def test_box_ious_and_mask_extents_match_pycocotools():
             assert ious[s, q] == pytest.approx(coco_mask.iou(box, [rle], [0])[0][0], abs=1e-12)
 
 
-def grounding_board(rng, moved: int, scattered: int):
+def grounding_board(rng, moved: int, scattered: int, precise=range(6)):
     """40 rectangles; 12 models choose the gold image and box near the true rectangle (two with an
-    offset); question ``moved`` has its gold region moved away, ``scattered`` has scattered boxes."""
+    offset, the ``precise`` ones closer); question ``moved`` has its gold region moved away,
+    ``scattered`` has scattered boxes."""
     questions, models = 40, 12
     x0, y0 = rng.uniform(10, 100, questions), rng.uniform(10, 70, questions)
     truth = np.stack([x0, y0, x0 + 60, y0 + 50], axis=1)
     seen = truth.copy()
     seen[moved] = [120 if x0[moved] < 60 else 5, 100, 180 if x0[moved] < 60 else 60, 150]
     masks = MaskTable.of(rectangle_mask(*box) for box in seen)
-    noise = np.where(np.arange(models) < 6, 2.0, 6.0)[:, None, None]
+    noise = np.where(np.isin(np.arange(models), list(precise)), 2.0, 6.0)[:, None, None]
     boxes = truth[None] + rng.normal(0, 1, (models, questions, 4)) * noise
     boxes[[2, 9]] += [12, 0, 12, 0]  # systematic offsets
     boxes[:, scattered] = truth[scattered] + rng.normal(0, 40, (models, 4))
@@ -177,6 +178,22 @@ def test_a_moved_gold_region_is_a_mask_suspect_and_scattered_boxes_are_not():
     assert masks[0].evidence.against >= 3 and masks[0].evidence.consensus_iou == 0.0
     assert result.questions[9].grounding.agreement < 0.5
     assert result.questions[3].grounding.iou_quartiles[1] > 0.7
+
+
+def test_a_question_suspected_of_a_wrong_key_is_not_also_a_mask_suspect():
+    """Its gold-image pickers boxed an image that is likely not the right one: the answer comes
+    first; the mask is judged again under the corrected gold."""
+    rng = np.random.default_rng(9)
+    gold, responses, _ = grounding_board(rng, moved=7, scattered=9, precise=range(6, 12))
+    choices = responses.choices.copy()
+    choices[:6] = 0  # the first six answer everything right...
+    choices[6:] = np.where(rng.random((6, 40)) < 0.3, 1, 0)  # ...the others miss 30 %
+    choices[:6, 7] = 2  # on question 7 the ablest choose C; the precise grounders keep A
+    choices[6:, 7] = 0
+    alone = analyse(gold, Responses(choices, responses.boxes), answer_min_score=1e9)
+    assert [(s.question_id, s.kind) for s in alone.suspects] == [("q7", "mask")]  # a mask suspect by itself
+    both = analyse(gold, Responses(choices, responses.boxes))
+    assert [(s.question_id, s.kind, s.suggestion) for s in both.suspects] == [("q7", "answer", "C")]
 
 
 def test_boxes_read_per_question_are_bounded_and_the_ablest_come_first():
