@@ -9,6 +9,7 @@ recall of the whole listed suspects, and how many attractive-distractor items (a
 hard-to-ground items (mask) rank among the top k (they must not).
 
     SHARED_DATA_DIR=../shared/data .venv/bin/python perf/items_simulation.py            # 5 seeds
+    SHARED_DATA_DIR=../shared/data .venv/bin/python perf/items_simulation.py --first-seed 100  # held out
     SHARED_DATA_DIR=../shared/data .venv/bin/python perf/items_simulation.py --lures any
     SHARED_DATA_DIR=../shared/data .venv/bin/python perf/items_simulation.py --timing 200 500
 
@@ -339,7 +340,8 @@ def _print_summary(table: dict, seeds: list[int]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seeds", type=int, default=5, help="seeds 0..N-1 (default 5)")
+    parser.add_argument("--seeds", type=int, default=5, help="how many seeds (default 5)")
+    parser.add_argument("--first-seed", type=int, default=0, help="the first seed (default 0)")
     parser.add_argument("--scb-questions", type=int, help="the first N SCB questions only (default: all)")
     parser.add_argument("--timing", type=int, nargs="*", help="measure analyse() on SCB x these many submissions")
     parser.add_argument("--lures", choices=("known", "any"), default="known", help="attractive distractors' items")
@@ -350,7 +352,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(rows, indent=1) if args.json else "\n".join(map(str, rows)))
         print(f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB (whole process)")
         return 0
-    seeds = list(range(args.seeds))
+    seeds = list(range(args.first_seed, args.first_seed + args.seeds))
     table = summary(run(seeds, args.scb_questions, lures=args.lures))
     if args.json:
         print(json.dumps(table, indent=1))
