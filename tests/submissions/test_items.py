@@ -206,6 +206,8 @@ def test_boxes_read_per_question_are_bounded_and_the_ablest_come_first():
     assert (slots.model == np.array([[11], [10], [9], [8]])).all()
     result = analyse(gold, Responses(choices, responses.boxes), max_boxes=4)
     assert {q.grounding.boxes for q in result.questions} == {4}
+    single = analyse(gold, Responses(choices.astype(np.int8), responses.boxes.astype(np.float32)), max_boxes=4)
+    assert [s.question_id for s in single.suspects] == [s.question_id for s in result.suspects] == ["q0"]
 
 
 def test_the_cli_json_object():
