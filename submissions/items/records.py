@@ -32,7 +32,8 @@ class ItemGold:
 
     def __post_init__(self) -> None:
         n, k = len(self.question_ids), len(self.choices)
-        answers = np.asarray(self.answers)
+        answers = np.asarray(self.answers, dtype=np.int64)
+        object.__setattr__(self, "answers", answers)
         if answers.shape != (n,):
             raise ValueError(f"gold answers: expected one per question ({n}), got shape {answers.shape}")
         if n and (answers.min() < 0 or answers.max() >= k):
