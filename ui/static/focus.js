@@ -1,5 +1,5 @@
 // A group focus (issue 44): the board of one group (a country, a category, a type) by one metric.
-// Its state is in the address with the board's own (?bench=scb&focus=country:Thailand&metric=gacc50),
+// Its state is in the address with the board's own (?bench=<benchmark>&focus=<grouping>:<group>&metric=<metric>),
 // so Back and Forward and a copied link bring it back. The rows the board's filters keep are ranked
 // by that group's figure with the board's own rule (board.js ranked(), a port of leaderboard/ranks.py:
 // 1 + rows whose 95% interval lies wholly above; shared where intervals overlap), each with its
