@@ -24,22 +24,23 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_all
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from leaderboard.boards import Boards
 from leaderboard.golds import GoldPreview, RowsWouldLeave, ShownPreview, rank_changes, row_moves
 from leaderboard.golds import preview as preview_switch
-from scoring import BENCHMARKS, SCORER_VERSION, Gold
+from leaderboard.publishing import Publisher
+from scoring import BENCHMARKS, SCORER_VERSION, Gold, Limits
 from scoring.goldcheck import compare
-from store.golds import CheckedGold, GoldInfo, GoldUpdate, leak_audit, normalised
+from store.base import Store
+from store.golds import CheckedGold, GoldInfo, GoldRegistry, GoldUpdate, leak_audit, normalised
 from store.records import StagedPreview
 from submissions import lifecycle
 from submissions.answer import SubmitAnswer
-from submissions.catalog import SubmissionState
+from submissions.catalog import Catalog, SubmissionState
+from submissions.intake import Intake
 from submissions.records import Status
 from submissions.request import Progress
-
-if TYPE_CHECKING:
-    from leaderboard.service import Leaderboard
+from submissions.seeds import Seeds
 
 log = logging.getLogger(__name__)
 DEADLINE_SECONDS = 3600.0
@@ -83,8 +84,20 @@ def preview_basis(current: str, staged: str, states: list[SubmissionState]) -> s
 class GoldCorrections:
     """Golds and rescoring (see module doc)."""
 
-    def __init__(self, lb: Leaderboard) -> None:
-        self.lb = lb
+    def __init__(
+        self,
+        store: Store,
+        catalog: Catalog,
+        golds: GoldRegistry,
+        intake: Intake,
+        limits: Limits,
+        seeds: Seeds,
+        boards: Boards,
+        publisher: Publisher,
+    ) -> None:
+        self.store, self.catalog, self.golds, self.limits, self.seeds = store, catalog, golds, limits, seeds
+        self.intake = intake  # its evaluator and parallelism, read at each job: the app swaps in its pool
+        self.boards, self.publisher = boards, publisher
         self.preview_jobs = PreviewJobs()
         self._unkept: set[str] = set()  # uploads read whose reading could not be kept: not read again here
 
@@ -106,44 +119,42 @@ class GoldCorrections:
         until :meth:`rescore` (or the background :meth:`resume`) switches it. ``withheld``: question
         fields left out of the public list (the update's leak audit is of the list as published)."""
         shown = preview
-        if not confirm and self.lb.golds.info(benchmark) is not None:
+        if not confirm and self.golds.info(benchmark) is not None:
             shown = shown or self.preview_gold(benchmark, path, withheld)
             if shown.leaving:  # a row would leave the board: the maintainer confirms that first
                 raise RowsWouldLeave(shown)
         checked = shown.checked if shown is not None else None
-        update = self.lb.golds.stage(benchmark, Path(path), added_by, confirm, withheld, checked)
+        update = self.golds.stage(benchmark, Path(path), added_by, confirm, withheld, checked)
         if not update.staged:
-            self.lb.publisher.publish(benchmark, now=True)
+            self.publisher.publish(benchmark, now=True)
         elif shown is not None and shown.new == update.info.version:
             self._keep_preview(shown)  # computed once here: the tab and the confirmation read it
-            self._record(shown, self.lb.golds.compiled(update.info))
+            self._record(shown, self.golds.compiled(update.info))
         return update  # staged without a preview (confirmed, none given): the tab's first view starts one
 
     def _record(self, shown: GoldPreview, gold: Gold) -> None:
         """The preview's outcomes, stored on the gold it previewed (now staged): the rescore and the
         app's resume find them done. A submission that has one by now (another writer) keeps it."""
-        lb = self.lb
         for sid, evaluated in shown.outcomes.items():
-            state = lb.catalog.get(sid)
+            state = self.catalog.get(sid)
             if state is not None and lifecycle.unfinished([state], gold):
-                lifecycle.record(lb.store, lb.catalog, state.meta, gold, evaluated.answer)
+                lifecycle.record(self.store, self.catalog, state.meta, gold, evaluated.answer)
 
     def preview_gold(self, benchmark: str, path: Path, withheld: tuple[str, ...] = ()) -> GoldPreview:
         """What switching the board to the gold at ``path`` would do, before anything is stored:
         the gold's changes and every row's place and figures before -> after (maintainers only;
         leaderboard.golds). Raises as ``update_gold`` does for a broken file. Carries the gold
         compiled and audited, and its outcomes, for staging it (:meth:`update_gold`)."""
-        lb = self.lb
-        lb.refresh()
-        current = lb.golds.info(benchmark)
-        new, suffix = lb.golds.read(benchmark, Path(path))
-        new.retired = lb.golds.retired(new)
-        changes = compare(lb.golds.compiled(current), new) if current is not None else None
+        self.publisher.refresh()  # from what the store holds now
+        current = self.golds.info(benchmark)
+        new, suffix = self.golds.read(benchmark, Path(path))
+        new.retired = self.golds.retired(new)
+        changes = compare(self.golds.compiled(current), new) if current is not None else None
         withheld = normalised(withheld)
         leaks = leak_audit(benchmark, Path(path), new, withheld)
-        stored = lb.catalog.all(benchmark)
+        stored = self.catalog.all(benchmark)
         basis = preview_basis(current.version if current else "", new.version, stored)
-        states = [s for s in stored if s.readings or lifecycle.has_raw(lb.store, s.meta)]
+        states = [s for s in stored if s.readings or lifecycle.has_raw(self.store, s.meta)]
         evaluated = self.evaluate_all(new, states)
 
         def evaluate(state: SubmissionState) -> SubmitAnswer:
@@ -153,10 +164,10 @@ class GoldCorrections:
             return found.answer
 
         def board_on(states: list[SubmissionState], version: str):
-            return lb.board_on(benchmark, states, version).view()
+            return self.boards.board_on(benchmark, states, version).view()
 
         args = (benchmark, current.version if current else "", new.version, changes, states, evaluate, board_on)
-        shown = preview_switch(*args, lb.table(benchmark), leaks)
+        shown = preview_switch(*args, self.boards.table(benchmark), leaks)
         stopped = tuple(sorted(sid for sid, e in evaluated.items() if e is not None and e.over_bound))
         found = {sid: e for sid, e in evaluated.items() if e is not None}
         checked = CheckedGold(new, suffix, withheld, leaks, changes, current.version if current else "")
@@ -168,46 +179,44 @@ class GoldCorrections:
         """Each of ``states`` that has no outcome on ``gold`` evaluated (nothing recorded), in the
         intake's bounded pool, ``parallel`` at a time, within :data:`DEADLINE_SECONDS`; by id (None:
         an internal error, logged)."""
-        lb = self.lb
         owing = [s for s in states if s.status(gold.version, SCORER_VERSION) not in (Status.SCORED, Status.REJECTED)]
-        evaluator, seeds = lb.intake.evaluator, lb.seeds.resolved()
+        evaluator, seeds = self.intake.evaluator, self.seeds.resolved()
 
         def job(state: SubmissionState) -> lifecycle.Evaluated | None:
             try:
-                return lifecycle.evaluate_stored(lb.store, lb.catalog, state, gold, lb.limits, evaluator, seeds)
+                return lifecycle.evaluate_stored(self.store, self.catalog, state, gold, self.limits, evaluator, seeds)
             except Exception:  # the preview says "scoring failed" for it; the rescore records the failure
                 log.exception("evaluating %s for a preview failed", state.meta.id)
                 return None
 
         done = None if on_progress is None else (lambda n, total: on_progress(n / total, f"{n} of {total} scored"))
-        return lifecycle.for_each(owing, job, lb.intake.parallel, DEADLINE_SECONDS, done)
+        return lifecycle.for_each(owing, job, self.intake.parallel, DEADLINE_SECONDS, done)
 
     def preview_staged(self, benchmark: str) -> GoldPreview | None:
         """The preview of switching to the staged gold (None when nothing is staged), computed
         now (every submission scored on it that has no outcome there) and kept for
         :meth:`staged_preview`, which the Maintainers tab and its Rescore all confirmation read."""
-        staged = self.lb.golds.staged(benchmark)
+        staged = self.golds.staged(benchmark)
         if staged is None:
             return None
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / Path(staged.file).name
-            path.write_bytes(self.lb.store.read("gold", staged.file))
+            path.write_bytes(self.store.read("gold", staged.file))
             shown = self.preview_gold(benchmark, path, staged.withheld)
         self._keep_preview(shown)
-        self._record(shown, self.lb.golds.compiled(staged))  # the gold is staged: its outcomes are the switch's
+        self._record(shown, self.golds.compiled(staged))  # the gold is staged: its outcomes are the switch's
         return shown
 
     def staged_preview(self, benchmark: str) -> ShownPreview | None:
         """The staged gold's preview for a page: the kept one if it is of today's staged gold and
         stored submissions, else a background job computes it and this says so (a render never
         scores a submission). None when nothing is staged."""
-        lb = self.lb
-        staged = lb.golds.staged(benchmark)
+        staged = self.golds.staged(benchmark)
         if staged is None:
             return None
-        current = lb.golds.info(benchmark)
-        basis = preview_basis(current.version if current else "", staged.version, lb.catalog.all(benchmark))
-        kept = lb.golds.kept_preview(benchmark)
+        current = self.golds.info(benchmark)
+        basis = preview_basis(current.version if current else "", staged.version, self.catalog.all(benchmark))
+        kept = self.golds.kept_preview(benchmark)
         if kept is not None and (kept.staged, kept.basis) == (staged.version, basis):
             return ShownPreview(benchmark, staged.version, True, tuple(kept.lines.split("\n")), kept.summary)
         self.preview_jobs.start((benchmark, staged.version, basis), lambda: self._preview_in_background(benchmark))
@@ -222,23 +231,23 @@ class GoldCorrections:
     def _keep_preview(self, shown: GoldPreview) -> None:
         now = datetime.now(UTC).isoformat()
         record = StagedPreview(shown.benchmark, shown.new, shown.basis, now, "\n".join(shown.lines()), shown.summary())
-        self.lb.golds.keep_preview(record)
+        self.golds.keep_preview(record)
 
     def gold_audit(self, benchmark: str) -> tuple:
         """The leak audit of the current gold's public list as published (maintainers only)."""
-        info = self.lb.golds.info(benchmark)
+        info = self.golds.info(benchmark)
         if info is None:
             return ()
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / Path(info.file).name
-            path.write_bytes(self.lb.store.read("gold", info.file))
-            return leak_audit(benchmark, path, self.lb.golds.compiled(info), info.withheld)
+            path.write_bytes(self.store.read("gold", info.file))
+            return leak_audit(benchmark, path, self.golds.compiled(info), info.withheld)
 
     def staged_gold(self, benchmark: str) -> GoldInfo | None:
-        return self.lb.golds.staged(benchmark)
+        return self.golds.staged(benchmark)
 
     def rejected(self, benchmark: str) -> list[SubmissionState]:
-        return [s for s in self.lb.catalog.all(benchmark) if self.lb.submissions.status(s) is Status.REJECTED]
+        return [s for s in self.catalog.all(benchmark) if self.boards.status(s) is Status.REJECTED]
 
     def rescore(
         self,
@@ -252,10 +261,10 @@ class GoldCorrections:
         rows included): before = the board as the store holds it when the rescore starts (what
         other writers, e.g. a CLI hide, changed since this process's last refresh is no change of
         the rescore), after = the board now."""
-        self.lb.refresh()
+        self.publisher.refresh()  # from what the store holds now
         report: dict[str, object] = {}
         for b in [benchmark] if benchmark else list(BENCHMARKS):
-            if self.lb.golds.info(b) is not None:
+            if self.golds.info(b) is not None:
                 report[b] = self._rescore_one(b, workers, on_progress, deadline)
         return report
 
@@ -264,34 +273,33 @@ class GoldCorrections:
     ) -> dict[str, object]:
         """:meth:`rescore` of one benchmark that has a gold: its report (``over_bound``: the uploads
         stopped at a job bound, rejected; ``left``: not reached by the deadline)."""
-        lb = self.lb
-        current = lb.golds.info(b)
-        target = lb.golds.staged(b) or current
-        before = lb.table(b)
-        run = self._score_all(b, lb.golds.compiled(target), workers, on_progress, deadline)
+        current = self.golds.info(b)
+        target = self.golds.staged(b) or current
+        before = self.boards.table(b)
+        run = self._score_all(b, self.golds.compiled(target), workers, on_progress, deadline)
         staged = target.version != current.version
         if staged:
             self._switch(b, target)
-        lb.publisher.publish(b, now=True)
-        after = lb.table(b)
+        self.publisher.publish(b, now=True)
+        after = self.boards.table(b)
         report: dict[str, object] = {
             "counts": run.counts,
-            "kept": len(lb.catalog.all(b)) - sum(run.counts.values()) - run.left,  # outcomes already stored on it
+            "kept": len(self.catalog.all(b)) - sum(run.counts.values()) - run.left,  # outcomes already stored on it
             "gold": target.version,
             "rank_changes": rank_changes(before, after),
-            "rows": row_moves(b, before, after, self._why_not_rows(b, lb.golds.info(b).version)),
+            "rows": row_moves(b, before, after, self._why_not_rows(b, self.golds.info(b).version)),
             "over_bound": list(run.over_bound),
             "left": run.left,
         }
         if staged:  # did the board switch to it (here, or another writer first)?
-            switched = lb.golds.info(b).version == target.version
+            switched = self.golds.info(b).version == target.version
             report["switched_to" if switched else "still_staged"] = target.version
         return report
 
     def _why_not_rows(self, benchmark: str, version: str) -> dict[tuple[str, str], str]:
         """Why each (team, model) whose submissions are all off the board on ``version`` is off it."""
         why: dict[tuple[str, str], str] = {}
-        for state in self.lb.catalog.all(benchmark):
+        for state in self.catalog.all(benchmark):
             status = state.status(version, SCORER_VERSION, lifecycle.MAX_FAILURES)
             if state.hidden:
                 why[(state.meta.team, state.meta.model)] = "hidden by a maintainer" + (" (held)" if state.held else "")
@@ -309,33 +317,35 @@ class GoldCorrections:
     ) -> lifecycle.Rescored:
         """Every submission to an outcome (or a recorded failure) on ``gold``: one pass in the
         intake's bounded pool within ``deadline``, then the few that arrived meanwhile."""
-        lb = self.lb
         done = None if on_progress is None else (lambda n, total: on_progress(n / total, f"{n} of {total} scored"))
-        evaluator, parallel = lb.intake.evaluator, workers or lb.intake.parallel
-        run = lifecycle.rescore(lb.store, lb.catalog, gold, lb.limits, parallel, done, lb.seeds, evaluator, deadline)
+        evaluator, parallel = self.intake.evaluator, workers or self.intake.parallel
+        run = lifecycle.rescore(
+            self.store, self.catalog, gold, self.limits, parallel, done, self.seeds, evaluator, deadline
+        )
         counts, stopped = dict(run.counts), list(run.over_bound)
         for _ in range(lifecycle.MAX_FAILURES if not run.left else 0):
-            late = lifecycle.unsettled(lb.catalog.all(benchmark), gold)
+            late = lifecycle.unsettled(self.catalog.all(benchmark), gold)
             if not late:
                 break
             for state in late:
-                answer = lifecycle.process(lb.store, lb.catalog, state.meta, gold, lb.limits, None, evaluator, lb.seeds)
+                answer = lifecycle.process(
+                    self.store, self.catalog, state.meta, gold, self.limits, None, evaluator, self.seeds
+                )
                 counts[answer.status.value] = counts.get(answer.status.value, 0) + 1
         return lifecycle.Rescored(counts, tuple(stopped), run.left)
 
     def _switch(self, benchmark: str, staged: GoldInfo) -> bool:
         """Make ``staged`` current and republish, under the publish lock, if every submission has
         an outcome or a failure on it; the board's rows change in one step (see Leaderboard.board)."""
-        lb = self.lb
-        with lb.publisher.lock(benchmark):
-            lb.catalog.refresh()
-            if lifecycle.unsettled(lb.catalog.all(benchmark), lb.golds.compiled(staged)):
+        with self.publisher.lock(benchmark):
+            self.catalog.refresh()
+            if lifecycle.unsettled(self.catalog.all(benchmark), self.golds.compiled(staged)):
                 return False
-            before = lb.table(benchmark)
-            if lb.golds.promote(benchmark, staged.version) is None:
+            before = self.boards.table(benchmark)
+            if self.golds.promote(benchmark, staged.version) is None:
                 return False
-            lb.publisher.put_public(benchmark)
-        changes = rank_changes(before, lb.table(benchmark))
+            self.publisher.put_public(benchmark)
+        changes = rank_changes(before, self.boards.table(benchmark))
         log.info("%s: gold %s is current; rank changes: %s", benchmark, staged.version[:12], changes or "none")
         return True
 
@@ -343,15 +353,16 @@ class GoldCorrections:
         """A submission that arrives while a gold is staged is scored on it too, so that it keeps
         its row when the board switches; and on the current gold if the board switched after
         ``scored_on`` was read (the intake then scored on the old one)."""
-        lb = self.lb
-        state = lb.catalog.get(submission_id) if submission_id else None
+        state = self.catalog.get(submission_id) if submission_id else None
         if state is None or scored_on is None:
             return
-        current = lb.golds.info(benchmark)
-        owed = [lb.golds.staged(benchmark), current if current.version != scored_on.version else None]
+        current = self.golds.info(benchmark)
+        owed = [self.golds.staged(benchmark), current if current.version != scored_on.version else None]
         for info in filter(None, owed):  # from its reading, where the intake's evaluator runs
-            gold = lb.golds.compiled(info)
-            lifecycle.process(lb.store, lb.catalog, state.meta, gold, lb.limits, None, lb.intake.evaluator, lb.seeds)
+            gold = self.golds.compiled(info)
+            lifecycle.process(
+                self.store, self.catalog, state.meta, gold, self.limits, None, self.intake.evaluator, self.seeds
+            )
 
     def resume(self) -> int:
         """Finish submissions left unscored (a crash, a restart, a new scorer), then those owing
@@ -359,22 +370,23 @@ class GoldCorrections:
         rescore of a gold added from the CLI or another replica; then read, once, the stored uploads
         that have no reading (stored before readings, or a new reader). Each is evaluated where
         uploads are (the scoring pool, within its job bounds, when the app has one)."""
-        lb = self.lb
-        if not lb.store.consistent:  # only on a complete copy: "unscored" must not mean "not arrived yet"
+        if not self.store.consistent:  # only on a complete copy: "unscored" must not mean "not arrived yet"
             return 0
         done = 0
         for b in BENCHMARKS:
-            gold = lb.golds.get(b)
+            gold = self.golds.get(b)
             if gold is None:
                 continue
-            n = lifecycle.resume(lb.store, lb.catalog, gold, lb.limits, lb.seeds, lb.intake.evaluator)
+            n = lifecycle.resume(self.store, self.catalog, gold, self.limits, self.seeds, self.intake.evaluator)
             if n:
-                lb.publisher.publish(b)
-            staged = lb.golds.staged(b)
+                self.publisher.publish(b)
+            staged = self.golds.staged(b)
             if staged is not None:
-                compiled, evaluator = lb.golds.compiled(staged), lb.intake.evaluator
-                n += lifecycle.resume(lb.store, lb.catalog, compiled, lb.limits, lb.seeds, evaluator)
+                compiled, evaluator = self.golds.compiled(staged), self.intake.evaluator
+                n += lifecycle.resume(self.store, self.catalog, compiled, self.limits, self.seeds, evaluator)
                 self._switch(b, staged)
             done += n
-            lifecycle.read_unread(lb.store, lb.catalog, gold, lb.limits, lb.intake.evaluator, lb.seeds, self._unkept)
+            lifecycle.read_unread(
+                self.store, self.catalog, gold, self.limits, self.intake.evaluator, self.seeds, self._unkept
+            )
         return done

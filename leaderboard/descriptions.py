@@ -6,8 +6,9 @@ the parameter count. A new ``model_repo`` is checked as at submission (``submiss
 a missing or private repo is refused), and the facts the Hub gives then (revision, size, licence,
 architecture, gating) replace the old repo's; a Hub that cannot be asked leaves them empty and
 says so. Each correction is one immutable event (``store.records.Correction``: who, when, each
-changed field's value before and after), the row's history, which the team sees in My
-submissions and ``/my_result``. No figure changes, and no quota or publication is spent.
+changed field's value before and after), the row's history (leaderboard.entries.history), which
+the team sees in My submissions and ``/my_result``. No figure changes, and no quota or
+publication is spent.
 """
 
 from __future__ import annotations
@@ -15,18 +16,17 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from store.base import AlreadyExists
+from leaderboard.publishing import Publisher
+from leaderboard.visibility import Visibility
+from store.base import AlreadyExists, Store
 from store.layout import CorrectionFile
 from store.records import Correction
 from submissions import fields, lifecycle
-from submissions.catalog import SubmissionState
+from submissions.catalog import Catalog, SubmissionState
 from submissions.fields import HUB_FIELD, REVISION_FIELD, SIZE_FIELD
+from submissions.intake import Intake
 from submissions.records import Identity
-
-if TYPE_CHECKING:
-    from leaderboard.service import Leaderboard
 
 WRITTEN = (HUB_FIELD, "paper_url", "code_url", "description")
 """What the team wrote at submission and may correct."""
@@ -44,16 +44,6 @@ class Change:
     field: str
     before: str
     after: str
-
-
-def history(state: SubmissionState) -> list[dict[str, object]]:
-    """The row's corrections, oldest first, as its team sees them: who, when, each field's before and after."""
-    out = []
-    for seq in sorted(state.corrections):
-        event = state.corrections[seq]
-        changes = [{"field": k, "before": event.before.get(k, ""), "after": v} for k, v in event.values.items()]
-        out.append({"at": event.at, "by": event.by, "maintainer": event.maintainer, "changes": changes})
-    return out
 
 
 def _stated(name: str, value: str) -> str:
@@ -84,16 +74,20 @@ def _cleaned(changes: Mapping[str, str]) -> dict[str, str]:
 class Descriptions:
     """Corrections of a submission's descriptive fields (module doc); a room of the leaderboard."""
 
-    def __init__(self, lb: Leaderboard) -> None:
-        self.lb = lb
+    def __init__(
+        self, store: Store, catalog: Catalog, intake: Intake, visibility: Visibility, publisher: Publisher
+    ) -> None:
+        self.store, self.catalog, self.publisher = store, catalog, publisher
+        self.intake = intake  # its model_facts, read at each correction: the app swaps in a pooled one
+        self.visibility = visibility  # who may correct a row is who may manage it
 
     def correct(self, identity: Identity, submission_id: str, changes: Mapping[str, str]) -> str:
         """Correct the fields in ``changes`` (name -> new value; "" empties one); returns what was
         done. PermissionError for anyone but its team's members and maintainers; ValueError for a
         value the form would refuse, a repo the Hub does not know, or nothing to change."""
-        self.lb.catalog.refresh()
-        state = self.lb.catalog.get(submission_id)
-        visibility = self.lb.visibility
+        self.catalog.refresh()
+        state = self.catalog.get(submission_id)
+        visibility = self.visibility
         if state is None or not visibility.may_see(identity, state):
             raise PermissionError(f"No submission {submission_id!r} of yours.")
         if not visibility.may_manage(identity, state):
@@ -111,7 +105,7 @@ class Descriptions:
             identity.is_maintainer,
         )
         self._write(state, event)
-        self.lb.publisher.publish(state.meta.benchmark, now=True)
+        self.publisher.publish(state.meta.benchmark, now=True)
         said = "; ".join(f"{c.field}: {c.before or '(empty)'} -> {c.after or '(empty)'}" for c in done)
         return f"Corrected {submission_id}: {said}. No figure changed.{note}"
 
@@ -128,7 +122,7 @@ class Descriptions:
         facts = dict.fromkeys(HUB_FACTS, "")  # the old repo's facts go with it
         note = ""
         if repo:
-            look_up = self.lb.intake.model_facts
+            look_up = self.intake.model_facts
             lookup = look_up(repo) if look_up is not None else None
             if lookup is not None and lookup.refusal is not None:
                 raise ValueError(lookup.refusal.message)
@@ -139,7 +133,7 @@ class Descriptions:
         return {**facts, **asked}, note
 
     def _write(self, state: SubmissionState, event: Correction) -> None:
-        store, catalog = self.lb.store, self.lb.catalog
+        store, catalog = self.store, self.catalog
         for _ in range(3):  # another writer may take the same event number: take the next
             seq = max(state.corrections, default=-1) + 1
             path, body = CorrectionFile(state.meta.id, seq).path, event.to_bytes()

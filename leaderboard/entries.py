@@ -2,7 +2,7 @@
 
 Everything the stored records say about it (status, form, file, visibility, every figure of its
 result with intervals and groups, the errors of each rejection) and where it stands on the board.
-Only the team's members and maintainers are ever given one (``Leaderboard.entry``). Aggregates
+Only the team's members and maintainers are ever given one (``Leaderboard.visibility.entry``). Aggregates
 only, as in the ``/submit`` answer: never a per-question outcome.
 """
 
@@ -10,12 +10,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from leaderboard.descriptions import history
 from scoring import ResultRecord
 from scoring.errors import Issue
 from submissions.answer import Reason, issue_api, public_result
 from submissions.catalog import SubmissionState
 from submissions.records import Status
+
+
+def history(state: SubmissionState) -> list[dict[str, object]]:
+    """The row's corrections of its descriptive fields (leaderboard.descriptions), oldest first, as
+    its team sees them: who, when, each field's before and after."""
+    out = []
+    for seq in sorted(state.corrections):
+        event = state.corrections[seq]
+        changes = [{"field": k, "before": event.before.get(k, ""), "after": v} for k, v in event.values.items()]
+        out.append({"at": event.at, "by": event.by, "maintainer": event.maintainer, "changes": changes})
+    return out
+
 
 ENTRY_KEYS = (
     "submission_id",

@@ -22,7 +22,7 @@ def _plain(text: str) -> str:
 def report_lines(
     report: Mapping[str, Mapping], name: Callable[[str], str] = _plain, version: Callable[[str], str] = _plain
 ) -> list[ReportLine]:
-    """``Leaderboard.rescore``'s report as lines; ``name`` quotes team and model names, ``version``
+    """``Leaderboard.corrections.rescore``'s report as lines; ``name`` quotes team and model names, ``version``
     a gold version, for the medium (the CLI prints them as they are)."""
     if not report:
         return [ReportLine(NOTHING_TO_RESCORE)]

@@ -8,10 +8,13 @@ Its use cases are rooms, each about ten methods a newcomer can name:
 - :attr:`Leaderboard.visibility` (leaderboard.visibility): a team's view of its submissions,
   publishing them, and their model pages;
 - :attr:`Leaderboard.corrections` (leaderboard.corrections): golds and rescoring;
-- :attr:`Leaderboard.moderation` (leaderboard.moderation): holds, hides, probes, team names.
+- :attr:`Leaderboard.moderation` (leaderboard.moderation): holds, hides, probes, team names;
+- :attr:`Leaderboard.descriptions` (leaderboard.descriptions): a row's descriptive fields corrected.
 
-The object itself is the board (what :class:`leaderboard.reader.Reader` serves too) and the
-process's upkeep: sync, publish, repair, worker pools, first start.
+Each room takes the collaborators it uses (the store, the catalog, the golds, the boards, the
+publisher...), built here; none holds the facade. The object itself is the board (what
+:class:`leaderboard.reader.Reader` serves too; leaderboard.boards builds it) and the process's
+upkeep: sync, publish, repair, worker pools, first start.
 
 With no Hub configured it runs on a local folder, seeded on first start with demo gold and
 submissions so that a new user sees a real board at once. On the Hub, nothing is decided from a
@@ -25,12 +28,12 @@ from __future__ import annotations
 import io
 import logging
 import tempfile
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from leaderboard import dates
+from leaderboard.boards import Boards
 from leaderboard.config import Settings
 from leaderboard.corrections import GoldCorrections
 from leaderboard.descriptions import Descriptions
@@ -38,10 +41,10 @@ from leaderboard.golds import RankChange as RankChange  # re-exported: scripts a
 from leaderboard.moderation import Moderating
 from leaderboard.publishing import Publisher
 from leaderboard.submitting import Submissions
-from leaderboard.table import Board, BoardRow, baseline_rows, scored_rows
+from leaderboard.table import Board
 from leaderboard.visibility import EvalResults as EvalResults  # re-exported: ui and tests import it here
 from leaderboard.visibility import Visibility
-from scoring import BENCHMARKS, SCORER_VERSION, Limits
+from scoring import BENCHMARKS, Limits
 from scoring.benchmarks import load_plugins
 from store import layout
 from store.base import NotFound, Store, StoreHealth
@@ -106,77 +109,56 @@ class Leaderboard:
     def __init__(self, settings: Settings, store: Store | None = None) -> None:
         self.settings = settings
         load_plugins(settings.plugins)  # before anything reads the benchmark registry
-        self.store = store or make_store(settings)
-        self.golds = GoldRegistry(self.store, settings.data_dir / "cache")
-        self.catalog = Catalog(self.store)
-        self.limits = Limits(max_bytes=settings.max_upload_bytes)
-        self.seeds = StoredSeeds(self.store, settings.bootstrap_secret, lifecycle.now_iso)
-        self.intake = Intake(
-            self.store,
-            self.catalog,
-            self.golds,
+        self.store = store = store or make_store(settings)
+        self.golds = golds = GoldRegistry(store, settings.data_dir / "cache")
+        self.catalog = catalog = Catalog(store)
+        self.limits = limits = Limits(max_bytes=settings.max_upload_bytes)
+        self.seeds = seeds = StoredSeeds(store, settings.bootstrap_secret, lifecycle.now_iso)
+        self.intake = intake = Intake(
+            store,
+            catalog,
+            golds,
             QuotaPolicy(settings.max_scored_per_day, settings.max_attempts_per_day),
-            self.limits,
+            limits,
             settings.data_dir / "locks",
             min_coverage=settings.min_coverage or None,
-            seeds=self.seeds,
+            seeds=seeds,
             model_facts=HubModels(settings.hub_endpoint),
         )
-        self.teams = self.intake.teams
-        self.feedback = Feedback(
-            self.catalog,
+        self.teams = teams = intake.teams
+        self.feedback = feedback = Feedback(
+            catalog,
             exempt=(*settings.ui.maintainers, DEMO_USER.username),
             ladder=settings.feedback == "ladder",
             publications=settings.publications_per_week,
             contact=settings.contact_line,
         )
-        self.probes = ProbeDetector(lambda s: reading.read_answers(self.store, s))  # readings, never uploads
-        self._boards: dict[str, tuple[tuple, Board]] = {}
-        self._lock = threading.Lock()
-        self.publisher = Publisher(self)
-        self.submissions = Submissions(self)
-        self.visibility = Visibility(self)
-        self.descriptions = Descriptions(self)  # a row's descriptive fields corrected by its team
-        self.corrections = GoldCorrections(self)
-        self.moderation = Moderating(self)
-        # A fresh Hub replica's first complete sync loads what is already published: not a change.
-        self._loaded = self.store.ready
-        self.catalog.refresh()
+        self.probes = ProbeDetector(lambda s: reading.read_answers(store, s))  # readings, never uploads
+        # The board and the rooms, one line each: every room is given what it uses, never the facade.
+        self.boards = boards = Boards(settings, golds, catalog, feedback, teams)
+        self.publisher = publisher = Publisher(settings, store, catalog, golds, boards)
+        self.visibility = Visibility(settings, store, catalog, golds, teams, feedback, boards, publisher)
+        self.descriptions = Descriptions(store, catalog, intake, self.visibility, publisher)
+        self.corrections = GoldCorrections(store, catalog, golds, intake, limits, seeds, boards, publisher)
+        self.moderation = Moderating(settings, store, catalog, golds, teams, feedback, self.probes, publisher)
+        rooms = self.corrections, self.moderation, self.visibility  # what the steps after scoring ask
+        self.submissions = Submissions(catalog, golds, intake, feedback, boards, publisher, *rooms)
+        catalog.refresh()
 
-    # ---- the board (what leaderboard.reader.Reader serves too) ----
+    # ---- the board (what leaderboard.reader.Reader serves too; leaderboard.boards) ----
     def board(self, benchmark: str) -> Board:
         """Rows of a benchmark (scored + paper), cached until the catalog or gold changes."""
-        info = self.golds.info(benchmark)
-        today = dates.today()  # an anonymous entry's names show from its reveal date
-        key = (self.catalog.generation, info.version if info else "", self.settings.row_rule, today)
-        with self._lock:
-            cached = self._boards.get(benchmark)
-            if cached and cached[0] == key:
-                return cached[1]
-        board = self.board_on(benchmark, self.catalog.all(benchmark), info.version if info else None, today)
-        with self._lock:
-            self._boards[benchmark] = (key, board)
-        return board
+        return self.boards.board(benchmark)
 
     def board_on(
         self, benchmark: str, states: list[SubmissionState], version: str | None, today: str | None = None
     ) -> Board:
-        """The board of ``states`` on gold ``version`` (paper rows included): the live board, or
-        the one a gold switch would show (leaderboard.golds.preview)."""
-        rows: list[BoardRow] = []
-        if version is not None:
-            visible, first, owners = (
-                self.feedback.visible(states, version),
-                self.teams.first_users(),
-                self.teams.owners(),
-            )
-            day = today or dates.today()
-            rows = scored_rows(visible, version, SCORER_VERSION, self.settings.row_rule, first, day, owners=owners)
-        return Board(benchmark, rows + baseline_rows(benchmark))
+        """The board of ``states`` on gold ``version`` (leaderboard.boards)."""
+        return self.boards.board_on(benchmark, states, version, today)
 
     def table(self, benchmark: str, view: str = "overall", keep=None):
         """A view of the rows ``keep`` accepts (all by default), ranked among themselves."""
-        return self.board(benchmark).view(view, keep)
+        return self.boards.table(benchmark, view, keep)
 
     def gold_info(self, benchmark: str) -> GoldInfo | None:
         return self.golds.info(benchmark)
@@ -195,13 +177,7 @@ class Leaderboard:
 
     def group_sizes(self, benchmark: str) -> dict[str, dict[str, int]]:
         """Questions per group of the current gold (public: the question list carries the groups)."""
-        gold = self.golds.get(benchmark)
-        if gold is None:
-            return {}
-        return {
-            name: {label: int((codes == i).sum()) for i, label in enumerate(labels)}
-            for name, (labels, codes) in gold.groups.items()
-        }
+        return self.boards.group_sizes(benchmark)
 
     def last_updated(self, benchmark: str) -> str:
         """When the board last changed: its newest row or its gold, ISO 8601 ("" for neither)."""
@@ -213,17 +189,8 @@ class Leaderboard:
     # ---- upkeep: sync, publish, repair, worker pools, first start ----
     def refresh(self) -> bool:
         """Pull what other writers stored (Hub replicas, the CLI) into the catalog, and publish
-        the tables whose debounce has run out."""
-        try:
-            self.store.sync()
-        except Exception:  # the Hub being down must not stop the board from serving
-            log.warning("store sync failed; serving what is cached", exc_info=True)
-        changed = self.catalog.refresh()
-        if changed and self._loaded:  # another writer scored or hid something: the public tables follow
-            self.publisher.changed(BENCHMARKS)
-        self._loaded = self._loaded or self.store.consistent
-        self.publisher.due()
-        return changed
+        the tables whose debounce has run out (leaderboard.publishing)."""
+        return self.publisher.refresh()
 
     def push_pending(self) -> int:
         return self.store.push_pending()
@@ -331,53 +298,3 @@ class Leaderboard:
                     )
                     self.submissions.submit(SubmitRequest(team.benchmark, path, form, DEMO_USER, team.filename))
         return True
-
-    # ---- the names before the rooms (issue 31), for tests and scripts: new code calls a room ----
-    def __getattr__(self, name: str):
-        room = MOVED.get(name)
-        if room is None or name.startswith("__"):
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        if name == "submit":
-            return lambda *args, **kw: self.submissions.submit(SubmitRequest(*args, **kw))
-        return getattr(getattr(self, room), name)
-
-
-MOVED = {
-    **dict.fromkeys(
-        ("submit", "quota", "checks_of", "rank_of", "status", "unparsed_lines", "result_for_submitter"), "submissions"
-    ),
-    **dict.fromkeys(
-        (
-            "entry",
-            "entries",
-            "submissions_of",
-            "set_visibility",
-            "disclosure",
-            "may_see",
-            "may_manage",
-            "is_member",
-            "eval_results",
-            "open_eval_results_pr",
-        ),
-        "visibility",
-    ),
-    **dict.fromkeys(
-        (
-            "add_gold",
-            "update_gold",
-            "preview_gold",
-            "preview_staged",
-            "staged_preview",
-            "gold_audit",
-            "staged_gold",
-            "rejected",
-            "rescore",
-            "resume",
-        ),
-        "corrections",
-    ),
-    **dict.fromkeys(("hold", "set_hidden", "is_held", "probe_report", "team", "transfer_team"), "moderation"),
-    "publish": "publisher",
-}
-"""Where each method the facade had before issue 31 lives now: ``lb.submit(...)`` still answers
-(as ``lb.submissions.submit(SubmitRequest(...))``), so older scripts and tests keep working."""

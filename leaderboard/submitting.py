@@ -3,30 +3,32 @@ quota, checks and status the Submit tab and ``/submit`` show.
 
 A room of the leaderboard (leaderboard.service). The intake (submissions.intake) checks, stores
 and scores; what follows a scored upload is declared here, once, as :data:`AFTER_SCORING`: a
-list of named steps, each taking the answer so far and giving the next."""
+list of named steps, each taking the room (its collaborators) and the answer so far and giving
+the next."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
 
-from leaderboard.table import ranks
-from scoring import BENCHMARKS, SCORER_VERSION
+from leaderboard.boards import Boards
+from leaderboard.corrections import GoldCorrections
+from leaderboard.moderation import Moderating
+from leaderboard.publishing import Publisher
+from leaderboard.visibility import Visibility
+from scoring import BENCHMARKS
 from scoring.engine import ResultRecord, UnparsedLine
 from scoring.errors import Issue
-from store.golds import GoldInfo
-from submissions import lifecycle
+from store.golds import GoldInfo, GoldRegistry
 from submissions.answer import SubmitAnswer
-from submissions.catalog import SubmissionState
+from submissions.catalog import Catalog, SubmissionState
 from submissions.fair_queue import Checks
+from submissions.feedback import Feedback
+from submissions.intake import Intake
 from submissions.quotas import QuotaStatus
 from submissions.records import Identity, Status
 from submissions.request import SubmitRequest
-
-if TYPE_CHECKING:
-    from leaderboard.service import Leaderboard
 
 
 @dataclass(frozen=True)
@@ -45,44 +47,45 @@ class Scored:
 
 @dataclass(frozen=True)
 class Step:
-    """One named step after scoring: ``run(leaderboard, scored)`` gives the answer from here on."""
+    """One named step after scoring: ``run(room, scored)`` gives the answer from here on (``room``:
+    the :class:`Submissions` room, whose collaborators the step asks)."""
 
     name: str
-    run: Callable[[Leaderboard, Scored], SubmitAnswer]
+    run: Callable[[Submissions, Scored], SubmitAnswer]
 
 
-def publish_board(lb: Leaderboard, scored: Scored) -> SubmitAnswer:
+def publish_board(room: Submissions, scored: Scored) -> SubmitAnswer:
     """A newly scored upload goes on the public table (debounced: leaderboard.publishing)."""
     if scored.stored:
-        lb.publisher.publish(scored.request.benchmark)
+        room.publisher.publish(scored.request.benchmark)
     return scored.answer
 
 
-def score_on_staged_gold(lb: Leaderboard, scored: Scored) -> SubmitAnswer:
+def score_on_staged_gold(room: Submissions, scored: Scored) -> SubmitAnswer:
     """Scored on a staged gold too, and on the current one if the board switched meanwhile."""
     if not scored.request.validate_only:
-        lb.corrections.score_late_arrival(scored.request.benchmark, scored.answer.submission_id, scored.scored_on)
+        room.corrections.score_late_arrival(scored.request.benchmark, scored.answer.submission_id, scored.scored_on)
     return scored.answer
 
 
-def hold_if_probing(lb: Leaderboard, scored: Scored) -> SubmitAnswer:
+def hold_if_probing(room: Submissions, scored: Scored) -> SubmitAnswer:
     """Held for review when its probe series is flagged (``LEADERBOARD_AUTO_HOLD``)."""
     if not scored.request.validate_only:
-        lb.moderation.hold_if_flagged(scored.request.benchmark, scored.answer)
+        room.moderation.hold_if_flagged(scored.request.benchmark, scored.answer)
     return scored.answer
 
 
-def ladder_feedback(lb: Leaderboard, scored: Scored) -> SubmitAnswer:
+def ladder_feedback(room: Submissions, scored: Scored) -> SubmitAnswer:
     """The feedback policy's answer (the Ladder rule: submissions.feedback)."""
     answer = scored.answer
-    if answer.result is not None and (info := lb.golds.info(scored.request.benchmark)) is not None:
-        return lb.feedback.answer(answer, info.version)
+    if answer.result is not None and (info := room.golds.info(scored.request.benchmark)) is not None:
+        return room.feedback.answer(answer, info.version)
     return answer
 
 
-def where_to_write(lb: Leaderboard, scored: Scored) -> SubmitAnswer:
+def where_to_write(room: Submissions, scored: Scored) -> SubmitAnswer:
     """An unscored answer that sends the team to a maintainer says where to write."""
-    answer, contact = scored.answer, lb.feedback.contact
+    answer, contact = scored.answer, room.feedback.contact
     asks = answer.status is Status.UNAVAILABLE or any(i.code == "team_taken" for i in answer.issues)
     if answer.result is not None or not asks or contact in answer.message:
         return answer
@@ -91,14 +94,14 @@ def where_to_write(lb: Leaderboard, scored: Scored) -> SubmitAnswer:
     return replace(answer, message=answer.message + where, issues=issues)
 
 
-def disclosed_figures(lb: Leaderboard, scored: Scored) -> SubmitAnswer:
+def disclosed_figures(room: Submissions, scored: Scored) -> SubmitAnswer:
     """The one disclosure rule decides whether the submitter sees its figures; a private one says
     how to publish it (docs/teams.md)."""
     answer = scored.answer
-    state = lb.catalog.get(answer.submission_id) if answer.result is not None else None
+    state = room.catalog.get(answer.submission_id) if answer.result is not None else None
     if state is None:
         return answer
-    if not lb.visibility.disclosure(scored.request.identity, state).shows("figures"):
+    if not room.visibility.disclosure(scored.request.identity, state).shows("figures"):
         return answer.withheld("Scored and kept; its figures are not shown to you (About, Integrity).")
     if not state.public:  # the team publishes it when it chooses
         note = " Private: only your team sees it; publish it from My submissions (or /publish) to show it."
@@ -106,12 +109,12 @@ def disclosed_figures(lb: Leaderboard, scored: Scored) -> SubmitAnswer:
     return answer
 
 
-def board_rank(lb: Leaderboard, scored: Scored) -> SubmitAnswer:
+def board_rank(room: Submissions, scored: Scored) -> SubmitAnswer:
     """A shown result comes with its rank on the public board (None when it is not a row)."""
     answer = scored.answer
     if answer.result is None:
         return answer
-    return answer.with_rank(lb.submissions.rank_of(scored.request.benchmark, answer.submission_id))
+    return answer.with_rank(room.rank_of(scored.request.benchmark, answer.submission_id))
 
 
 AFTER_SCORING: tuple[Step, ...] = (
@@ -130,23 +133,37 @@ step says what it applies to)."""
 class Submissions:
     """Uploads in, answers out (see module doc)."""
 
-    def __init__(self, lb: Leaderboard, after_scoring: tuple[Step, ...] = AFTER_SCORING) -> None:
-        self.lb = lb
+    def __init__(
+        self,
+        catalog: Catalog,
+        golds: GoldRegistry,
+        intake: Intake,
+        feedback: Feedback,
+        boards: Boards,
+        publisher: Publisher,
+        corrections: GoldCorrections,
+        moderation: Moderating,
+        visibility: Visibility,
+        after_scoring: tuple[Step, ...] = AFTER_SCORING,
+    ) -> None:
+        self.catalog, self.golds, self.intake, self.feedback = catalog, golds, intake, feedback
+        self.boards, self.publisher = boards, publisher
+        self.corrections, self.moderation, self.visibility = corrections, moderation, visibility  # steps ask them
         self.after_scoring = after_scoring
 
     def submit(self, request: SubmitRequest) -> SubmitAnswer:
         """Store, validate and score one upload: the answer the form, the API and the CLI give,
         with the new rank when it was scored. ``validate_only``: check it, store nothing."""
-        lb, benchmark = self.lb, request.benchmark
-        scored_on = lb.golds.info(benchmark)  # the gold the intake scores on, unless the board switches meanwhile
-        repeat = not request.validate_only and lb.intake.is_repeat(
+        benchmark = request.benchmark
+        scored_on = self.golds.info(benchmark)  # the gold the intake scores on, unless the board switches meanwhile
+        repeat = not request.validate_only and self.intake.is_repeat(
             benchmark, request.path, request.form, request.identity
         )
         if not request.validate_only and not repeat and (refused := self._over_ration(request)) is not None:
             return refused  # a repeat gets its stored answer back, ration used up or not
-        scored = Scored(request, scored_on, lb.intake.submit(request))
+        scored = Scored(request, scored_on, self.intake.submit(request))
         for step in self.after_scoring:
-            scored = replace(scored, answer=step.run(lb, scored))
+            scored = replace(scored, answer=step.run(self, scored))
         return scored.answer
 
     def _over_ration(self, request: SubmitRequest) -> SubmitAnswer | None:
@@ -154,7 +171,7 @@ class Submissions:
         form, identity, benchmark = request.form, request.identity, request.benchmark
         if str(form.visibility or "").strip().lower() != "public" or benchmark not in BENCHMARKS:
             return None
-        feedback = self.lb.feedback
+        feedback = self.feedback
         free = identity.is_maintainer or identity.username in feedback.exempt
         ration = feedback.ration(benchmark, form.team, datetime.now(UTC), free)
         if ration.allows:
@@ -165,29 +182,29 @@ class Submissions:
 
     def quota(self, identity: Identity, benchmark: str, team: str = "") -> QuotaStatus:
         """The account's daily quota, or the team's (``team``) when that binds first."""
-        return self.lb.intake.quota(identity, benchmark, team=team)
+        return self.intake.quota(identity, benchmark, team=team)
 
     def checks_of(self, username: str) -> Checks:
         """The account's checks (validate-only, pre-checks): running or waiting for their turn, and
         entered so far. The upload door holds its next file while these fill its bound (ui.uploads)."""
-        return self.lb.intake.checks.checks(username)
+        return self.intake.checks.checks(username)
 
     def rank_of(self, benchmark: str, submission_id: str) -> int | None:
         """The submission's rank if it is a row of the public board, else None."""
-        return ranks(benchmark, self.lb.board(benchmark).rows).get(submission_id)
+        return self.boards.rank_of(benchmark, submission_id)
 
     def status(self, state: SubmissionState) -> Status:
-        info = self.lb.golds.info(state.meta.benchmark)
-        return state.status(info.version if info else "", SCORER_VERSION, lifecycle.MAX_FAILURES)
+        """Where a submission stands on its benchmark's current gold."""
+        return self.boards.status(state)
 
     def unparsed_lines(self, state: SubmissionState) -> tuple[UnparsedLine, ...]:
         """The lines of a scored submission whose response stated no letter (line and text: the
         submitter's own words), on the current gold; empty when not scored."""
-        info = self.lb.golds.info(state.meta.benchmark)
+        info = self.golds.info(state.meta.benchmark)
         result = state.latest_result(info.version) if info else None
         return result.unparsed_lines if result is not None else ()
 
     def result_for_submitter(self, state: SubmissionState) -> ResultRecord | None:
         """What My submissions may show of a submission: None when withheld, hidden or held."""
-        info = self.lb.golds.info(state.meta.benchmark)
-        return self.lb.feedback.result_for_submitter(state, info.version) if info else None
+        info = self.golds.info(state.meta.benchmark)
+        return self.feedback.result_for_submitter(state, info.version) if info else None

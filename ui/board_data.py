@@ -211,7 +211,7 @@ def rows_data(read: ReadSide, bench: Benchmark, filters: list[BoardFilter] | Non
     intervals = _ordered_bounds(board_rows, bench)
     by_id, per_group = {r.row_id: r for r in board_rows}, group_intervals(bench)
     # the writer serves the files (a reader has no submissions), for a benchmark with a Hub registration only
-    serves_files = callable(getattr(read, "eval_results", None)) and bench.hub is not None
+    serves_files = callable(getattr(getattr(read, "visibility", None), "eval_results", None)) and bench.hub is not None
     out = []
     for record in frame.to_dict(orient="records"):
         row = {key: _plain(value) for key, value in record.items()}

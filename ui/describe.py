@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 import gradio as gr
 
-from leaderboard.descriptions import CORRECTABLE, history
+from leaderboard.descriptions import CORRECTABLE
+from leaderboard.entries import history
 from leaderboard.service import Leaderboard
 from submissions import fields
 from ui.auth import Auth

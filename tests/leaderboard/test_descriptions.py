@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from leaderboard.descriptions import history
+from leaderboard.entries import history
 from store import layout
 from submissions.catalog import Catalog
 from submissions.model_hub import Lookup, ModelFacts

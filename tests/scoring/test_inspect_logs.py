@@ -148,7 +148,7 @@ def test_a_workbook_is_still_a_workbook():
 
 def test_both_command_lines_and_the_sites_intake_take_the_log_as_written(golds, tmp_path_factory):
     """``python -m scoring score`` and ``python -m leaderboard submit`` (the form and ``/submit``
-    go through the same intake, Leaderboard.submit) score the .eval file itself."""
+    go through the same intake, Leaderboard.submissions.submit) score the .eval file itself."""
     import subprocess
     import sys
 
