@@ -44,7 +44,8 @@ pytest_plugins = ["tests.support.hub_fixture"]
 def browser():
     """One headless Chromium per test process, for every module that drives a page: a module's own
     Playwright driver and browser cost 1.37 s of CPU, a context in this one 0.52 s
-    (``perf/browser_context_cost.py --launches 6``). Each module still makes its own contexts (cookies, storage, cache).
+    (``perf/browser_context_cost.py --launches 6`` at 3860df9). Each module still makes its own contexts
+    (cookies, storage, cache).
     Playwright's sync API keeps its event loop set on this thread from here on: a test that runs
     its own loop does it in a thread of its own (``tests.support.own_loop.run``)."""
     from tests.support.app_server import CHROMIUM, CHROMIUM_ARGS
