@@ -88,7 +88,7 @@ worker busy while the others idle: the slowest go first, then every module that 
 in their usual order to fill the gaps."""
 
 
-USES_BROWSER = re.compile(r"def \w+\([^)]*\bbrowser\b")
+USES_BROWSER = re.compile(r"def \w+\([^)]*\b(browser|server)\b")  # a browser, or an app (tests/ui/conftest.py)
 
 
 def _module_weight(path: str, starts_app: dict[str, bool]) -> tuple[int, int]:
@@ -96,7 +96,9 @@ def _module_weight(path: str, starts_app: dict[str, bool]) -> tuple[int, int]:
         return (0, SLOWEST_FIRST.index(path))
     if path not in starts_app:
         source = (Path(__file__).parent.parent / path).read_text(errors="replace") if path.endswith(".py") else ""
-        starts_app[path] = "start_app(" in source or "AppServer(" in source or bool(USES_BROWSER.search(source))
+        starts_app[path] = any(f"{call}(" in source for call in ("start_app", "app_fixture", "AppServer")) or bool(
+            USES_BROWSER.search(source)
+        )
     return (1, 0) if starts_app[path] else (2, 0)
 
 

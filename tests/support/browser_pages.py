@@ -61,3 +61,15 @@ class Pages:
             context.close()  # and its pages, the spare with them
         self.contexts.clear()
         self.spare = None
+
+
+ROWS = "#board-table .tabulator-row"
+
+
+def open_board(page, url: str, query: str = "", rows: bool = True) -> None:
+    """The board page at ``url`` + ``query``, once it has drawn (and its table has rows, unless
+    ``rows=False``: a view that may show none)."""
+    page.goto(url + "/" + query)
+    if rows:
+        page.wait_for_selector(ROWS)
+    page.wait_for_function("() => Number(document.getElementById('board').dataset.drawn) >= 1")
