@@ -7,6 +7,7 @@ needs data of its own defines its own ``server`` (``app_fixture``, or a fixture 
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,8 @@ from tests.support.baked_board import WIDTHS
 from tests.support.browser_pages import Pages
 
 __all__ = [
-    "ADMIN_TOKEN", "SCREENSHOTS", "WIDTHS", "app_fixture", "page", "pages", "server", "shot", "start_app", "width",
+    "ADMIN_TOKEN", "SCREENSHOTS", "WIDTHS", "app_fixture", "page", "pages", "server", "shot", "shots", "start_app",
+    "width",
 ]  # fmt: skip
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -68,6 +70,14 @@ def page(pages, width):
     w, h = WIDTHS[width]
     with pages.open(viewport={"width": w, "height": h}) as page:
         yield page
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory) -> Path:
+    """Where a module's screenshots go: ``BROWSER_SHOTS`` if set (to look at them), else a temporary folder."""
+    folder = Path(os.environ.get("BROWSER_SHOTS") or tmp_path_factory.mktemp("shots"))
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 def shot(page, name: str) -> Path:

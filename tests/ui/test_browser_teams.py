@@ -11,7 +11,6 @@ K-Viscuit gold; the tests run in file order and build on each other's entries. S
 from __future__ import annotations
 
 import json
-import os
 import re
 import time
 from collections.abc import Iterator
@@ -82,13 +81,6 @@ def alice(users) -> AppServer:
 @pytest.fixture(scope="module")
 def bob(users) -> AppServer:
     return users["bob"]
-
-
-@pytest.fixture(scope="module")
-def shots(tmp_path_factory) -> Path:
-    folder = Path(os.environ.get("BROWSER_SHOTS") or tmp_path_factory.mktemp("shots"))
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def open_page(browser, app: AppServer, viewport: dict = DESKTOP, **context_args):
