@@ -43,7 +43,7 @@ lint: $(VENV)/.dev
 # The project's own modules compiled once before the tests, as pip compiles an installed package: the
 # hundreds of processes the tests start (the app, the CLI, scoring workers) then read bytecode instead of
 # each compiling ~150 modules where PYTHONDONTWRITEBYTECODE is set: 0.1 s of CPU less per app or CLI
-# start (perf/bytecode_cost.py). Where it is not set, the first process would have written the same files.
+# start (perf/bytecode_cost.py at 3860df9). Where it is not set, the first process would have written the same files.
 bytecode: $(VENV)/.dev
 	$(PY) -m compileall -q -j 0 app.py ui leaderboard submissions store scoring tests
 

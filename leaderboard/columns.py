@@ -43,16 +43,6 @@ class Kind(StrEnum):
     PARAMS = "params"  # a parameter count (an integer; shown as "7.6B", sorted by the count)
 
 
-_DATATYPES = {
-    Kind.RANK: "number",
-    Kind.MODEL: "html",
-    Kind.NUMBER: "number",
-    Kind.LINKS: "html",
-    Kind.PARAMS: "number",
-    Kind.MODEL_TYPE: "html",
-}
-
-
 @dataclass(frozen=True)
 class Column:
     """One column: ``key`` in the ranked frame, ``header`` and ``group`` on the page.
@@ -70,11 +60,6 @@ class Column:
     ci: str | None = None
     higher_is_better: bool | None = None
     figure: tuple[str, str | None, str] | None = None
-
-    @property
-    def datatype(self) -> str:
-        """The ``gr.Dataframe`` datatype of the displayed cell."""
-        return _DATATYPES.get(self.kind, "str")
 
     @property
     def in_frame(self) -> bool:
@@ -126,10 +111,6 @@ def provenance_columns() -> tuple[Column, ...]:
         Column("links", "Links", ABOUT_GROUP, Kind.LINKS),
         Column("row_id", "Row id", ABOUT_GROUP, Kind.DATA),
     )
-
-
-PLAIN_GROUPS = (MODEL_GROUP, ABOUT_GROUP)
-"""Groups of the row's identity and provenance (not figures: the page leaves them untinted)."""
 
 
 def views(bench: Benchmark) -> list[tuple[str, str]]:

@@ -11,7 +11,7 @@ Hub dataset repo), so any number of readers can run beside one writer.
 
 ``refresh`` first asks a cheap question, "did the results move?" (the Hub repo's head commit,
 or the sizes and times of the local files), and downloads the small snapshots only when they
-did: a few small files, about 1 MB for a board of 1,000 rows (perf/bench_publish.py). Files that
+did: a few small files, about 1 MB for a board of 1,000 rows (perf/bench_table.py --publish). Files that
 cannot be read leave the board as it was (and are logged).
 """
 

@@ -186,13 +186,6 @@ def _shown(row: BoardRow, state: SubmissionState, disclosure: Disclosure) -> Boa
     return row
 
 
-def anonymised(row: BoardRow, until: str) -> BoardRow:
-    allowed = fields.anonymous_allowed_fields()
-    blank = {f.name: "" for f in fields.public_fields() if f.name not in allowed and f.name in fields.CLASSIC}
-    kept = {k: v for k, v in row.info.items() if k in allowed}
-    return replace(row, **{**blank, "model": ANONYMOUS, "team": until}, info=kept)
-
-
 def _row_of(
     state: SubmissionState, gold_version: str | None, scorer_version: str | None, public: tuple[fields.Field, ...]
 ) -> BoardRow | None:

@@ -11,11 +11,21 @@ scoring a demo submission on a small demo gold) with varied numbers, for N submi
 
     .venv/bin/python perf/bench_table.py            # 10,000 results
     .venv/bin/python perf/bench_table.py --quick    # 1,000 results
+
+``--publish`` (once ``perf/bench_publish.py``): what the reader role adds to a publish, and what a
+reader pays when a board moves. For ``--n`` scored rows plus the paper rows, best of ``--repeat``:
+the writer's Parquet + CSV of the public table against its board snapshot
+(``BoardSnapshot.of(...).to_bytes()``), and sizes; the reader's rows again from the Parquet and the
+snapshot and the overview ranked (``read_parquet`` + ``from_bytes`` + ``board_rows`` + ``Board.view``),
+what a reader does once per change of a board.
+
+    .venv/bin/python perf/bench_table.py --publish --n 1000
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import random
 import sys
 import tempfile
@@ -26,8 +36,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from leaderboard.config import Settings  # noqa: E402
+from leaderboard.publish import BoardSnapshot, board_rows, public_frame  # noqa: E402
 from leaderboard.service import Leaderboard  # noqa: E402
-from leaderboard.table import baseline_rows, frame, scored_rows, views  # noqa: E402
+from leaderboard.table import Board, baseline_rows, frame, scored_rows, to_csv_bytes, to_parquet_bytes, views  # noqa: E402
 from scoring import SCORER_VERSION, ResultRecord, get_benchmark, load_gold, score_file  # noqa: E402
 from store import layout  # noqa: E402
 from store.layout import ResultKey, SubmissionFile  # noqa: E402
@@ -109,12 +120,51 @@ def write_files(root: Path, all_states: list[SubmissionState]) -> None:
             (root / "submissions" / file.path).write_bytes(data)
 
 
+def best_of(fn, repeat: int) -> tuple[float, object]:
+    times, out = [], None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - t0)
+    return min(times), out
+
+
+def publish_costs(n: int, repeat: int) -> int:
+    with tempfile.TemporaryDirectory() as tmp:
+        version, result = template(Path(tmp))
+    rows = scored_rows(states(n, n, version, result), version, SCORER_VERSION) + baseline_rows("scb")
+
+    def table() -> tuple[bytes, bytes]:
+        df = public_frame("scb", rows)
+        return to_parquet_bytes(df), to_csv_bytes(df)
+
+    t_table, (parquet, csv) = best_of(table, repeat)
+    t_snap, snapshot = best_of(lambda: BoardSnapshot.of("scb", rows, None, {}).to_bytes(), repeat)
+
+    def read():
+        import pandas as pd
+
+        table = pd.read_parquet(io.BytesIO(parquet))
+        return Board("scb", board_rows("scb", table, BoardSnapshot.from_bytes(snapshot, "x"))).view()
+
+    t_read, _ = best_of(read, repeat)
+    print(f"{len(rows)} rows, best of {repeat}")
+    print(f"writer: Parquet + CSV   {t_table * 1000:8.1f} ms  {(len(parquet) + len(csv)) / 1024:8.1f} KiB")
+    print(f"writer: board snapshot  {t_snap * 1000:8.1f} ms  {len(snapshot) / 1024:8.1f} KiB")
+    print(f"reader: read + overview {t_read * 1000:8.1f} ms")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=10_000, help="result records (default 10,000)")
     parser.add_argument("--pairs", type=int, default=2_000, help="distinct (team, model) pairs (default 2,000)")
     parser.add_argument("--quick", action="store_true", help="1,000 results")
+    parser.add_argument("--publish", action="store_true", help="time a publish's files and a reader's instead")
+    parser.add_argument("--repeat", type=int, default=5, help="--publish: best of this many (default 5)")
     args = parser.parse_args(argv)
+    if args.publish:
+        return publish_costs(args.n, args.repeat)
     n = 1_000 if args.quick else args.n
     pairs = min(args.pairs, n)
     with tempfile.TemporaryDirectory(prefix="bench-table-") as tmp:

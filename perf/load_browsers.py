@@ -6,7 +6,7 @@ a page). Here a visitor is a task with its own connections (a ``ClientSession`` 
 a browser keeps per host, alive between its pages); a page's body is decoded and checked for
 its data once per distinct ``ETag`` (``PageCheck``), later copies only by status, ETag and
 length. aiohttp over ``httpx.AsyncClient``: 0.16-0.22 against 0.72-0.92 ms of client CPU per
-page fetched (``perf/client_cost.py``, the board page on this host, httpx spared its CA bundle).
+page fetched (``perf/client_cost.py`` at 3860df9, the board page on this host, httpx spared its CA bundle).
 
 The Gradio protocol a page's events use (``sse_v3``, as the page's JavaScript does it):
 ``POST /gradio_api/queue/join`` per event, results read from the ``/gradio_api/queue/data`` SSE
@@ -265,7 +265,7 @@ async def run_browsers(n, url, loads, renders, direct, rec, stop_at, max_pages, 
 
 class Browser:
     """One visitor for synchronous callers (the warm-up, ``perf/page_cost.py``,
-    ``perf/session_memory.py``): the async visitor on an event loop of its own."""
+    ``perf/session_memory.py`` at 3860df9): the async visitor on an event loop of its own."""
 
     def __init__(self, url: str, rec: Recorder, direct: set[int]) -> None:
         self.rec, self.direct = rec, set(direct)

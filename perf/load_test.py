@@ -11,7 +11,7 @@ so their uploads also take turns on that user's lock, as two browser tabs of one
   change on a board (the same event the View radio fires). ``--think`` seconds between pages.
   On the board page (``ui/board_page.py``: ``GET /`` is the page with every board's data in it,
   and a view change is computed in the browser) a page is that one ``GET /`` and a view change
-  sends nothing: its cost in the browser is ``perf/view_change.py``'s.
+  sends nothing: its cost in the browser is ``perf/bench_app.py --view-changes``'s.
   The browsing clients are asyncio tasks (aiohttp) in ``--client-procs`` worker processes
   (``perf/load_browsers.py``), each with its own kept-alive connections as a browser has, each
   arriving within its first ``--think`` seconds; a page's body is decoded and checked for its

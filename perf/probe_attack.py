@@ -1,7 +1,8 @@
 """Adaptive attacks on the SCB answer key, run against the real scorer under a feedback policy.
 
-    python perf/probe_attack.py --gold /work/shared/data/scb-synthetic/gold.jsonl [--cap 2000]
+    python perf/probe_attack.py --gold ../shared/data/scb-synthetic/gold.jsonl [--cap 2000]
     python perf/probe_attack.py --gold <any SCB gold> --check   # the small, fast run the test makes
+    python perf/probe_attack.py --honest   # the detector's false holds on honest teams' series
 
 The attacks of the red-team review (finding 3), as a submitter sees the leaderboard:
 
@@ -45,6 +46,12 @@ For each it prints the scored submissions needed for 10 %, 50 % and 100 % of the
 the attacker has pinned, checked against the gold at the end), and after which submission the
 probe detector (:mod:`submissions.probes`) flags the attacker's series. ``--check`` runs the
 differential attack under every policy on a small cap (tests/submissions/test_integrity.py).
+
+``--honest`` (once ``perf/honest_holds.py``) is the detector's other side: its false holds on the
+honest-iteration corpus (tests/support/honest.py). Each series is sent in order to a fresh local
+board with the default policy (the Ladder, the automatic hold) on the small test gold; it prints, per
+series, the files sent, the files held and the files shown to their team, then the totals. Run it on
+two checkouts to compare.
 """
 
 from __future__ import annotations
@@ -52,7 +59,9 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -621,15 +630,48 @@ def compare_table(outcomes: list[CompareOutcome]) -> str:
     return "\n".join(lines)
 
 
+def honest_holds() -> int:
+    """Per series of the honest corpus (3 seeds each): files sent, held, shown to their team."""
+    from submissions.records import Identity
+    from submissions.request import SubmitRequest
+    from tests.support import honest
+    from tests.support.submissions import board, form, write_gold
+
+    totals: Counter = Counter()
+    print("| series | seed | files | held | shown |")
+    print("|---|---|---|---|---|")
+    for name, seed, series in honest.corpus():
+        with tempfile.TemporaryDirectory() as tmp:
+            d = Path(tmp)
+            lb = board(d / "data", write_gold(d / "gold.jsonl"), max_scored_per_day=50)
+            held = shown = 0
+            for i, (who, team, model, body) in enumerate(series):
+                path = honest.write(d / f"f{i}.jsonl", body)
+                answer = lb.submissions.submit(
+                    SubmitRequest("scb", path, form(model, team, visibility="private"), Identity(who))
+                )
+                held += bool(answer.submission_id and lb.moderation.is_held(answer.submission_id))
+                shown += answer.result is not None
+        totals.update(files=len(series), held=held, shown=shown)
+        print(f"| {name} | {seed} | {len(series)} | {held} | {shown} |", flush=True)
+    print(f"| **all** | | {totals['files']} | {totals['held']} | {totals['shown']} |")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--gold", type=Path, required=True, help="an SCB gold file (JSONL or Parquet)")
+    p.add_argument("--gold", type=Path, help="an SCB gold file (JSONL or Parquet); every run but --honest")
     p.add_argument("--cap", type=int, default=2000, help="stop an attack after this many scored submissions")
     p.add_argument("--attacks", nargs="*", default=list(ATTACKS), choices=list(ATTACKS))
     p.add_argument("--policies", nargs="*", default=list(POLICIES), choices=list(POLICIES))
     p.add_argument("--check", action="store_true", help="the differential attack under every policy, cap 20")
     p.add_argument("--compare", action="store_true", help="only the Compare decoder, on 040358b's Compare and now")
+    p.add_argument("--honest", action="store_true", help="only the false holds on the honest-iteration corpus")
     args = p.parse_args(argv)
+    if args.honest:
+        return honest_holds()
+    if args.gold is None:
+        p.error("--gold is needed for the attacks")
     gold = load_gold("scb", args.gold)
     if args.check:
         print(table(check(gold), 20))

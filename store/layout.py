@@ -188,10 +188,6 @@ class SubmissionFile:
         """The key of a result file (its gold and scorer)."""
         return ResultKey(self.gold, Version.of(self.tail))
 
-    @property
-    def failure_number(self) -> int:
-        return int(self.tail)
-
     @classmethod
     def parse(cls, path: str) -> SubmissionFile | None:
         """The file ``path`` names, or None for paths that are not a submission's file

@@ -44,7 +44,8 @@ pytest_plugins = ["tests.support.hub_fixture"]
 def browser():
     """One headless Chromium per test process, for every module that drives a page: a module's own
     Playwright driver and browser cost 1.37 s of CPU, a context in this one 0.52 s
-    (``perf/browser_context_cost.py --launches 6``). Each module still makes its own contexts (cookies, storage, cache).
+    (``perf/browser_context_cost.py --launches 6`` at 3860df9). Each module still makes its own contexts
+    (cookies, storage, cache).
     Playwright's sync API keeps its event loop set on this thread from here on: a test that runs
     its own loop does it in a thread of its own (``tests.support.own_loop.run``)."""
     from tests.support.app_server import CHROMIUM, CHROMIUM_ARGS
@@ -87,7 +88,7 @@ worker busy while the others idle: the slowest go first, then every module that 
 in their usual order to fill the gaps."""
 
 
-USES_BROWSER = re.compile(r"def \w+\([^)]*\bbrowser\b")
+USES_BROWSER = re.compile(r"def \w+\([^)]*\b(browser|server)\b")  # a browser, or an app (tests/ui/conftest.py)
 
 
 def _module_weight(path: str, starts_app: dict[str, bool]) -> tuple[int, int]:
@@ -95,7 +96,9 @@ def _module_weight(path: str, starts_app: dict[str, bool]) -> tuple[int, int]:
         return (0, SLOWEST_FIRST.index(path))
     if path not in starts_app:
         source = (Path(__file__).parent.parent / path).read_text(errors="replace") if path.endswith(".py") else ""
-        starts_app[path] = "start_app(" in source or "AppServer(" in source or bool(USES_BROWSER.search(source))
+        starts_app[path] = any(f"{call}(" in source for call in ("start_app", "app_fixture", "AppServer")) or bool(
+            USES_BROWSER.search(source)
+        )
     return (1, 0) if starts_app[path] else (2, 0)
 
 

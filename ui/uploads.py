@@ -31,7 +31,7 @@ What an upload costs once in is bounded where it runs: its size by Gradio while 
 (``max_file_size``), its check by the scoring worker's deadline and memory cap and the account's
 bound of checks (:mod:`submissions.fair_queue`). Of the hand-made doors (``ui/upload_line.py``,
 ``ui/door_holds.py``, ``ui/compare_door.py``, gone in issue 30) only what a measured flood still
-needs is left (``perf/flood_doors.py``, README "Benchmarks"): with refusals answered at once and no
+needs is left (``perf/flood_doors.py`` at 3860df9, docs/benchmarks.md): with refusals answered at once and no
 wait, six validate-only loops of one account drew 302 refusals in 15 s and took the board page's
 p95 under the flood to 115 ms, against 41 ms with the old door in the same run.
 """

@@ -66,11 +66,6 @@ def is_workbook(data: bytes) -> bool:
         return False
 
 
-def samples_of_zip(data: bytes, max_bytes: int, name: str = "the zip") -> list[Part]:
-    """The lmms-eval samples files a zip of an output folder holds (results files and others left)."""
-    return _read_planned(_plan([Part(name, data)], max_bytes), max_bytes)
-
-
 @dataclass
 class _Planned:
     """A file given, and (a zip) the members it will be read as: known before any is inflated."""

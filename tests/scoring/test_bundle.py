@@ -54,10 +54,12 @@ def test_members_are_counted_across_the_files_given(no_inflating):
 
 
 def test_one_zip_keeps_its_own_messages(no_inflating):
+    """A zip sent alone, read as the readers read it (scoring/readers/harness_files.py: ``gather`` of one
+    part named "the zip"; it called ``bundle.samples_of_zip``, which nothing else called)."""
     with pytest.raises(BundleError, match="the zip lists 300 members; the limit is 256"):
-        bundle.samples_of_zip(samples_zip("t", 100, members=300), 10**9)
+        bundle.gather([Part("the zip", samples_zip("t", 100, members=300))], 10**9)
     with pytest.raises(BundleError, match="unpack to 39,975 bytes; the limit is 1,000"):
-        bundle.samples_of_zip(samples_zip("t", 40_000), 1_000)
+        bundle.gather([Part("the zip", samples_zip("t", 40_000))], 1_000)
 
 
 def test_the_parts_zip_reads_back_as_the_files_given(tmp_path: Path):

@@ -22,3 +22,23 @@ def axe() -> Axe:
     engine = Axe.from_file(AXE_FILE)
     assert engine.axe_script.startswith(f"/*! axe v{AXE_VERSION}"), "not the pinned axe-core"
     return engine
+
+
+GRAVE = ("serious", "critical")
+
+
+def grave_findings(page) -> list[str]:
+    """axe-core's serious and critical violations on the page as it is, one line per node."""
+    found = axe().run(page).response["violations"]
+    return [
+        f"{v['id']} ({v['impact']}): {node['target']} {node['failureSummary'].splitlines()[-1].strip()}"
+        for v in found
+        if v["impact"] in GRAVE
+        for node in v["nodes"]
+    ]
+
+
+def every_finding(page) -> list[str]:
+    """axe-core's violations of every impact (moderate and minor too), one line per rule."""
+    found = axe().run(page).response["violations"]
+    return [f"{v['id']} ({v['impact']}): {[node['target'] for node in v['nodes']][:4]}" for v in found]

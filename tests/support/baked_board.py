@@ -12,13 +12,15 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from leaderboard.config import UiSettings
-from tests.support.browser_pages import TIMEOUT, Pages
+from tests.support import browser_pages
+from tests.support.browser_pages import ROWS, TIMEOUT, Pages
 from ui.board_data import ReadSide
 from ui.board_page import BoardBaker, routes
 
+__all__ = ["ORIGIN", "ROWS", "WIDTHS", "baked", "baked_client", "baked_page", "baked_pages", "open_board", "route_to"]
+
 ORIGIN = "http://board.test"
 WIDTHS = {1440: (1440, 900), 390: (390, 844)}  # the desktop and phone viewports the board is tested at
-ROWS = "#board-table .tabulator-row"
 
 
 def baked_client(read: ReadSide) -> TestClient:
@@ -80,6 +82,4 @@ def baked_page(browser, client: TestClient, width: int, **context_options) -> It
 
 def open_board(page, query: str = "") -> None:
     """The baked board at ``query``, once its table has drawn."""
-    page.goto(f"{ORIGIN}/{query}")
-    page.wait_for_selector(ROWS)
-    page.wait_for_function("() => Number(document.getElementById('board').dataset.drawn) >= 1")
+    browser_pages.open_board(page, ORIGIN, query)

@@ -3,7 +3,7 @@
 Most of what a browser test's page costs Chromium is a renderer process started for it. A new
 context and page per test cost 0.53 s of CPU a small page here; a new page in a kept context whose
 last test's page is closed only after the new one has its renderer, 0.35 s
-(``perf/browser_context_cost.py``); and a kept context keeps the compiled scripts of Gradio's and
+(``perf/browser_context_cost.py`` at 3860df9); and a kept context keeps the compiled scripts of Gradio's and
 the board's assets between tests, as a visitor's browser does between views. What a test could
 leave to the next is wiped before the next gets its page: the context's cookies (a new session),
 the app origin's local storage; sessionStorage and every script go with the page, which is sent to
@@ -61,3 +61,15 @@ class Pages:
             context.close()  # and its pages, the spare with them
         self.contexts.clear()
         self.spare = None
+
+
+ROWS = "#board-table .tabulator-row"
+
+
+def open_board(page, url: str, query: str = "", rows: bool = True) -> None:
+    """The board page at ``url`` + ``query``, once it has drawn (and its table has rows, unless
+    ``rows=False``: a view that may show none)."""
+    page.goto(url + "/" + query)
+    if rows:
+        page.wait_for_selector(ROWS)
+    page.wait_for_function("() => Number(document.getElementById('board').dataset.drawn) >= 1")

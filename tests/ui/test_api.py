@@ -12,18 +12,14 @@ import pytest
 import scoring
 from scoring.benchmarks import get_benchmark
 from tests.support import demo
-from tests.ui.conftest import start_app
+from tests.ui.conftest import app_fixture
 
 gradio_client = pytest.importorskip("gradio_client")
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    # full feedback: these tests publish more than the Ladder's 3 files a week under one team, and
-    # are about the API, not the feedback policy (tests/submissions/test_ladder_policy.py is)
-    app = start_app(tmp_path_factory, "api-app", LEADERBOARD_MAX_SCORED_PER_DAY="3", LEADERBOARD_FEEDBACK="full")
-    yield app
-    app.stop()
+# full feedback: these tests publish more than the Ladder's 3 files a week under one team, and
+# are about the API, not the feedback policy (tests/submissions/test_ladder_policy.py is)
+server = app_fixture("api-app", LEADERBOARD_MAX_SCORED_PER_DAY="3", LEADERBOARD_FEEDBACK="full")
 
 
 @pytest.fixture(scope="module")

@@ -13,17 +13,13 @@ from leaderboard.config import Settings
 from leaderboard.service import Leaderboard
 from tests.support import demo
 from tests.support.file_field import choose_file
-from tests.ui.conftest import ADMIN_TOKEN, shot, start_app
+from tests.ui.conftest import ADMIN_TOKEN, app_fixture, shot
 
 UI_MODEL = "UITest-Model-9000"
 TIMEOUT = 30_000
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    app = start_app(tmp_path_factory, "browser-app", LEADERBOARD_REFRESH_SECONDS="3")
-    yield app
-    app.stop()
+server = app_fixture("browser-app", LEADERBOARD_REFRESH_SECONDS="3")
 
 
 @pytest.fixture(scope="module")

@@ -11,50 +11,10 @@ import re
 
 import pytest
 
-from tests.support.axe import axe
+from tests.support.axe import every_finding, grave_findings
+from tests.support.browser_pages import ROWS, TIMEOUT, open_board
 from tests.support.gradio_settled import GradioSettled
-from tests.ui.conftest import shot, start_app
-
-TIMEOUT = 60_000
-WIDTHS = {"desktop": (1440, 900), "phone": (390, 844)}
-ROWS = "#board-table .tabulator-row"
-GRAVE = ("serious", "critical")
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    app = start_app(tmp_path_factory, "a11y-app")
-    yield app
-    app.stop()
-
-
-@pytest.fixture(params=list(WIDTHS), scope="module")
-def width(request):
-    return request.param
-
-
-@pytest.fixture
-def page(pages, server, width):
-    w, h = WIDTHS[width]
-    with pages.open(viewport={"width": w, "height": h}) as page:  # its timeout: browser_pages.TIMEOUT
-        yield page
-
-
-def open_board(page, url: str, query: str = "") -> None:
-    page.goto(url + "/" + query)
-    page.wait_for_selector(ROWS)
-    page.wait_for_function("() => Number(document.getElementById('board').dataset.drawn) >= 1")
-
-
-def grave_findings(page) -> list[str]:
-    """axe-core's serious and critical violations on the page as it is, one line per node."""
-    found = axe().run(page).response["violations"]
-    return [
-        f"{v['id']} ({v['impact']}): {node['target']} {node['failureSummary'].splitlines()[-1].strip()}"
-        for v in found
-        if v["impact"] in GRAVE
-        for node in v["nodes"]
-    ]
+from tests.ui.conftest import WIDTHS, shot
 
 
 def open_gradio_tab(page, url: str, tab: str, ready: str) -> None:
@@ -71,12 +31,6 @@ def open_gradio_tab(page, url: str, tab: str, ready: str) -> None:
 
 
 GRADIO_TABS = {"submit": "#sub-bench", "mine": "#mine-pick"}  # Compare is the board page's own
-
-
-def every_finding(page) -> list[str]:
-    """axe-core's violations of every impact (moderate and minor too), one line per rule."""
-    found = axe().run(page).response["violations"]
-    return [f"{v['id']} ({v['impact']}): {[node['target'] for node in v['nodes']][:4]}" for v in found]
 
 
 def test_axe_finds_nothing_at_all_on_the_board_its_panels_and_a_model_page(page, server, width):
@@ -194,7 +148,7 @@ def test_focus_stays_on_the_view_chip_and_the_filter_it_changed(page, server, wi
     page.wait_for_function("() => document.activeElement.matches('#view-choice input[name=view]:checked')")
     assert page.evaluate("() => document.activeElement.value") != "overall"
     assert focus_is_visible(page)
-    if width == "phone":  # the filters start folded on a phone
+    if width == 390:  # the filters start folded on a phone
         tab_to(page, "#filters-box summary")
         page.keyboard.press("Enter")
     tab_to(page, "#type-choice input")
@@ -234,7 +188,7 @@ def test_the_board_does_not_jump_while_it_loads(browser, server, width):
 def test_a_phone_group_view_shows_three_groups_of_the_leading_row(browser, server, view):
     """At 390 px the leading row shows at least three groups' figures, with its Rank and Model, all
     inside the screen: no sideways scrolling of the page or the table."""
-    context = browser.new_context(viewport=dict(zip(("width", "height"), WIDTHS["phone"], strict=True)))
+    context = browser.new_context(viewport=dict(zip(("width", "height"), WIDTHS[390], strict=True)))
     page = context.new_page()
     page.set_default_timeout(TIMEOUT)
     open_board(page, server.url, f"?bench=scb&view={view}")
@@ -255,7 +209,7 @@ def test_a_phone_group_view_shows_three_groups_of_the_leading_row(browser, serve
     context.close()
     assert "rank" in seen and "model" in seen
     assert len(groups) >= 3, seen
-    assert widths[0] <= WIDTHS["phone"][0] and widths[1] <= widths[2] + 1, widths
+    assert widths[0] <= WIDTHS[390][0] and widths[1] <= widths[2] + 1, widths
 
 
 def test_a_link_on_the_board_opens_the_question_browser(page, server, width):

@@ -17,19 +17,11 @@ from leaderboard.service import Leaderboard
 from scoring.benchmarks import BENCHMARKS
 from tests.support import toy
 from tests.support.board_page import row_filter
+from tests.support.browser_pages import ROWS, TIMEOUT, open_board
 from tests.support.toy import PLUGIN
-from tests.ui.conftest import shot, start_app
+from tests.ui.conftest import WIDTHS, app_fixture, shot
 
-TIMEOUT = 60_000
-WIDTHS = {"desktop": (1440, 900), "phone": (390, 844)}
-ROWS = "#board-table .tabulator-row"
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    app = start_app(tmp_path_factory, "board-app", LEADERBOARD_PLUGINS=PLUGIN)
-    yield app
-    app.stop()
+server = app_fixture("board-app", LEADERBOARD_PLUGINS=PLUGIN)  # the toy benchmark on the board
 
 
 @pytest.fixture(scope="module")
@@ -37,24 +29,6 @@ def store(server):
     """The app's own store, read here (what the server would show); the plugin registered too."""
     with toy.registered():
         yield Leaderboard(Settings(data_dir=server.data_dir, plugins=(PLUGIN,)))
-
-
-@pytest.fixture(params=list(WIDTHS), scope="module")
-def width(request):
-    return request.param
-
-
-@pytest.fixture
-def page(pages, server, width):
-    w, h = WIDTHS[width]
-    with pages.open(viewport={"width": w, "height": h}) as page:  # its timeout: browser_pages.TIMEOUT
-        yield page
-
-
-def open_board(page, url: str, query: str = ""):
-    page.goto(url + "/" + query)
-    page.wait_for_selector(ROWS)
-    page.wait_for_function("() => Number(document.getElementById('board').dataset.drawn) >= 1")
 
 
 def drawn(page) -> int:
@@ -89,7 +63,7 @@ def test_the_first_screen_shows_the_leading_rows_with_their_figures(page, server
     visible_rows = sum(1 for r in page.locator(ROWS).all()[:12] if (r.bounding_box() or {"y": 1e9})["y"] < height)
     assert visible_rows >= 5
     assert page.locator(ROWS).first.locator(".model-name .name").inner_text() == "GPT-o3"
-    if width == "phone":  # the default view reads without sideways scrolling
+    if width == 390:  # the default view reads without sideways scrolling
         assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
         holder = page.evaluate("() => { const h = document.querySelector('#board-table .tabulator-tableholder');"
                                " return [h.scrollWidth, h.clientWidth]; }")  # fmt: skip
@@ -148,7 +122,7 @@ def test_long_names_are_readable_and_two_rows_of_one_model_are_told_apart(page, 
     assert cell.evaluate("c => c.scrollWidth <= c.clientWidth + 1")  # wrapped, not cut
     assert "Demo-InHouse-Segmenter (synthetic)" in cell.inner_text().replace("\n", " ")
     assert "(demo)" in cell.locator(".model-cell").get_attribute("title")  # the team, on hover too
-    if width == "phone":  # the team under the name: two rows of one model are told apart
+    if width == 390:  # the team under the name: two rows of one model are told apart
         assert cell.locator(".team-line").inner_text() == "demo"
     else:  # Rank, Model and Team stay when the table scrolls sideways
         page.locator("#bench-tabs a", has_text="K-Viscuit").click()
@@ -171,7 +145,7 @@ def test_the_column_chooser_shows_what_is_ticked(page, server, width):
     page.wait_for_function(f"() => new URLSearchParams(location.search).get('hide') === {group!r}")
     assert not page.locator("#columns-choice label", has_text=group).locator("input").is_checked()
     assert "of" in page.locator("#columns-count").inner_text()
-    if width == "phone":  # still no sideways scrolling: what does not fit folds into the row
+    if width == 390:  # still no sideways scrolling: what does not fit folds into the row
         assert page.evaluate("() => { const h = document.querySelector('#board-table .tabulator-tableholder');"
                              " return h.scrollWidth <= h.clientWidth + 1; }")  # fmt: skip
     shot(page, f"boardpage-columns-{width}")

@@ -13,8 +13,8 @@ import pytest
 from leaderboard.baselines import PAPER_SOURCE
 from submissions.records import Identity, SubmissionForm
 from submissions.request import SubmitRequest
-from tests.support.axe import axe
-from tests.support.baked_board import ROWS, WIDTHS, baked_client, baked_pages, open_board
+from tests.support.axe import grave_findings
+from tests.support.baked_board import ROWS, baked_client, baked_pages, open_board
 from tests.support.submissions import board, write_gold, write_submission
 from tests.ui.conftest import shot
 
@@ -51,11 +51,6 @@ def store(tmp_path_factory):
 def client(store):
     with baked_client(store) as served:
         yield served
-
-
-@pytest.fixture(params=list(WIDTHS), scope="module")
-def width(request):
-    return request.param
 
 
 @pytest.fixture(scope="module")
@@ -161,8 +156,7 @@ def test_a_tapped_point_shows_its_details_and_opens_its_model_page(page, store, 
     rank = page.locator(ROWS).first.locator(".tabulator-cell[tabulator-field='rank']").inner_text().strip()
     assert f"rank {rank} of 1" in page.locator(DETAILS).inner_text()  # the rank the table shows, among the rows kept
     shot(page, f"charts-details-{width}")
-    found = axe().run(page).response["violations"]
-    assert [v["id"] for v in found if v["impact"] in ("serious", "critical")] == []
+    assert grave_findings(page) == []
     page.locator(DETAILS).locator("a", has_text=re.compile("model page")).click()
     page.wait_for_selector("#model-page:not([hidden]) h2")
     assert "Gamma-3" in page.locator("#model-page h2").inner_text()

@@ -9,34 +9,12 @@ from __future__ import annotations
 
 import math
 
-import pytest
-
 from leaderboard.compare import MAX_MODELS
 from scoring.benchmarks import get_benchmark
 from tests.support.page_compare import page_compare
-from tests.ui.conftest import shot, start_app
+from tests.ui.conftest import shot
 
-WIDTHS = {"1440": (1440, 900), "390": (390, 844)}
 SCORED = "scored here"
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    app = start_app(tmp_path_factory, "compare-app")
-    yield app
-    app.stop()
-
-
-@pytest.fixture(params=list(WIDTHS), scope="module")
-def width(request):
-    return request.param
-
-
-@pytest.fixture
-def page(pages, width):
-    w, h = WIDTHS[width]
-    with pages.open(viewport={"width": w, "height": h}) as page:  # its timeout: browser_pages.TIMEOUT
-        yield page
 
 
 def page_data(page) -> dict:

@@ -16,7 +16,7 @@ from leaderboard.config import Settings
 from leaderboard.service import Leaderboard
 from scoring.benchmarks import BENCHMARKS, get_benchmark
 from scoring.benchmarks.base import Heatmap
-from tests.ui.conftest import ADMIN_TOKEN, shot, start_app
+from tests.ui.conftest import ADMIN_TOKEN, app_fixture, shot
 from ui import display
 
 TIMEOUT = 60_000
@@ -29,11 +29,7 @@ BOARD_READY = "#board-table .tabulator-row >> text=reported in paper"
 TAB_IDS = {"Submit": "submit", "My submissions": "mine", "About": "about", "Maintainers": "admin"}
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    app = start_app(tmp_path_factory, "context-app")
-    yield app
-    app.stop()
+server = app_fixture("context-app")  # its own: a test rescores its store
 
 
 @pytest.fixture(scope="module")

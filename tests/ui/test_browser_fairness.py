@@ -52,15 +52,6 @@ def page(browser, app):
 
 
 @pytest.fixture(scope="module")
-def shots(tmp_path_factory) -> Path:
-    import os
-
-    folder = Path(os.environ.get("BROWSER_SHOTS") or tmp_path_factory.mktemp("shots"))
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
-
-
-@pytest.fixture(scope="module")
 def files(tmp_path_factory) -> dict[str, Path]:
     """Three files with the same answers: loose boxes, tight boxes, and tight boxes once more."""
     folder = tmp_path_factory.mktemp("grounder")

@@ -21,14 +21,13 @@ from submissions.records import Identity, SubmissionForm
 from submissions.request import SubmitRequest
 from tests.support import demo
 from tests.support.app_server import AppServer, seeded_copy
+from tests.support.browser_pages import ROWS, open_board
 from tests.support.hub_models import LLAMA, QWEN, UNINDEXED, publish_models
 from tests.support.hub_server import HubServer
 from tests.ui.conftest import shot
 
 HUB_ROWS = {"Qwen-Hub-7B": (QWEN, 0.7), "Tiny-Hub-1.5B": (UNINDEXED, 0.5), "Llama-Hub-90B": (LLAMA, 0.6)}
 LENIENT = "Lenient-KV"
-WIDTHS = {1440: (1440, 900), 390: (390, 844)}
-ROWS = "#board-table .tabulator-row"
 
 
 def kviscuit_lenient_lines() -> list[dict]:
@@ -70,24 +69,6 @@ def server(seeded):
     app = AppServer(data).start()
     yield app
     app.stop()
-
-
-@pytest.fixture(params=list(WIDTHS), scope="module")
-def width(request):
-    return request.param
-
-
-@pytest.fixture
-def page(pages, server, width):
-    w, h = WIDTHS[width]
-    with pages.open(viewport={"width": w, "height": h}) as page:  # its timeout: browser_pages.TIMEOUT
-        yield page
-
-
-def open_board(page, url: str, query: str = "") -> None:
-    page.goto(url + "/" + query)
-    page.wait_for_selector(ROWS)
-    page.wait_for_function("() => Number(document.getElementById('board').dataset.drawn) >= 1")
 
 
 def models(page) -> list[str]:

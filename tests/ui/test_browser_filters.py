@@ -16,7 +16,6 @@ from submissions.records import Identity, SubmissionForm
 from submissions.request import SubmitRequest
 from tests.support.baked_board import (
     ROWS,
-    WIDTHS,
     baked,
     baked_client,
     baked_page,
@@ -53,11 +52,6 @@ def client(tmp_path_factory):
         served = baked_client(lb)
     with served:
         yield served
-
-
-@pytest.fixture(params=list(WIDTHS), scope="module")
-def width(request):
-    return request.param
 
 
 @pytest.fixture(scope="module")

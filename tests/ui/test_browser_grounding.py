@@ -6,7 +6,6 @@ folder."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -40,13 +39,6 @@ def app(tmp_path_factory, scb_gold) -> Iterator[AppServer]:
     server.start()
     yield server
     server.stop()
-
-
-@pytest.fixture(scope="module")
-def shots(tmp_path_factory) -> Path:
-    folder = Path(os.environ.get("BROWSER_SHOTS") or tmp_path_factory.mktemp("shots"))
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 @pytest.fixture(scope="module")

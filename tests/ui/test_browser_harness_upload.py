@@ -9,17 +9,13 @@ import pytest
 
 from tests.support.file_field import choose_file
 from tests.support.harness_files import lmms_samples, old_task_samples, written_name
-from tests.ui.conftest import shot, start_app
+from tests.ui.conftest import app_fixture, shot
 from tests.ui.test_browser_teams import choose
 
 TIMEOUT = 30_000
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    app = start_app(tmp_path_factory, "harness-upload-app", LEADERBOARD_FEEDBACK="full")
-    yield app
-    app.stop()
+server = app_fixture("harness-upload-app", LEADERBOARD_FEEDBACK="full")
 
 
 @pytest.fixture(scope="module")

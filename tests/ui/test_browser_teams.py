@@ -11,7 +11,6 @@ K-Viscuit gold; the tests run in file order and build on each other's entries. S
 from __future__ import annotations
 
 import json
-import os
 import re
 import time
 from collections.abc import Iterator
@@ -27,7 +26,7 @@ from scoring.engine import UnparsedLine
 from submissions.records import Identity
 from tests.support import demo
 from tests.support.app_server import ADMIN_TOKEN, AppServer
-from tests.support.axe import axe
+from tests.support.axe import grave_findings
 from tests.support.file_field import choose_file
 from tests.support.gradio_queue import fn_index, queue_call
 from tests.support.scoring import with_options
@@ -82,13 +81,6 @@ def alice(users) -> AppServer:
 @pytest.fixture(scope="module")
 def bob(users) -> AppServer:
     return users["bob"]
-
-
-@pytest.fixture(scope="module")
-def shots(tmp_path_factory) -> Path:
-    folder = Path(os.environ.get("BROWSER_SHOTS") or tmp_path_factory.mktemp("shots"))
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def open_page(browser, app: AppServer, viewport: dict = DESKTOP, **context_args):
@@ -566,8 +558,7 @@ def test_my_submissions_headers_do_not_wrap_letter_by_letter_on_a_phone(browser,
                 .map((cells) => [...cells].map((c) => Math.round(c.getBoundingClientRect().left)))"""
         )
         assert after[0] == after[1]  # and scrolled, the headers stay over their columns
-        found = axe().run(page).response["violations"]
-        assert [(v["id"], v["impact"]) for v in found if v["impact"] in ("serious", "critical")] == []
+        assert grave_findings(page) == []
         shot(page, shots, "g2-mine-headers-scrolled-390")
     finally:
         page.context.close()
@@ -643,8 +634,7 @@ def test_my_submissions_names_the_weak_groups_with_the_split_on_a_phone(browser,
         squeezed = [t for t in texts if t["width"] + 1 < t["longest"]]
         assert texts and squeezed == [], squeezed
         assert page.evaluate("() => document.documentElement.scrollWidth <= innerWidth + 1")  # no sideways page
-        found = axe().run(page).response["violations"]
-        assert [(v["id"], v["impact"]) for v in found if v["impact"] in ("serious", "critical")] == []
+        assert grave_findings(page) == []
     finally:
         page.context.close()
 

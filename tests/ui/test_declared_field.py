@@ -116,13 +116,20 @@ def test_a_value_its_check_refuses_is_a_field_issue(declared, lb, tmp_path):
 
 
 def test_an_anonymous_row_keeps_only_the_fields_declared_non_identifying(declared):
-    """Every public field, the test's included, walked through the redaction: only the allow-list survives."""
-    from leaderboard.table import SCORED_SOURCE, BoardRow, anonymised
+    """Every public field, the test's included, walked through the redaction the board applies to an
+    anonymous entry (``leaderboard.table._shown`` under the disclosure rule, for a visitor): only the
+    allow-list survives. (It walked ``leaderboard.table.anonymised``, a copy of the redaction nothing
+    but this test called.)"""
+    from types import SimpleNamespace
+
+    from leaderboard.table import SCORED_SOURCE, BoardRow, _shown
+    from submissions.disclosure import EntryState, Viewer, disclose
 
     values = {f.name: f"value of {f.name}" for f in fields.public_fields()}
     classic, info = fields.split(values)
     row = BoardRow(**classic, source=SCORED_SOURCE, figures={}, info=info)
-    hidden = anonymised(row, "(anonymous)")
+    entry = SimpleNamespace(reveal_date=None, meta=SimpleNamespace(id="20261201-000000-anonymous"))
+    hidden = _shown(row, entry, disclose(Viewer.VISITOR, EntryState.ANONYMOUS))
     allowed = fields.anonymous_allowed_fields()
     assert allowed == {"model_type"}  # what an anonymous row may say about the model
     for f in fields.public_fields():

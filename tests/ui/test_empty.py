@@ -4,14 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.ui.conftest import shot, start_app
+from tests.ui.conftest import app_fixture, shot
 
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    app = start_app(tmp_path_factory, "empty-app", LEADERBOARD_DEMO="0")
-    yield app
-    app.stop()
+server = app_fixture("empty-app", LEADERBOARD_DEMO="0")
 
 
 def test_empty_store_shows_paper_rows_and_a_notice(browser, server):

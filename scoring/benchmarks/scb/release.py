@@ -23,7 +23,6 @@ from scoring.errors import GoldError
 
 LETTERS = "ABCD"
 CHOICE_FIELDS = ("choice_a", "choice_b", "choice_c", "choice_d")
-NEVER_PUBLIC = ("correct_answer", "scores", "rationale")
 
 
 def _jsonl(path: Path) -> list[dict]:

@@ -47,7 +47,7 @@ def chat_with(endpoint: Endpoint) -> Chat:
     """``POST /chat/completions`` through the client's ``post`` (its retries, backoff, errors and
     response model), with the request body as given: ``chat.completions.create`` first walks every
     message part against the SDK's typed-dict declarations, about half the runner's CPU for a question
-    with four inline images (``perf/runner_cost.py``), to send the same JSON."""
+    with four inline images (``perf/runner_cost.py`` at 3860df9), to send the same JSON."""
     from openai.types.chat import ChatCompletion
 
     client = endpoint.client()
