@@ -67,10 +67,17 @@ class TeamCompare:
     leaderboard: Leaderboard
     auth: Auth
 
-    def runs(self, benchmark: str, request: gr.Request, profile: gr.OAuthProfile | None) -> gr.Dropdown:
+    def runs(
+        self, benchmark: str, picked: list[str] | None, request: gr.Request, profile: gr.OAuthProfile | None
+    ) -> gr.Dropdown:
+        """The runs the viewer may compare; the picks still offered are kept (a late refresh of the tab
+        must not wipe what the person has chosen meanwhile)."""
         identity = self.auth.identity(profile, request)
         found = runs_for(self.leaderboard, identity, benchmark) if benchmark in BENCHMARKS else []
-        return gr.Dropdown(choices=[(r.name, r.key) for r in found], value=[], multiselect=True)
+        offered = [(r.name, r.key) for r in found]
+        keys = {key for _, key in offered}
+        kept = [key for key in picked or [] if key in keys]
+        return gr.Dropdown(choices=offered, value=kept, multiselect=True)
 
     def show(self, keys: list[str] | None, request: gr.Request, profile: gr.OAuthProfile | None) -> str:
         identity = self.auth.identity(profile, request)
@@ -108,5 +115,5 @@ class TeamComparePanel:
     def wire(self, compare: TeamCompare, opened: list) -> None:
         private = {"api_visibility": "private"}
         for trigger in (*opened, self.benchmark.change):
-            trigger(compare.runs, self.benchmark, self.picked, **private)
+            trigger(compare.runs, [self.benchmark, self.picked], self.picked, **private)
         self.button.click(compare.show, self.picked, self.result, **private)

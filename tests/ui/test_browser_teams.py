@@ -655,6 +655,7 @@ def test_the_teams_compare_holds_its_private_runs_and_no_one_elses(browser, alic
         mine = [o for o in options if weak_entry["sid"] in o]
         assert mine and "yours, private" in mine[0]
         board_row = next(o for o in options if "yours" not in o)  # a row of the public board
+        page.wait_for_function("() => !document.querySelector('#tab-mine .pending')")  # the tab's refreshes answered
         runs = page.locator("#mine-cmp-runs input")
         for text in (weak_entry["sid"], board_row):  # typed, as a person narrows a long list, and Enter
             runs.fill(text)
