@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 
 import scoring
-from scoring import bundle
 from scoring.errors import suggested_settings
+from scoring.readers import bundle
 from scoring.validation import check_file
 from tests.support.harness_files import demo_gold_files, lmms_samples, old_task_samples, written_name
 from tests.support.scoring import REPO_ROOT, write_lines
