@@ -300,3 +300,16 @@ def test_a_stage2_family_that_does_not_fit_the_numbers_in_a_real_log_is_stopped(
         check_file("scb", golds["scb"], _zip(members))  # what validate, score and the site check first
     assert any("xyxy_norm" in i.message for i in e.value.issues), [str(i) for i in e.value.issues]
     assert {i.code for i in e.value.issues} & {"suspect_bbox_format", "suspect_grounding_format"}
+
+
+def test_a_log_over_the_upload_limit_says_how_inspect_leaves_the_images_out(golds, tmp_path):
+    """Team trial step 4: README's Inspect SCB command logged every image (83.6 MB against 50 MB) and
+    the refusal only gave the sizes. inspect-ai 0.3.285's CLI logs images unless --no-log-images
+    (its --log-images flag defaults to True; a task cannot change it), so the refusal names the flag."""
+    log = tmp_path / "scb.eval"
+    log.write_bytes((FIXTURES / "scb.eval").read_bytes())
+    small = scoring.jsonl.Limits(max_bytes=log.stat().st_size - 1)
+    with pytest.raises(scoring.SubmissionError) as e:
+        check_file("scb", golds["scb"], log, limits=small)
+    (issue,) = e.value.issues
+    assert "the limit is" in issue.message and "--no-log-images" in issue.message
