@@ -90,7 +90,7 @@ def test_a_check_over_the_accounts_bound_answers_retry_with_every_key(lb, tmp_pa
 
 def planted(path, weak_country: str):
     """A file right on about 90% of the small gold but wrong on every question of one country."""
-    from leaderboard import demo
+    from tests.support import demo
     from tests.support.submissions import small_gold
 
     gold = small_gold()
