@@ -390,12 +390,14 @@ def line_place(line: int, file: str = "") -> str:
 
 
 def errors_frame(answer: dict) -> pd.DataFrame:
+    """The errors table: an error of one of several files given names that file first in its message
+    (the line column stays narrow: a file name there wrapped letter by letter on a phone)."""
     rows = [
         {
-            "line": (line_place(e["line"], e["file"]) if e.get("file") else e["line"]) if e.get("line") else "file",
+            "line": e.get("line", 0) or "file",
             "field": e.get("field", ""),
             "code": e.get("code", ""),
-            "message": e.get("message", ""),
+            "message": f"{e['file']}: {e.get('message', '')}" if e.get("file") else e.get("message", ""),
         }
         for e in answer.get("errors") or []
     ]

@@ -492,7 +492,7 @@ class AnswerFields:
         quota = gr.Markdown(elem_id="quota")
         result = gr.Markdown("Upload a file to see its aggregate result and rank here.", elem_id="sub-result")
         errors = gr.Dataframe(
-            label="Errors (line numbers refer to your file, or to the file named)",
+            label="Errors (line numbers refer to your file, or to the file the message names)",
             visible=False,
             interactive=False,
             wrap=True,
