@@ -21,7 +21,15 @@ gradio_client = pytest.importorskip("gradio_client")
 def server(tmp_path_factory):
     # full feedback: these tests publish more than the Ladder's 3 files a week under one team, and
     # are about the API, not the feedback policy (tests/submissions/test_ladder_policy.py is)
-    app = start_app(tmp_path_factory, "api-app", LEADERBOARD_MAX_SCORED_PER_DAY="3", LEADERBOARD_FEEDBACK="full")
+    # 40 attempts: the module sends more than the default 20 uploads in ten minutes (ui/uploads.py's
+    # budget is the larger of the two), and is not about that budget (tests/ui/test_upload_gate.py is)
+    app = start_app(
+        tmp_path_factory,
+        "api-app",
+        LEADERBOARD_MAX_SCORED_PER_DAY="3",
+        LEADERBOARD_MAX_ATTEMPTS_PER_DAY="40",
+        LEADERBOARD_FEEDBACK="full",
+    )
     yield app
     app.stop()
 
