@@ -32,7 +32,7 @@ class Issue:
     pre-fills them."""
     file: str = ""
     """The file inside the upload that ``line`` is a line of, when the upload is several files or a
-    zip (``logs/toy/..._samples_scb_stage1.jsonl``); "" for one file, whose lines ``line`` counts."""
+    zip (``logs/<model>/<date>_samples_<task>.jsonl``); "" for one file, whose lines ``line`` counts."""
 
     def __str__(self) -> str:
         where = f"line {self.line}" if self.line else "file"
