@@ -29,17 +29,17 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard import demo
 from leaderboard.joined import one_upload
 from leaderboard.service import Leaderboard
-from scoring import SCORER_VERSION, engine, harness
+from scoring import SCORER_VERSION, engine
+from scoring.readers import harness_files as harness
 from store import layout
 from submissions import reading as reading_jobs
 from submissions import worker
 from submissions.job_bounds import JobBounds
 from submissions.records import Identity, Status, SubmissionForm, SubmissionMeta
 from submissions.request import SubmitRequest
-from tests.support import jobs
+from tests.support import demo, jobs
 from tests.support.harness_files import lmms_samples, written_name
 from tests.support.submissions import settings
 
