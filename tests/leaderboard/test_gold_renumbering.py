@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard import demo
 from scoring.errors import GoldError
 from store.golds import UnconfirmedGold
 from submissions.records import Identity
 from submissions.request import SubmitRequest
 from tests.leaderboard.test_cli import cli
+from tests.support import demo
 from tests.support.submissions import board, form, write_gold
 
 
