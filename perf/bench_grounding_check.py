@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import scoring
-from scoring import bundle
+from scoring.readers import bundle
 
 
 def main() -> None:
