@@ -15,7 +15,9 @@ keeps both stages in its ``store`` (:func:`store_keys`: ``scb/stage1``, ``scb/st
 ``scb/grounding_format``): the stage-1 text is the ``response``, the stage-2 text the
 ``grounding_response``, read by that family, exactly the line the same outputs would be as JSON Lines.
 A sample whose store is empty (``inspect eval-retry`` recovers an interrupted run's finished samples
-so) gives its stages from its events, else its messages (:func:`recorded_store`).
+so) gives its stages from its events, else its messages (:func:`recorded_store`); a member name the
+log holds twice (a retried log keeps the killed run's cancelled sample beside its retry) is read as
+Inspect reads it, the last.
 
 Bounded where it runs: members are counted (at most two per question plus the run's own), each
 sample's declared size is capped and the whole log's too, and a member is never read past its
@@ -121,7 +123,9 @@ def _samples(z: zipfile.ZipFile, questions: int) -> list[zipfile.ZipInfo]:
         raise LogError(f"this {NAME} has {len(infos):,} members, more than {questions:,} questions need")
     if sum(i.file_size for i in infos) > MAX_LOG_BYTES:
         raise LogError(f"this {NAME} unpacks to more than {MAX_LOG_BYTES:,} bytes")
-    samples = [i for i in infos if SAMPLE.match(i.filename)]
+    # the last member of a name, as Inspect reads it: an eval-retry log keeps the killed run's
+    # cancelled samples beside their retried ones under the same name (zipfile's getinfo is the last)
+    samples = list({i.filename: i for i in infos if SAMPLE.match(i.filename)}.values())
     epochs = {int(SAMPLE.match(i.filename)["epoch"]) for i in samples}
     if epochs - {1}:
         raise LogError(

@@ -313,3 +313,26 @@ def test_a_log_over_the_upload_limit_says_how_inspect_leaves_the_images_out(gold
         check_file("scb", golds["scb"], log, limits=small)
     (issue,) = e.value.issues
     assert "the limit is" in issue.message and "--no-log-images" in issue.message
+
+
+RETRY = FIXTURES / "retry"
+"""An SCB run killed and resumed with ``inspect eval-retry`` by the real inspect-ai 0.3.285
+(scripts/harness-fixtures/inspect_retry.sh), and what inspect-ai's own reader found in it."""
+
+
+def test_a_real_eval_retry_log_reads_every_answer_as_the_uninterrupted_run_gave_it(golds):
+    """Before: its samples recovered with an empty store were read with stage 2's box as their answer,
+    and the killed run's cancelled samples, kept under the same member names as their retried ones,
+    were errors: the log was refused. Now every sample is the line the uninterrupted run of the same
+    toy model on the same inputs gave (tests/fixtures/harness/inspect_ai-0.3.285/scb.jsonl)."""
+    found = json.loads((RETRY / "found.json").read_text(encoding="utf-8"))
+    assert found["status"] == "success" and found["empty_store"] and found["members_twice"]
+    converted = harness.as_submission(
+        scoring.get_benchmark("scb"), golds["scb"], (RETRY / "scb-retried.eval").read_bytes(), 10**8
+    )
+    assert converted.issues == ()
+    lines = {line["question_id"]: line for line in map(json.loads, converted.data.splitlines())}
+    whole = {line["question_id"]: line for line in map(json.loads, (FIXTURES / "scb.jsonl").read_text().splitlines())}
+    assert len(lines) == found["samples"]
+    assert all(lines[k] == whole[k] for k in lines), [k for k in lines if lines[k] != whole[k]][:5]
+    assert all(lines[k]["response"].startswith("The answer is") for k in found["empty_store"])
