@@ -20,12 +20,9 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from scoring.readers.bundle import MAX_FILES, PARTS_MANIFEST, BundleError
+from scoring.readers.bundle import FIXED_TIME, MAX_FILES, PARTS_MANIFEST, BundleError
 
 __all__ = ["BundleError", "one_upload", "pack"]
-
-FIXED_TIME = (1980, 1, 1, 0, 0, 0)
-"""Every member's date: the same files make the same upload, byte for byte (a resend is a repeat)."""
 
 
 @contextmanager

@@ -234,11 +234,17 @@ def _question_list(benchmark: str, source: str):
 
 
 def _predictions(paths: list[Path]) -> Path | bytes:
-    """One file as it is; several read together as one body of lmms-eval samples (scoring/readers/bundle.py)."""
+    """One file as it is; several read together as lmms-eval samples, each by its own name
+    (scoring/readers/bundle.py)."""
     if len(paths) == 1:
         return paths[0]
+    max_bytes = Limits().max_bytes
     try:
-        return bundle.gather_files(paths, Limits().max_bytes)
+        parts = bundle.read_files(paths, max_bytes)
+        total = sum(len(p.data) for p in parts)
+        if total > max_bytes:
+            raise bundle.BundleError(f"the files given hold {total:,} bytes together; the limit is {max_bytes:,}")
+        return bundle.parts_zip(parts)  # read as the site reads an upload of several files: each by its name
     except bundle.BundleError as e:
         raise SubmissionError([Issue(e.code, 0, "", str(e))]) from None
 

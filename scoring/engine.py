@@ -49,10 +49,13 @@ class UnparsedLine:
     line: int
     text: str
     kind: str = "answer"
+    file: str = ""  # the file inside the upload ``line`` is a line of, for several files or a zip
 
     def to_api(self) -> dict:
-        """``{"line", "text"}`` as before; a grounding's says ``"kind": "grounding"`` too."""
-        return {"line": self.line, "text": self.text} | ({"kind": self.kind} if self.kind != "answer" else {})
+        """``{"line", "text"}`` as before; a grounding's says ``"kind": "grounding"`` too, and a line
+        of one of several files given names it (``"file"``)."""
+        kind = {"kind": self.kind} if self.kind != "answer" else {}
+        return {"line": self.line, "text": self.text} | kind | ({"file": self.file} if self.file else {})
 
 
 @dataclass(frozen=True)
@@ -125,6 +128,7 @@ class Predictions:
     response_rows: tuple[int, ...] = ()  # rows answered by a response (not an answer)
     grounding_rows: tuple[int, ...] = ()  # rows with a grounding_response
     grounding_unparsed_rows: tuple[int, ...] = ()  # of those, the ones whose text names no box
+    notes: tuple[Issue, ...] = ()  # what the reader set aside, said and not an error (another benchmark's files)
 
     @property
     def answered(self) -> int:
@@ -290,13 +294,19 @@ def _add_format_advice(log: IssueLog, predictions: Predictions, bbox_format: str
 def _name_records(log: IssueLog, predictions: Predictions, converted: harness.Converted) -> None:
     """Issues and unparsed lines of a converted file name the file's own records (a line of a
     samples file, a table row), not the lines it was converted into."""
-    listed = [replace(i, line=converted.record(i.line)) if i.line else i for i in log.listed]
+
+    def placed(item, record: int):  # an issue or unparsed line, named by its file given and its line there
+        file, line = converted.place(record)
+        return replace(item, line=line, file=file)
+
+    listed = [(converted.record(i.line), placed(i, converted.record(i.line))) if i.line else (0, i) for i in log.listed]
     for record, code, message in converted.issues:
         log.total += 1
         log.by_code[code] += 1
-        listed.append(Issue(code, record, "", message))
-    log.listed = sorted(listed, key=lambda i: i.line)[:MAX_LISTED]
-    predictions.unparsed_lines = tuple(replace(u, line=converted.record(u.line)) for u in predictions.unparsed_lines)
+        listed.append((record, placed(Issue(code, record, "", message), record)))
+    log.listed = [issue for _, issue in sorted(listed, key=lambda pair: pair[0])][:MAX_LISTED]
+    predictions.unparsed_lines = tuple(placed(u, converted.record(u.line)) for u in predictions.unparsed_lines)
+    predictions.notes = tuple(Issue("set_aside_files", 0, "", note) for note in converted.notes)
 
 
 SHIFT_EXPLAINS = frozenset({"unknown_question_id", "duplicate_question_id", "id_mismatch"})

@@ -12,6 +12,9 @@ from dataclasses import asdict, dataclass
 MAX_LISTED = 20
 """How many issues a message lists before it only counts the rest."""
 
+OPTIONAL_KEYS = frozenset({"suggested", "file"})
+"""Keys :meth:`Issue.to_dict` writes only when they are set."""
+
 
 @dataclass(frozen=True)
 class Issue:
@@ -27,15 +30,19 @@ class Issue:
     """The declaration the message proposes, as the settings to send ("grounding_format=plain
     bbox_format=xyxy_norm", :func:`suggested_settings`); "" when it proposes none. The Submit form
     pre-fills them."""
+    file: str = ""
+    """The file inside the upload that ``line`` is a line of, when the upload is several files or a
+    zip (``logs/<model>/<date>_samples_<task>.jsonl``); "" for one file, whose lines ``line`` counts."""
 
     def __str__(self) -> str:
         where = f"line {self.line}" if self.line else "file"
+        where = f"{self.file} {where}" if self.file and self.line else where
         field = f" [{self.field}]" if self.field else ""
         return f"{where}{field}: {self.message}"
 
     def to_dict(self) -> dict:
-        """Its fields; ``suggested`` only when there is one (earlier readers know four keys)."""
-        return {k: v for k, v in asdict(self).items() if k != "suggested" or v}
+        """Its fields; ``suggested`` and ``file`` only when set (earlier readers know four keys)."""
+        return {k: v for k, v in asdict(self).items() if k not in OPTIONAL_KEYS or v}
 
 
 SETTINGS = ("grounding_format", "bbox_format")

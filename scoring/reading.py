@@ -39,7 +39,7 @@ from scoring.geometry import Box, BoxSet, Polygons, Runs
 from scoring.gold import Gold
 from scoring.jsonl import Limits
 
-READER_VERSION = "1"
+READER_VERSION = "2"
 """The reader's version: a stored reading of another version is not used (the file is read again)."""
 
 LENIENT, RESPONSE, GROUNDING_RESPONSE, GROUNDING_UNPARSED = 1, 2, 4, 8
@@ -142,6 +142,7 @@ class FileReading:
     issues: tuple[Issue, ...] = ()  # the scorer's rejection, when it has one
     total: int = 0
     reader: str = READER_VERSION
+    notes: tuple[Issue, ...] = ()  # what the reader set aside and says (another benchmark's files in a zip)
 
     @property
     def rejected(self) -> bool:
@@ -330,6 +331,7 @@ class FileReading:
             draft.converted is not None,
             tuple(issues),
             total,
+            notes=predictions.notes,
         )
 
 

@@ -87,6 +87,8 @@ def check_file(
         check_coverage(warnings, predictions.answered, gold.size, min_coverage)
     check_grounding_present(warnings, bench, predictions)
     check_constant_box(warnings, predictions)
+    for note in predictions.notes:
+        warnings.add_issue(note)
     return ValidationReport(
         bench.id,
         gold.size,

@@ -498,7 +498,7 @@ def _reading_header(r: FileReading) -> dict:
         "plain_boxes": r.plain_boxes,
         "box_scale": r.box_scale,
         "counts": dict(r.counts),
-        "unparsed_lines": [[u.line, u.text, u.kind] for u in r.unparsed_lines],
+        "unparsed_lines": [[u.line, u.text, u.kind, *([u.file] if u.file else [])] for u in r.unparsed_lines],
         "box_samples": [[list(s.values), list(s.frame), s.grounding_format] for s in r.box_samples],
         "grounding_hint": r.grounding_hint.to_dict() if r.grounding_hint else None,
         "set_aside": [[line, key] for line, key in r.set_aside],
@@ -506,6 +506,7 @@ def _reading_header(r: FileReading) -> dict:
         "converted": r.converted,
         "issues": [i.to_dict() for i in r.issues],
         "total": r.total,
+        "notes": [i.to_dict() for i in r.notes],
     }
 
 
@@ -606,7 +607,7 @@ def _reading_of(h: dict, a: dict[str, np.ndarray]) -> FileReading:
         bool(h["plain_boxes"]),
         None if h["box_scale"] is None else float(h["box_scale"]),
         {str(k): int(v) for k, v in h["counts"].items()},
-        tuple(UnparsedLine(int(line), str(text), str(kind)) for line, text, kind in h["unparsed_lines"]),
+        tuple(_unparsed_line(*u) for u in h["unparsed_lines"]),
         tuple(BoxSample(tuple(v), tuple(f), str(g)) for v, f, g in h["box_samples"]),
         None if hint is None else _flat(Issue, hint, "grounding_hint"),
         tuple((int(line), key) for line, key in h["set_aside"]),
@@ -615,7 +616,13 @@ def _reading_of(h: dict, a: dict[str, np.ndarray]) -> FileReading:
         tuple(_flat(Issue, i, "issues") for i in h["issues"]),
         int(h["total"]),
         str(h["reader"]),
+        tuple(_flat(Issue, i, "notes") for i in h.get("notes", ())),  # absent in readings kept before it
     )
+
+
+def _unparsed_line(line: object, text: object, kind: object, file: object = "") -> UnparsedLine:
+    """A kept unparsed line: ``[line, text, kind]``, and its file when it is one of several given."""
+    return UnparsedLine(int(line), str(text), str(kind), str(file))
 
 
 @dataclass(frozen=True)

@@ -74,9 +74,11 @@ class Reason:
 
 
 def issue_api(issue: Issue) -> dict[str, object]:
-    """An issue as the answer lists it: line, field, code, message, and ``suggested`` (the settings
+    """An issue as the answer lists it: line, field, code, message; ``file`` (the file inside the
+    upload the line is of) when several files or a zip were given; and ``suggested`` (the settings
     that would read the file: ``"grounding_format=plain bbox_format=xyxy_norm"``) when it has one."""
     shown: dict[str, object] = {"line": issue.line, "field": issue.field, "code": issue.code, "message": issue.message}
+    shown |= {"file": issue.file} if issue.file else {}
     return shown | ({"suggested": issue.suggested} if issue.suggested else {})
 
 

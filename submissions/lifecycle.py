@@ -22,7 +22,7 @@ import time
 import traceback
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -92,14 +92,16 @@ def outcome_files(
 
 
 def record(store: Store, catalog: Catalog, meta: SubmissionMeta, gold: Gold, answer: SubmitAnswer) -> SubmitAnswer:
-    """Store an evaluated answer as files; returns the answer as stored (another writer may have won)."""
+    """Store an evaluated answer as files; returns the answer as stored (another writer may have won),
+    with the reader's notes (files set aside) it was given."""
     stored = {}
     for file, data in outcome_files(meta, gold.version, answer, now_iso()).items():
         stored[file] = _put(store, catalog, file, data, f"{_COMMIT_VERB[file.kind]} {meta.id}")
     if answer.status is Status.REJECTED:
         return answer
     (file,) = (f for f in stored if f.kind is Kind.RESULT)
-    return SubmitAnswer.of(Status.SCORED, meta.id, result=StoredResult.from_bytes(stored[file], file.path).result)
+    result = StoredResult.from_bytes(stored[file], file.path).result
+    return replace(SubmitAnswer.of(Status.SCORED, meta.id, result=result), warnings=answer.warnings)
 
 
 def known_answer(state: SubmissionState, gold_version: str) -> SubmitAnswer:

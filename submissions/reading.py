@@ -13,7 +13,7 @@ only moves bytes and decodes readings (numpy arrays and a JSON header): it never
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from scoring import Gold, Limits, SubmissionError, get_benchmark
 from scoring.engine import finish, score_predictions
@@ -78,12 +78,13 @@ def encoded(reading: FileReading) -> bytes | None:
 def answer_from(sid: str, gold: Gold, reading: FileReading, limits: Limits, seed: int) -> SubmitAnswer:
     """Scored or rejected on ``gold``, from a reading that answers for it (:meth:`FileReading.fits`)."""
     if reading.rejected:
-        return SubmitAnswer.of(Status.REJECTED, sid, issues=reading.issues, total_issues=reading.total)
+        answer = SubmitAnswer.of(Status.REJECTED, sid, issues=reading.issues, total_issues=reading.total)
+        return replace(answer, warnings=reading.notes)
     predictions = reading.predictions(gold, limits)
     if predictions is None:
         raise ValueError(f"the reading of {sid} does not answer for gold {gold.version[:12]}")
     result = score_predictions(get_benchmark(gold.benchmark), gold, predictions, seed=seed)
-    return SubmitAnswer.of(Status.SCORED, sid, result=result)
+    return replace(SubmitAnswer.of(Status.SCORED, sid, result=result), warnings=reading.notes)
 
 
 # ---- jobs: module-level, run in a worker (or in process without a pool) ----

@@ -338,7 +338,7 @@ def result_markdown(answer: dict, bench: Benchmark | None) -> str:
     errors = answer.get("errors") or []
     if errors:  # the first error at the top: the table of them is far below the form (a phone's screens)
         first = errors[0]
-        where = f"line {first['line']}" if first.get("line") else "the file"
+        where = line_place(first["line"], first.get("file", "")) if first.get("line") else "the file"
         field = f" [{first['field']}]" if first.get("field") else ""
         message = escape_markdown(first.get("message", ""))
         lines.append(f"First error, {escape_markdown(where)}{escape_markdown(field)}: {message}")
@@ -380,13 +380,24 @@ def result_markdown(answer: dict, bench: Benchmark | None) -> str:
     return "\n\n".join(lines)
 
 
+def line_place(line: int, file: str = "") -> str:
+    """Where a line is: ``line 12``, or for one of several files given ``samples_scb_stage1.jsonl line 12``.
+
+    >>> line_place(12, "logs/toy/samples_scb_stage1.jsonl")
+    'logs/toy/samples_scb_stage1.jsonl line 12'
+    """
+    return f"{file} line {line}" if file else f"line {line}"
+
+
 def errors_frame(answer: dict) -> pd.DataFrame:
+    """The errors table: an error of one of several files given names that file first in its message
+    (the line column stays narrow: a file name there wrapped letter by letter on a phone)."""
     rows = [
         {
             "line": e.get("line", 0) or "file",
             "field": e.get("field", ""),
             "code": e.get("code", ""),
-            "message": e.get("message", ""),
+            "message": f"{e['file']}: {e.get('message', '')}" if e.get("file") else e.get("message", ""),
         }
         for e in answer.get("errors") or []
     ]

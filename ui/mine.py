@@ -113,7 +113,9 @@ def detail_markdown(entry: Entry) -> str:
     for past in entry.to_api()["past_errors"]:
         lines.append(f"**Rejected** on gold `{past['gold']}` ({past['total']} error(s)):")
         lines += [
-            f"- line {e['line']}: {esc(e['message'])}" if e["line"] else f"- {esc(e['message'])}"
+            f"- {esc(display.line_place(e['line'], e.get('file', '')))}: {esc(e['message'])}"
+            if e["line"]
+            else f"- {esc(e['message'])}"
             for e in past["errors"]
         ]
     return "\n\n".join(lines)
@@ -176,7 +178,7 @@ class MySubmissions:
             return "Choose one of your submissions."
         listed = self.leaderboard.submissions.unparsed_lines(entry.state)
         parts = [
-            unparsed_markdown([(u.line, u.text) for u in listed if u.kind == kind], kind)
+            unparsed_markdown([(u.line, u.text, u.file) for u in listed if u.kind == kind], kind)
             for kind in ("answer", "grounding")
         ]
         return detail_markdown(entry) + "".join(f"\n\n{p}" for p in parts if p)

@@ -221,9 +221,15 @@ def checks_markdown(answer: dict) -> str:
         parts += [f"- {display.escape_markdown(n['message'])} (`{n['code']}`)" for n in answer["notes"]]
     if answer.get("unparsed_lines"):
         listed = answer["unparsed_lines"]
-        parts.append(unparsed_markdown([(u["line"], u["text"]) for u in listed if u.get("kind", "answer") == "answer"]))
         parts.append(
-            unparsed_markdown([(u["line"], u["text"]) for u in listed if u.get("kind") == "grounding"], "grounding")
+            unparsed_markdown(
+                [(u["line"], u["text"], u.get("file", "")) for u in listed if u.get("kind", "answer") == "answer"]
+            )
+        )
+        parts.append(
+            unparsed_markdown(
+                [(u["line"], u["text"], u.get("file", "")) for u in listed if u.get("kind") == "grounding"], "grounding"
+            )
         )
         parts = [p for p in parts if p]
     return "\n\n" + "\n".join(parts) if parts else ""
@@ -486,7 +492,7 @@ class AnswerFields:
         quota = gr.Markdown(elem_id="quota")
         result = gr.Markdown("Upload a file to see its aggregate result and rank here.", elem_id="sub-result")
         errors = gr.Dataframe(
-            label="Errors (line numbers refer to your file)",
+            label="Errors (line numbers refer to your file, or to the file the message names)",
             visible=False,
             interactive=False,
             wrap=True,

@@ -21,17 +21,24 @@ def unparsed_cell(lines: Sequence[UnparsedLine], total: int | None = None) -> st
     """
     if not lines:
         return "-"
-    shown = [f'line {u.line}{" (grounding)" if u.kind == "grounding" else ""}: "{u.text}"' for u in lines[:CELL_LINES]]
+    shown = [
+        f'{display.line_place(u.line, u.file)}{" (grounding)" if u.kind == "grounding" else ""}: "{u.text}"'
+        for u in lines[:CELL_LINES]
+    ]
     rest = (total if total is not None else len(lines)) - len(shown)
     return "; ".join(shown + ([f"and {rest} more"] if rest > 0 else []))
 
 
-def unparsed_markdown(lines: list[tuple[int, str]], kind: str = "answer") -> str:
+def unparsed_markdown(lines: list[tuple[int, str] | tuple[int, str, str]], kind: str = "answer") -> str:
     """Responses that state no letter (they count as wrong), or grounding responses that name no
-    box (``kind`` "grounding": IoU 0 where the answer is right), by line number."""
+    box (``kind`` "grounding": IoU 0 where the answer is right), by line number (and by the file given,
+    a third item, when several were)."""
     if not lines:
         return ""
-    rows = "\n".join(f"- line {n}: {display.escape_markdown(text)}" for n, text in lines)
+    rows = "\n".join(
+        f"- {display.escape_markdown(display.line_place(n, (*file, '')[0]))}: {display.escape_markdown(text)}"
+        for n, text, *file in lines
+    )
     if kind == "grounding":
         why = "no box in the declared grounding format, IoU 0"
         return f"**Unparsed groundings** ({why}; first {len(lines)} listed):\n{rows}"

@@ -3,9 +3,11 @@ output folder.
 
 A harness writes one file per task, and SCB's two stages are two tasks (``scb_stage1``,
 ``scb_stage2``). Teams send them together, as written: :func:`gather` joins the samples files
-given (each a file or a zip archive of a folder) into one body of samples, which the harness reader
-(scoring/readers/harness_files.py) then tells apart by content, whatever their order. Only lmms-eval samples
-are joined; anything else among several files is one message.
+given (each a file or a zip archive of a folder), each kept under its name (:func:`samples_files`:
+a zip's members by their path in it), so the harness reader (scoring/readers/harness_files.py) reads
+a benchmark's own tasks' files (:func:`task_of`), sets the others aside, tells the stages apart by
+content whatever their order, and names each error's file and its own line. Only lmms-eval samples
+are read together; anything else among several files is one message.
 
 The server stores several files given as one upload unread, in one *parts* zip (:data:`PARTS_MANIFEST`
 names them in order, leaderboard/joined.py writes it), and opens it in the bounded worker:
@@ -35,6 +37,8 @@ SAMPLES_NAME = re.compile(r"(^|/)([^/]*_)?samples_[^/]*\.jsonl$")
 """lmms-eval's ``<date>_samples_<task>.jsonl`` (older versions: ``samples_<task>.jsonl``)."""
 WORKBOOK_MEMBER = "[Content_Types].xml"
 """Every Office Open XML file (a VLMEvalKit .xlsx) has it; an output folder's zip does not."""
+FIXED_TIME = (1980, 1, 1, 0, 0, 0)
+"""Every parts member's date: the same files make the same upload, byte for byte (a resend is a repeat)."""
 PARTS_MANIFEST = "upload-parts.json"
 """The member of a parts zip that lists, in order, the members holding the files given (a JSON list)."""
 
@@ -149,10 +153,9 @@ def _is_samples(data: bytes) -> bool:
     return isinstance(value, dict) and "doc_id" in value and ("filtered_resps" in value or "resps" in value)
 
 
-def gather(parts: Sequence[Part], max_bytes: int) -> bytes:
-    """The samples of every file given (a zip: its samples files), as one body of samples lines.
-
-    Raises BundleError when a file is not lmms-eval samples, or a bound is passed (module doc)."""
+def samples_files(parts: Sequence[Part], max_bytes: int) -> list[Part]:
+    """The samples files of every file given (a zip: its samples members, named by their path in it),
+    in order. Raises BundleError when a file is not lmms-eval samples, or a bound is passed (module doc)."""
     files = _read_planned(_plan(parts, max_bytes), max_bytes)
     for f in files:
         if not _is_samples(f.data):
@@ -161,7 +164,29 @@ def gather(parts: Sequence[Part], max_bytes: int) -> bytes:
                 "several files are read together only as lmms-eval samples (SCB: scb_stage1 and scb_stage2); "
                 "send any other file alone"
             )
+    return files
+
+
+def gather(parts: Sequence[Part], max_bytes: int) -> bytes:
+    """:func:`samples_files` as one body of samples lines (``cat stage1 stage2``: no file names kept)."""
+    files = samples_files(parts, max_bytes)
     return b"".join(f.data if f.data.endswith(b"\n") else f.data + b"\n" for f in files)
+
+
+TASK_NAME = re.compile(r"(?:^|/)(?:[^/]*_)?samples_([^/]+)\.jsonl$")
+"""The task in a samples file's name (``20261208_031327_samples_scb_stage1.jsonl``: ``scb_stage1``)."""
+
+
+def task_of(name: str) -> str | None:
+    """The lmms-eval task a samples file's name says it holds, or None.
+
+    >>> task_of("logs/toy/20261208_031327_samples_scb_stage1.jsonl")
+    'scb_stage1'
+    >>> task_of("answers.jsonl") is None
+    True
+    """
+    found = TASK_NAME.search(name)
+    return found.group(1) if found else None
 
 
 def is_parts(data: bytes) -> bool:
@@ -194,7 +219,7 @@ def parts_of(data: bytes, max_bytes: int) -> list[Part]:
             total = sum(m.file_size for m in members)
             if len(members) > MAX_FILES or total > max_bytes:
                 raise BundleError(f"the files given hold {total:,} bytes together; the limit is {max_bytes:,}")
-            return [Part(m.filename.split("/", 1)[-1], z.read(m)) for m in members]
+            return [Part(_given_name(m.filename), z.read(m)) for m in members]
     except BundleError:
         raise
     except (
@@ -208,13 +233,34 @@ def parts_of(data: bytes, max_bytes: int) -> list[Part]:
         raise BundleError(f"the files given cannot be read: {str(e)[:120]}") from None
 
 
+PART_NAME = re.compile(r"^parts/\d+-")
+"""How leaderboard/joined.py names a file given in a parts zip: ``parts/00-<its name>``."""
+
+
+def _given_name(member: str) -> str:
+    """The name the file had when it was given (``parts/01-x.jsonl``: ``x.jsonl``)."""
+    return PART_NAME.sub("", member, count=1)
+
+
+def parts_zip(parts: Sequence[Part]) -> bytes:
+    """The parts zip of ``parts`` (named as leaderboard/joined.py names them, stored as given):
+    the command line's several files read as the site reads them, each under its own name."""
+    names = [f"parts/{k:02d}-{p.name[:200]}" for k, p in enumerate(parts)]
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as z:
+        for part, name in zip(parts, names, strict=True):
+            z.writestr(zipfile.ZipInfo(name, FIXED_TIME), part.data)
+        z.writestr(zipfile.ZipInfo(PARTS_MANIFEST, FIXED_TIME), json.dumps(names))
+    return buffer.getvalue()
+
+
 def gather_parts(data: bytes, max_bytes: int) -> bytes:
     """:func:`gather` of the files a parts zip holds (the worker's side of an upload of several files)."""
     return gather(parts_of(data, max_bytes), max_bytes)
 
 
-def gather_files(paths: Sequence[str | Path], max_bytes: int) -> bytes:
-    """:func:`gather` of files on disk, each refused by its size before it is read."""
+def read_files(paths: Sequence[str | Path], max_bytes: int) -> list[Part]:
+    """Files on disk as parts, each refused by its size before it is read."""
     if len(paths) > MAX_FILES:
         raise BundleError(f"{len(paths):,} files were given; the limit is {MAX_FILES:,}")
     parts = []
@@ -223,4 +269,9 @@ def gather_files(paths: Sequence[str | Path], max_bytes: int) -> bytes:
         if size > max_bytes:
             raise BundleError(f"{path.name} is {size:,} bytes; the limit is {max_bytes:,}")
         parts.append(Part(path.name, path.read_bytes()))
-    return gather(parts, max_bytes)
+    return parts
+
+
+def gather_files(paths: Sequence[str | Path], max_bytes: int) -> bytes:
+    """:func:`gather` of files on disk, each refused by its size before it is read."""
+    return gather(read_files(paths, max_bytes), max_bytes)

@@ -17,11 +17,13 @@ message that names what it is and what to do, instead of one error per line:
   options are text, a prompt showing the neighbouring row's four options instead of its own is
   mapped wrongly (most lines so: one error, a shifted file). Positions counted from 1 are one error.
   SCB's two stages: the stage-1 and stage-2 samples together (both files, in any order, or ``cat
-  stage1 stage2``); a sample's stage is what its ``input`` (the prompt) asks by the instructions
-  of a registered benchmark's family (``scoring.benchmarks.asked``), else its place (a
-  ``doc_id``'s second sample is its stage-2 response); the stage-2 response becomes the line's
-  ``grounding_response``, read in the family its prompt asked for. Samples of the other
-  benchmark's task, or SCB's stage 2 without stage 1, are one message. ``doc_hash`` names nothing:
+  stage1 stage2``, or a zip of the whole ``logs/`` folder, whose other benchmark's files, known by
+  their task's name or prompt, are set aside with a note); a sample's stage is what its ``input``
+  (the prompt) asks by the instructions of a registered benchmark's family
+  (``scoring.benchmarks.asked``), else its place (a ``doc_id``'s second sample is its stage-2
+  response); the stage-2 response becomes the line's ``grounding_response``, read in the family its
+  prompt asked for. Samples of the other benchmark's task, or SCB's stage 2 without stage 1, are one
+  message. ``doc_hash`` names nothing:
   lmms-eval 0.7.3 writes one value, the hash of ``null``, on every sample of every task (its
   requests carry no doc), so it is not read.
 - **VLMEvalKit predictions** (``<model>_<dataset>.xlsx``, or ``.tsv`` / ``.json`` under
@@ -46,6 +48,7 @@ JSON need only the standard library. Pure: bytes in, bytes out.
 
 from __future__ import annotations
 
+import bisect
 import csv
 import io
 import json
@@ -53,8 +56,8 @@ import os
 import re
 import zipfile
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from scoring.benchmarks import Asked, asked, protocol
@@ -112,10 +115,24 @@ class Converted:
     data: bytes
     origin: tuple[int, ...] = ()
     issues: tuple[tuple[int, str, str], ...] = ()
+    files: tuple[tuple[str, int], ...] = ()
+    """Several files given (or a zip's members): each one's name and the records before it, in
+    order; empty for one file, whose records are its lines."""
+    notes: tuple[str, ...] = ()
+    """What was read aside from the lines: the files given that were set aside (another benchmark's)."""
 
     def record(self, line: int) -> int:
         """The record a line of :attr:`data` came from (issues name records, not converted lines)."""
         return self.origin[line - 1] if 0 < line <= len(self.origin) else line
+
+    def place(self, record: int) -> tuple[str, int]:
+        """``(file, line)``: the file given a record is in ("" for one file) and its line there."""
+        before = [start for _, start in self.files]
+        at = bisect.bisect_left(before, record) - 1
+        if at < 0:
+            return "", record
+        name, start = self.files[at]
+        return name, record - start
 
 
 def as_submission(
@@ -130,9 +147,9 @@ def as_submission(
         if inspect_log.is_eval_log(data):
             return _from_inspect(bench, gold, data)
         if bundle.is_parts(data):  # several files given as one upload (leaderboard/joined.py)
-            return _lmms(bench, gold, _gathered_parts(data, max_bytes), max_rows)
+            return _lmms(bench, gold, _samples_files(lambda: bundle.parts_of(data, max_bytes), max_bytes), max_rows)
         if not bundle.is_workbook(data):  # a zip of lmms-eval's output folder
-            return _lmms(bench, gold, _gathered([bundle.Part("the zip", data)], max_bytes), max_rows)
+            return _lmms(bench, gold, _samples_files(lambda: [bundle.Part("the zip", data)], max_bytes), max_rows)
         return _from_rows(bench, gold, what, _xlsx_rows(data, max_rows, what))
     text = head.decode("utf-8", "replace").lstrip("\ufeff \t\r\n")
     first = text.split("\n", 1)[0].strip()
@@ -152,7 +169,7 @@ def as_submission(
             return source
         if isinstance(line, dict) and bench.key_field not in line:
             if "doc_id" in line and any(f in line for f in LMMS_RESPONSE_FIELDS):
-                return _lmms(bench, gold, _whole(source, max_bytes), max_rows)
+                return _lmms(bench, gold, [bundle.Part("", _whole(source, max_bytes))], max_rows)
             if "index" in line and "prediction" in line:
                 what = "VLMEvalKit predictions (JSON Lines)"
                 return _from_records(bench, gold, what, list(_json_lines(source, max_bytes, max_rows, what)))
@@ -173,25 +190,27 @@ def _head(source: str | Path | bytes) -> bytes:
         return f.read(HEAD_BYTES)
 
 
-def _gathered(parts: list[bundle.Part], max_bytes: int) -> bytes:
+def _samples_files(given: Callable[[], list[bundle.Part]], max_bytes: int) -> list[bundle.Part]:
+    """The lmms-eval samples files among the files ``given`` returns (zips unpacked), each named."""
     try:
-        return bundle.gather(parts, max_bytes)
+        return bundle.samples_files(given(), max_bytes)
     except bundle.BundleError as e:
         raise ShapeError(str(e)) from None
 
 
-def _gathered_parts(data: bytes, max_bytes: int) -> bytes:
-    try:
-        return bundle.gather_parts(data, max_bytes)
-    except bundle.BundleError as e:
-        raise ShapeError(str(e)) from None
+INSPECT_IMAGES_HINT = (
+    ": an Inspect log keeps every image unless inspect eval runs with --no-log-images "
+    "(or INSPECT_EVAL_LOG_IMAGES=false), which makes an SCB log of the demo list 9.3 MB instead of 83.6 MB"
+)
+"""Said of an ``.eval`` over the limit: Inspect's CLI logs images by default, and a task cannot turn that off."""
 
 
 def _check_size(source: str | Path | bytes, max_bytes: int) -> None:
     """The file's own size against the limit, before any of it is read."""
     size = len(source) if isinstance(source, bytes) else os.stat(source).st_size
     if size > max_bytes:
-        raise ShapeError(f"file is {size:,} bytes; the limit is {max_bytes:,}")
+        hint = INSPECT_IMAGES_HINT if not isinstance(source, bytes) and str(source).endswith(".eval") else ""
+        raise ShapeError(f"file is {size:,} bytes; the limit is {max_bytes:,}{hint}")
 
 
 def _whole(source: str | Path | bytes, max_bytes: int) -> bytes:
@@ -630,26 +649,24 @@ class _Stages:
         return prompt.family if prompt is not None else None
 
 
-def _lmms(bench: Benchmark, gold: Gold, data: bytes, max_rows: int = MAX_ROWS) -> Converted:
+def _lmms(bench: Benchmark, gold: Gold, files: list[bundle.Part], max_rows: int = MAX_ROWS) -> Converted:
+    """Samples files (one, or several given together: the benchmark's own tasks' are read, the others
+    set aside) as our lines; every record is numbered by its line in its own file."""
+    files, aside = _own_tasks(bench, files)
     out, stages = _Lines(bench, gold, "lmms-eval samples", {}, [], {}), _Stages()
-    record = 0
-    for raw in data.decode("utf-8-sig", "replace").splitlines():
-        if not raw.strip():
-            continue
-        record += 1
-        if record > max_rows:
-            _check_other_task(bench, stages, record - 1)  # another task's file is told so, not only its length
-            raise TooManyRows("lmms-eval samples", max_rows)
-        if len(raw) > MAX_SAMPLE_CHARS:  # refused unparsed: one 49 MB line parsed to 1.2 GB (red.md N1)
-            out.refuse(record, "line_too_long", f"a sample line longer than {MAX_SAMPLE_CHARS:,} characters")
-            continue
-        sample = _json_line(raw)
-        if not isinstance(sample, dict) or "doc_id" not in sample:
-            out.refuse(record, "harness_sample", "not an lmms-eval sample (a JSON object with doc_id)")
-            continue
-        stages.count(sample)
-        _lmms_sample(out, record, sample, stages)
-    _check_task(bench, stages, record)
+    record, read, starts = 0, 0, []
+    for given in files:
+        starts.append((given.name, record))
+        for raw in given.data.decode("utf-8-sig", "replace").split("\n"):
+            record += 1  # a line of the file as given (an editor's line), blank or not
+            if not raw.strip():
+                continue
+            read += 1
+            if read > max_rows:
+                _check_other_task(bench, stages, read - 1)  # another task's file is told so, not only its length
+                raise TooManyRows("lmms-eval samples", max_rows)
+            _lmms_record(out, record, raw, stages)
+    _check_task(bench, stages, read)
     if stages.grounding and "grounding_response" not in bench.prediction_fields:
         raise ShapeError(
             "these lmms-eval samples give some doc_id twice (a stage-2 file after the stage-1 file), "
@@ -658,7 +675,79 @@ def _lmms(bench: Benchmark, gold: Gold, data: bytes, max_rows: int = MAX_ROWS) -
     for position, fields in stages.grounding.items():
         if position in out.lines:
             out.lines[position][1].update(fields)
-    return out.converted()
+    named = tuple(starts) if any(name for name, _ in starts) else ()
+    return replace(out.converted(), files=named, notes=_set_aside_note(aside))
+
+
+def _lmms_record(out: _Lines, record: int, raw: str, stages: _Stages) -> None:
+    """One non-blank line of a samples file: a sample, or the reason it is none."""
+    if len(raw) > MAX_SAMPLE_CHARS:  # refused unparsed: one 49 MB line parsed to 1.2 GB (red.md N1)
+        out.refuse(record, "line_too_long", f"a sample line longer than {MAX_SAMPLE_CHARS:,} characters")
+        return
+    sample = _json_line(raw)
+    if not isinstance(sample, dict) or "doc_id" not in sample:
+        out.refuse(record, "harness_sample", "not an lmms-eval sample (a JSON object with doc_id)")
+        return
+    stages.count(sample)
+    _lmms_sample(out, record, sample, stages)
+
+
+def _task_owners() -> dict[str, Benchmark]:
+    """Every shipped lmms-eval task's name and the benchmark it answers (a one-stage benchmark's task
+    is named by its id, a stage of a two-stage one ``{id}_{stage}``)."""
+    from scoring.benchmarks import BENCHMARKS  # the registry imports this module's users
+
+    owners = {}
+    for b in BENCHMARKS.values():
+        owners |= {b.id: b} if len(b.protocol) <= 1 else {f"{b.id}_{stage}": b for stage in b.protocol}
+    return owners
+
+
+def _task_asked(data: bytes) -> tuple[str, Benchmark] | None:
+    """The task and benchmark a samples file's first prompt asks (for a file renamed by hand), or None."""
+    first = next((x for x in data[:MAX_SAMPLE_CHARS].split(b"\n") if x.strip()), b"")
+    sample = _json_line(first.decode("utf-8-sig", "replace"))
+    prompt = _Stages.prompt(sample) if isinstance(sample, dict) else None
+    if prompt is None:
+        return None
+    owners = _task_owners()
+    task = next((t for t, b in owners.items() if b.id == prompt.benchmark and t.endswith(prompt.stage)), None)
+    task = task or next((t for t, b in owners.items() if b.id == prompt.benchmark), None)
+    return (task, owners[task]) if task else None
+
+
+def _own_tasks(bench: Benchmark, files: list[bundle.Part]) -> tuple[list[bundle.Part], list[tuple[str, Benchmark]]]:
+    """Of several samples files, those of ``bench``'s own tasks (or of no task the site knows) and,
+    set aside, the other benchmarks' ``(file, benchmark)``; a task is the file's name
+    (``<date>_samples_<task>.jsonl``), else what its first prompt asks. One file is read as it is
+    (another task's is one message, :func:`_check_other_task`)."""
+    if len(files) < 2:
+        return files, []
+    owners, kept, aside = _task_owners(), [], []
+    for given in files:
+        named = bundle.task_of(given.name)
+        owner = owners.get(named) if named else None
+        if owner is None:  # a name the site does not know: what its prompt asks
+            owner = (_task_asked(given.data) or (None, None))[1]
+        if owner is not None and owner.id != bench.id:
+            aside.append((given.name, owner))
+        else:
+            kept.append(given)
+    if not kept:
+        listed = "; ".join(f"{name} ({owner.name})" for name, owner in aside)
+        raise ShapeError(
+            f"the files given hold no samples of {bench.name}'s tasks, only another benchmark's: {listed}; "
+            "send them as that benchmark's submission"
+        )
+    return kept, aside
+
+
+def _set_aside_note(aside: list[tuple[str, Benchmark]]) -> tuple[str, ...]:
+    """One note naming the other benchmarks' files that were not read (the same upload serves each)."""
+    if not aside:
+        return ()
+    listed = "; ".join(f"{name} ({owner.name})" for name, owner in aside)
+    return (f"set aside, not read: {listed}: another benchmark's samples; send the same files as its submission",)
 
 
 def _task_names(bench: Benchmark, stage: str) -> str:

@@ -14,6 +14,10 @@ A sample's ``id`` is the question's id (``scoring.harness.inspect``: K-Viscuit's
 keeps both stages in its ``store`` (:func:`store_keys`: ``scb/stage1``, ``scb/stage2``,
 ``scb/grounding_format``): the stage-1 text is the ``response``, the stage-2 text the
 ``grounding_response``, read by that family, exactly the line the same outputs would be as JSON Lines.
+A sample whose store is empty (``inspect eval-retry`` recovers an interrupted run's finished samples
+so) gives its stages from its events, else its messages (:func:`recorded_store`); a member name the
+log holds twice (a retried log keeps the killed run's cancelled sample beside its retry) is read as
+Inspect reads it, the last.
 
 Bounded where it runs: members are counted (at most two per question plus the run's own), each
 sample's declared size is capped and the whole log's too, and a member is never read past its
@@ -119,7 +123,9 @@ def _samples(z: zipfile.ZipFile, questions: int) -> list[zipfile.ZipInfo]:
         raise LogError(f"this {NAME} has {len(infos):,} members, more than {questions:,} questions need")
     if sum(i.file_size for i in infos) > MAX_LOG_BYTES:
         raise LogError(f"this {NAME} unpacks to more than {MAX_LOG_BYTES:,} bytes")
-    samples = [i for i in infos if SAMPLE.match(i.filename)]
+    # the last member of a name, as Inspect reads it: an eval-retry log keeps the killed run's
+    # cancelled samples beside their retried ones under the same name (zipfile's getinfo is the last)
+    samples = list({i.filename: i for i in infos if SAMPLE.match(i.filename)}.values())
     epochs = {int(SAMPLE.match(i.filename)["epoch"]) for i in samples}
     if epochs - {1}:
         raise LogError(
@@ -134,23 +140,31 @@ def _text(value: object) -> str | None:
 
 
 def sample_line(
-    key_field: str, key: object, sample: dict, key_echo: str = "", store_keys: Mapping[str, str] | None = None
+    key_field: str,
+    key: object,
+    sample: dict,
+    key_echo: str = "",
+    store_keys: Mapping[str, str] | None = None,
+    family: str = "",
 ) -> tuple[dict | None, str]:
     """One sample's line (None and why, for a sample that has no response); ``store_keys`` are where
     a two-stage sample keeps its stages (:func:`store_keys` of the benchmark; None: a benchmark of one
-    stage, whose samples' outputs are their responses)."""
+    stage, whose samples' outputs are their responses); ``family``: the run's ``grounding_format``,
+    for a stage 2 whose sample does not name it (:func:`recorded_store`)."""
     if sample.get("error"):
         message = str((sample["error"] or {}).get("message", "")) if isinstance(sample["error"], dict) else ""
         return None, f"sample {key!r} ended in an error in the run ({message[:200]}): it has no response"
     store = sample.get("store") if isinstance(sample.get("store"), dict) else {}
     output = sample.get("output") if isinstance(sample.get("output"), dict) else {}
+    if store_keys and _text(store.get(store_keys["stage1"])) is None:
+        store = recorded_store(sample, store_keys)  # a sample eval-retry recovered: its store is empty
     stage1 = _text(store.get(store_keys["stage1"])) if store_keys else None
     if stage1 is not None:  # a two-stage task (scoring.harness.inspect): both stages
         line = {key_field: key, "response": stage1}
         if _text(store.get(store_keys["stage2"])) is not None:
             line["grounding_response"] = store[store_keys["stage2"]]
-            if _text(store.get(store_keys["family"])):
-                line["grounding_format"] = store[store_keys["family"]]
+            if _text(store.get(store_keys["family"])) or family:
+                line["grounding_format"] = _text(store.get(store_keys["family"])) or family
         return line, ""
     completion = _text(output.get("completion"))
     if completion is None:
@@ -160,6 +174,50 @@ def sample_line(
     if key_echo and metadata.get(key_echo) not in (None, ""):
         line[key_echo] = metadata[key_echo]
     return line, ""
+
+
+def _unescaped(token: str) -> str:
+    """A JSON Pointer token as the key it names (RFC 6901: ``~1`` is ``/``, ``~0`` is ``~``)."""
+    return token.replace("~1", "/").replace("~0", "~")
+
+
+def recorded_store(sample: dict, store_keys: Mapping[str, str]) -> dict:
+    """The store a sample's events recorded (its ``store`` events' changes, and the ``state`` events'
+    under ``/store/``, replayed in order), else its stages from its messages: the first assistant
+    message is stage 1, and ``output.completion`` stage 2 when it is another message.
+
+    ``inspect eval-retry`` of an interrupted run recovers the samples that had finished but were not
+    yet written with their events and an empty ``store`` (33 of 3,178 in the team trial): their
+    answers are there, in the events and messages."""
+    store: dict = {}
+    for event in sample.get("events") or []:
+        if not isinstance(event, dict) or event.get("event") not in ("store", "state"):
+            continue
+        prefix = "/" if event["event"] == "store" else "/store/"
+        for change in event.get("changes") or []:
+            path = change.get("path") if isinstance(change, dict) else None
+            if isinstance(path, str) and path.startswith(prefix) and change.get("op") in ("add", "replace"):
+                store[_unescaped(path[len(prefix) :])] = change.get("value")
+    if _text(store.get(store_keys["stage1"])) is not None:
+        return store
+    return _stages_of_messages(sample, store_keys)
+
+
+def _stages_of_messages(sample: dict, store_keys: Mapping[str, str]) -> dict:
+    """Stage 1 from the first assistant message, stage 2 from the output when it is another one."""
+    replies = [m for m in sample.get("messages") or [] if isinstance(m, dict) and m.get("role") == "assistant"]
+    if not replies:
+        return {}
+    first = replies[0].get("content")
+    if isinstance(first, list):  # content parts: the text of its text parts
+        first = "".join(p.get("text", "") for p in first if isinstance(p, dict) and p.get("type") == "text")
+    output = sample.get("output") if isinstance(sample.get("output"), dict) else {}
+    choices = output.get("choices") if isinstance(output.get("choices"), list) else []
+    shown = choices[0].get("message", {}) if choices and isinstance(choices[0], dict) else {}
+    stages = {store_keys["stage1"]: first}
+    if _text(output.get("completion")) is not None and shown.get("id") != replies[0].get("id"):
+        stages[store_keys["stage2"]] = output["completion"]
+    return stages
 
 
 def _run(z: zipfile.ZipFile) -> dict:
@@ -208,14 +266,17 @@ def read_log(
         raise LogError(f"this looks like {KIND} but is not a readable zip") from None
     with z:
         lines, issues = [], []
-        by_position = _numbered_by_position(_run(z))
+        run = _run(z)
+        by_position = _numbered_by_position(run)
+        task_args = run.get("task_args") if isinstance(run.get("task_args"), dict) else {}
+        family = _text(task_args.get("grounding_format")) or ""
         for record, info in enumerate(_samples(z, questions), 1):
             sample = _json(z, info, MAX_SAMPLE_BYTES)
             key = parse_key(_sample_key(sample.get("id"), by_position))
             if key is None:
                 issues.append((record, "harness_sample", f"{info.filename}: id {sample.get('id')!r} is no question id"))
                 continue
-            line, why = sample_line(key_field, key, sample, key_echo, store_keys)
+            line, why = sample_line(key_field, key, sample, key_echo, store_keys, family)
             if line is None:
                 issues.append((record, "bad_response", why))
             else:

@@ -17,6 +17,7 @@ from huggingface_hub import HfApi, eval_result_entries_to_yaml, parse_eval_resul
 from leaderboard.config import ConfigError, Settings
 from leaderboard.hub_results import SOURCE_NAME, entries, eval_yaml, eval_yaml_text, results_path
 from scoring.benchmarks import BENCHMARKS
+from scoring.benchmarks.scb import release
 from submissions.records import Identity
 from submissions.request import SubmitRequest
 from tests.leaderboard.test_cli import cli, table_json
@@ -51,12 +52,12 @@ def test_the_cli_prints_entries_the_hub_format_takes_for_a_public_row(tmp_path):
     printed = cli(data, "export", "--benchmark", "scb", row["row_id"], "--eval-results").stdout
     listed = yaml.safe_load(printed)
     registration = yaml.safe_load(cli(data, "export", "--benchmark", "scb", "--eval-yaml").stdout)
-    assert isinstance(listed, list) and len(listed) == 2
+    assert isinstance(listed, list) and len(listed) == 1  # mIoU has no Hub task (issue 42): the board shows it
     task_ids = {t["id"] for t in registration["tasks"]}
-    assert [e["dataset"]["task_id"] for e in listed] == ["scb_accuracy", "scb_miou"]
+    assert [e["dataset"]["task_id"] for e in listed] == ["scb_accuracy"]
     assert {e["dataset"]["task_id"] for e in listed} <= task_ids
     assert {e["dataset"]["id"] for e in listed} == {"Multimedia-SMU/seeingculture-benchmark"}
-    assert [e["value"] for e in listed] == [round(row["overall.acc"], 2), round(row["overall.miou"], 2)]
+    assert [e["value"] for e in listed] == [round(row["overall.acc"], 2)]
     for entry in listed:
         assert entry["source"] == {
             "url": f"http://127.0.0.1:7860/?bench=scb&model={row['row_id']}",
@@ -68,7 +69,7 @@ def test_the_cli_prints_entries_the_hub_format_takes_for_a_public_row(tmp_path):
     assert eval_result_entries_to_yaml(parsed) == listed
     assert all(re.fullmatch(r"[\w.-]+/[\w.-]+", e.dataset_id) and e.source_url for e in parsed)
     assert all(type(e.value) is float and type(e.date) is str for e in parsed)
-    assert printed.count(f"date: '{parsed[0].date}'") == 2  # quoted: YAML would read a bare date as a date
+    assert printed.count(f"date: '{parsed[0].date}'") == len(parsed)  # quoted: YAML would read a bare date as a date
     assert set(registration) == {"name", "description", "evaluation_framework", "tasks"}
     assert registration["evaluation_framework"] == "inspect-ai"
     assert all({"id", "config", "split"} <= set(t) for t in registration["tasks"])
@@ -141,8 +142,34 @@ def test_eval_yaml_is_the_file_inspect_ais_hub_loader_accepted(benchmark):
     assert [t["id"] for t in data["tasks"]] == [t.id for t in bench.hub.tasks] == [t["id"] for t in found["tasks"]]
     for task in data["tasks"]:
         assert set(task) <= HF_TASK_KEYS and {"field_spec", "solvers", "scorers"} <= set(task)
-        assert {"input", "target", "choices"} <= set(task["field_spec"]) and task["solvers"] and task["scorers"]
-    assert all(t["built"] and t["sample"]["target"] == "B" for t in found["tasks"])  # answer 1 read as its letter
+        assert {"input", "target"} <= set(task["field_spec"]) and task["solvers"] and task["scorers"]
+    assert all(t["built"] for t in found["tasks"])
+    # K-Viscuit's answer 1 read as its letter; SCB's release has no answers, so its tasks have no target
+    assert {t["sample"]["target"] for t in found["tasks"]} == ({"B"} if benchmark == "kviscuit" else {""})
+
+
+WITHHELD_SCB_COLUMNS = {"answer", *release.NEVER_PUBLIC, *release.CHOICE_FIELDS}
+"""What the SCB release does not publish: the answer (``correct_answer``, and its ``scores`` and
+``rationale``) and the options' image paths of its generator (``choice_a``..``choice_d``)."""
+
+
+def _named_columns(field_spec: dict) -> set[str]:
+    named = set()
+    for value in field_spec.values():
+        for column in value if isinstance(value, list) else [value]:
+            if not str(column).startswith("literal:"):
+                named.add(str(column))
+    return named
+
+
+def test_scbs_eval_yaml_declares_no_accuracy_task_under_an_miou_name_nor_a_withheld_column():
+    """issue 42 (team trial step 6): scb_miou was the same multiple_choice + match exact task as
+    scb_accuracy, and field_spec named answer and choice_a..d, which the release withholds."""
+    data = yaml.safe_load(eval_yaml_text(BENCHMARKS["scb"], "lab/scb"))
+    for task in data["tasks"]:
+        assert "miou" not in task["id"] and "iou" not in task["id"]  # no Hub scorer computes IoU
+        assert not _named_columns(task["field_spec"]) & WITHHELD_SCB_COLUMNS, task["field_spec"]
+    assert [t.metric for t in BENCHMARKS["scb"].hub.tasks] == ["acc"]
 
 
 def test_an_inspect_ai_registration_without_its_fields_is_refused_and_comments_say_where_a_hub_run_differs():
@@ -157,7 +184,7 @@ def test_an_inspect_ai_registration_without_its_fields_is_refused_and_comments_s
     text = eval_yaml_text(BENCHMARKS["scb"], "lab/scb")
     comments = " ".join(line[2:] for line in text.splitlines() if line.startswith("# "))
     assert comments.startswith("eval.yaml of lab/scb:") and "inspect-ai's Hub loader cannot run SCB" in comments
-    assert "&id" not in text and "*id" not in text  # no YAML anchors: both tasks spell their lists out
+    assert "&id" not in text and "*id" not in text  # no YAML anchors: tasks spell their lists out
 
 
 def test_the_hub_dataset_is_configured_per_benchmark_and_needs_an_owner():

@@ -16,6 +16,7 @@ import pytest
 import scoring
 from scoring.readers import harness_files as harness
 from scoring.readers import inspect_log
+from scoring.validation import check_file
 from submissions.request import SubmitRequest
 from tests.support import demo, toy
 
@@ -254,3 +255,84 @@ def test_a_two_stage_sample_is_read_from_its_own_benchmarks_store_keys():
     }
     # under SCB's keys the same sample has only its output: stage 2's text as the answer
     assert inspect_log.sample_line("qid", "cv2-1", sample)[0] == {"qid": "cv2-1", "response": "[1, 2, 3, 4]"}
+
+
+# ---- an interrupted SCB run resumed with eval-retry; the per-line family check on a real log (issue 42, item 3) ----
+
+RECOVERED = 33
+"""Samples eval-retry recovered with an empty store in the team trial (scb-01369..scb-01401)."""
+
+
+def _recovered(keep: str) -> bytes:
+    """The real SCB log with its first :data:`RECOVERED` samples as ``inspect eval-retry`` recovered an
+    interrupted run's finished samples: an empty ``store``; ``keep`` "events" leaves their store and
+    state events (as the trial's had), "messages" drops those too, leaving the messages and output."""
+    members = _members("scb")
+    for name in sorted(n for n in members if n.startswith("samples/"))[:RECOVERED]:
+        sample = json.loads(members[name])
+        sample["store"] = {}
+        if keep == "messages":
+            sample["events"] = [e for e in sample["events"] if e["event"] not in ("store", "state")]
+        members[name] = json.dumps(sample).encode()
+    return _zip(members)
+
+
+@pytest.mark.parametrize("keep", ["events", "messages"])
+def test_an_eval_retry_log_reads_every_answer(keep, golds):
+    """Before: the recovered samples' output.completion (stage 2's box) was read as their stage-1
+    answer: 33 answers lost (unparsed) and their groundings with them."""
+    gold = golds["scb"]
+    whole = scoring.score_file("scb", gold, (FIXTURES / "scb.eval").read_bytes(), min_coverage=0)
+    resumed = scoring.score_file("scb", gold, _recovered(keep), min_coverage=0)
+    assert resumed.to_dict() == whole.to_dict()
+    assert resumed.counts["unparsed"] == whole.counts["unparsed"]
+
+
+def test_a_stage2_family_that_does_not_fit_the_numbers_in_a_real_log_is_stopped(golds):
+    """Item 1's check on an actual .eval: every sample's stage 2 answered in 0-1 numbers while the run
+    named ``plain`` (pixels, xyxy): stopped naming xyxy_norm, never scored mIoU 0."""
+    members = _members("scb")
+    for name in (n for n in members if n.startswith("samples/")):
+        sample = json.loads(members[name])
+        sample["store"] |= {"scb/stage2": "[0.15, 0.2, 0.7, 0.8]", "scb/grounding_format": "plain"}
+        members[name] = json.dumps(sample).encode()
+    with pytest.raises(scoring.SubmissionError) as e:
+        check_file("scb", golds["scb"], _zip(members))  # what validate, score and the site check first
+    assert any("xyxy_norm" in i.message for i in e.value.issues), [str(i) for i in e.value.issues]
+    assert {i.code for i in e.value.issues} & {"suspect_bbox_format", "suspect_grounding_format"}
+
+
+def test_a_log_over_the_upload_limit_says_how_inspect_leaves_the_images_out(golds, tmp_path):
+    """Team trial step 4: README's Inspect SCB command logged every image (83.6 MB against 50 MB) and
+    the refusal only gave the sizes. inspect-ai 0.3.285's CLI logs images unless --no-log-images
+    (its --log-images flag defaults to True; a task cannot change it), so the refusal names the flag."""
+    log = tmp_path / "scb.eval"
+    log.write_bytes((FIXTURES / "scb.eval").read_bytes())
+    small = scoring.jsonl.Limits(max_bytes=log.stat().st_size - 1)
+    with pytest.raises(scoring.SubmissionError) as e:
+        check_file("scb", golds["scb"], log, limits=small)
+    (issue,) = e.value.issues
+    assert "the limit is" in issue.message and "--no-log-images" in issue.message
+
+
+RETRY = FIXTURES / "retry"
+"""An SCB run killed and resumed with ``inspect eval-retry`` by the real inspect-ai 0.3.285
+(scripts/harness-fixtures/inspect_retry.sh), and what inspect-ai's own reader found in it."""
+
+
+def test_a_real_eval_retry_log_reads_every_answer_as_the_uninterrupted_run_gave_it(golds):
+    """Before: its samples recovered with an empty store were read with stage 2's box as their answer,
+    and the killed run's cancelled samples, kept under the same member names as their retried ones,
+    were errors: the log was refused. Now every sample is the line the uninterrupted run of the same
+    toy model on the same inputs gave (tests/fixtures/harness/inspect_ai-0.3.285/scb.jsonl)."""
+    found = json.loads((RETRY / "found.json").read_text(encoding="utf-8"))
+    assert found["status"] == "success" and found["empty_store"] and found["members_twice"]
+    converted = harness.as_submission(
+        scoring.get_benchmark("scb"), golds["scb"], (RETRY / "scb-retried.eval").read_bytes(), 10**8
+    )
+    assert converted.issues == ()
+    lines = {line["question_id"]: line for line in map(json.loads, converted.data.splitlines())}
+    whole = {line["question_id"]: line for line in map(json.loads, (FIXTURES / "scb.jsonl").read_text().splitlines())}
+    assert len(lines) == found["samples"]
+    assert all(lines[k] == whole[k] for k in lines), [k for k in lines if lines[k] != whole[k]][:5]
+    assert all(lines[k]["response"].startswith("The answer is") for k in found["empty_store"])

@@ -350,3 +350,96 @@ def test_stage1_alone_is_valid_but_warns_that_no_answer_is_grounded(golds):
     assert [w.code for w in together] == ["constant_box"]  # no no_grounding; the toy answers one box everywhere
     kviscuit = check_file("kviscuit", golds["kviscuit"], lmms_samples("kviscuit"))
     assert kviscuit.warnings == ()  # no grounding metric: nothing to warn about
+
+
+# ---- a whole logs/ folder as one zip; error lines name the file inside the upload (issue 42, item 2) ----
+
+LOGGED_TASKS = ("kviscuit", "scb_stage1", "scb_stage2")
+"""What the documented run leaves in one logs/ folder: ``--tasks kviscuit,scb_stage1``, then ``--tasks scb_stage2``."""
+
+
+def _logs_zip(per_task: bool, samples: dict[str, bytes] | None = None) -> bytes:
+    """The documented run's logs/ zipped as a team would (``logs/toy/...``): the results files and the
+    three samples files lmms-eval 0.7.3 wrote, flat or (``per_task``) each task's in a folder of its own."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
+        for path in sorted(LMMS_EVAL.glob("*_results.json")):
+            z.write(path, f"logs/toy/{path.name}")
+        for task in LOGGED_TASKS:
+            folder = f"logs/toy/{task}/" if per_task else "logs/toy/"
+            z.writestr(folder + written_name(task), (samples or {}).get(task) or lmms_samples(task))
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("per_task", [False, True], ids=["flat", "a-folder-per-task"])
+def test_a_zip_of_the_whole_logs_folder_scores_each_benchmark_as_its_own_files_do(per_task, golds, tmp_path):
+    """Before: SCB gave 657 duplicate_question_id errors (the K-Viscuit samples read as stage 1), and
+    K-Viscuit "these lmms-eval samples are of the scb_stage1 task"."""
+    logs = _logs_zip(per_task)
+    scb = scoring.score_file("scb", golds["scb"], write_lines(tmp_path / "scb.jsonl", _ours_scb(golds["scb"])))
+    _same_figures(scoring.score_file("scb", golds["scb"], logs), scb)
+    _same_figures(scoring.score_file("kviscuit", golds["kviscuit"], logs), scoring.score_file(
+        "kviscuit", golds["kviscuit"], lmms_samples("kviscuit")))  # fmt: skip
+
+
+def test_the_other_benchmarks_files_are_set_aside_with_a_note_not_an_error(golds):
+    logs = _logs_zip(per_task=True)
+    scb = check_file("scb", golds["scb"], logs)
+    (note,) = [w for w in scb.warnings if w.code == "set_aside_files"]
+    assert f"logs/toy/kviscuit/{written_name('kviscuit')}" in note.message and "K-Viscuit" in note.message
+    assert "scb_stage" not in note.message
+    kviscuit = check_file("kviscuit", golds["kviscuit"], logs)
+    (note,) = [w for w in kviscuit.warnings if w.code == "set_aside_files"]
+    assert written_name("scb_stage1") in note.message and written_name("scb_stage2") in note.message
+    assert scb.answered == golds["scb"].size and kviscuit.answered == golds["kviscuit"].size
+
+
+def test_a_zip_of_the_other_benchmarks_files_only_is_still_one_message(golds):
+    only = io.BytesIO()
+    with zipfile.ZipFile(only, "w") as z:
+        z.writestr(f"logs/toy/{written_name('kviscuit')}", lmms_samples("kviscuit"))
+    with pytest.raises(scoring.SubmissionError) as e:
+        scoring.validate_file("scb", golds["scb"], only.getvalue())
+    assert e.value.total == 1 and e.value.issues[0].code == "file_shape"
+    assert "kviscuit" in e.value.issues[0].message
+
+
+def _with_faults() -> dict[str, bytes]:
+    """Stage 1 with its line 12 naming no position, stage 2 with its line 5 one past the end."""
+    stage1, stage2 = _samples("scb_stage1"), _samples("scb_stage2")
+    stage1[11]["doc_id"] = "twelve"
+    stage2[4]["doc_id"] = len(stage2)
+    return {"scb_stage1": _jsonl(stage1), "scb_stage2": _jsonl(stage2)}
+
+
+def _places(issues) -> set[tuple[str, int, str]]:
+    return {(i.file, i.line, i.code) for i in issues}
+
+
+def test_error_lines_of_a_zip_name_the_member_and_its_own_line(golds):
+    """Before: "line 3190" for stage 2's line 5 (the line in the files joined), and no file named."""
+    with pytest.raises(scoring.SubmissionError) as e:
+        scoring.validate_file("scb", golds["scb"], _logs_zip(per_task=False, samples=_with_faults()))
+    assert _places(e.value.issues) == {
+        (f"logs/toy/{written_name('scb_stage1')}", 12, "harness_position"),
+        (f"logs/toy/{written_name('scb_stage2')}", 5, "harness_position"),
+    }
+    assert str(next(i for i in e.value.issues if i.file.endswith("stage2.jsonl"))).startswith(
+        f"logs/toy/{written_name('scb_stage2')} line 5: "
+    )
+
+
+def test_error_lines_of_two_files_name_the_file_and_its_own_line(demo, tmp_path):
+    faults = _with_faults()
+    stage1, stage2 = tmp_path / written_name("scb_stage1"), tmp_path / written_name("scb_stage2")
+    stage1.write_bytes(faults["scb_stage1"])
+    stage2.write_bytes(faults["scb_stage2"])
+    questions = write_lines(
+        tmp_path / "scb-questions.jsonl", scoring.get_benchmark("scb").public_questions(demo["scb_gold"])
+    )
+    run = _cli("validate", "--benchmark", "scb", "--questions", str(questions),
+               "--predictions", str(stage2), str(stage1))  # fmt: skip
+    assert run.returncode == 2
+    assert f"{written_name('scb_stage1')} line 12: doc_id 'twelve'" in run.stderr
+    assert f"{written_name('scb_stage2')} line 5: doc_id {len(_samples('scb_stage2'))}" in run.stderr
+    assert "line 3190" not in run.stderr and "line 3183" not in run.stderr

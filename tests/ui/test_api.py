@@ -19,7 +19,11 @@ gradio_client = pytest.importorskip("gradio_client")
 
 # full feedback: these tests publish more than the Ladder's 3 files a week under one team, and
 # are about the API, not the feedback policy (tests/submissions/test_ladder_policy.py is)
-server = app_fixture("api-app", LEADERBOARD_MAX_SCORED_PER_DAY="3", LEADERBOARD_FEEDBACK="full")
+# 40 attempts: the module sends more than the default 20 uploads in ten minutes (ui/uploads.py's
+# budget is the larger of the two), and is not about that budget (tests/ui/test_upload_gate.py is)
+server = app_fixture(
+    "api-app", LEADERBOARD_MAX_SCORED_PER_DAY="3", LEADERBOARD_MAX_ATTEMPTS_PER_DAY="40", LEADERBOARD_FEEDBACK="full"
+)
 
 
 @pytest.fixture(scope="module")
@@ -182,6 +186,44 @@ def test_scbs_two_lmms_eval_files_are_one_submission(client, tmp_path):
         validate_only=True, api_name="/submit",
     )  # fmt: skip
     assert checked["status"] == "valid", checked  # K-Viscuit's file as written: refused for doc_hash before
+
+
+def test_the_documented_logs_zip_is_each_benchmarks_and_error_lines_name_the_file(client, tmp_path):
+    """issue 42, team trial 3c: the zip of the logs/ folder the documented lmms-eval run writes
+    (K-Viscuit and both SCB stages: the kept lmms-eval 0.7.3 files) scores SCB, the K-Viscuit file
+    set aside with a note (657 duplicate_question_id errors before), and validates for K-Viscuit; two
+    files with faults get errors naming each file and its own line (before: "line 3183", no file)."""
+    from tests.scoring.test_lmms_eval_files import _logs_zip, _with_faults
+    from tests.support.harness_files import written_name
+
+    logs = tmp_path / "logs.zip"
+    logs.write_bytes(_logs_zip(per_task=True))
+
+    def send(benchmark, path, more=(), validate_only=False):
+        return client.predict(
+            benchmark, gradio_client.handle_file(str(path)), "API-logs", "API team", "api", "xyxy", "", "", "",
+            validate_only=validate_only, more_files=[gradio_client.handle_file(str(m)) for m in more],
+            api_name="/submit",
+        )  # fmt: skip
+
+    scored = send("scb", logs)
+    assert scored["status"] == "scored" and not scored["errors"], scored
+    (note,) = [w for w in scored["warnings"] if w["code"] == "set_aside_files"]
+    assert written_name("kviscuit") in note["message"]
+    checked = send("kviscuit", logs, validate_only=True)
+    assert checked["status"] == "valid", checked
+    assert written_name("scb_stage2") in checked["warnings"][-1]["message"]
+    faulty = []
+    for task, data in _with_faults().items():
+        faulty.append(tmp_path / "faulty" / written_name(task))
+        faulty[-1].parent.mkdir(exist_ok=True)
+        faulty[-1].write_bytes(data)
+    refused = send("scb", faulty[1], [faulty[0]], validate_only=True)
+    assert refused["status"] == "rejected"
+    assert {(e["file"], e["line"]) for e in refused["errors"]} == {
+        (written_name("scb_stage1"), 12),
+        (written_name("scb_stage2"), 5),
+    }
 
 
 def test_the_old_lmms_eval_tasks_pair_is_stopped_naming_the_declaration_that_reads_it(client, tmp_path):

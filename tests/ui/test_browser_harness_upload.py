@@ -29,6 +29,19 @@ def files(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
+def faulty_files(tmp_path_factory):
+    """The kept pair with stage 1's line 12 naming no position and stage 2's line 5 past the end."""
+    from tests.scoring.test_lmms_eval_files import _with_faults
+
+    folder = tmp_path_factory.mktemp("faulty-lmms-files")
+    out = {}
+    for task, data in _with_faults().items():
+        out[task] = folder / written_name(task)
+        out[task].write_bytes(data)
+    return out
+
+
+@pytest.fixture(scope="module")
 def old_files(tmp_path_factory):
     """The pair the project's lmms-eval tasks wrote before 054fe6e (a 0-1 box asked with no convention)."""
     folder = tmp_path_factory.mktemp("old-lmms-files")
@@ -122,5 +135,30 @@ def test_the_old_tasks_pair_declared_plain_is_stopped_and_the_form_takes_the_sug
         )
         again = page.locator("#sub-result").inner_text()
         assert ("Valid" in again) if validate_only else ("Scored" in again and "mIoU" in again), again
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("width", [1440, 390])
+def test_errors_of_two_files_name_each_file_and_its_own_line(browser, server, faulty_files, width):
+    """issue 42, item 2: the table said "line 3183" (a line of the two files joined, of no file the
+    team has) under "line numbers refer to your file"; now each error names its file and line."""
+    context, page = _form(browser, server, width)
+    try:
+        text = _send(page, faulty_files, f"lmms-faulty-{width}", validate_only=True)
+        assert "Valid:" not in text, text
+        assert f"First error, {written_name('scb_stage1')} line 12" in " ".join(text.split()), text
+        errors = page.locator("#sub-errors")
+        errors.wait_for(state="visible")
+        table = " ".join(errors.inner_text().split())
+        cells = page.locator("#sub-errors [role=gridcell]").all_inner_texts()
+        rows = [[" ".join(c.split()) for c in cells[k : k + 4]] for k in range(0, len(cells), 4)]
+        assert [(r[0], r[3].split(":")[0]) for r in rows] == [
+            ("12", written_name("scb_stage1")),
+            ("5", written_name("scb_stage2")),
+        ], rows
+        assert "3183" not in table and "3190" not in table
+        errors.scroll_into_view_if_needed()
+        shot(page, f"harness-errors-per-file-{width}")
     finally:
         context.close()

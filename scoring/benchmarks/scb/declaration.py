@@ -593,23 +593,25 @@ def overlaps(groundings: dict[int, object], gold: Gold, rows: np.ndarray) -> tup
 HUB_INSPECT = HubInspect(
     field_spec={
         "input": "question",
-        "target": "answer",  # the correct letter: a column the authors' release withholds
-        "choices": ["choice_a", "choice_b", "choice_c", "choice_d"],  # image paths (src/mcq_generator.py)
+        "target": "literal:",  # no target: the release withholds the answers (release.NEVER_PUBLIC)
         "metadata": ["country", "category", "concept", "type"],
     },
     solvers=(
-        InspectStep("multiple_choice", {"template": f"{{question}}\n{{choices}}\n{protocol.PICK_IMAGE_INSTRUCTION}"}),
+        InspectStep("prompt_template", {"template": f"{{prompt}}\n{protocol.PICK_IMAGE_INSTRUCTION}"}),
+        InspectStep("generate"),
     ),
     scorers=(InspectStep("match", {"location": "exact"}),),
     caveat=(
-        "inspect-ai's Hub loader cannot run SCB: the release withholds answers and masks, an option is an "
-        "image (the loader takes one image a sample, and reads choice_a-choice_d as text) and stage 2 "
-        "grounds (no Hub scorer computes IoU). These fields register the benchmark; run it with "
-        "inspect eval scoring/scb and submit the .eval log to the leaderboard, which scores both stages."
+        "inspect-ai's Hub loader cannot run SCB: the release withholds the answers (no target column) and "
+        "the masks, and its options are images (the loader reads choices as text and takes one image a "
+        "sample), so the field_spec names only the question and its public facts. The Hub has no task "
+        "for stage 2's mIoU (no Hub scorer computes IoU); the leaderboard shows it. These fields register "
+        "the benchmark; run it with inspect eval scoring/scb and submit the .eval log to the leaderboard, "
+        "which scores both stages."
     ),
 )
-"""``eval.yaml``'s inspect-ai fields, which hub-docs requires: the stage-1 question in the columns of
-the authors' generator. A registration, not a runnable task (``caveat``)."""
+"""``eval.yaml``'s inspect-ai fields, which hub-docs requires, naming only columns the public release
+has. A registration, not a runnable task (``caveat``)."""
 
 
 SCB = Benchmark(
@@ -670,13 +672,7 @@ SCB = Benchmark(
                 "Stage 1: accuracy of picking the culturally right image (A-D)",
                 inspect=HUB_INSPECT,
             ),
-            HubTask(
-                "scb_miou",
-                "miou",
-                "Stage 2: mean IoU of the grounding over correctly answered questions",
-                inspect=HUB_INSPECT,
-            ),
-        ),
+        ),  # no scb_miou: an eval.yaml task is an Inspect run, and no Hub scorer computes IoU
     ),
     overview=(Panel("acc", by="type"), Panel("miou", by="type"), Panel("gacc50"), Panel("ciou")),
     view_metrics=("acc", "miou"),

@@ -3,7 +3,8 @@ runner and the other harnesses end to end on one machine with no model
 (``python -m scoring.harness.runner.fake_endpoint --port 8000``), and their tests.
 
 It answers ``POST /v1/chat/completions`` with whatever ``reply(messages)`` returns (by default
-:func:`stand_in_reply`: a letter drawn from a hash of the request, and a box in the format the
+:func:`stand_in_reply`: a letter drawn from a hash of what the request asks, whichever harness
+sends it, and a box in the format the
 grounding prompt asks for), records every request, and can fail on purpose: ``faults`` is a list
 of HTTP statuses returned, in order, before real answers (429 carries ``Retry-After: 0``).
 """
@@ -19,9 +20,28 @@ import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+TRANSPORT_KEYS = frozenset({"detail"})
+"""Keys of an ``image_url`` that say how to send the image, not what it is: Inspect adds ``"detail": "auto"``
+to each (inspect_ai/model/_openai.py), the runner and lmms-eval send none."""
+
+
+def _what_is_asked(messages: list[dict]) -> list[dict]:
+    """The messages without the transport's details (:data:`TRANSPORT_KEYS`): the same question sent by
+    any harness is the same request to the stand-in model, so its answer is the same."""
+    return [
+        {**m, "content": [_without_transport(p) for p in m["content"]]} if isinstance(m.get("content"), list) else m
+        for m in messages
+    ]
+
+
+def _without_transport(part: object) -> object:
+    if isinstance(part, dict) and isinstance(part.get("image_url"), dict):
+        return {**part, "image_url": {k: v for k, v in part["image_url"].items() if k not in TRANSPORT_KEYS}}
+    return part
+
 
 def _digest(messages: list[dict]) -> bytes:
-    return hashlib.sha256(json.dumps(messages, sort_keys=True).encode("utf-8")).digest()
+    return hashlib.sha256(json.dumps(_what_is_asked(messages), sort_keys=True).encode("utf-8")).digest()
 
 
 def stand_in_reply(messages: list[dict]) -> str:
