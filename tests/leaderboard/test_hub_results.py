@@ -148,7 +148,7 @@ def test_eval_yaml_is_the_file_inspect_ais_hub_loader_accepted(benchmark):
     assert {t["sample"]["target"] for t in found["tasks"]} == ({"B"} if benchmark == "kviscuit" else {""})
 
 
-WITHHELD_SCB_COLUMNS = {"answer", *release.NEVER_PUBLIC, *release.CHOICE_FIELDS}
+WITHHELD_SCB_COLUMNS = {"answer", "correct_answer", "scores", "rationale", *release.CHOICE_FIELDS}
 """What the SCB release does not publish: the answer (``correct_answer``, and its ``scores`` and
 ``rationale``) and the options' image paths of its generator (``choice_a``..``choice_d``)."""
 
