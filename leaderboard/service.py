@@ -35,6 +35,7 @@ from leaderboard.config import Settings
 from leaderboard.corrections import GoldCorrections
 from leaderboard.descriptions import Descriptions
 from leaderboard.golds import RankChange as RankChange  # re-exported: scripts and tests import it here
+from leaderboard.items import ItemAnalyses
 from leaderboard.moderation import Moderating
 from leaderboard.publishing import Publisher
 from leaderboard.submitting import Submissions
@@ -139,6 +140,9 @@ class Leaderboard:
         self.descriptions = Descriptions(self)  # a row's descriptive fields corrected by its team
         self.corrections = GoldCorrections(self)
         self.moderation = Moderating(self)
+        self.items = ItemAnalyses(
+            self.store, self.golds, self.catalog, lambda: self.intake.run_check, self.corrections.update_gold
+        )
         # A fresh Hub replica's first complete sync loads what is already published: not a change.
         self._loaded = self.store.ready
         self.catalog.refresh()

@@ -72,6 +72,14 @@ def hold_if_probing(lb: Leaderboard, scored: Scored) -> SubmitAnswer:
     return scored.answer
 
 
+def note_for_item_analysis(lb: Leaderboard, scored: Scored) -> SubmitAnswer:
+    """A newly scored upload makes its benchmark's item analysis stale: recomputed in the background
+    once submissions stop arriving (leaderboard.items; never in this request)."""
+    if scored.stored:
+        lb.items.changed(scored.request.benchmark)
+    return scored.answer
+
+
 def ladder_feedback(lb: Leaderboard, scored: Scored) -> SubmitAnswer:
     """The feedback policy's answer (the Ladder rule: submissions.feedback)."""
     answer = scored.answer
@@ -118,6 +126,7 @@ AFTER_SCORING: tuple[Step, ...] = (
     Step("publish the board", publish_board),
     Step("score on a staged gold", score_on_staged_gold),
     Step("hold if probing", hold_if_probing),
+    Step("the item analysis waits", note_for_item_analysis),
     Step("the Ladder's feedback", ladder_feedback),
     Step("where to write", where_to_write),
     Step("what the submitter sees", disclosed_figures),
