@@ -19,6 +19,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -244,3 +245,75 @@ def _jsonl(record: dict) -> str:
     import json
 
     return json.dumps(record, ensure_ascii=False) + "\n"
+
+
+@dataclass(frozen=True)
+class Review:
+    """One suspect as the Maintainers tab shows it: the suspect, its public question (text, option
+    images), the gold letter, and the gold image's size and region (polygon parts in its pixels;
+    a region stored as a mask is drawn as its extent)."""
+
+    suspect: dict
+    question: dict
+    gold_letter: str
+    size: tuple[int, int] | None = None
+    region: tuple[tuple[float, ...], ...] = ()
+
+
+class Reviews:
+    """What the review needs besides the analysis, read once per gold version (the public list and
+    the gold file's regions), for the tab's few suspects at a time."""
+
+    def __init__(self, items: ItemAnalyses, public_list: Callable[[str], bytes]) -> None:
+        self.items, self.public_list = items, public_list
+        self._cache: dict[tuple[str, str], tuple[dict, dict]] = {}
+
+    def _read(self, benchmark: str, version: str, file: str) -> tuple[dict, dict]:
+        key = (benchmark, version)
+        if key not in self._cache:
+            import json
+
+            questions = {}
+            for line in self.public_list(benchmark).splitlines():
+                if line.strip():
+                    row = json.loads(line)
+                    questions[str(row.get("question_id"))] = row
+            regions = {}
+            if Path(file).suffix == ".jsonl":
+                for i, rec in enumerate(
+                    json.loads(x) for x in self.items.store.read("gold", file).splitlines() if x.strip()
+                ):
+                    seg = rec.get("segmentation")
+                    if isinstance(seg, list):
+                        regions[str(rec.get("question_id", i))] = tuple(tuple(map(float, _flat_part(p))) for p in seg)
+            self._cache = {key: (questions, regions)}  # one gold version at a time
+        return self._cache[key]
+
+    def of(self, benchmark: str) -> list[Review]:
+        """The current suspects (not dismissed), most suspect first, each with what the tab draws."""
+        info, gold = self.items.golds.info(benchmark), self.items.golds.get(benchmark)
+        if info is None or gold is None:
+            return []
+        questions, regions = self._read(benchmark, info.version, info.file)
+        choices = "".join(get_benchmark(benchmark).choices)
+        masks = gold.extra.get("masks")
+        out = []
+        for s in self.items.suspects(benchmark):
+            row = _key_of(gold, str(s["question_id"]))
+            if row is None:
+                continue
+            i = gold.index[row]
+            size = (int(masks.widths[i]), int(masks.heights[i])) if masks is not None else None
+            region = regions.get(str(row), ())
+            if not region and masks is not None:
+                from submissions.items.grounding import mask_extents
+
+                x0, y0, x1, y1 = mask_extents(masks)[0][i].tolist()
+                region = ((x0, y0, x1, y0, x1, y1, x0, y1),)
+            out.append(Review(s, questions.get(str(row), {}), choices[gold.answers[i]], size, region))
+        return out
+
+
+def _flat_part(part: list) -> list[float]:
+    """A polygon part, flat (``[x, y, ...]`` or ``[[x, y], ...]``)."""
+    return [c for p in part for c in p] if part and isinstance(part[0], list) else list(part)

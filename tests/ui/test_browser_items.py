@@ -1,0 +1,171 @@
+"""Issue 43 in Chromium: the Maintainers tab's suspect questions, unlocked and driven with the
+keyboard at 1440 and 390 px: a mask suspect drawn (its option images, the gold region and the
+consensus box over the gold image), the evidence, a user's report beside it; Accept stages the
+correction and shows the usual preview; Dismiss records why; axe-core finds nothing serious.
+
+The store is the demo's, with its analyses computed as the background job does; the demo's six
+models show answer suspects only, so one SCB question's analysis gains a mask suspect (its
+grounding's consensus box moved off the gold region), as the analysis would list one."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+
+from leaderboard.config import Settings
+from leaderboard.service import Leaderboard
+from store import layout
+from store.records import ItemAnalysisRecord
+from tests.support.app_server import ADMIN_TOKEN, AppServer
+from tests.support.axe import axe
+from tests.ui.conftest import shot
+from tests.ui.test_browser_teams import DESKTOP, PHONE
+
+TIMEOUT = 120_000
+GRAVE = ("serious", "critical")
+
+
+def plant_mask_suspect(lb: Leaderboard) -> dict:
+    """One SCB question's grounding as a mask suspect (the box beside the gold region), first in the list."""
+    kept = lb.items.analysis("scb")
+    gold = lb.golds.get("scb")
+    row = next(i for i, q in enumerate(kept.questions) if q.get("grounding", {}).get("consensus"))
+    w, h = int(gold.extra["masks"].widths[row]), int(gold.extra["masks"].heights[row])
+    box = [round(w * 0.05, 1), round(h * 0.05, 1), round(w * 0.3, 1), round(h * 0.3, 1)]
+    bands = [
+        {"name": n, "submissions": 2, "answered": 2, "chose_gold": 2, "chose_suggestion": 0}
+        for n in ("top", "middle", "bottom")
+    ]
+    suspect = {
+        "question_id": gold.keys[row],
+        "kind": "mask",
+        "score": 0.61,
+        "suggestion": {"box": box},
+        "evidence": {"able": 3, "agree": 3, "median_iou_with_gold": 0.02, "bands": bands},
+    }
+    record = ItemAnalysisRecord(
+        kept.benchmark, kept.gold_version, kept.basis, kept.computed_at, kept.submissions,
+        kept.questions, (suspect, *kept.suspects), kept.cpu_seconds,
+    )  # fmt: skip
+    lb.store.put("gold", {layout.items_analysis("scb", kept.gold_version): record.to_bytes()}, "plant", overwrite=True)
+    return suspect
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory) -> Iterator[tuple[AppServer, dict]]:
+    data = tmp_path_factory.mktemp("items-browser") / "data"
+    lb = Leaderboard(Settings(data_dir=data))
+    lb.seed_demo()
+    for bench in ("scb", "kviscuit"):
+        lb.items.compute(bench)
+    suspect = plant_mask_suspect(lb)
+    assert lb.items.report("scb", str(suspect["question_id"]), "The region misses the dish.", "ann") == ""
+    app = AppServer(data, log=data.parent / "app.log").start()  # the embedded demo: the site draws its images
+    try:
+        yield app, suspect
+    finally:
+        app.stop()
+
+
+def unlock_with_keyboard(page, url: str) -> None:
+    page.goto(url + "/app?tab=admin")  # the board page's Maintainers link (a wide screen's tab bar has it too)
+    token = page.locator("#admin-token input, #admin-token textarea")
+    token.focus()
+    page.keyboard.type(ADMIN_TOKEN)
+    page.keyboard.press("Enter")  # the token field's submit unlocks, as the button does
+    page.wait_for_selector("#gold-info >> text=Current gold", timeout=TIMEOUT)
+
+
+def grave(page) -> list[str]:
+    found = axe().run(page).response["violations"]
+    return [f"{v['id']}: {n['target']}" for v in found if v["impact"] in GRAVE for n in v["nodes"]]
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1440", "390"])
+def test_a_suspect_is_drawn_reviewed_and_accepted_with_the_keyboard(browser, server, viewport):
+    app, suspect = server
+    qid = str(suspect["question_id"])
+    context = browser.new_context(viewport=viewport)
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT)
+    try:
+        unlock_with_keyboard(page, app.url)
+        show = page.locator("#items-show")
+        show.focus()
+        page.keyboard.press("Enter")
+        card = page.locator("#items-suspects article.items-card").first
+        card.wait_for()
+        assert qid in card.inner_text() and "mask" in card.inner_text()
+        svg = card.locator("svg.items-overlay")
+        assert svg.get_attribute("role") == "img" and "gold region" in svg.get_attribute("aria-label")
+        assert card.locator("svg polygon").count() >= 1 and card.locator("svg rect").count() == 1
+        rect = card.locator("svg rect")
+        assert float(rect.get_attribute("x")) == suspect["suggestion"]["box"][0]
+        assert card.locator("svg image").get_attribute("href").startswith("questions/scb/images/")
+        assert card.locator(".items-options img").count() == 4  # the four option images, loaded
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('.items-card')][0].querySelectorAll('img')"
+            ".length === 4 && [...[...document.querySelectorAll('.items-card')][0].querySelectorAll('img')]"
+            ".every(i => i.complete && i.naturalWidth > 0)"
+        )
+        assert page.locator("#items-reports").inner_text().count("The region misses the dish.") == 1
+        svg.scroll_into_view_if_needed()
+        box = svg.bounding_box()
+        assert box["width"] <= viewport["width"] and box["height"] > 50  # drawn, within the screen
+        name = "items-" + str(viewport["width"])
+        shot(page, name + "-suspect")
+        assert grave(page) == []
+        pick = page.locator("#items-pick input")
+        pick.focus()
+        page.keyboard.type(qid)
+        page.locator("#items-pick [role=option]", has_text=f"{qid} · mask").first.click()
+        page.locator("#items-accept").focus()
+        page.keyboard.press("Enter")
+        result = page.locator("#items-result")
+        result.locator("text=Staged gold").wait_for(timeout=TIMEOUT)
+        text = result.inner_text()
+        assert f"mask of {qid} corrected" in text and "masks changed on kept questions: 1" in text  # the preview
+        shot(page, name + "-accepted")
+    finally:
+        context.close()
+
+
+def test_the_preview_is_the_correction_paths_own(server, tmp_path):
+    """What Accept staged is the gold with that one region replaced by the box (read from the store)."""
+    app, suspect = server
+    lb = Leaderboard(Settings(data_dir=app.data_dir, demo=False))
+    staged = lb.corrections.staged_gold("scb")
+    assert staged is not None
+    records = [json.loads(x) for x in lb.store.read("gold", staged.file).splitlines() if x.strip()]
+    (record,) = [r for r in records if r["question_id"] == suspect["question_id"]]
+    x0, y0, x1, y1 = suspect["suggestion"]["box"]
+    assert record["segmentation"] == [[x0, y0, x1, y0, x1, y1, x0, y1]]
+    assert lb.golds.kept_preview("scb") is not None
+
+
+def test_every_action_checks_the_caller_again(tmp_path):
+    """A hidden panel is no permission: show, accept and dismiss refuse a wrong token and change nothing."""
+    import gradio as gr
+
+    from leaderboard.config import UiSettings
+    from tests.support.submissions import board, write_gold
+    from ui.admin import Maintainers
+    from ui.auth import Auth
+    from ui.items import ItemSuspects
+
+    lb = board(tmp_path / "data", write_gold(tmp_path / "gold.jsonl"))
+    maintainers = Maintainers(lb, Auth(UiSettings(admin_token="open-sesame")))
+    block = ItemSuspects.of(lb, maintainers.check)
+    for call in (
+        lambda: block.show("scb", "wrong", None),
+        lambda: block.accept("scb", "answer:q1", "wrong", None),
+        lambda: block.dismiss("scb", "answer:q1", "why", "wrong", None),
+    ):
+        with pytest.raises(gr.Error):
+            call()
+    assert lb.store.list("gold", "items") == []
+    fresh = ItemSuspects.of(lb, Maintainers(lb, Auth(UiSettings(admin_token="open-sesame"))).check)  # no backoff
+    html, reports, _ = fresh.show("scb", "open-sesame", None)
+    assert "No item analysis of the current gold yet" in html and "No report" in reports
