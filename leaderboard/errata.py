@@ -51,9 +51,13 @@ def page(errata: Errata) -> bytes:
     )
     return (
         f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{name}: errata</title>"
-        "<meta name='viewport' content='width=device-width, initial-scale=1'></head><body><main>"
-        f"<h1>{name}: errata</h1><p>Every correction made to the hidden answers or regions, when the board "
-        "switched to it. Every submission was rescored on each corrected gold.</p>"
+        "<meta name='viewport' content='width=device-width, initial-scale=1'>"
+        "<style>body{font-family:system-ui,sans-serif;margin:1rem auto;max-width:60rem;padding:0 1rem}"
+        "td,th{padding:.25rem .75rem;text-align:left;vertical-align:top}caption{text-align:left}</style>"
+        "</head><body><main>"
+        f"<p><a href='../'>← The board</a></p><h1>{name}: errata</h1><p>Every correction made to the hidden "
+        "answers or regions, dated by when the corrected gold was loaded; the board showed it once every "
+        "submission was rescored on it. Which questions changed is listed, never to what.</p>"
         f"{table}</main></body></html>"
     ).encode()
 

@@ -91,7 +91,13 @@ def start_jobs(leaderboard: Leaderboard, refresh_seconds: int) -> BackgroundSche
     scheduler.add_job(
         resume_job, "interval", seconds=RESUME_FIRST_AFTER.total_seconds(), id="resume", args=(leaderboard, scheduler)
     )
-    scheduler.add_job(leaderboard.items.catch_up, "interval", seconds=ITEMS_EVERY.total_seconds(), id="items")
+    scheduler.add_job(
+        leaderboard.items.catch_up,
+        "interval",
+        seconds=ITEMS_EVERY.total_seconds(),
+        id="items",
+        next_run_time=datetime.now() + RESUME_FIRST_AFTER,  # the errata of a fresh start soon, not a minute later
+    )
     push_every = max(1, leaderboard.settings.push_seconds)
     scheduler.add_job(leaderboard.push_pending, "interval", seconds=push_every, id="push_pending")
     scheduler.start()

@@ -62,7 +62,9 @@ def server(tmp_path_factory) -> Iterator[tuple[AppServer, dict]]:
         lb.items.compute(bench)
     suspect = plant_mask_suspect(lb)
     assert lb.items.report("scb", str(suspect["question_id"]), "The region misses the dish.", "ann") == ""
-    app = AppServer(data, log=data.parent / "app.log").start()  # the embedded demo: the site draws its images
+    app = AppServer(
+        data, log=data.parent / "app.log", LEADERBOARD_REFRESH_SECONDS="5"
+    ).start()  # the embedded demo: the site draws its images
     try:
         yield app, suspect
     finally:
@@ -169,3 +171,62 @@ def test_every_action_checks_the_caller_again(tmp_path):
     fresh = ItemSuspects.of(lb, Maintainers(lb, Auth(UiSettings(admin_token="open-sesame"))).check)  # no backoff
     html, reports, _ = fresh.show("scb", "open-sesame", None)
     assert "No item analysis of the current gold yet" in html and "No report" in reports
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1440", "390"])
+def test_the_question_browsers_link_opens_the_report_filled_in(browser, server, viewport):
+    """A visitor (signed in: locally, the local user) reports a K-Viscuit question from the browser,
+    with the keyboard; the maintainers' list has it."""
+    app, _ = server
+    context = browser.new_context(viewport=viewport)
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT)
+    try:
+        page.goto(app.url + "/questions?bench=kviscuit")
+        link = page.locator("article.question .q-report a").nth(2)
+        link.wait_for()
+        qid = page.locator("article.question").nth(2).get_attribute("data-id")
+        link.focus()
+        page.keyboard.press("Enter")
+        page.wait_for_function(
+            "(q) => document.querySelector('#report-q input, #report-q textarea')?.value === q", arg=qid
+        )
+        assert page.locator("#report-bench input[value=kviscuit]").is_checked()
+        page.locator("#report-text textarea").focus()
+        page.keyboard.type(f"Option C is right too ({viewport['width']}).")
+        page.locator("#report-send").focus()
+        page.keyboard.press("Enter")
+        page.locator("#report-result >> text=Thank you").wait_for()
+        shot(page, f"items-report-{viewport['width']}")
+        assert grave(page) == []
+    finally:
+        context.close()
+    lb = Leaderboard(Settings(data_dir=app.data_dir, demo=False))
+    assert f"Option C is right too ({viewport['width']})." in [
+        r.text for r in lb.items.reports("kviscuit") if r.question_id == qid
+    ]
+
+
+def test_the_errata_page_lists_the_correction_once_made(browser, server):
+    """Staged (Accept) is not made: the page lists it once the board switched to it."""
+    app, suspect = server
+    lb = Leaderboard(Settings(data_dir=app.data_dir, demo=False))
+    lb.items.catch_up()
+    assert lb.items.errata.read("scb").entries == ()  # staged only: nothing pending is listed
+    lb.corrections.rescore("scb")
+    lb.items.catch_up()
+    page = browser.new_page()
+    page.set_default_timeout(TIMEOUT)
+    try:
+        for _ in range(60):  # the app sees the switch at its next refresh (5 s here)
+            response = page.goto(app.url + "/errata/scb")
+            if response.status == 200 and str(suspect["question_id"]) in page.inner_text("main"):
+                break
+            page.wait_for_timeout(1000)
+        text = page.inner_text("main")
+        assert str(suspect["question_id"]) in text and "1 region(s)" in text and "0 answer(s)" in text
+        assert all(str(s["question_id"]) not in text for s in lb.items.analysis("kviscuit").suspects)
+        assert axe().run(page).response["violations"] == []
+        shot(page, "items-errata")
+    finally:
+        page.close()
