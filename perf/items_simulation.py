@@ -49,7 +49,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from scoring.benchmarks import kviscuit, scb  # noqa: E402
+from scoring.benchmarks.kviscuit import declaration as kviscuit  # noqa: E402
+from scoring.benchmarks.scb import declaration as scb  # noqa: E402
 from scoring.geometry import MaskTable, Runs  # noqa: E402
 from submissions.items import ItemGold, Responses, analyse  # noqa: E402
 from submissions.items.grounding import mask_extents  # noqa: E402
