@@ -14,6 +14,7 @@ views. The errata are rebuilt there too, once per gold change.
 
 from __future__ import annotations
 
+import json
 import logging
 import tempfile
 import threading
@@ -34,6 +35,7 @@ from store.records import CorruptRecord, Dismissal, ItemAnalysisRecord, Question
 from submissions import reading
 from submissions.catalog import Catalog
 from submissions.items.correction import CannotCorrect, corrected
+from submissions.items.grounding import mask_extents
 from submissions.items.job import ItemInputs, counted, inputs, timed_job
 
 log = logging.getLogger(__name__)
@@ -242,8 +244,6 @@ def _key_of(gold: Gold, question_id: str) -> object | None:
 
 
 def _jsonl(record: dict) -> str:
-    import json
-
     return json.dumps(record, ensure_ascii=False) + "\n"
 
 
@@ -269,25 +269,22 @@ class Reviews:
         self._cache: dict[tuple[str, str], tuple[dict, dict]] = {}
 
     def _read(self, benchmark: str, version: str, file: str) -> tuple[dict, dict]:
+        """The public questions and the gold file's regions by question id (one gold version kept)."""
         key = (benchmark, version)
         if key not in self._cache:
-            import json
-
-            questions = {}
-            for line in self.public_list(benchmark).splitlines():
-                if line.strip():
-                    row = json.loads(line)
-                    questions[str(row.get("question_id"))] = row
-            regions = {}
-            if Path(file).suffix == ".jsonl":
-                for i, rec in enumerate(
-                    json.loads(x) for x in self.items.store.read("gold", file).splitlines() if x.strip()
-                ):
-                    seg = rec.get("segmentation")
-                    if isinstance(seg, list):
-                        regions[str(rec.get("question_id", i))] = tuple(tuple(map(float, _flat_part(p))) for p in seg)
-            self._cache = {key: (questions, regions)}  # one gold version at a time
+            self._cache = {key: (_rows_by_id(self.public_list(benchmark)), self._regions(file))}
         return self._cache[key]
+
+    def _regions(self, file: str) -> dict[str, tuple[tuple[float, ...], ...]]:
+        """Each record's polygon parts (a JSON Lines gold; a region given as RLE is left out: its extent is drawn)."""
+        if Path(file).suffix != ".jsonl":
+            return {}
+        out = {}
+        for key, rec in _rows_by_id(self.items.store.read("gold", file)).items():
+            seg = rec.get("segmentation")
+            if isinstance(seg, list):
+                out[key] = tuple(tuple(map(float, _flat_part(p))) for p in seg)
+        return out
 
     def of(self, benchmark: str) -> list[Review]:
         """The current suspects (not dismissed), most suspect first, each with what the tab draws."""
@@ -297,6 +294,7 @@ class Reviews:
         questions, regions = self._read(benchmark, info.version, info.file)
         choices = "".join(get_benchmark(benchmark).choices)
         masks = gold.extra.get("masks")
+        extents = None
         out = []
         for s in self.items.suspects(benchmark):
             row = _key_of(gold, str(s["question_id"]))
@@ -306,12 +304,17 @@ class Reviews:
             size = (int(masks.widths[i]), int(masks.heights[i])) if masks is not None else None
             region = regions.get(str(row), ())
             if not region and masks is not None:
-                from submissions.items.grounding import mask_extents
-
-                x0, y0, x1, y1 = mask_extents(masks)[0][i].tolist()
+                extents = mask_extents(masks)[0] if extents is None else extents
+                x0, y0, x1, y1 = extents[i].tolist()
                 region = ((x0, y0, x1, y0, x1, y1, x0, y1),)
             out.append(Review(s, questions.get(str(row), {}), choices[gold.answers[i]], size, region))
         return out
+
+
+def _rows_by_id(data: bytes) -> dict[str, dict]:
+    """JSON Lines records by their ``question_id`` as text (their position where they carry none)."""
+    rows = [json.loads(line) for line in data.splitlines() if line.strip()]
+    return {str(r.get("question_id", i)): r for i, r in enumerate(rows)}
 
 
 def _flat_part(part: list) -> list[float]:
