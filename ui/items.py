@@ -134,11 +134,10 @@ def reports_markdown(leaderboard: Leaderboard, benchmark: str) -> str:
     found = leaderboard.items.reports(benchmark)
     if not found:
         return "#### Question reports\nNo report from users."
-    lines = ["#### Question reports", "| question | when | by | report |", "|---|---|---|---|"]
+    lines = ["#### Question reports (newest first)"]
     for r in found[:50]:
-        lines.append(
-            f"| {escape_markdown(r.question_id)} | {r.at[:16]} | {escape_markdown(r.by)} | {escape_markdown(r.text)} |"
-        )
+        when = r.at[:16].replace("T", " ")
+        lines.append(f"- `{_code(r.question_id)}` · {when} · {escape_markdown(r.by)}: {escape_markdown(r.text)}")
     return "\n".join(lines)
 
 
