@@ -29,7 +29,7 @@ from leaderboard.errata import ErrataPages
 from scoring import BENCHMARKS, Gold, get_benchmark
 from scoring.gold import read_records
 from store import layout
-from store.base import NotFound, Store
+from store.base import AlreadyExists, NotFound, Store
 from store.golds import GoldRegistry
 from store.records import CorruptRecord, Dismissal, ItemAnalysisRecord, QuestionReport
 from submissions import reading
@@ -220,8 +220,13 @@ class ItemAnalyses:
         if len(recent) >= REPORTS_PER_DAY:
             return f"You have sent {REPORTS_PER_DAY} reports in the last 24 hours: thank you; try again tomorrow."
         record = QuestionReport(benchmark, str(question_id), text[:REPORT_CHARS], account, _now())
-        self.store.put("gold", {layout.item_report(account, len(mine) + 1): record.to_bytes()}, "A question report")
-        return ""
+        for seq in range(len(mine) + 1, len(mine) + 1 + REPORTS_PER_DAY):  # another report of the account may
+            try:  # have taken a number since the listing: the next one (reports are create-only)
+                self.store.put("gold", {layout.item_report(account, seq): record.to_bytes()}, "A question report")
+                return ""
+            except AlreadyExists:
+                continue
+        return "Your report could not be kept just now: try again."
 
     def _report_at(self, path: str) -> QuestionReport | None:
         try:

@@ -251,3 +251,15 @@ def test_the_analysis_and_errata_codecs_round_trip_and_refuse_wrong_shapes():
     assert Errata.from_bytes(errata.to_bytes(), "p") == errata
     with pytest.raises(CorruptRecord):
         Errata.from_bytes(b'{"benchmark": "scb", "current": "k", "entries": [{"answers_changed": [1]}]}', "p")
+
+
+def test_two_reports_of_one_account_at_once_both_kept(lb, monkeypatch):
+    """The second of two reports sent together finds its number taken: it takes the next (it raised
+    AlreadyExists before: the account saw an error and its report was lost)."""
+    key = str(lb.golds.get("kviscuit").keys[0])
+    assert lb.items.report("kviscuit", key, "first", "ann") == ""
+    listing = lb.store.list
+    monkeypatch.setattr(lb.store, "list", lambda repo, prefix="": [] if "reports/" in prefix else listing(repo, prefix))
+    assert lb.items.report("kviscuit", key, "second, sent at once", "ann") == ""
+    monkeypatch.undo()
+    assert sorted(r.text for r in lb.items.reports("kviscuit")) == ["first", "second, sent at once"]
