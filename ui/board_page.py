@@ -147,9 +147,7 @@ def inputs_html() -> str:
     )
     return (
         f"Run your model on the inputs: {links} (<code>python -m scoring.harness.runner</code> reads them). "
-        f'<a href="questions">Browse the questions</a> with their images. Corrections made to the gold: '
-        + " · ".join(f'<a href="errata/{b.id}">{html.escape(b.name)} errata</a>' for b in BENCHMARKS.values())
-        + "."
+        f'<a href="questions">Browse the questions</a> with their images.'
     )
 
 

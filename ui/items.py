@@ -192,7 +192,8 @@ class ItemSuspects:
         )
         return (
             f"Staged gold `{update.info.version[:12]}` with {kind} of `{_code(qid)}` corrected.{note} "
-            f"Rescore all switches the board to it.\n\n```\n{body}\n```"
+            f"The board switches to it with Rescore all (or the background resume, once every submission is "
+            f"scored on it).\n\n```\n{body}\n```"
         )
 
     def dismiss(

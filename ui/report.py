@@ -42,8 +42,10 @@ class ReportQuestions:
         with gr.Tab("Report a question", id="tab-report", elem_id="tab-report"):
             gr.Markdown(
                 "Does a question's answer or region look wrong? Tell the maintainers in a few words "
-                f"(signed in; at most {REPORT_CHARS} characters). They see every report; corrections made "
-                "are listed on each benchmark's errata page."
+                f"(signed in; at most {REPORT_CHARS} characters). They see every report; the corrections made "
+                "are listed on each benchmark's errata page: "
+                + " · ".join(f"[{b.name}](errata/{b.id})" for b in BENCHMARKS.values())
+                + "."
             )
             bench = gr.Radio(list(BENCHMARKS), value=next(iter(BENCHMARKS)), label="Benchmark", elem_id="report-bench")
             question = gr.Textbox(label="Question id", elem_id="report-q", max_lines=1)

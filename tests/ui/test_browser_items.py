@@ -230,6 +230,7 @@ def test_the_question_browsers_link_opens_the_report_filled_in(browser, server, 
         page.locator("#report-send").focus()
         page.keyboard.press("Enter")
         page.locator("#report-result >> text=Thank you").wait_for()
+        assert page.locator("#tab-report a[href='errata/scb']").count() == 1  # the corrections made, one click away
         shot(page, f"items-report-{viewport['width']}")
         assert grave(page) == []
     finally:
