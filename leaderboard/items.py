@@ -171,6 +171,8 @@ class ItemAnalyses:
             raise ValueError(f"{benchmark} has no gold")
         if not why.strip():
             raise ValueError("say why the suspect is dismissed")
+        if kind not in ("answer", "mask"):
+            raise ValueError(f"a suspect is of kind answer or mask, not {kind!r}")
         record = Dismissal(benchmark, info.version, str(question_id), kind, by, why.strip()[:REPORT_CHARS], _now())
         path = layout.items_dismissal(benchmark, info.version, kind, str(question_id))
         self.store.put("gold", {path: record.to_bytes()}, f"Dismiss a {kind} suspect of {benchmark}", overwrite=True)

@@ -17,6 +17,7 @@ from leaderboard.items import CannotCorrect, Review, Reviews
 from leaderboard.service import Leaderboard
 from scoring import BENCHMARKS
 from ui.display import escape_markdown
+from ui.page import SURVIVES_EVICTION
 
 SHOWN = 20
 """Suspects drawn at once (most suspect first)."""
@@ -222,7 +223,7 @@ class ItemSuspects:
             show = gr.Button("Show suspects", size="sm", scale=0, elem_id="items-show")
         listing = gr.HTML(elem_id="items-suspects")
         with gr.Row():
-            pick = gr.Dropdown([], label="Suspect", elem_id="items-pick", scale=2)
+            pick = gr.Dropdown([], label="Suspect", elem_id="items-pick", scale=2, **SURVIVES_EVICTION)
             why = gr.Textbox(label="Why dismissed (kept for maintainers)", elem_id="items-why", scale=2)
             accept = gr.Button("Accept: stage the correction", elem_id="items-accept", scale=0)
             dismiss = gr.Button("Dismiss", elem_id="items-dismiss", scale=0)

@@ -142,6 +142,8 @@ def test_dismissed_stays_dismissed_for_that_gold(lb):
     first = record.suspects[0]
     with pytest.raises(ValueError, match="why"):
         lb.items.dismiss("kviscuit", first["question_id"], first["kind"], "maint", "  ")
+    with pytest.raises(ValueError, match="kind"):
+        lb.items.dismiss("kviscuit", first["question_id"], "typed", "maint", "a value typed in the picker")
     d = lb.items.dismiss("kviscuit", first["question_id"], first["kind"], "maint", "the key is right: checked")
     assert (d.by, d.why, d.gold_version) == ("maint", "the key is right: checked", record.gold_version) and d.at
     assert first not in lb.items.suspects("kviscuit")
