@@ -14,6 +14,7 @@ python -m leaderboard hide ID [--reason WHY] / unhide ID
 python -m leaderboard held [--benchmark scb] [--release ID ...] [--hide ID --reason WHY]
 python -m leaderboard team list | show NAME | transfer NAME --to USER|org:NAME [--create] [--by M]
 python -m leaderboard probes [--benchmark scb] [--hold SUBMITTER] [--by NAME]   (holds its whole series)
+python -m leaderboard items --benchmark scb [--json]   (item analysis: hard questions, suspect gold; maintainers)
 python -m leaderboard resume | push | demo | status
 
 On the Hub, every command first brings the working copy to the Hub's current state (so it
@@ -85,6 +86,9 @@ def _parser() -> argparse.ArgumentParser:
     pr.add_argument("--benchmark", choices=list(BENCHMARKS))
     pr.add_argument("--hold", metavar="SUBMITTER", help="hold every submission of this flagged submitter")
     pr.add_argument("--by", default="maintainer")
+    it = sub.add_parser("items", help="item analysis: which questions are hard, which gold looks wrong")
+    it.add_argument("--benchmark", required=True, choices=list(BENCHMARKS))
+    it.add_argument("--json", action="store_true", help="one JSON object: questions and suspects, for scripts")
     sub.add_parser("resume", help="finish submissions left unscored")
     sub.add_parser("push", help="push writes waiting for the Hub")
     sub.add_parser("demo", help="seed an empty store with demo data")
@@ -380,7 +384,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"warning: {note}", file=sys.stderr)
 
 
-EVALUATES = {("gold", "add"), ("gold", "restore"), ("rescore",), ("resume",)}
+EVALUATES = {("gold", "add"), ("gold", "restore"), ("rescore",), ("resume",), ("items",)}
 """Commands that evaluate stored uploads: they get a bounded scoring pool (module doc)."""
 
 
@@ -614,6 +618,57 @@ def _probes(lb: Leaderboard, args: argparse.Namespace) -> int:
     return 0
 
 
+def _items(lb: Leaderboard, args: argparse.Namespace) -> int:
+    """The stored item analysis of the current gold, computed first (in the bounded pool) when it
+    is missing or older than the scored submissions; with ``--json`` one object (docs/items.md)."""
+    if lb.golds.info(args.benchmark) is None:
+        print(f"error: {args.benchmark} has no gold yet", file=sys.stderr)
+        return 1
+    record = lb.items.analysis(args.benchmark)
+    if record is None or lb.items.stale(args.benchmark):
+        record = lb.items.compute(args.benchmark)
+    suspects = lb.items.suspects(args.benchmark)
+    if args.json:
+        payload = {
+            "benchmark": record.benchmark,
+            "gold_version": record.gold_version,
+            "computed_at": record.computed_at,
+            "submissions": record.submissions,
+            "questions": list(record.questions),
+            "suspects": suspects,
+            "dismissed": [dataclasses.asdict(d) for d in lb.items.dismissals(args.benchmark).values()],
+            "reports": [dataclasses.asdict(r) for r in lb.items.reports(args.benchmark)],
+        }
+        print(json.dumps(payload, ensure_ascii=False))
+        return 0
+    for line in items_lines(record, suspects, len(lb.items.reports(args.benchmark))):
+        print(line)
+    return 0
+
+
+def items_lines(record, suspects: list[dict], reports: int) -> list[str]:
+    """The analysis in words: what it counted, the suspects most suspect first, the hardest questions."""
+    out = [
+        f"{record.benchmark}: gold {record.gold_version[:12]}, {record.submissions} submission(s) counted "
+        f"(each team's model once, its latest scored upload), computed {record.computed_at}",
+        f"suspects ({len(suspects)}, most suspect first; dismissed ones left out):" if suspects else "no suspect",
+    ]
+    for i, s in enumerate(suspects, 1):
+        top = next((b for b in s["evidence"].get("bands", []) if b["name"] == "top"), None)
+        if s["kind"] == "answer":
+            said = f"gold {s['evidence'].get('gold')}, suggested {s['suggestion']['answer']}"
+            if top:
+                said += f"; top third: {top['chose_suggestion']} of {top['answered']} chose it"
+        else:
+            said = "region missed; consensus box " + ", ".join(f"{v:g}" for v in s["suggestion"]["box"])
+        out.append(f"  {i}. {s['question_id']} {s['kind']} (score {s['score']:g}): {said}")
+    rated = [q for q in record.questions if q["difficulty"] is not None]
+    hardest = sorted(rated, key=lambda q: -q["difficulty"])[:5]
+    out.append("hardest questions: " + ", ".join(f"{q['question_id']} ({q['share_right']:.0%} right)" for q in hardest))
+    out.append(f"question reports from users: {reports} (Maintainers tab)")
+    return out
+
+
 def _export_hub(lb: Leaderboard, args: argparse.Namespace) -> int:
     """The Hub's evaluation system: a row's ``.eval_results`` entries, or the benchmark's ``eval.yaml``."""
     bench = BENCHMARKS[args.benchmark]
@@ -668,6 +723,7 @@ COMMANDS: dict[str, Callable[[Leaderboard, argparse.Namespace], int]] = {
     "held": _held,
     "team": _team,
     "probes": _probes,
+    "items": _items,
     "resume": _resume,
     "push": _push,
     "demo": _demo,

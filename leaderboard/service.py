@@ -38,6 +38,7 @@ from leaderboard.config import Settings
 from leaderboard.corrections import GoldCorrections
 from leaderboard.descriptions import Descriptions
 from leaderboard.golds import RankChange as RankChange  # re-exported: scripts and tests import it here
+from leaderboard.items import ItemAnalyses
 from leaderboard.moderation import Moderating
 from leaderboard.publishing import Publisher
 from leaderboard.submitting import Submissions
@@ -141,7 +142,8 @@ class Leaderboard:
         self.descriptions = Descriptions(store, catalog, intake, self.visibility, publisher)
         self.corrections = GoldCorrections(store, catalog, golds, intake, limits, seeds, boards, publisher)
         self.moderation = Moderating(settings, store, catalog, golds, teams, feedback, self.probes, publisher)
-        rooms = self.corrections, self.moderation, self.visibility  # what the steps after scoring ask
+        self.items = ItemAnalyses(store, golds, catalog, lambda: intake.run_check, self.corrections.update_gold)
+        rooms = self.corrections, self.moderation, self.visibility, self.items  # what the steps after scoring ask
         self.submissions = Submissions(catalog, golds, intake, feedback, boards, publisher, *rooms)
         catalog.refresh()
 

@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 
 from leaderboard.boards import Boards
 from leaderboard.corrections import GoldCorrections
+from leaderboard.items import ItemAnalyses
 from leaderboard.moderation import Moderating
 from leaderboard.publishing import Publisher
 from leaderboard.visibility import Visibility
@@ -75,6 +76,14 @@ def hold_if_probing(room: Submissions, scored: Scored) -> SubmitAnswer:
     return scored.answer
 
 
+def note_for_item_analysis(room: Submissions, scored: Scored) -> SubmitAnswer:
+    """A newly scored upload makes its benchmark's item analysis stale: recomputed in the background
+    once submissions stop arriving (leaderboard.items; never in this request)."""
+    if scored.stored:
+        room.items.changed(scored.request.benchmark)
+    return scored.answer
+
+
 def ladder_feedback(room: Submissions, scored: Scored) -> SubmitAnswer:
     """The feedback policy's answer (the Ladder rule: submissions.feedback)."""
     answer = scored.answer
@@ -121,6 +130,7 @@ AFTER_SCORING: tuple[Step, ...] = (
     Step("publish the board", publish_board),
     Step("score on a staged gold", score_on_staged_gold),
     Step("hold if probing", hold_if_probing),
+    Step("the item analysis waits", note_for_item_analysis),
     Step("the Ladder's feedback", ladder_feedback),
     Step("where to write", where_to_write),
     Step("what the submitter sees", disclosed_figures),
@@ -144,11 +154,13 @@ class Submissions:
         corrections: GoldCorrections,
         moderation: Moderating,
         visibility: Visibility,
+        items: ItemAnalyses,
         after_scoring: tuple[Step, ...] = AFTER_SCORING,
     ) -> None:
         self.catalog, self.golds, self.intake, self.feedback = catalog, golds, intake, feedback
         self.boards, self.publisher = boards, publisher
         self.corrections, self.moderation, self.visibility = corrections, moderation, visibility  # steps ask them
+        self.items = items
         self.after_scoring = after_scoring
 
     def submit(self, request: SubmitRequest) -> SubmitAnswer:

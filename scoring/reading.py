@@ -110,10 +110,25 @@ class ReadAnswers:
     keys: tuple
     letters: np.ndarray  # int8
     extents: np.ndarray  # float64, (keys, 4): x0, y0, x1, y1
+    units: np.ndarray | None = None  # float64, (keys, 3): the extent's scale and reference frame (see below)
 
     @property
     def answered(self) -> int:
         return len(self.keys)
+
+    def pixel_extents(self, widths: np.ndarray, heights: np.ndarray) -> np.ndarray:
+        """The extents in pixels of images of ``widths`` x ``heights`` (one per key), converted as
+        the scorer converts each grounding (:meth:`Box.in_image`, :meth:`Polygons.in_image`): a
+        box on a 0-1 or 0-1000 grid times width / scale, pixels of a reference frame times width /
+        its width, a mask's pixels as they are. ``units`` per key: (scale, reference width,
+        reference height), NaN where there is none."""
+        if self.units is None:
+            raise ValueError("this reading has no units: its extents cannot be put in pixels")
+        w, h = np.asarray(widths, dtype=np.float64), np.asarray(heights, dtype=np.float64)
+        scale, ref_w, ref_h = self.units.T
+        sx = np.where(~np.isnan(scale), w / scale, np.where(~np.isnan(ref_w), w / ref_w, 1.0))
+        sy = np.where(~np.isnan(scale), h / scale, np.where(~np.isnan(ref_h), h / ref_h, 1.0))
+        return self.extents * np.stack([sx, sy, sx, sy], axis=1)
 
 
 @dataclass(frozen=True, eq=False)
@@ -266,7 +281,17 @@ class FileReading:
         return BoxSet([row for row, _ in pairs], corners, self.box_scale)
 
     def answers(self) -> ReadAnswers:
-        return ReadAnswers(self.benchmark, self.keys, self.letters, self.box_extents())
+        return ReadAnswers(self.benchmark, self.keys, self.letters, self.box_extents(), self.extent_units())
+
+    def extent_units(self) -> np.ndarray:
+        """Per key, the units of its extent: (scale, reference width, reference height), NaN where
+        none (:meth:`ReadAnswers.pixel_extents`)."""
+        out = np.full((len(self.keys), 3), np.nan, dtype=np.float64)
+        for i, g in enumerate(self.groundings):
+            if isinstance(g, Box | Polygons):
+                scale = getattr(g, "scale", None)
+                out[i] = np.nan if scale is None else scale, *(g.ref or (np.nan, np.nan))
+        return out
 
     def box_extents(self) -> np.ndarray:
         """Per key, its grounding's extent ``(x0, y0, x1, y1)`` in the file's own units (a box's

@@ -6,6 +6,9 @@ gold (private)
     {benchmark}/staged.json                  a gold being rescored before it is current gold_staged
     {benchmark}/staged-preview.json          what switching to it would do (kept once)  gold_staged_preview
     secrets/bootstrap.json                   the bootstrap seed key (BootstrapSecret)  bootstrap_secret
+    items/{benchmark}/analysis-{gold}.json   the item analysis of a gold (ItemAnalysisRecord) items_analysis
+    items/{benchmark}/dismissed-{gold}/{q}.json  a suspect dismissed on that gold (Dismissal) items_dismissal
+    items/reports/{account}/{seq}.json       a signed-in user's report on a question (QuestionReport)
 submissions (private)
     {benchmark}/{shard}/{id}/submission.jsonl        the raw upload (immutable)         SubmissionFile
     {benchmark}/{shard}/{id}/meta.json               SubmissionMeta (immutable)
@@ -28,6 +31,7 @@ results (public)
     README.md, data/{benchmark}.parquet, data/{benchmark}.csv                          public_table
     data/{benchmark}.board.json              the board's rows with exact figures (readers) public_board
     questions/{benchmark}.jsonl              the public side of the questions (no answers)
+    errata/{benchmark}.json, .html           every gold correction made (Errata), built once per gold change
 
 ``{gold}`` is the gold's sha256 cut to :data:`GOLD_KEY` characters by :func:`gold_key`, the one
 place that shortens it; every other module passes whole versions or keys read from here.
@@ -388,3 +392,39 @@ def public_board(benchmark: str) -> str:
 
 def public_questions(benchmark: str) -> str:
     return f"questions/{benchmark}.jsonl"
+
+
+def items_analysis(benchmark: str, gold_version: str) -> str:
+    """The item analysis of ``gold_version`` (private: maintainers only, docs/items.md)."""
+    return f"items/{benchmark}/analysis-{gold_key(gold_version)}.json"
+
+
+def items_dismissal(benchmark: str, gold_version: str, kind: str, question_id: object) -> str:
+    """A suspect dismissed on ``gold_version``: one file per (kind, question), overwritten by a later
+    dismissal of the same; the question id as a digest (ids may hold any character)."""
+    digest = hashlib.sha256(f"{kind}\x1f{question_id!r}".encode()).hexdigest()[:16]
+    return f"{items_dismissals(benchmark, gold_version)}/{digest}.json"
+
+
+def items_dismissals(benchmark: str, gold_version: str) -> str:
+    """The folder of every dismissal on ``gold_version``."""
+    return f"items/{benchmark}/dismissed-{gold_key(gold_version)}"
+
+
+ITEM_REPORTS = "items/reports"
+"""The folder of every question report (private: maintainers read them beside the suspects)."""
+
+
+def item_report(account: str, seq: int) -> str:
+    """One report of ``account`` (its name as a digest: names may hold any script), ``seq`` its number."""
+    return f"{item_reports_of(account)}/{seq:0{_SEQ}d}.json"
+
+
+def item_reports_of(account: str) -> str:
+    """The folder of one account's reports."""
+    return f"{ITEM_REPORTS}/{hashlib.sha256(account.encode()).hexdigest()[:16]}"
+
+
+def errata(benchmark: str, ext: str) -> str:
+    """The public errata of a benchmark: ``json`` (store.records.Errata) and the page built from it (``html``)."""
+    return f"errata/{benchmark}.{ext}"

@@ -417,12 +417,13 @@ class StoredReading:
             keys = tuple(header["keys"])
             if len(a["letters"]) != len(keys) or len(a["gkind"]) != len(keys):
                 raise ValueError("the per-question arrays differ in length from the keys")
-            return ReadAnswers(str(header["benchmark"]), keys, a["letters"].astype(np.int8), _extents(a))
+            letters = a["letters"].astype(np.int8)
+            return ReadAnswers(str(header["benchmark"]), keys, letters, _extents(a), _units(a))
         except Exception as e:  # a broken zip, a missing member, bad JSON, arrays of the wrong shape
             raise CorruptRecord(where, f"not a stored reading: {str(e)[:120]}") from None
 
 
-_SCORING_ONLY = frozenset({"flags", "lines", "facts", "box_scale"})
+_SCORING_ONLY = frozenset({"flags", "lines", "facts"})
 """Arrays :meth:`StoredReading.answers` leaves unread."""
 
 
@@ -447,6 +448,17 @@ def _extents(a: dict[str, np.ndarray]) -> np.ndarray:
     masks = np.flatnonzero(kinds == 3)
     if masks.size:
         out[masks] = _runs_extents(a)
+    return out
+
+
+def _units(a: dict[str, np.ndarray]) -> np.ndarray:
+    """Per key, its extent's (scale, reference width, reference height) (NaN: none), as
+    scoring.reading.FileReading.extent_units gives it."""
+    kinds = a["gkind"]
+    out = np.full((kinds.size, 3), np.nan, dtype=np.float64)
+    out[kinds == 1, 0] = a["box_scale"]
+    out[kinds == 1, 1:] = a["box_ref"]
+    out[kinds == 2, 1:] = a["poly_ref"]
     return out
 
 
@@ -658,3 +670,162 @@ class _CorrectionHead:
     by: str
     at: str
     maintainer: bool = False
+
+
+@dataclass(frozen=True)
+class ItemAnalysisRecord:
+    """``items/{benchmark}/analysis-{gold}.json`` (private gold area, overwritten): the item analysis
+    of one gold version (submissions.items.report's object: questions, suspects), computed in the
+    background from the submissions ``basis`` names (submissions.items.job). Maintainers only."""
+
+    benchmark: str
+    gold_version: str
+    basis: str
+    computed_at: str  # ISO 8601, UTC
+    submissions: int
+    questions: tuple[dict, ...]
+    suspects: tuple[dict, ...]
+    cpu_seconds: float = 0.0  # the job's CPU time where it ran
+
+    def to_bytes(self) -> bytes:
+        return _dumps(asdict(self) | {"questions": list(self.questions), "suspects": list(self.suspects)})
+
+    @classmethod
+    def from_bytes(cls, data: bytes, where: str) -> ItemAnalysisRecord:
+        raw = _object(data, where)
+        lists = {}
+        for key, needs in (("questions", ("question_id", "n", "difficulty")), ("suspects", _SUSPECT_FIELDS)):
+            found = raw.get(key)
+            if not isinstance(found, list) or not all(isinstance(r, dict) and set(needs) <= set(r) for r in found):
+                raise CorruptRecord(where, f"{key} should be a list of objects with {', '.join(needs)}")
+            lists[key] = tuple(found)
+        if any(s["kind"] not in ("answer", "mask") for s in lists["suspects"]):
+            raise CorruptRecord(where, "a suspect's kind should be answer or mask")
+        cpu = raw.get("cpu_seconds", 0.0)
+        if not _is(cpu, float) and not _is(cpu, int):
+            raise CorruptRecord(where, "cpu_seconds should be a number")
+        head = _flat(_AnalysisHead, {k: v for k, v in raw.items() if k not in (*lists, "cpu_seconds")}, where)
+        return cls(*_values_of(head), lists["questions"], lists["suspects"], float(cpu))
+
+
+_SUSPECT_FIELDS = ("question_id", "kind", "score", "suggestion", "evidence")
+
+
+@dataclass(frozen=True)
+class _AnalysisHead:
+    benchmark: str
+    gold_version: str
+    basis: str
+    computed_at: str
+    submissions: int
+
+
+def _values_of(record: object) -> tuple:
+    """A flat record's values in field order (dataclasses.astuple copies deeply; these are flat)."""
+    return tuple(getattr(record, f.name) for f in fields(record))
+
+
+@dataclass(frozen=True)
+class Dismissal(_FlatRecord):
+    """``items/{benchmark}/dismissed-{gold}-{q}.json`` (private): a maintainer judged a suspect of the
+    item analysis not an error of that gold; it stays dismissed for that gold version."""
+
+    benchmark: str
+    gold_version: str
+    question_id: str  # the question's key as text (K-Viscuit's are numbers)
+    kind: str  # "answer" or "mask"
+    by: str
+    why: str
+    at: str  # ISO 8601, UTC
+
+    def to_bytes(self) -> bytes:
+        return _dumps(asdict(self), indent=1)
+
+
+@dataclass(frozen=True)
+class QuestionReport(_FlatRecord):
+    """``items/reports/{account}-{seq}.json`` (private, immutable): a signed-in user's short report
+    that a question looks wrong; maintainers see it beside the item analysis's suspects."""
+
+    benchmark: str
+    question_id: str
+    text: str
+    by: str
+    at: str  # ISO 8601, UTC
+
+    def to_bytes(self) -> bytes:
+        return _dumps(asdict(self), indent=1)
+
+
+@dataclass(frozen=True)
+class Erratum:
+    """One gold correction made: when the board switched to ``version``, and what changed (question
+    keys as text, never the values: the gold stays private)."""
+
+    version: str  # the gold's version, cut to a short key
+    at: str  # ISO 8601, UTC: when that gold was loaded
+    questions: int  # questions of that gold
+    answers_changed: tuple[str, ...]
+    masks_changed: tuple[str, ...]
+    added: int
+    removed: int
+
+
+@dataclass(frozen=True)
+class Errata:
+    """``errata/{benchmark}.json`` (public results): every gold correction made, oldest first, built
+    once per gold change (leaderboard.items); no pending suspicion is ever in it."""
+
+    benchmark: str
+    current: str  # the gold version it is up to date with (a short key)
+    entries: tuple[Erratum, ...]
+
+    def to_bytes(self) -> bytes:
+        entries = [
+            asdict(e) | {"answers_changed": list(e.answers_changed), "masks_changed": list(e.masks_changed)}
+            for e in self.entries
+        ]
+        return _dumps({"benchmark": self.benchmark, "current": self.current, "entries": entries}, indent=1)
+
+    @classmethod
+    def from_bytes(cls, data: bytes, where: str) -> Errata:
+        raw = _object(data, where)
+        if not isinstance(raw.get("entries"), list) or not all(isinstance(e, dict) for e in raw["entries"]):
+            raise CorruptRecord(where, "entries should be a list of objects")
+        entries = []
+        for e in raw["entries"]:
+            keys = {}
+            for name in ("answers_changed", "masks_changed"):
+                found = e.get(name)
+                if not isinstance(found, list) or not all(isinstance(k, str) for k in found):
+                    raise CorruptRecord(where, f"{name} should be a list of texts")
+                keys[name] = tuple(found)
+            head = _flat(_ErratumHead, {k: v for k, v in e.items() if k not in keys}, where)
+            entries.append(
+                Erratum(
+                    head.version,
+                    head.at,
+                    head.questions,
+                    keys["answers_changed"],
+                    keys["masks_changed"],
+                    head.added,
+                    head.removed,
+                )
+            )
+        head = _flat(_ErrataHead, {k: v for k, v in raw.items() if k != "entries"}, where)
+        return cls(head.benchmark, head.current, tuple(entries))
+
+
+@dataclass(frozen=True)
+class _ErratumHead:
+    version: str
+    at: str
+    questions: int
+    added: int
+    removed: int
+
+
+@dataclass(frozen=True)
+class _ErrataHead:
+    benchmark: str
+    current: str

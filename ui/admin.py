@@ -1,4 +1,5 @@
-"""The Maintainers tab: current gold, rescoring, hiding submissions, rejected uploads.
+"""The Maintainers tab: current gold, rescoring, hiding submissions, rejected uploads, probe flags
+and the item analysis's suspect questions (ui/items.py).
 
 It opens with the admin token, or for a signed-in maintainer account. Every callback checks
 again, from the token field's value sent with it: a hidden panel or a session is not a permission.
@@ -22,6 +23,7 @@ from store.records import HOLD_REASON
 from submissions.probes import held_queue
 from ui.auth import Auth
 from ui.display import escape_markdown
+from ui.items import ItemSuspects
 from ui.page import SURVIVES_EVICTION
 from ui.probes import ProbeFlags
 from ui.throttle import Backoff, client_of, trusted
@@ -363,6 +365,7 @@ class AdminTab:
             tab = cls(*_lock_components(maintainers.auth.oauth), *_panel_components())
             with tab.panel:  # read-only probe flags (ui/probes.py, docs/integrity.md)
                 ProbeFlags(maintainers.leaderboard, maintainers.check).mount(tab.token)
+                ItemSuspects.of(maintainers.leaderboard, maintainers.check).mount(tab.token)
         tab._wire(maintainers)
         return tab
 

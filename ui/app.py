@@ -21,6 +21,7 @@ from ui.admin import AdminTab, Maintainers
 from ui.auth import Auth
 from ui.board_page import GRADIO_PAGE, BoardBaker, routes
 from ui.downloads import Downloads
+from ui.errata import ErrataFiles
 from ui.eval_results_route import EvalResultsFiles
 from ui.gradio_pin import serves
 from ui.jobs import REFRESH_AT_LEAST_EVERY
@@ -29,6 +30,7 @@ from ui.mine import MineTab, MySubmissions
 from ui.oauth import use_real_oauth
 from ui.origin import OriginGuard, PublicOrigin, restrict_gradio_cors, serving_port
 from ui.page import launch_extras
+from ui.report import ReportQuestions
 from ui.saved_states import NoSavedStates
 from ui.style import CSS, theme
 from ui.submit import SubmitTab, Submitter
@@ -76,6 +78,8 @@ def build_app(leaderboard: Leaderboard | PublishedLeaderboard, settings: UiSetti
                 mine = MySubmissions(leaderboard, auth, downloads)
                 MineTab.mount(mine, after=submit.finished)
             AboutTab.mount(AboutFiles(leaderboard, downloads))
+            if not settings.reader:
+                ReportQuestions(leaderboard, auth).mount(page)
             if not settings.reader:
                 AdminTab.mount(Maintainers(leaderboard, auth))
         if not settings.reader:
@@ -135,6 +139,7 @@ def build_server(
     inputs = public_files.routes(leaderboard, demo)  # the question list and (embedded default) its images
     if isinstance(leaderboard, Leaderboard):  # a row's .eval_results file (a reader has no submissions)
         inputs += EvalResultsFiles(leaderboard, PublicOrigin.of(settings, settings.server_port)).routes()
+        inputs += ErrataFiles(leaderboard).routes()  # every gold correction made, built once per gold change
     server = FastAPI(routes=[*routes(baker), *inputs], docs_url=None, redoc_url=None, openapi_url=None)
     page.queue(default_concurrency_limit=16)  # reads are thread-safe: many visitors at once
     page.state_session_capacity = launch_extras(settings.session_capacity)["state_session_capacity"]  # launch's own

@@ -9,6 +9,8 @@ interrupted work without anyone visiting, and never restart the Space.
   unscored (only on a complete copy); every ``RESUME_FIRST_AFTER`` from start until it has run on
   a complete copy (a large store's start-up sync can outlast its first run), then every
   ``RESUME_EVERY``;
+- ``items``: the item analysis of each benchmark whose gold or scored submissions changed, once
+  quiet (leaderboard.items), in the scoring pool's bounded worker; and the errata after a gold change;
 - ``push_pending``: push the derived files waiting in the outbox, batched into one commit per
   repo, every ``Settings.push_seconds`` (a no-op on a local store).
 
@@ -28,6 +30,8 @@ from leaderboard.service import Leaderboard
 __all__ = ["REFRESH_AT_LEAST_EVERY", "start_jobs", "start_reader_jobs"]
 RESUME_FIRST_AFTER = timedelta(seconds=10)
 RESUME_EVERY = timedelta(minutes=5)
+ITEMS_EVERY = timedelta(seconds=60)
+"""How often the item analysis looks for a stale benchmark (each job is bounded by the pool)."""
 
 
 def repair_then_resume(leaderboard: Leaderboard) -> None:
@@ -74,7 +78,7 @@ def _scheduler() -> BackgroundScheduler:
 
 
 def start_jobs(leaderboard: Leaderboard, refresh_seconds: int) -> BackgroundScheduler:
-    """Start the three jobs on a daemon scheduler (call once per process)."""
+    """Start the four jobs on a daemon scheduler (call once per process)."""
     scheduler = _scheduler()
     refresh_every = timedelta(seconds=max(REFRESH_AT_LEAST_EVERY, refresh_seconds))
     scheduler.add_job(
@@ -86,6 +90,13 @@ def start_jobs(leaderboard: Leaderboard, refresh_seconds: int) -> BackgroundSche
     )
     scheduler.add_job(
         resume_job, "interval", seconds=RESUME_FIRST_AFTER.total_seconds(), id="resume", args=(leaderboard, scheduler)
+    )
+    scheduler.add_job(
+        leaderboard.items.catch_up,
+        "interval",
+        seconds=ITEMS_EVERY.total_seconds(),
+        id="items",
+        next_run_time=datetime.now() + RESUME_FIRST_AFTER,  # the errata of a fresh start soon, not a minute later
     )
     push_every = max(1, leaderboard.settings.push_seconds)
     scheduler.add_job(leaderboard.push_pending, "interval", seconds=push_every, id="push_pending")

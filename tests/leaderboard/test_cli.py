@@ -373,3 +373,36 @@ def lb_status(data: Path) -> list[str]:
     lb = board(data)
     staged = lb.corrections.staged_gold("scb").version
     return [s.status(staged, SCORER_VERSION).value for s in lb.catalog.all("scb")]
+
+
+def test_items_on_the_demo_store(tmp_path: Path) -> None:
+    """``items --json``: one object, a record per question (n counted from the submissions' own
+    answers) and the suspects most suspect first; kept, so a second call computes nothing; words
+    without --json."""
+    data = tmp_path / "data"
+    cli(data, "demo")
+    done = cli_process(data, "items", "--benchmark", "kviscuit", "--json")
+    found = json.loads(done.stdout)
+    lb = board(data)
+    gold = lb.golds.get("kviscuit")
+    assert [q["question_id"] for q in found["questions"]] == list(gold.keys)
+    assert all({"question_id", "n", "difficulty"} <= set(q) for q in found["questions"])
+    answered = sum(len(p.read_text().splitlines()) for p in demo_files(tmp_path, "kviscuit"))
+    assert sum(q["n"] for q in found["questions"]) == answered  # every counted answer, once
+    assert found["submissions"] == len(lb.catalog.all("kviscuit")) and found["suspects"]
+    by_kind = {}
+    for s in found["suspects"]:
+        assert s["kind"] in ("answer", "mask") and "answer" in s["suggestion"]
+        by_kind.setdefault(s["kind"], []).append(s["score"])
+    assert all(scores == sorted(scores, reverse=True) for scores in by_kind.values())
+    again = json.loads(cli(data, "items", "--benchmark", "kviscuit", "--json").stdout)
+    assert again["computed_at"] == found["computed_at"]
+    words = cli(data, "items", "--benchmark", "scb").stdout
+    assert "submission(s) counted (each team's model once" in words and "{" not in words
+    assert f"1. {found['suspects'][0]['question_id']} answer" in cli(data, "items", "--benchmark", "kviscuit").stdout
+
+
+def demo_files(tmp_path: Path, benchmark: str) -> list[Path]:
+    from scoring.benchmarks import demo
+
+    return list(demo.write_files(benchmark, tmp_path / "demo-files").submissions.values())

@@ -10,7 +10,9 @@ Invariants, after every step:
 - every public row traces to a stored upload of its team and model;
 - every result on the current gold is what reading its upload again gives (issue 41: the outcome
   was scored from the upload's stored reading, reused or rebased key by key across the change);
-- every upload has a reading once the background job ran, an upload stored before readings too.
+- every upload has a reading once the background job ran, an upload stored before readings too;
+- the public errata (issue 43), rebuilt after each step as the background job does, list each switch
+  once, with the questions whose answer or region it changed (read here from the gold files).
 
 Bounded so that it runs in ``make test``: the small SCB gold (140 questions), a few examples of a
 few steps, the switch by the in-process background job (``resume``: no process pool).
@@ -69,6 +71,7 @@ class GoldMigrations(RuleBasedStateMachine):
         self.uploads = {team: 0 for team in TEAMS}
         self.legacy: set[str] = set()  # uploads stored before readings
         self.boards: dict[str, pd.DataFrame] = {}
+        self.switches: list[tuple[str, str]] = []  # (from, to): every switch of the board's gold
         for i, team in enumerate(TEAMS):  # every team starts with a public row: each sequence moves real rows
             self.submit(team, 0.8 - 0.1 * i, True, i + 1)
         self._remember()
@@ -174,15 +177,36 @@ class GoldMigrations(RuleBasedStateMachine):
             pd.testing.assert_frame_equal(self.lb.table("scb").reset_index(drop=True), remembered)
 
     def _switch(self, records: list[dict], path: Path | None = None) -> None:
+        before = self._version()
         path = path or write_gold(self.tmp / f"gold-{len(self.files)}.jsonl", records)
         update = self.lb.corrections.update_gold("scb", path, "maintainer", confirm=True)
         self.files.setdefault(update.info.version, path)
         self.lb.corrections.resume()  # the background job: scores what is owed on the staged gold, then switches
         assert self._version() == update.info.version
+        if update.info.version != before:
+            self.switches.append((before, update.info.version))
         self.records = records
         self.boards.setdefault(self._version(), self.lb.table("scb").reset_index(drop=True))
 
     # ---- invariants ----
+    @invariant()
+    def the_errata_list_every_switch_once(self) -> None:
+        errata = self.lb.items.errata
+        errata.update("scb")
+        assert not errata.update("scb")  # built once per gold change
+        entries = errata.read("scb").entries
+        assert [e.version for e in entries] == [layout.gold_key(new) for _, new in self.switches]
+        for entry, (old, new) in zip(entries, self.switches, strict=True):
+            a, b = (self._records_of(v) for v in (old, new))
+            kept = a.keys() & b.keys()
+            assert set(entry.answers_changed) == {k for k in kept if a[k]["answer"] != b[k]["answer"]}
+            assert set(entry.masks_changed) <= {k for k in kept if a[k]["segmentation"] != b[k]["segmentation"]}
+            assert (entry.added, entry.removed) == (len(b.keys() - kept), len(a.keys() - kept))
+
+    def _records_of(self, version: str) -> dict[str, dict]:
+        lines = self.files[version].read_text().splitlines()
+        return {str(r["question_id"]): r for r in map(json.loads, lines)}
+
     @invariant()
     def no_accepted_submission_is_rejected(self) -> None:
         version = self._version()

@@ -267,3 +267,40 @@ def test_the_answers_alone_read_as_the_whole_reading_gives_them(gold, seed):
     assert alone.keys == whole.keys and np.array_equal(alone.letters, whole.letters)
     assert np.array_equal(alone.extents, whole.extents, equal_nan=True)
     assert {int(k) for k in np.flatnonzero(~np.isnan(whole.extents[:, 0]))}  # boxes, polygons and masks among them
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_pixel_extents_are_the_scorers_pixels(gold, seed):
+    """Item analysis compares boxes with the gold region in the gold image's pixels: each stored
+    extent converted by its units equals the extent of the grounding as the scorer converts it
+    (Box.in_image, Polygons.in_image) in an image of the same size; with ``bbox_ref_size`` too."""
+    from scoring.geometry import Box, Polygons
+
+    lines = mixed_lines(gold, seed)
+    lines[0] |= {"answer": "A", "bbox": [100, 200, 600, 700], "bbox_format": "xyxy_1000"}
+    lines[1] |= {"answer": "A", "bbox": [10, 20, 300, 400], "bbox_ref_size": [640, 480]}
+    lines[2] |= {"answer": "A", "bbox": [1, 2, 30, 40]}
+    for line in lines[:3]:
+        for other in ("response", "polygon", "mask", "grounding_response", "grounding_format"):
+            line.pop(other, None)
+    lines[1]["bbox_format"] = lines[2]["bbox_format"] = "xyxy"
+    reading = read(SCB, gold, encode(lines))[0]
+    alone = StoredReading.answers(StoredReading.to_bytes(reading), "reading.npz")
+    assert np.array_equal(alone.units, reading.answers().units, equal_nan=True)
+    widths = np.arange(len(alone.keys)) * 37 + 300
+    heights = np.arange(len(alone.keys)) * 11 + 200
+    pixels = alone.pixel_extents(widths, heights)
+    seen = set()
+    for i, g in enumerate(reading.groundings):
+        w, h = int(widths[i]), int(heights[i])
+        if isinstance(g, Box):
+            expected = g.in_image(w, h)
+            seen.add("scaled box" if g.scale else "ref box" if g.ref else "box")
+        elif isinstance(g, Polygons):
+            flat = np.concatenate([np.asarray(p) for p in g.in_image(w, h)])
+            expected = (flat[0::2].min(), flat[1::2].min(), flat[0::2].max(), flat[1::2].max())
+            seen.add("polygon")
+        else:
+            continue
+        assert pixels[i].tolist() == list(expected)
+    assert {"scaled box", "ref box", "box"} <= seen

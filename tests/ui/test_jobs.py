@@ -1,4 +1,4 @@
-"""ui.jobs: the three background jobs, their intervals, and repair before resume."""
+"""ui.jobs: the four background jobs, their intervals, and repair before resume."""
 
 from __future__ import annotations
 
@@ -26,6 +26,13 @@ class Recorder:
     @property
     def corrections(self) -> Recorder:  # the room resume lives in (leaderboard.corrections)
         return self
+
+    @property
+    def items(self) -> Recorder:  # the room catch_up lives in (leaderboard.items)
+        return self
+
+    def catch_up(self) -> None:
+        self.calls.append("items")
 
     def repair(self) -> None:
         self.calls.append("repair")
@@ -78,7 +85,8 @@ def _resume_every(scheduler: BackgroundScheduler, interval: timedelta) -> bool:
 def test_start_jobs_schedules_refresh_resume_and_push():
     with _running(Recorder()) as scheduler:
         jobs = {job.id: job for job in scheduler.get_jobs()}
-        assert set(jobs) == {"refresh", "resume", "push_pending"}
+        assert set(jobs) == {"refresh", "resume", "push_pending", "items"}
+        assert jobs["items"].trigger.interval.total_seconds() == 60  # each run bounded by the scoring pool
         assert jobs["refresh"].trigger.interval.total_seconds() == 5  # never more often than every 5 s
         assert jobs["resume"].trigger.interval.total_seconds() == 10  # until a run had a complete copy: then 300 s
         assert jobs["push_pending"].trigger.interval.total_seconds() == 45  # Settings.push_seconds

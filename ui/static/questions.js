@@ -91,7 +91,9 @@
     }
     const prompt = f.grounding_prompt && q[f.grounding_prompt] ? `<p class="q-facts">Grounding: ${esc(q[f.grounding_prompt])}</p>` : "";
     const text = f.question ? `<p class="q-text">${esc(q[f.question])}</p>` : "";
-    return `<article class="question" data-id="${esc(q[bench.key])}"><h2>${esc(q[bench.key])}</h2><p class="q-facts">${facts}</p>${text}${prompt}${body}</article>`;
+    // Signed-in visitors report a question that looks wrong (the Gradio page's Report tab, rate-limited there).
+    const report = `<p class="q-report"><a href="app?${new URLSearchParams({ tab: "report", bench: bench.id, q: String(q[bench.key]) })}">Report this question</a></p>`;
+    return `<article class="question" data-id="${esc(q[bench.key])}"><h2>${esc(q[bench.key])}</h2><p class="q-facts">${facts}</p>${text}${prompt}${body}${report}</article>`;
   }
 
   // The text a search reads: the question, the key and every other scalar field (a concept, a name).
