@@ -125,6 +125,7 @@ def test_a_readers_page_in_a_browser(topology, browser):
         page.goto(f"{readers[0].url}/?tab=about")
         assert "read-only copy" in page.locator("#reader-note").inner_text()
         assert page.locator("#reader-note a").get_attribute("href") == "https://example.org/the-writer"
+        page.get_by_role("tab", name="About", selected=True).wait_for()  # the tab bar may come after the note
         tabs = page.locator("#main-tabs [role=tab]").all_inner_texts()
         assert tabs == ["About"]
     finally:
