@@ -240,7 +240,9 @@ def test_an_account_over_its_bound_costs_the_worker_that_one_bound(tmp_path, mon
     from tests.support.submissions import board, write_gold, write_submission
 
     lb = board(tmp_path / "data", write_gold(tmp_path / "gold.jsonl"))
-    pool = lb.use_scoring_pool(1, JobBounds(seconds=1, memory_mb=1024))
+    # 5 s: far past what the honest check takes in a fresh worker even on a loaded host (with 1 s, beside
+    # CPU hogs, it ran over too: a fourth replacement), far short of a stalled check's 600 s
+    pool = lb.use_scoring_pool(1, JobBounds(seconds=5, memory_mb=1024))
     lb.intake.run_check = lambda check, gold, *args: pool.run_check(jobs.stalling_check, gold, *args)
     replaced = []
     real_replace = worker.WorkerPool._replace
