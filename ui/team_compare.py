@@ -67,20 +67,17 @@ class TeamCompare:
     leaderboard: Leaderboard
     auth: Auth
 
-    def offered(self, benchmark: str, request: gr.Request, profile: gr.OAuthProfile | None) -> gr.Dropdown:
-        """The runs the viewer may compare, as choices only: what the person has picked stays theirs. A
-        refresh's answer can arrive after they picked (seen under load: it reset the picks, or a pick
-        made after it was sent); a pick no longer offered is refused by Compare, which names it."""
-        return gr.Dropdown(choices=self._choices(benchmark, request, profile))
-
-    def of_benchmark(self, benchmark: str, request: gr.Request, profile: gr.OAuthProfile | None) -> gr.Dropdown:
-        """Another benchmark chosen: its runs, and no picks (the other benchmark's are not comparable)."""
-        return gr.Dropdown(choices=self._choices(benchmark, request, profile), value=[], multiselect=True)
-
-    def _choices(self, benchmark: str, request: gr.Request, profile: gr.OAuthProfile | None) -> list:
+    def runs(
+        self, benchmark: str, picked: list[str] | None, request: gr.Request, profile: gr.OAuthProfile | None
+    ) -> gr.Dropdown:
+        """The runs the viewer may compare; the picks still offered are kept (a late refresh of the tab
+        must not wipe what the person has chosen meanwhile)."""
         identity = self.auth.identity(profile, request)
         found = runs_for(self.leaderboard, identity, benchmark) if benchmark in BENCHMARKS else []
-        return [(r.name, r.key) for r in found]
+        offered = [(r.name, r.key) for r in found]
+        keys = {key for _, key in offered}
+        kept = [key for key in picked or [] if key in keys]
+        return gr.Dropdown(choices=offered, value=kept, multiselect=True)
 
     def show(self, keys: list[str] | None, request: gr.Request, profile: gr.OAuthProfile | None) -> str:
         identity = self.auth.identity(profile, request)
@@ -117,7 +114,6 @@ class TeamComparePanel:
 
     def wire(self, compare: TeamCompare, opened: list) -> None:
         private = {"api_visibility": "private"}
-        for trigger in opened:
-            trigger(compare.offered, self.benchmark, self.picked, **private)
-        self.benchmark.change(compare.of_benchmark, self.benchmark, self.picked, **private)
+        for trigger in (*opened, self.benchmark.change):
+            trigger(compare.runs, [self.benchmark, self.picked], self.picked, **private)
         self.button.click(compare.show, self.picked, self.result, **private)

@@ -171,7 +171,7 @@ def surfaces(lb, tmp: Path, viewer: Identity | None, sentinels: list[Sentinel]) 
     # issue 44: where it fails, the team's Compare (its private runs), and /correct's refusals
     out["where it fails"] = "".join(mine.failures(s.sid, request, profile) for s in sentinels)
     compare = TeamCompare(lb, auth)
-    runs = compare.offered("scb", request, profile).choices
+    runs = compare.runs("scb", [], request, profile).choices
     board_row = next(key for _, key in runs if key.startswith("row:"))
     out["team compare"] = str(runs) + "".join(
         compare.show([f"mine:{s.sid}", board_row], request, profile) for s in sentinels
